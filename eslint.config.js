@@ -1,0 +1,53 @@
+import js from '@eslint/js';
+import tseslint from 'typescript-eslint';
+
+const nodeBuiltins = { group: ['node:*'], message: 'shared/ and entrypoints/ run in the browser too: no Node built-ins.' };
+
+export default tseslint.config(
+  { ignores: ['node_modules/', 'dist/', '.output/', '.wxt/', 'test-results/'] },
+  js.configs.recommended,
+  ...tseslint.configs.recommended,
+  {
+    rules: {
+      '@typescript-eslint/no-explicit-any': 'error',
+      '@typescript-eslint/consistent-type-imports': 'error',
+      '@typescript-eslint/no-unused-vars': ['error', { argsIgnorePattern: '^_' }],
+    },
+  },
+  {
+    // shared/ is the common ground: it may import neither side, nor anything platform-bound.
+    files: ['shared/**'],
+    rules: {
+      'no-restricted-imports': ['error', {
+        patterns: [
+          { group: ['**/server/**', '**/entrypoints/**'], message: 'shared/ imports neither the server nor the extension.' },
+          nodeBuiltins,
+          { group: ['ws', '@modelcontextprotocol/*', 'wxt', 'wxt/*', 'dexie', 'preact', 'preact/*'], message: 'shared/ holds pure code only.' },
+        ],
+      }],
+    },
+  },
+  {
+    files: ['server/**'],
+    rules: {
+      'no-restricted-imports': ['error', {
+        patterns: [{ group: ['**/entrypoints/**', 'wxt', 'wxt/*', 'dexie', 'preact', 'preact/*'], message: 'server/ is Node only: no extension code.' }],
+      }],
+    },
+  },
+  {
+    files: ['entrypoints/**'],
+    rules: {
+      'no-restricted-imports': ['error', {
+        patterns: [
+          { group: ['**/server/**', 'ws', '@modelcontextprotocol/*'], message: 'entrypoints/ is browser only: no server code.' },
+          nodeBuiltins,
+        ],
+      }],
+    },
+  },
+  {
+    files: ['bench/**/*.mjs', 'scripts/**/*.mjs', '*.config.js'],
+    languageOptions: { globals: { process: 'readonly', console: 'readonly', setTimeout: 'readonly', clearTimeout: 'readonly', performance: 'readonly', URL: 'readonly' } },
+  },
+);

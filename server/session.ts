@@ -1,0 +1,46 @@
+import type { RequestStateCodec, ServerContext } from '@modelcontextprotocol/server';
+import {
+  CLIENT_CAPABILITIES_META_KEY,
+  CLIENT_INFO_META_KEY,
+  PROTOCOL_VERSION_META_KEY,
+} from '@modelcontextprotocol/server';
+import type { InitializeCapture } from './stdio-tap-transport.js';
+
+export type Era = '2025' | '2026-07-28';
+
+/** What every tool of one connection shares: its era, the raw handshake, the sealed multi-round-trip state. */
+export interface Session {
+  era: Era;
+  handshake: () => InitializeCapture | undefined;
+  negotiatedVersion: () => string | undefined;
+  serverCapabilities: () => Record<string, unknown>;
+  stateCodec: RequestStateCodec<RoundState>;
+  probeTimeoutMs: number;
+}
+
+/** Sealed into `requestState` between the rounds of a 2026-07-28 call. */
+export interface RoundState {
+  tool: string;
+  startedAt: number;
+  timeoutMs: number;
+}
+
+export interface HostView {
+  protocolVersion: unknown;
+  clientInfo: unknown;
+  capabilities: unknown;
+}
+
+/** The host as it described itself: the initialize params (2025) or this request's envelope (2026-07-28). */
+export function hostView(ctx: ServerContext, session: Session): HostView {
+  if (session.era === '2026-07-28') {
+    const envelope = (ctx.mcpReq.envelope ?? {}) as Record<string, unknown>;
+    return {
+      protocolVersion: envelope[PROTOCOL_VERSION_META_KEY],
+      clientInfo: envelope[CLIENT_INFO_META_KEY],
+      capabilities: envelope[CLIENT_CAPABILITIES_META_KEY],
+    };
+  }
+  const init = session.handshake();
+  return { protocolVersion: init?.protocolVersion, clientInfo: init?.clientInfo, capabilities: init?.capabilities };
+}

@@ -1,0 +1,128 @@
+import type { Readable, Writable } from 'node:stream';
+import type { JSONRPCMessage, Transport } from '@modelcontextprotocol/server';
+import { parseJSONRPCMessage, serializeMessage } from '@modelcontextprotocol/server';
+import { log } from './log.js';
+
+/** What the host sent in `initialize`, before the SDK normalizes it (the doctor reports it verbatim). */
+export interface InitializeCapture {
+  protocolVersion?: unknown;
+  clientInfo?: unknown;
+  capabilities?: unknown;
+}
+
+const MAX_LINE_BYTES = 10 * 1024 * 1024;
+
+function idOf(value: unknown): string | number | null {
+  if (typeof value !== 'object' || value === null) return null;
+  const id = (value as { id?: unknown }).id;
+  return typeof id === 'string' || typeof id === 'number' ? id : null;
+}
+
+/**
+ * A newline-delimited JSON-RPC transport over stdio. It exists instead of the SDK's StdioServerTransport for two
+ * reasons: the SDK silently drops malformed lines (a peer gets no answer and hangs), and it does not expose the raw
+ * `initialize` params the doctor must echo.
+ */
+export class StdioTapTransport implements Transport {
+  onclose?: () => void;
+  onerror?: (error: Error) => void;
+  onmessage?: <T extends JSONRPCMessage>(message: T) => void;
+  initialize: InitializeCapture | undefined;
+
+  private buffer = '';
+  private closed = false;
+
+  constructor(
+    private readonly input: Readable = process.stdin,
+    private readonly output: Writable = process.stdout,
+  ) {}
+
+  async start(): Promise<void> {
+    this.input.setEncoding('utf8');
+    this.input.on('data', this.onData);
+    this.input.on('end', this.onEnd);
+    this.input.on('close', this.onEnd);
+    this.output.on('error', this.onOutputError);
+  }
+
+  private readonly onData = (chunk: string): void => {
+    this.buffer += chunk;
+    let newline = this.buffer.indexOf('\n');
+    while (newline !== -1) {
+      const line = this.buffer.slice(0, newline).replace(/\r$/, '');
+      this.buffer = this.buffer.slice(newline + 1);
+      if (line.trim() !== '') this.handleLine(line);
+      newline = this.buffer.indexOf('\n');
+    }
+    if (this.buffer.length > MAX_LINE_BYTES) {
+      this.buffer = '';
+      this.reject(null, -32600, `Invalid Request: a message longer than ${MAX_LINE_BYTES} bytes was discarded`);
+    }
+  };
+
+  private handleLine(line: string): void {
+    let parsed: unknown;
+    try {
+      parsed = JSON.parse(line);
+    } catch (error) {
+      this.reject(null, -32700, `Parse error: ${(error as Error).message}`);
+      return;
+    }
+    let message: JSONRPCMessage;
+    try {
+      message = parseJSONRPCMessage(parsed);
+    } catch {
+      this.reject(idOf(parsed), -32600, 'Invalid Request: not a JSON-RPC 2.0 request, notification or response');
+      return;
+    }
+    if ('method' in message && message.method === 'initialize' && 'id' in message) {
+      const params = (message.params ?? {}) as Record<string, unknown>;
+      this.initialize = structuredClone({
+        protocolVersion: params.protocolVersion,
+        clientInfo: params.clientInfo,
+        capabilities: params.capabilities,
+      });
+    }
+    this.onmessage?.(message);
+  }
+
+  private reject(id: string | number | null, code: number, message: string): void {
+    log('warn', 'refused a malformed message on stdin', { code, message });
+    // JSON-RPC 2.0 answers unparseable input with id null; our own writer, since the SDK types forbid a null id.
+    this.write(`${JSON.stringify({ jsonrpc: '2.0', id, error: { code, message } })}\n`);
+  }
+
+  private readonly onEnd = (): void => {
+    void this.close();
+  };
+
+  private readonly onOutputError = (error: Error): void => {
+    this.onerror?.(error);
+    void this.close();
+  };
+
+  private write(text: string): Promise<void> {
+    return new Promise((resolve, reject) => {
+      if (this.closed) {
+        reject(new Error('stdio transport is closed'));
+        return;
+      }
+      if (this.output.write(text)) resolve();
+      else this.output.once('drain', resolve);
+    });
+  }
+
+  send(message: JSONRPCMessage): Promise<void> {
+    return this.write(serializeMessage(message));
+  }
+
+  async close(): Promise<void> {
+    if (this.closed) return;
+    this.closed = true;
+    this.input.off('data', this.onData);
+    this.input.off('end', this.onEnd);
+    this.input.off('close', this.onEnd);
+    this.input.pause();
+    this.onclose?.();
+  }
+}

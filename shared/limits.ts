@@ -1,0 +1,12 @@
+/** Clamps a caller's number into [min, max]; a missing value takes the default. */
+export function clamp(value: number | undefined, fallback: number, min: number, max: number): number {
+  if (value === undefined || !Number.isFinite(value)) return fallback;
+  return Math.min(max, Math.max(min, value));
+}
+
+/** Error reasons shown to a model stay short: long stacks crowd out the answer. */
+export const MAX_REASON_CHARS = 300;
+
+export function clipReason(reason: string): string {
+  return reason.length <= MAX_REASON_CHARS ? reason : `${reason.slice(0, MAX_REASON_CHARS - 1)}…`;
+}

@@ -1,0 +1,395 @@
+// MCP 2025-11-25 elicitation `requestedSchema`: the restricted, flat JSON Schema subset
+// clients can render as a form, and the check of values submitted against it.
+// Shared by the Node server and the browser extension, so it imports nothing but zod.
+import { z } from 'zod';
+
+export interface FieldIssue { path: string; rule: string; message: string }
+
+type Seg = string | number;
+// Issues are collected with structured paths and only rendered at the end so that
+// the caller's prefix ("requestedSchema", "params.requestedSchema", "values"...) applies once.
+interface Raw { at: Seg[]; rule: string; msg: string }
+
+const FORMATS = ['email', 'uri', 'date', 'date-time'] as const;
+const TYPES = ['string', 'number', 'integer', 'boolean', 'array'] as const;
+
+const text = z.string().optional();
+const count = z.int().min(0).optional();
+const base = { title: text, description: text };
+const Option = z.strictObject({ const: z.string(), title: z.string() });
+
+// zod refinements only see the parsed value, so rule codes travel in `params`.
+type Ctx = z.RefinementCtx;
+function flag(ctx: Ctx, path: Seg[], rule: string, message: string): void {
+  ctx.addIssue({ code: 'custom', path, message, params: { rule } });
+}
+function ordered(ctx: Ctx, lo: string, a: number | undefined, hi: string, b: number | undefined): void {
+  if (a !== undefined && b !== undefined && a > b) flag(ctx, [lo], 'min_exceeds_max', `${lo} (${a}) must not exceed ${hi} (${b})`);
+}
+function unique(ctx: Ctx, values: readonly string[], at: (i: number) => Seg[]): void {
+  values.forEach((v, i) => {
+    const first = values.indexOf(v);
+    if (first !== i) flag(ctx, at(i), 'duplicate', `duplicates ${JSON.stringify(v)} (already at index ${first})`);
+  });
+}
+function offered(ctx: Ctx, value: string | undefined, options: readonly string[], at: Seg[]): void {
+  if (value !== undefined && !options.includes(value)) {
+    flag(ctx, at, 'default_not_in_options', `must be one of the options ${list(options)}, got ${describe(value)}`);
+  }
+}
+
+const StringProp = z
+  .strictObject({
+    type: z.literal('string'), ...base, minLength: count, maxLength: count,
+    format: z.enum(FORMATS).optional(), default: z.string().optional(),
+  })
+  .superRefine((p, ctx) => ordered(ctx, 'minLength', p.minLength, 'maxLength', p.maxLength));
+
+const EnumProp = z
+  .strictObject({
+    type: z.literal('string'), ...base, enum: z.array(z.string()).min(1),
+    enumNames: z.array(z.string()).optional(), default: z.string().optional(),
+  })
+  .superRefine((p, ctx) => {
+    unique(ctx, p.enum, (i) => ['enum', i]);
+    if (p.enumNames && p.enumNames.length !== p.enum.length) {
+      flag(ctx, ['enumNames'], 'length_mismatch', `must have one name per enum value (${p.enum.length}), got ${p.enumNames.length}`);
+    }
+    offered(ctx, p.default, p.enum, ['default']);
+  });
+
+const TitledEnumProp = z
+  .strictObject({ type: z.literal('string'), ...base, oneOf: z.array(Option).min(1), default: z.string().optional() })
+  .superRefine((p, ctx) => {
+    const consts = p.oneOf.map((o) => o.const);
+    unique(ctx, consts, (i) => ['oneOf', i, 'const']);
+    offered(ctx, p.default, consts, ['default']);
+  });
+
+const numeric = { ...base, minimum: z.number().optional(), maximum: z.number().optional() };
+const NumberProp = z
+  .strictObject({ type: z.literal('number'), ...numeric, default: z.number().optional() })
+  .superRefine((p, ctx) => ordered(ctx, 'minimum', p.minimum, 'maximum', p.maximum));
+const IntegerProp = z
+  .strictObject({ type: z.literal('integer'), ...numeric, default: z.int().optional() })
+  .superRefine((p, ctx) => ordered(ctx, 'minimum', p.minimum, 'maximum', p.maximum));
+
+const BooleanProp = z.strictObject({ type: z.literal('boolean'), ...base, default: z.boolean().optional() });
+
+const UntitledItems = z
+  .strictObject({ type: z.literal('string').optional(), enum: z.array(z.string()).min(1) })
+  .superRefine((p, ctx) => unique(ctx, p.enum, (i) => ['enum', i]));
+const TitledItems = z
+  .strictObject({ anyOf: z.array(Option).min(1) })
+  .superRefine((p, ctx) => unique(ctx, p.anyOf.map((o) => o.const), (i) => ['anyOf', i, 'const']));
+
+const MultiProp = z
+  .strictObject({
+    type: z.literal('array'), ...base, minItems: count, maxItems: count,
+    items: z.union([UntitledItems, TitledItems]), default: z.array(z.string()).optional(),
+  })
+  .superRefine((p, ctx) => {
+    ordered(ctx, 'minItems', p.minItems, 'maxItems', p.maxItems);
+    const options = 'anyOf' in p.items ? p.items.anyOf.map((o) => o.const) : p.items.enum;
+    p.default?.forEach((v, i) => offered(ctx, v, options, ['default', i]));
+  });
+
+const PROPERTY_BRANCHES = [StringProp, EnumProp, TitledEnumProp, NumberProp, IntegerProp, BooleanProp, MultiProp] as const;
+const PropertyZ = z.union(PROPERTY_BRANCHES);
+type Branch = (typeof PROPERTY_BRANCHES)[number] | typeof UntitledItems | typeof TitledItems;
+type Prop = z.output<typeof PropertyZ>;
+
+export const RequestedSchemaSchema = z
+  .strictObject({
+    $schema: text, type: z.literal('object'), title: text, description: text,
+    properties: z.record(z.string(), PropertyZ).superRefine((props, ctx) => {
+      const names = Object.keys(props);
+      if (names.length === 0) flag(ctx, [], 'empty', 'must declare at least one property');
+      for (const name of names) {
+        const p = props[name];
+        if (name === '') flag(ctx, [name], 'empty_name', 'property names must be non-empty');
+        // A default the user cannot submit unchanged would make the form fail on "accept".
+        if (p?.default !== undefined) {
+          for (const r of checkValue(p, p.default)) {
+            flag(ctx, [name, 'default', ...r.at], 'invalid_default', `${r.msg} (a default must satisfy its own property's constraints)`);
+          }
+        }
+      }
+    }),
+    required: z.array(z.string()).optional(),
+  })
+  .superRefine((s, ctx) => {
+    const required = s.required ?? [];
+    required.forEach((name, i) => {
+      if (required.indexOf(name) !== i) flag(ctx, ['required', i], 'duplicate', `duplicates ${JSON.stringify(name)}`);
+      if (Object.hasOwn(s.properties, name)) return;
+      const known = list(Object.keys(s.properties));
+      flag(ctx, ['required', i], 'required_missing_property', `names ${JSON.stringify(name)}, which is not a key of properties (${known})`);
+    });
+  });
+
+export type RequestedSchema = z.infer<typeof RequestedSchemaSchema>;
+export type PropertySchema = RequestedSchema['properties'][string];
+
+function isObject(v: unknown): v is Record<string, unknown> {
+  return typeof v === 'object' && v !== null && !Array.isArray(v);
+}
+function clip(s: string, n = 60): string {
+  return s.length > n ? `${s.slice(0, n - 1)}…` : s;
+}
+function list(values: readonly string[]): string {
+  return clip(values.map((v) => JSON.stringify(v)).join(', '), 200);
+}
+function describe(v: unknown): string {
+  if (v === undefined) return 'nothing';
+  if (v === null) return 'null';
+  if (Array.isArray(v)) return 'an array';
+  if (typeof v === 'object') return 'an object';
+  if (typeof v === 'string') return `string ${clip(JSON.stringify(v))}`;
+  return `${typeof v} ${String(v)}`;
+}
+function render(prefix: string, at: readonly Seg[]): string {
+  return at.reduce<string>((path, s) => {
+    if (typeof s === 'number') return `${path}[${s}]`;
+    return /^[A-Za-z_$][\w$-]*$/.test(s) ? `${path}.${s}` : `${path}[${JSON.stringify(s)}]`;
+  }, prefix);
+}
+function finish(prefix: string, raws: readonly Raw[]): FieldIssue[] {
+  return raws.map(({ at, rule, msg }) => {
+    const path = render(prefix, at);
+    return { path, rule, message: clip(`${path}: ${msg}`, 400) };
+  });
+}
+function valueAt(root: unknown, at: readonly Seg[]): unknown {
+  return at.reduce<unknown>((v, s) => (typeof v === 'object' && v !== null ? (v as Record<Seg, unknown>)[s] : undefined), root);
+}
+
+const ARTICLE: Record<string, string> = {
+  string: 'a string', number: 'a number', integer: 'an integer', boolean: 'a boolean',
+  array: 'an array of strings', object: 'an object', record: 'an object',
+};
+
+// A failed zod union reports either every branch's failures or, when only one branch is
+// "non-aborted", that branch's — often the wrong one ({type:"string", enum:[1]} reads as
+// "unknown key enum"). The author plainly meant one form, so pick it from the value's
+// discriminating keys and report that branch's issues only.
+function pickProperty(at: Seg[], v: unknown): Branch | Raw {
+  if (!isObject(v)) return { at, rule: 'not_object', msg: `must be an object describing one field, got ${describe(v)}` };
+  switch (v.type) {
+    case 'string': return 'enum' in v ? EnumProp : 'oneOf' in v ? TitledEnumProp : StringProp;
+    case 'number': return NumberProp;
+    case 'integer': return IntegerProp;
+    case 'boolean': return BooleanProp;
+    case 'array': return MultiProp;
+  }
+  if (v.type === undefined) return { at: [...at, 'type'], rule: 'missing', msg: `is required and must be one of ${list(TYPES)}` };
+  const hint = v.type === 'object' ? '; nested objects are not supported, flatten them into top-level properties' : '';
+  return { at: [...at, 'type'], rule: 'type', msg: `must be one of ${list(TYPES)}, got ${describe(v.type)}${hint}` };
+}
+function pickItems(at: Seg[], v: unknown): Branch | Raw {
+  const shape = '{"enum": ["a", "b"]} or {"anyOf": [{"const": "a", "title": "A"}]}';
+  if (!isObject(v)) return { at, rule: 'not_object', msg: `must be an object listing the options, like ${shape}, got ${describe(v)}` };
+  if (v.type === 'object') return { at: [...at, 'type'], rule: 'type', msg: `arrays of objects are not supported; items must be ${shape}` };
+  return 'anyOf' in v ? TitledItems : UntitledItems;
+}
+function checkBranch(root: unknown, at: Seg[], pick: (at: Seg[], v: unknown) => Branch | Raw): Raw[] {
+  const v = valueAt(root, at);
+  const branch = pick(at, v);
+  if (!('safeParse' in branch)) return [branch];
+  const parsed = branch.safeParse(v);
+  if (parsed.success) return [];
+  const own = parsed.error.issues.filter((i) => branch !== MultiProp || i.path[0] !== 'items');
+  const items = own.length < parsed.error.issues.length ? checkBranch(root, [...at, 'items'], pickItems) : [];
+  return [...items, ...fromZod(own, root, at, Object.keys(branch.shape))];
+}
+
+function fromZod(issues: readonly z.core.$ZodIssue[], root: unknown, base: Seg[], allowed?: readonly string[]): Raw[] {
+  return issues.flatMap((iss): Raw[] => {
+    const at = [...base, ...iss.path.map((s) => (typeof s === 'symbol' ? String(s) : s))];
+    const got = valueAt(root, at);
+    const last = at[at.length - 1];
+    switch (iss.code) {
+      case 'unrecognized_keys': {
+        const hint = allowed && iss.path.length === 0 ? ` (allowed here: ${allowed.join(', ')})` : '';
+        return iss.keys.map((k) => ({ at: [...at, k], rule: 'unknown_key', msg: `is not supported by the elicitation schema subset${hint}` }));
+      }
+      case 'invalid_type': {
+        if (got === undefined) return [{ at, rule: 'missing', msg: `is required and must be ${ARTICLE[iss.expected] ?? iss.expected}` }];
+        if (at[0] === 'properties' && at[2] === 'default') {
+          const type = String(valueAt(root, [...at.slice(0, 2), 'type']));
+          const why = at.length === 3 ? `${ARTICLE[type] ?? type} (the property's type)` : 'a string (the options are strings)';
+          return [{ at, rule: 'wrong_default_type', msg: `must be ${why}, got ${describe(got)}` }];
+        }
+        if (iss.expected === 'object' || iss.expected === 'record') {
+          return [{ at, rule: 'not_object', msg: `must be an object, got ${describe(got)}` }];
+        }
+        const expected = iss.expected === 'int' ? 'an integer' : (ARTICLE[iss.expected] ?? iss.expected);
+        return [{ at, rule: 'type', msg: `must be ${expected}, got ${describe(got)}` }];
+      }
+      case 'invalid_value': {
+        const options = iss.values.map((v) => JSON.stringify(v)).join(' or ');
+        if (got === undefined) return [{ at, rule: 'missing', msg: `is required and must be ${options}` }];
+        if (at[0] === 'properties' && last === 'format' && at.length === 3) {
+          return [{ at, rule: 'unknown_format', msg: `unknown format ${describe(got)}; supported formats are ${list(FORMATS)}` }];
+        }
+        return [{ at, rule: last === 'type' ? 'type' : 'enum', msg: `must be ${options}, got ${describe(got)}` }];
+      }
+      case 'too_small':
+        if (iss.origin === 'array') return [{ at, rule: 'empty', msg: `must have at least ${String(iss.minimum)} entry` }];
+        return [{ at, rule: 'minimum', msg: `must be at least ${String(iss.minimum)}, got ${describe(got)}` }];
+      case 'too_big':
+        return [{ at, rule: 'maximum', msg: `must be at most ${String(iss.maximum)}, got ${describe(got)}` }];
+      case 'custom': {
+        const rule: unknown = iss.params?.rule;
+        return [{ at, rule: typeof rule === 'string' ? rule : 'invalid', msg: iss.message }];
+      }
+      default:
+        return [{ at, rule: iss.code, msg: iss.message }];
+    }
+  });
+}
+
+export function checkRequestedSchema(
+  input: unknown,
+  prefix = 'requestedSchema',
+): { ok: true; schema: RequestedSchema } | { ok: false; issues: FieldIssue[] } {
+  if (!isObject(input)) {
+    const msg = `must be an object like {"type": "object", "properties": {...}}, got ${describe(input)}`;
+    return { ok: false, issues: finish(prefix, [{ at: [], rule: 'not_object', msg }]) };
+  }
+  const parsed = RequestedSchemaSchema.safeParse(input);
+  if (parsed.success) return { ok: true, schema: parsed.data };
+  const dispatched = new Map<string, Raw[]>();
+  const raws = parsed.error.issues.flatMap((iss): Raw[] => {
+    const name = iss.path[0] === 'properties' && iss.path.length > 1 ? String(iss.path[1]) : undefined;
+    if (name === undefined) return fromZod([iss], input, [], Object.keys(RequestedSchemaSchema.shape));
+    const seen = dispatched.get(name);
+    const own = seen ?? checkBranch(input, ['properties', name], pickProperty);
+    dispatched.set(name, own);
+    // No branch-level problem means the issue came from a schema-wide refinement (e.g. invalid_default).
+    if (own.length === 0) return fromZod([iss], input, []);
+    return seen ? [] : own;
+  });
+  return { ok: false, issues: finish(prefix, raws) };
+}
+
+const EMAIL = /^[^\s@]+@[^\s@.]+(\.[^\s@.]+)+$/;
+const DATE = /^(\d{4})-(\d{2})-(\d{2})$/;
+const DATE_TIME = /^(\d{4}-\d{2}-\d{2})T(\d{2}):(\d{2}):(\d{2})(\.\d+)?(Z|[+-](\d{2}):(\d{2}))$/;
+
+function isDate(s: string): boolean {
+  const m = DATE.exec(s);
+  if (!m) return false;
+  const [y, mo, d] = [Number(m[1]), Number(m[2]), Number(m[3])];
+  // setUTCFullYear, unlike Date.UTC, does not remap years 0-99 to 19xx; rollover exposes 02-30.
+  const t = new Date(0);
+  t.setUTCFullYear(y, mo - 1, d);
+  return t.getUTCFullYear() === y && t.getUTCMonth() === mo - 1 && t.getUTCDate() === d;
+}
+function isUri(s: string): boolean {
+  // URL's parser trims and percent-encodes whitespace; a form value with spaces is a typo, not a URI.
+  if (/\s/.test(s) || !URL.canParse(s)) return false;
+  return new URL(s).protocol.length > 1;
+}
+function isDateTime(s: string): boolean {
+  const m = DATE_TIME.exec(s.toUpperCase());
+  if (!m || !isDate(m[1] ?? '')) return false;
+  const n = (i: number): number => Number(m[i] ?? 0);
+  return n(2) < 24 && n(3) < 60 && n(4) < 60 && n(7) < 24 && n(8) < 60 && !Number.isNaN(Date.parse(s.toUpperCase()));
+}
+const FORMAT_CHECKS: Record<(typeof FORMATS)[number], [(s: string) => boolean, string]> = {
+  email: [(s) => EMAIL.test(s), 'an email address like name@example.com'],
+  uri: [isUri, 'an absolute URI with a scheme, like https://example.com'],
+  date: [isDate, 'a real calendar date formatted YYYY-MM-DD'],
+  'date-time': [isDateTime, 'an RFC 3339 date-time with an offset, like 2025-01-31T09:30:00Z'],
+};
+
+function checkValue(p: Prop, v: unknown): Raw[] {
+  const bad = (rule: string, msg: string, at: Seg[] = []): Raw[] => [{ at, rule, msg }];
+  if (p.type === 'boolean') return typeof v === 'boolean' ? [] : bad('type', `must be a boolean, got ${describe(v)}`);
+  if (p.type === 'number' || p.type === 'integer') {
+    if (typeof v !== 'number' || !Number.isFinite(v)) return bad('type', `must be a finite number, got ${describe(v)}`);
+    if (p.type === 'integer' && !Number.isInteger(v)) return bad('type', `must be an integer, got ${describe(v)}`);
+    if (p.minimum !== undefined && v < p.minimum) return bad('minimum', `must be at least ${p.minimum}, got ${v}`);
+    if (p.maximum !== undefined && v > p.maximum) return bad('maximum', `must be at most ${p.maximum}, got ${v}`);
+    return [];
+  }
+  const options = enumOptions(p).map((o) => o.value);
+  if (p.type === 'array') {
+    if (!Array.isArray(v)) return bad('type', `must be an array of strings chosen from ${list(options)}, got ${describe(v)}`);
+    const out = v.flatMap((item: unknown, i): Raw[] => {
+      if (typeof item !== 'string' || !options.includes(item)) return bad('enum', `must be one of ${list(options)}, got ${describe(item)}`, [i]);
+      return v.indexOf(item) === i ? [] : bad('duplicate', `repeats ${JSON.stringify(item)}; each option may be chosen once`, [i]);
+    });
+    const n = v.length;
+    if (p.minItems !== undefined && n < p.minItems) out.push(...bad('min_items', `must choose at least ${p.minItems} option(s), got ${n}`));
+    if (p.maxItems !== undefined && n > p.maxItems) out.push(...bad('max_items', `must choose at most ${p.maxItems} option(s), got ${n}`));
+    return out;
+  }
+  if (typeof v !== 'string') return bad('type', `must be a string, got ${describe(v)}`);
+  if ('enum' in p || 'oneOf' in p) return options.includes(v) ? [] : bad('enum', `must be one of ${list(options)}, got ${describe(v)}`);
+  // JSON Schema counts length in code points, not UTF-16 units.
+  const length = [...v].length;
+  if (p.minLength !== undefined && length < p.minLength) return bad('min_length', `must be at least ${p.minLength} characters long, got ${length}`);
+  if (p.maxLength !== undefined && length > p.maxLength) return bad('max_length', `must be at most ${p.maxLength} characters long, got ${length}`);
+  if (p.format) {
+    const [test, wanted] = FORMAT_CHECKS[p.format];
+    if (!test(v)) return bad('format', `must be ${wanted} (format "${p.format}"), got ${describe(v)}`);
+  }
+  return [];
+}
+
+export function validateValues(
+  schema: RequestedSchema,
+  values: unknown,
+  options: { only?: readonly string[]; prefix?: string } = {},
+): { ok: true; values: Record<string, unknown> } | { ok: false; issues: FieldIssue[] } {
+  const prefix = options.prefix ?? 'values';
+  if (!isObject(values)) {
+    const msg = `must be an object mapping field names to values, got ${describe(values)}`;
+    return { ok: false, issues: finish(prefix, [{ at: [], rule: 'not_object', msg }]) };
+  }
+  const { only } = options;
+  const fields = Object.keys(schema.properties).filter((k) => !only || only.includes(k));
+  const raws: Raw[] = [];
+  for (const key of Object.keys(values)) {
+    if (fields.includes(key)) continue;
+    const why = Object.hasOwn(schema.properties, key) ? 'is not among the fields being submitted here' : 'is not a property of the schema';
+    raws.push({ at: [key], rule: 'unknown_key', msg: `${why}; expected only ${list(fields)}` });
+  }
+  const out: Record<string, unknown> = {};
+  for (const key of fields) {
+    const p = schema.properties[key];
+    const v = values[key];
+    if (!p) continue;
+    // null counts as "left empty": form UIs and models both use it for an unset optional field.
+    if (v === undefined || v === null) {
+      if (schema.required?.includes(key)) raws.push({ at: [key], rule: 'required', msg: `is required but ${v === null ? 'null' : 'missing'}` });
+      continue;
+    }
+    const found = checkValue(p, v);
+    raws.push(...found.map((r) => ({ ...r, at: [key, ...r.at] })));
+    if (found.length === 0) out[key] = v;
+  }
+  return raws.length ? { ok: false, issues: finish(prefix, raws) } : { ok: true, values: out };
+}
+
+export function formatIssues(issues: readonly FieldIssue[]): string {
+  const shown = issues.slice(0, 10).map((i) => i.message);
+  if (issues.length > 10) shown.push(`and ${issues.length - 10} more`);
+  return shown.join('; ');
+}
+
+export function propertyKind(p: PropertySchema): 'string' | 'number' | 'integer' | 'boolean' | 'enum' | 'multi' {
+  if (p.type === 'array') return 'multi';
+  if ('enum' in p || 'oneOf' in p) return 'enum';
+  return p.type;
+}
+
+export function enumOptions(p: PropertySchema): { value: string; title: string }[] {
+  if ('enum' in p) return p.enum.map((value, i) => ({ value, title: p.enumNames?.[i] ?? value }));
+  if ('oneOf' in p) return p.oneOf.map((o) => ({ value: o.const, title: o.title }));
+  if (p.type !== 'array') return [];
+  if ('anyOf' in p.items) return p.items.anyOf.map((o) => ({ value: o.const, title: o.title }));
+  return p.items.enum.map((value) => ({ value, title: value }));
+}

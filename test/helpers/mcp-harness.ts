@@ -1,0 +1,131 @@
+import { fileURLToPath } from 'node:url';
+import { Client } from '@modelcontextprotocol/client';
+import { StdioClientTransport } from '@modelcontextprotocol/client/stdio';
+import { Client as ClientV1 } from '@modelcontextprotocol/sdk/client/index.js';
+import { StdioClientTransport as StdioClientTransportV1 } from '@modelcontextprotocol/sdk/client/stdio.js';
+import { ElicitRequestSchema } from '@modelcontextprotocol/sdk/types.js';
+
+export const SERVER_ENTRY = fileURLToPath(new URL('../../dist/server/main.js', import.meta.url));
+
+export type ClientKind = 'v2-2025' | 'v2-2026' | 'v1';
+export const CLIENT_KINDS: readonly ClientKind[] = ['v2-2025', 'v2-2026', 'v1'];
+
+export interface ElicitParams {
+  message: string;
+  requestedSchema: Record<string, unknown>;
+}
+export interface ElicitAnswer {
+  action: 'accept' | 'decline' | 'cancel';
+  content?: Record<string, unknown>;
+}
+/** A scripted host: how it answers one elicitation. */
+export type HostScript = (params: ElicitParams, signal: AbortSignal) => Promise<ElicitAnswer>;
+
+export interface ToolResult {
+  content?: unknown[];
+  structuredContent?: Record<string, unknown>;
+  isError?: boolean;
+}
+
+export interface CallOptions {
+  timeoutMs?: number;
+  onprogress?: (progress: unknown) => void;
+  signal?: AbortSignal;
+}
+
+export interface Harness {
+  kind: ClientKind;
+  elicitations: ElicitParams[];
+  stderr: () => string;
+  listTools: () => Promise<{ name: string; inputSchema: Record<string, unknown>; outputSchema?: Record<string, unknown> }[]>;
+  callTool: (name: string, args: Record<string, unknown>, options?: CallOptions) => Promise<ToolResult>;
+  close: () => Promise<void>;
+}
+
+export interface HarnessOptions {
+  capabilities?: Record<string, unknown>;
+  host?: HostScript;
+  env?: Record<string, string>;
+}
+
+const sleep = (ms: number) => new Promise<void>((resolve) => setTimeout(resolve, ms));
+
+export const hosts = {
+  acceptAfter: (ms: number, content: (p: ElicitParams) => Record<string, unknown>): HostScript => async (p) => {
+    await sleep(ms);
+    return { action: 'accept', content: content(p) };
+  },
+  answerAfter: (ms: number, action: 'decline' | 'cancel'): HostScript => async () => {
+    await sleep(ms);
+    return { action };
+  },
+  /** Holds the dialog open far past any bound the server sets; the server must give up first. */
+  never: (): HostScript => () => new Promise(() => undefined),
+  throws: (): HostScript => async () => {
+    throw new Error('this host cannot show forms');
+  },
+};
+
+function requestOptions(opts: CallOptions) {
+  return {
+    timeout: opts.timeoutMs ?? 20_000,
+    ...(opts.onprogress ? { onprogress: opts.onprogress } : {}),
+    ...(opts.signal ? { signal: opts.signal } : {}),
+  };
+}
+
+function baseEnv(extra: Record<string, string> | undefined): Record<string, string> {
+  const env: Record<string, string> = {};
+  for (const [key, value] of Object.entries(process.env)) if (value !== undefined) env[key] = value;
+  return { ...env, ELICITLY_LOG_LEVEL: 'warn', ...extra };
+}
+
+export async function connect(kind: ClientKind, options: HarnessOptions = {}): Promise<Harness> {
+  const capabilities = options.capabilities ?? { elicitation: { form: {} } };
+  const elicitations: ElicitParams[] = [];
+  let stderr = '';
+  const answer = async (params: ElicitParams, signal: AbortSignal): Promise<ElicitAnswer> => {
+    elicitations.push(params);
+    if (!options.host) throw new Error('no host script');
+    return options.host(params, signal);
+  };
+  const params = { command: process.execPath, args: [SERVER_ENTRY], env: baseEnv(options.env), stderr: 'pipe' as const };
+
+  if (kind === 'v1') {
+    const transport = new StdioClientTransportV1(params);
+    const client = new ClientV1({ name: 'test-host-v1', version: '1.0.0' }, { capabilities });
+    if (options.host) client.setRequestHandler(ElicitRequestSchema, async (req, extra) => (await answer(req.params as unknown as ElicitParams, extra.signal)) as never);
+    await client.connect(transport);
+    transport.stderr?.on('data', (chunk: Buffer) => (stderr += chunk.toString()));
+    return {
+      kind,
+      elicitations,
+      stderr: () => stderr,
+      listTools: async () => (await client.listTools()).tools as never,
+      callTool: async (name, args, opts = {}) =>
+        (await client.callTool({ name, arguments: args }, undefined, requestOptions(opts))) as ToolResult,
+      close: () => client.close(),
+    };
+  }
+
+  const transport = new StdioClientTransport(params);
+  const client = new Client(
+    { name: `test-host-${kind}`, version: '2.0.0' },
+    {
+      capabilities,
+      versionNegotiation: { mode: kind === 'v2-2026' ? { pin: '2026-07-28' } : 'legacy' },
+    },
+  );
+  if (options.host) client.setRequestHandler('elicitation/create', async (req, ctx) => (await answer(req.params as unknown as ElicitParams, ctx.mcpReq.signal)) as never);
+  await client.connect(transport);
+  transport.stderr?.on('data', (chunk: Buffer) => (stderr += chunk.toString()));
+  return {
+    kind,
+    elicitations,
+    stderr: () => stderr,
+    listTools: async () => (await client.listTools()).tools as never,
+    callTool: async (name, args, opts = {}) =>
+      (await client.callTool({ name, arguments: args }, requestOptions(opts))) as ToolResult,
+    close: () => client.close(),
+  };
+}
