@@ -14,5 +14,7 @@ await build({
   legalComments: 'linked',
   // Bundled CommonJS dependencies still call require() for Node built-ins.
   banner: { js: "#!/usr/bin/env node\nimport { createRequire as __elicitlyRequire } from 'node:module';\nconst require = __elicitlyRequire(import.meta.url);" },
+  // ws loads these optional native add-ons in a try/catch; without them it uses its JavaScript fallbacks.
+  external: ['bufferutil', 'utf-8-validate'],
   logLevel: 'warning',
 });

@@ -3,12 +3,15 @@ import type { McpRequestContext } from '@modelcontextprotocol/server';
 import { McpServer, createRequestStateCodec } from '@modelcontextprotocol/server';
 import { probeTimeoutMs } from '../shared/doctor-verdict.js';
 import { SERVER_INFO } from './package-info.js';
+import type { ApprovalService } from './approvals/service.js';
 import type { RoundState, Session } from './session.js';
 import type { InitializeCapture } from './stdio-tap-transport.js';
 import { TOOLS } from './tools/registry.js';
 
 export interface ServerDeps {
   handshake: () => InitializeCapture | undefined;
+  approvals: ApprovalService;
+  minTimeoutSeconds: number;
 }
 
 /** Longest form timeout (3600 s) plus slack: a sealed round must outlive the wait it measures. */
@@ -29,6 +32,8 @@ export function createServer(factory: Pick<McpRequestContext, 'era'>, deps: Serv
     serverCapabilities: () => server.server.getCapabilities() as Record<string, unknown>,
     stateCodec,
     probeTimeoutMs: probeTimeoutMs(process.env.ELICITLY_PROBE_TIMEOUT_MS),
+    approvals: deps.approvals,
+    minTimeoutSeconds: deps.minTimeoutSeconds,
   };
   for (const tool of TOOLS) tool.register(server, session);
   return server;

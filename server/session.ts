@@ -4,6 +4,7 @@ import {
   CLIENT_INFO_META_KEY,
   PROTOCOL_VERSION_META_KEY,
 } from '@modelcontextprotocol/server';
+import type { ApprovalService } from './approvals/service.js';
 import type { InitializeCapture } from './stdio-tap-transport.js';
 
 export type Era = '2025' | '2026-07-28';
@@ -16,6 +17,9 @@ export interface Session {
   serverCapabilities: () => Record<string, unknown>;
   stateCodec: RequestStateCodec<RoundState>;
   probeTimeoutMs: number;
+  approvals: ApprovalService;
+  /** Lower clamp of approval timeouts: 60 s, lowered only by ELICITLY_MIN_TIMEOUT_SECONDS (tests, demos). */
+  minTimeoutSeconds: number;
 }
 
 /** Sealed into `requestState` between the rounds of a 2026-07-28 call. */

@@ -1,0 +1,49 @@
+import { randomBytes } from 'node:crypto';
+import type { CallToolResult, ServerContext } from '@modelcontextprotocol/server';
+import type { ReviewRequest } from '../../shared/approval-input.js';
+import type { FieldIssue } from '../../shared/requested-schema.js';
+import { clamp } from '../../shared/limits.js';
+import type { Session } from '../session.js';
+import { hostView } from '../session.js';
+import { invalidArguments, refusal } from '../tool-result.js';
+import { answerResult } from '../tools/approval-answers.js';
+import { renderTemplate } from './render-template.js';
+
+type Checked<T> = { ok: true; request: T; displayTemplate: string | null } | { ok: false; issues: FieldIssue[] };
+
+function clientName(ctx: ServerContext, session: Session): string | null {
+  const info = hostView(ctx, session).clientInfo;
+  if (typeof info !== 'object' || info === null) return null;
+  const name = (info as Record<string, unknown>).name;
+  return typeof name === 'string' ? name.slice(0, 100) : null;
+}
+
+/** Shared by elicit_approval and elicit_proposal: check, render the template, store durably, answer at once. */
+export async function createReviewRequest<T extends ReviewRequest>(
+  ctx: ServerContext,
+  session: Session,
+  args: unknown,
+  check: (input: unknown) => Checked<T>,
+): Promise<CallToolResult> {
+  const checked = check(args);
+  if (!checked.ok) return invalidArguments(checked.issues, 'Fix the named field and call again; nothing was sent to the reviewer.');
+  let renderedTemplate: string | null = null;
+  if (checked.displayTemplate !== null) {
+    const rendered = await renderTemplate(checked.displayTemplate, checked.request.context);
+    if (!rendered.ok) return refusal('invalid_arguments', `displayTemplate: the LiquidJS template failed: ${rendered.error}`, 'Fix the template and call again.');
+    renderedTemplate = rendered.html;
+  }
+  const rawTimeout = (args as { timeoutSeconds?: unknown }).timeoutSeconds;
+  const timeoutSeconds = clamp(typeof rawTimeout === 'number' ? rawTimeout : undefined, 3600, session.minTimeoutSeconds, 86_400);
+  const answer = await session.approvals.create({
+    id: `el_${randomBytes(12).toString('base64url')}`,
+    kind: checked.request.kind,
+    request: { ...checked.request, timeoutSeconds } as unknown as CreateRequestPayload,
+    renderedTemplate,
+    timeoutMs: Math.round(timeoutSeconds * 1000),
+    requester: { client: clientName(ctx, session), pid: process.pid },
+  });
+  return answerResult(answer);
+}
+
+type CreateRequestPayload = { kind: 'approval' | 'proposal'; message: string } & Record<string, unknown>;

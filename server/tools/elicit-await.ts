@@ -1,0 +1,49 @@
+import { z } from 'zod';
+import { clamp } from '../../shared/limits.js';
+import { log } from '../log.js';
+import { answerResult, ElicitationIdSchema } from './approval-answers.js';
+import type { ToolDefinition } from './tool.js';
+
+export const ElicitAwaitInputSchema = z.strictObject({
+  elicitationId: ElicitationIdSchema,
+  waitSeconds: z.number().optional().describe('How long to wait at most. Default 45, clamped to 1–600.'),
+});
+
+const PROGRESS_EVERY_MS = 5000;
+
+export const elicitAwait: ToolDefinition = {
+  name: 'elicit_await',
+  register(server, session) {
+    server.registerTool(
+      'elicit_await',
+      {
+        title: 'Wait for a decision',
+        description:
+          'Wait until an approval request is decided, withdrawn or expired, or until waitSeconds pass (default 45), and ' +
+          'return { status }. "pending" means nobody decided yet: call again. Then read the decision with elicit_result.',
+        inputSchema: ElicitAwaitInputSchema,
+        outputSchema: z.looseObject({ status: z.string() }),
+        annotations: { readOnlyHint: true, destructiveHint: false, idempotentHint: true, openWorldHint: false },
+      },
+      async (args, ctx) => {
+        const waitMs = clamp(args.waitSeconds, 45, 1, 600) * 1000;
+        const token = ctx.mcpReq._meta?.progressToken;
+        let ticks = 0;
+        const timer =
+          token === undefined
+            ? undefined
+            : setInterval(() => {
+                ticks += 1;
+                ctx.mcpReq
+                  .notify({ method: 'notifications/progress', params: { progressToken: token, progress: ticks, message: 'waiting for the reviewer' } })
+                  .catch((error: unknown) => log('debug', 'progress failed', { error: String(error) }));
+              }, PROGRESS_EVERY_MS);
+        try {
+          return answerResult(await session.approvals.await(args.elicitationId, waitMs, ctx.mcpReq.signal));
+        } finally {
+          clearInterval(timer);
+        }
+      },
+    );
+  },
+};

@@ -1,0 +1,349 @@
+// Tool inputs of the approval family (elicit_proposal, elicit_approval): the check the server
+// runs before storing a request, and the check of a reviewer's decision against that request.
+// Shared by the Node server and the browser extension, so it imports nothing but zod and shared/.
+import { z } from 'zod';
+import { clamp } from './limits.js';
+import { checkRequestedSchema, validateValues, type FieldIssue, type RequestedSchema } from './requested-schema.js';
+
+export const LIMITS = { templateBytes: 16 * 1024, contextBytes: 64 * 1024, requestBytes: 512 * 1024 } as const;
+
+const TIMEOUT = { fallback: 3600, min: 60, max: 86_400 } as const;
+const PROPOSAL_LABELS = { ok: 'Submit Changes', cancel: 'Cancel' } as const;
+const APPROVAL_LABELS = { ok: 'Approve', cancel: 'Decline' } as const;
+
+const Message = z.string().trim().min(1).max(4000);
+const Label = z.string().trim().min(1).max(40);
+
+export const LabelsSchema = z.strictObject({ ok: Label.optional(), cancel: Label.optional() });
+
+export const ColumnsSchema = z
+  .strictObject({
+    sources: z.array(z.strictObject({ key: z.string().min(1), label: z.string().trim().min(1) })).min(1),
+    current: z.strictObject({ label: z.string().min(1) }),
+  })
+  .superRefine((c, ctx) => {
+    // Keys address fields[k].sources, and two columns with one header would be indistinguishable.
+    for (const field of ['key', 'label'] as const) {
+      const seen = c.sources.map((s) => s[field]);
+      seen.forEach((v, i) => {
+        const first = seen.indexOf(v);
+        if (first === i) return;
+        const message = `duplicates ${JSON.stringify(v)} (already at columns.sources[${first}].${field})`;
+        ctx.addIssue({ code: 'custom', path: ['sources', i, field], message, params: { rule: 'duplicate' } });
+      });
+    }
+  });
+
+export const ProposalFieldSchema = z.strictObject({
+  sources: z.record(z.string(), z.unknown()).optional(),
+  current: z.unknown().optional(),
+  include: z.boolean().optional(),
+});
+
+export const ElicitProposalInputSchema = z.strictObject({
+  message: Message,
+  columns: ColumnsSchema,
+  requestedSchema: z.record(z.string(), z.unknown()),
+  fields: z.record(z.string(), ProposalFieldSchema),
+  context: z.unknown().optional(),
+  displayTemplate: z.string().optional(),
+  labels: LabelsSchema.optional(),
+  timeoutSeconds: z.number().optional(),
+});
+export type ElicitProposalInput = z.infer<typeof ElicitProposalInputSchema>;
+
+export const ElicitApprovalInputSchema = z.strictObject({
+  message: Message,
+  context: z.unknown().optional(),
+  requestedSchema: z.record(z.string(), z.unknown()).optional(),
+  displayTemplate: z.string().optional(),
+  labels: LabelsSchema.optional(),
+  timeoutSeconds: z.number().optional(),
+});
+export type ElicitApprovalInput = z.infer<typeof ElicitApprovalInputSchema>;
+
+export type Columns = z.infer<typeof ColumnsSchema>;
+export interface ProposalField { sources: Record<string, unknown>; current: unknown; include?: boolean }
+export interface ReviewLabels { ok: string; cancel: string }
+
+/** The normalized request that gets stored and sent to the reviewer. */
+export interface ProposalRequest {
+  kind: 'proposal';
+  message: string;
+  columns: Columns;
+  requestedSchema: RequestedSchema;
+  /** A property absent here is a proposed-only field: blank Source and Current cells. */
+  fields: Record<string, ProposalField>;
+  /** null when the caller gave none. */
+  context: unknown;
+  labels: ReviewLabels;
+  timeoutSeconds: number;
+}
+export interface ApprovalRequest {
+  kind: 'approval';
+  mode: 'json' | 'form' | 'both';
+  message: string;
+  /** null when the caller gave none. */
+  context: unknown;
+  requestedSchema: RequestedSchema | null;
+  labels: ReviewLabels;
+  timeoutSeconds: number;
+}
+export type ReviewRequest = ProposalRequest | ApprovalRequest;
+
+type Seg = string | number;
+type Checked<T> = { ok: true; request: T; displayTemplate: string | null } | { ok: false; issues: FieldIssue[] };
+
+function isObject(v: unknown): v is Record<string, unknown> {
+  return typeof v === 'object' && v !== null && !Array.isArray(v);
+}
+function clip(s: string, n: number): string {
+  return s.length > n ? `${s.slice(0, n - 1)}…` : s;
+}
+function list(values: readonly string[]): string {
+  return clip(values.join(', '), 200);
+}
+function describe(v: unknown): string {
+  if (v === undefined) return 'nothing';
+  if (v === null) return 'null';
+  if (Array.isArray(v)) return 'an array';
+  if (typeof v === 'object') return 'an object';
+  if (typeof v === 'string') return `string ${clip(JSON.stringify(v), 60)}`;
+  return `${typeof v} ${String(v)}`;
+}
+function render(at: readonly Seg[]): string {
+  if (at.length === 0) return '(request)';
+  return at.reduce<string>((path, s) => {
+    if (typeof s === 'number') return `${path}[${s}]`;
+    if (!/^[A-Za-z_$][\w$-]*$/.test(s)) return `${path}[${JSON.stringify(s)}]`;
+    return path === '' ? s : `${path}.${s}`;
+  }, '');
+}
+function issue(at: readonly Seg[], rule: string, msg: string): FieldIssue {
+  const path = render(at);
+  return { path, rule, message: clip(`${path}: ${msg}`, 400) };
+}
+function valueAt(root: unknown, at: readonly Seg[]): unknown {
+  return at.reduce<unknown>((v, s) => (isObject(v) || Array.isArray(v) ? (v as Record<Seg, unknown>)[s] : undefined), root);
+}
+
+const encoder = new TextEncoder();
+
+/** UTF-8 bytes of the JSON text of `value`; 0 for undefined, which JSON cannot carry. */
+export function byteLength(value: unknown): number {
+  let text: string | undefined;
+  try {
+    text = JSON.stringify(value);
+  } catch {
+    // Cyclic or BigInt values cannot come from a JSON-RPC body; refuse them as unboundedly large.
+    return Number.POSITIVE_INFINITY;
+  }
+  return text === undefined ? 0 : encoder.encode(text).length;
+}
+
+// Naming the keys that are allowed is the quickest fix for a typo, so walk the schema to the object that refused one.
+function keysAt(schema: z.core.$ZodType, at: readonly Seg[]): string[] {
+  let node: unknown = schema;
+  for (const seg of [...at, null]) {
+    while (node instanceof z.ZodOptional) node = node.unwrap();
+    if (seg === null) break;
+    if (node instanceof z.ZodObject) node = (node.shape as Record<string, unknown>)[String(seg)];
+    else if (node instanceof z.ZodArray) node = node.element;
+    else if (node instanceof z.ZodRecord) node = node.valueType;
+    else return [];
+  }
+  return node instanceof z.ZodObject ? Object.keys(node.shape) : [];
+}
+
+const ARTICLE: Record<string, string> = {
+  string: 'a string', number: 'a finite number', boolean: 'a boolean', object: 'an object', record: 'an object', array: 'an array',
+};
+const NOUN: Record<string, string> = { string: 'character(s)', array: 'entry(ies)', set: 'entry(ies)' };
+
+function fromZod(schema: z.core.$ZodType, issues: readonly z.core.$ZodIssue[], root: unknown): FieldIssue[] {
+  return issues.flatMap((iss): FieldIssue[] => {
+    const at = iss.path.map((s) => (typeof s === 'symbol' ? String(s) : s));
+    const got = valueAt(root, at);
+    switch (iss.code) {
+      case 'unrecognized_keys': {
+        const allowed = keysAt(schema, at);
+        const hint = allowed.length ? ` (allowed here: ${list(allowed)})` : '';
+        return iss.keys.map((k) => issue([...at, k], 'unknown_key', `is not a recognized key${hint}`));
+      }
+      case 'invalid_type': {
+        const expected = ARTICLE[iss.expected] ?? iss.expected;
+        if (got === undefined) return [issue(at, 'missing', `is required and must be ${expected}`)];
+        return [issue(at, 'invalid_type', `must be ${expected}, got ${describe(got)}`)];
+      }
+      case 'too_small': {
+        const noun = NOUN[iss.origin] ?? '';
+        return [issue(at, 'too_small', `must have at least ${String(iss.minimum)} ${noun}`.trimEnd() + (typeof got === 'string' ? ' (after trimming)' : ''))];
+      }
+      case 'too_big': {
+        const noun = NOUN[iss.origin] ?? '';
+        const size = typeof got === 'string' ? `, got ${got.trim().length}` : '';
+        return [issue(at, 'too_big', `must have at most ${String(iss.maximum)} ${noun}${size}`)];
+      }
+      case 'custom': {
+        const rule: unknown = iss.params?.rule;
+        return [issue(at, typeof rule === 'string' ? rule : 'invalid', iss.message)];
+      }
+      default:
+        return [issue(at, iss.code, iss.message)];
+    }
+  });
+}
+
+function limitIssues(input: Record<string, unknown>): FieldIssue[] {
+  const out: FieldIssue[] = [];
+  const template = input.displayTemplate;
+  if (typeof template === 'string') {
+    const size = encoder.encode(template).length;
+    if (size > LIMITS.templateBytes) out.push(issue(['displayTemplate'], 'too_large', `is ${size} bytes; the limit is ${LIMITS.templateBytes} bytes (UTF-8)`));
+  }
+  if (input.context !== undefined) {
+    const size = byteLength(input.context);
+    if (size > LIMITS.contextBytes) out.push(issue(['context'], 'too_large', `serializes to ${size} bytes of JSON; the limit is ${LIMITS.contextBytes} bytes`));
+  }
+  return out;
+}
+
+type Parsed<T> = { ok: true; data: T; schema: RequestedSchema | null; issues: FieldIssue[] } | { ok: false; issues: FieldIssue[] };
+
+// Shared front half: request size, zod shape, the requestedSchema subset, template/context size.
+function parseCommon<T>(zodSchema: z.ZodType<T>, input: unknown): Parsed<T> {
+  if (!isObject(input)) return { ok: false, issues: [issue([], 'not_object', `must be an object of named parameters, got ${describe(input)}`)] };
+  const size = byteLength(input);
+  if (size > LIMITS.requestBytes) {
+    return { ok: false, issues: [issue([], 'too_large', `serializes to ${size} bytes of JSON; the limit is ${LIMITS.requestBytes} bytes`)] };
+  }
+  const issues = limitIssues(input);
+  const parsed = zodSchema.safeParse(input);
+  const rawSchema = input.requestedSchema;
+  if (!parsed.success) {
+    // checkRequestedSchema explains a bad requestedSchema better than the record check does.
+    const own = parsed.error.issues.filter((i) => rawSchema === undefined || i.path[0] !== 'requestedSchema');
+    issues.push(...fromZod(zodSchema, own, input));
+  }
+  let schema: RequestedSchema | null = null;
+  if (rawSchema !== undefined) {
+    const checked = checkRequestedSchema(rawSchema, 'requestedSchema');
+    if (checked.ok) schema = checked.schema;
+    else issues.push(...checked.issues);
+  }
+  if (!parsed.success || issues.length) return { ok: false, issues };
+  return { ok: true, data: parsed.data, schema, issues };
+}
+
+function timeout(seconds: number | undefined): number {
+  return clamp(seconds, TIMEOUT.fallback, TIMEOUT.min, TIMEOUT.max);
+}
+
+export function checkProposalInput(input: unknown): Checked<ProposalRequest> {
+  const parsed = parseCommon(ElicitProposalInputSchema, input);
+  if (!parsed.ok) return parsed;
+  const { data } = parsed;
+  const schema = parsed.schema;
+  if (!schema) return { ok: false, issues: [issue(['requestedSchema'], 'missing', 'is required')] };
+  const properties = Object.keys(schema.properties);
+  const sourceKeys = data.columns.sources.map((s) => s.key);
+  const issues: FieldIssue[] = [];
+  const fields: Record<string, ProposalField> = {};
+  for (const [key, field] of Object.entries(data.fields)) {
+    if (!Object.hasOwn(schema.properties, key)) {
+      issues.push(issue(['fields', key], 'unknown_field', `not a property of requestedSchema (properties: ${list(properties)})`));
+      continue;
+    }
+    const sources = field.sources ?? {};
+    for (const s of Object.keys(sources)) {
+      if (sourceKeys.includes(s)) continue;
+      issues.push(issue(['fields', key, 'sources', s], 'unknown_source', `not a key of columns.sources (sources: ${list(sourceKeys)})`));
+    }
+    fields[key] = { sources, current: field.current ?? null, ...(field.include === undefined ? {} : { include: field.include }) };
+  }
+  if (issues.length) return { ok: false, issues };
+  return {
+    ok: true,
+    displayTemplate: data.displayTemplate ?? null,
+    request: {
+      kind: 'proposal',
+      message: data.message,
+      columns: data.columns,
+      requestedSchema: schema,
+      fields,
+      context: data.context ?? null,
+      labels: { ...PROPOSAL_LABELS, ...data.labels },
+      timeoutSeconds: timeout(data.timeoutSeconds),
+    },
+  };
+}
+
+export function checkApprovalInput(input: unknown): Checked<ApprovalRequest> {
+  const parsed = parseCommon(ElicitApprovalInputSchema, input);
+  if (!parsed.ok) {
+    // A request refused before its shape was read (too large, not an object) gets no further advice.
+    const early = parsed.issues.length === 1 && parsed.issues[0]?.path === '(request)';
+    if (isObject(input) && !early) parsed.issues.push(...needsContent(input));
+    return parsed;
+  }
+  const { data, schema } = parsed;
+  const missing = needsContent(data);
+  if (missing.length) return { ok: false, issues: missing };
+  // null context is what absence normalizes to, so it cannot on its own make a json-mode request.
+  const hasContext = data.context !== undefined && data.context !== null;
+  return {
+    ok: true,
+    displayTemplate: data.displayTemplate ?? null,
+    request: {
+      kind: 'approval',
+      mode: hasContext && schema ? 'both' : schema ? 'form' : 'json',
+      message: data.message,
+      context: data.context ?? null,
+      requestedSchema: schema,
+      labels: { ...APPROVAL_LABELS, ...data.labels },
+      timeoutSeconds: timeout(data.timeoutSeconds),
+    },
+  };
+}
+
+function needsContent(input: Record<string, unknown>): FieldIssue[] {
+  const hasContext = input.context !== undefined && input.context !== null;
+  if (hasContext || input.requestedSchema !== undefined) return [];
+  return [issue(['context'], 'missing', 'nothing to review: give context (json mode), requestedSchema (form mode) or both')];
+}
+
+/**
+ * Checks what a reviewer submitted. A proposal validates only the `included` keys (required applies
+ * only to those: the lock on required fields is a UI affordance, not a server rule); an included key
+ * left empty is kept as null so the caller can tell "clear this field" from "leave it alone".
+ */
+export function checkDecisionValues(
+  request: ReviewRequest,
+  values: unknown,
+  included?: readonly string[],
+): { ok: true; values: Record<string, unknown> } | { ok: false; issues: FieldIssue[] } {
+  if (request.kind === 'approval') {
+    if (request.requestedSchema) return validateValues(request.requestedSchema, values, { prefix: 'values' });
+    if (values === undefined || (isObject(values) && Object.keys(values).length === 0)) return { ok: true, values: {} };
+    return { ok: false, issues: [issue(['values'], 'unexpected', 'this approval has no form (json mode): approve or decline without values')] };
+  }
+  const schema = request.requestedSchema;
+  const properties = Object.keys(schema.properties);
+  if (!Array.isArray(included)) {
+    return { ok: false, issues: [issue(['included'], 'missing', `is required: the list of keys the reviewer included (properties: ${list(properties)})`)] };
+  }
+  const issues: FieldIssue[] = [];
+  const keys: string[] = [];
+  included.forEach((k: unknown, i) => {
+    if (typeof k !== 'string') issues.push(issue(['included', i], 'invalid_type', `must be a string, got ${describe(k)}`));
+    else if (!Object.hasOwn(schema.properties, k)) issues.push(issue(['included', i], 'unknown_field', `${JSON.stringify(k)} is not a property of requestedSchema (properties: ${list(properties)})`));
+    else if (!keys.includes(k)) keys.push(k);
+  });
+  const checked = validateValues(schema, values, { only: keys, prefix: 'values' });
+  if (!checked.ok) issues.push(...checked.issues);
+  if (issues.length || !checked.ok) return { ok: false, issues };
+  const out: Record<string, unknown> = { ...checked.values };
+  const given = values as Record<string, unknown>;
+  for (const k of keys) if (!(k in out) && given[k] === null) out[k] = null;
+  return { ok: true, values: out };
+}

@@ -1,0 +1,79 @@
+import { z } from 'zod';
+
+/**
+ * A request is pending until a reviewer decides (approved / rejected), the agent withdraws it (canceled) or its
+ * deadline passes (expired, fail closed); a decided request becomes consumed once the agent read the result.
+ */
+export const StatusSchema = z.enum(['pending', 'approved', 'rejected', 'canceled', 'expired', 'consumed']);
+export type Status = z.infer<typeof StatusSchema>;
+
+export const OutcomeSchema = z.strictObject({
+  decision: z.enum(['approved', 'rejected']),
+  action: z.enum(['submit', 'cancel']),
+  values: z.record(z.string(), z.unknown()).optional(),
+  comment: z.string().max(4000).optional(),
+  idempotencyKey: z.string().min(1).max(200),
+});
+export type Outcome = z.infer<typeof OutcomeSchema>;
+
+export interface LifecycleState {
+  status: Status;
+  expiresAt: number;
+  decidedAt?: number;
+  consumedAt?: number;
+  outcome?: Outcome;
+}
+
+/** The status as of `now`: a pending request past its deadline reads as expired even before the sweep records it. */
+export function effectiveStatus(state: LifecycleState, now: number): Status {
+  return state.status === 'pending' && now >= state.expiresAt ? 'expired' : state.status;
+}
+
+export type DecideRefusal = 'already_decided' | 'expired' | 'withdrawn';
+
+export type DecideResult<T> = { ok: true; state: T; duplicate: boolean } | { ok: false; reason: DecideRefusal; state: T };
+
+/** The first decision wins; a repeat with the same idempotency key gets the winning outcome back as a success. */
+export function decide<T extends LifecycleState>(state: T, outcome: Outcome, now: number): DecideResult<T> {
+  const status = effectiveStatus(state, now);
+  if (status === 'pending') return { ok: true, duplicate: false, state: { ...state, status: outcome.decision, decidedAt: now, outcome } };
+  if (state.outcome?.idempotencyKey === outcome.idempotencyKey) return { ok: true, duplicate: true, state };
+  if (status === 'expired') return { ok: false, reason: 'expired', state };
+  if (status === 'canceled') return { ok: false, reason: 'withdrawn', state };
+  return { ok: false, reason: 'already_decided', state };
+}
+
+export type CancelRefusal = 'already_decided' | 'expired' | 'already_canceled';
+
+export function withdraw<T extends LifecycleState>(state: T, now: number): { ok: true; state: T } | { ok: false; reason: CancelRefusal; state: T } {
+  const status = effectiveStatus(state, now);
+  if (status === 'pending') return { ok: true, state: { ...state, status: 'canceled', decidedAt: now } };
+  if (status === 'expired') return { ok: false, reason: 'expired', state };
+  if (status === 'canceled') return { ok: false, reason: 'already_canceled', state };
+  return { ok: false, reason: 'already_decided', state };
+}
+
+export function expire<T extends LifecycleState>(state: T, now: number): T {
+  return effectiveStatus(state, now) === 'expired' && state.status === 'pending' ? { ...state, status: 'expired', decidedAt: now } : state;
+}
+
+export function consume<T extends LifecycleState>(state: T, now: number): T {
+  return state.status === 'approved' || state.status === 'rejected' ? { ...state, status: 'consumed', consumedAt: now } : state;
+}
+
+export function isTerminal(status: Status): boolean {
+  return status !== 'pending';
+}
+
+/** Statuses the agent can still learn something new from. */
+export function isDecided(state: LifecycleState): boolean {
+  return state.outcome !== undefined;
+}
+
+/** Seed 004's envelope: context echoed verbatim, values only when approved. */
+export function resultEnvelope(context: unknown, outcome: Outcome): Record<string, unknown> {
+  const envelope: Record<string, unknown> = { status: 'consumed', decision: outcome.decision, action: outcome.action, context: context ?? null };
+  if (outcome.decision === 'approved') envelope.values = outcome.values ?? {};
+  if (outcome.comment !== undefined && outcome.comment !== '') envelope.comment = outcome.comment;
+  return envelope;
+}
