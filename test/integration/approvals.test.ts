@@ -181,3 +181,51 @@ describe('approvals', () => {
     again.close();
   });
 });
+
+describe('invalid tool inputs are refused with the field named', () => {
+  const nm = () => structuredClone(northmarkProposal) as unknown as Record<string, unknown>;
+  const withField = (mutate: (p: Record<string, unknown> & { fields: Record<string, Record<string, unknown>> }) => void) => {
+    const p = nm() as Record<string, unknown> & { fields: Record<string, Record<string, unknown>> };
+    mutate(p);
+    return p;
+  };
+  const rows: [string, string, Record<string, unknown>, string][] = [
+    ['proposal: fields key not in the schema', 'elicit_proposal', withField((p) => (p.fields.phone = { current: null })), 'fields.phone'],
+    ['proposal: undeclared source', 'elicit_proposal', withField((p) => (p.fields.name!.sources = { zoominfo: 'x' })), 'fields.name.sources.zoominfo'],
+    ['proposal: include not boolean', 'elicit_proposal', withField((p) => (p.fields.name!.include = 'yes')), 'include'],
+    ['proposal: default of the wrong type', 'elicit_proposal', { ...nm(), requestedSchema: { type: 'object', properties: { n: { type: 'integer', default: 'x' } } }, fields: {} }, 'requestedSchema.properties.n.default'],
+    ['proposal: no sources', 'elicit_proposal', { ...nm(), columns: { sources: [], current: { label: 'SF' } } }, 'columns.sources'],
+    ['proposal: duplicate source key', 'elicit_proposal', { ...nm(), columns: { sources: [{ key: 'a', label: 'A' }, { key: 'a', label: 'B' }], current: { label: 'SF' } }, fields: {} }, 'columns.sources.1.key'],
+    ['proposal: missing current label', 'elicit_proposal', { ...nm(), columns: { sources: [{ key: 'apollo', label: 'Apollo' }] } }, 'columns.current'],
+    ['proposal: missing message', 'elicit_proposal', { ...nm(), message: undefined }, 'message'],
+    ['proposal: empty message', 'elicit_proposal', { ...nm(), message: '  ' }, 'message'],
+    ['proposal: label too long', 'elicit_proposal', { ...nm(), labels: { ok: 'x'.repeat(41) } }, 'labels.ok'],
+    ['proposal: empty cancel label', 'elicit_proposal', { ...nm(), labels: { cancel: '' } }, 'labels.cancel'],
+    ['proposal: unknown key', 'elicit_proposal', { ...nm(), colour: 'red' }, 'colour'],
+    ['proposal: timeoutSeconds a string', 'elicit_proposal', { ...nm(), timeoutSeconds: 'soon' }, 'timeoutSeconds'],
+    ['proposal: template too large', 'elicit_proposal', { ...nm(), displayTemplate: 'x'.repeat(16 * 1024 + 1) }, 'displayTemplate'],
+    ['proposal: context too large', 'elicit_proposal', { ...nm(), context: { blob: 'x'.repeat(64 * 1024) } }, 'context'],
+    ['proposal: nested object property', 'elicit_proposal', { ...nm(), requestedSchema: { type: 'object', properties: { a: { type: 'object' } } }, fields: {} }, 'requestedSchema.properties.a'],
+    ['proposal: fields not an object', 'elicit_proposal', { ...nm(), fields: [] }, 'fields'],
+    ['approval: neither context nor schema', 'elicit_approval', { message: 'x' }, 'context'],
+    ['approval: missing message', 'elicit_approval', { context: {} }, 'message'],
+    ['approval: bad schema format', 'elicit_approval', { message: 'x', requestedSchema: { type: 'object', properties: { a: { type: 'string', format: 'phone' } } } }, 'requestedSchema.properties.a.format'],
+    ['approval: required names a missing key', 'elicit_approval', { message: 'x', requestedSchema: { type: 'object', properties: { a: { type: 'string' } }, required: ['b'] } }, 'requestedSchema.required'],
+    ['approval: label too long', 'elicit_approval', { message: 'x', context: {}, labels: { ok: 'y'.repeat(41) } }, 'labels.ok'],
+    ['approval: unknown key', 'elicit_approval', { message: 'x', context: {}, mode: 'json' }, 'mode'],
+    ['approval: template not a string', 'elicit_approval', { message: 'x', context: {}, displayTemplate: 5 }, 'displayTemplate'],
+    ['approval: request over 512 KB', 'elicit_approval', { message: 'x', requestedSchema: { type: 'object', properties: { a: { type: 'string', description: 'd'.repeat(600 * 1024) } } } }, '(request)'],
+    ['status: missing id', 'elicit_status', {}, 'elicitationId'],
+    ['status: empty id', 'elicit_status', { elicitationId: '' }, 'elicitationId'],
+    ['await: waitSeconds a string', 'elicit_await', { elicitationId: 'el_x', waitSeconds: 'long' }, 'waitSeconds'],
+    ['await: unknown key', 'elicit_await', { elicitationId: 'el_x', timeout: 5 }, 'timeout'],
+    ['result: id a number', 'elicit_result', { elicitationId: 42 }, 'elicitationId'],
+    ['cancel: missing id', 'elicit_cancel', {}, 'elicitationId'],
+    ['cancel: unknown id', 'elicit_cancel', { elicitationId: 'el_unknown' }, 'el_unknown'],
+  ];
+  it.each(rows)('%s', async (_name, tool, args, field) => {
+    const result = await agent.callTool(tool, args);
+    expect(result.isError).toBe(true);
+    expect(JSON.stringify(result.content)).toContain(field);
+  });
+});

@@ -1,0 +1,465 @@
+import { spawnSync } from 'node:child_process';
+import { randomBytes } from 'node:crypto';
+import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { request } from 'node:http';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import WebSocket from 'ws';
+import { EXTENSION_ORIGIN } from '../../shared/extension-id.js';
+import type { HubMessage } from '../../shared/wire-protocol.js';
+import { PROTOCOL_VERSION, SUBPROTOCOL } from '../../shared/wire-protocol.js';
+import type { Harness } from '../helpers/mcp-harness.js';
+import { SERVER_ENTRY, connect } from '../helpers/mcp-harness.js';
+import { ScriptedExtension, freePort } from '../helpers/scripted-extension.js';
+
+const dir = mkdtempSync(join(tmpdir(), 'elicitly-hub-security-'));
+const port = freePort();
+const url = `ws://127.0.0.1:${port}`;
+const env = { ELICITLY_STATE_DIR: dir, ELICITLY_PORT: String(port), ELICITLY_MIN_TIMEOUT_SECONDS: '1' };
+const HANDSHAKE_TIMEOUT_MS = 5000;
+
+let agent: Harness;
+const opened: { close: () => void }[] = [];
+
+const json = (result: { content?: unknown[] }) => JSON.parse((result.content?.[0] as { text: string }).text) as Record<string, unknown>;
+const sleep = (ms: number) => new Promise<void>((resolve) => setTimeout(resolve, ms));
+
+beforeAll(async () => {
+  agent = await connect('v2-2025', { env });
+  // The first approval-family call makes this process the hub.
+  const warm = await agent.callTool('elicit_status', { elicitationId: 'el_none' });
+  expect(json(warm)).toMatchObject({ error: 'not_found' });
+});
+
+afterAll(async () => {
+  for (const peer of opened) peer.close();
+  await agent?.close();
+  rmSync(dir, { recursive: true, force: true });
+});
+
+async function extension(options: { origin?: string; protocols?: string[]; hello?: boolean } = {}): Promise<ScriptedExtension> {
+  const ext = await ScriptedExtension.connect(port, options);
+  opened.push(ext);
+  return ext;
+}
+
+type Handshake = { opened: true; protocol: string } | { opened: false; status: number };
+
+/** Attempts a WebSocket upgrade with the `ws` client; with no `origin`, no Origin header is sent at all. */
+function handshake(protocols: string[], origin?: string): Promise<Handshake> {
+  return new Promise((resolve, reject) => {
+    let settled = false;
+    const socket = new WebSocket(url, protocols, origin === undefined ? {} : { origin });
+    const settle = (outcome: Handshake | Error) => {
+      if (settled) return;
+      settled = true;
+      clearTimeout(timer);
+      if (outcome instanceof Error) reject(outcome);
+      else resolve(outcome);
+    };
+    const timer = setTimeout(() => {
+      socket.terminate();
+      settle(new Error(`handshake with ${JSON.stringify(protocols)} timed out`));
+    }, HANDSHAKE_TIMEOUT_MS);
+    socket.on('error', (error) => settle(error));
+    socket.once('open', () => {
+      const protocol = socket.protocol;
+      socket.close();
+      settle({ opened: true, protocol });
+    });
+    socket.once('unexpected-response', (_req, res) => {
+      res.resume();
+      const status = res.statusCode ?? 0;
+      socket.terminate();
+      settle({ opened: false, status });
+    });
+  });
+}
+
+type RawOutcome = { upgraded: boolean; status: number };
+
+/** A hand-made upgrade request, for headers the `ws` client will not let a test forge (Host). */
+function rawUpgrade(headers: Record<string, string>): Promise<RawOutcome> {
+  return new Promise((resolve, reject) => {
+    const req = request({
+      host: '127.0.0.1',
+      port,
+      path: '/',
+      timeout: HANDSHAKE_TIMEOUT_MS,
+      headers: {
+        Connection: 'Upgrade',
+        Upgrade: 'websocket',
+        'Sec-WebSocket-Version': '13',
+        'Sec-WebSocket-Key': randomBytes(16).toString('base64'),
+        ...headers,
+      },
+    });
+    req.once('response', (res) => {
+      res.resume();
+      resolve({ upgraded: false, status: res.statusCode ?? 0 });
+    });
+    req.once('upgrade', (res, socket) => {
+      socket.destroy();
+      resolve({ upgraded: true, status: res.statusCode ?? 0 });
+    });
+    req.once('timeout', () => req.destroy(new Error('raw upgrade timed out')));
+    req.once('error', reject);
+    req.end();
+  });
+}
+
+/** A bare peer socket (e.g. a relay, which sends no Origin) with a bounded inbox. */
+class Inbox {
+  readonly received: HubMessage[] = [];
+  closed: { code: number } | undefined;
+
+  private constructor(readonly socket: WebSocket) {
+    socket.on('message', (data) => this.received.push(JSON.parse(data.toString()) as HubMessage));
+    socket.on('close', (code) => (this.closed = { code }));
+    socket.on('error', () => undefined);
+  }
+
+  static async open(protocols: string[], origin?: string): Promise<Inbox> {
+    const socket = new WebSocket(url, protocols, origin === undefined ? {} : { origin });
+    await new Promise<void>((resolve, reject) => {
+      const timer = setTimeout(() => reject(new Error('open timed out')), HANDSHAKE_TIMEOUT_MS);
+      socket.once('open', () => {
+        clearTimeout(timer);
+        resolve();
+      });
+      socket.once('error', (error) => {
+        clearTimeout(timer);
+        reject(error);
+      });
+      socket.once('unexpected-response', (_req, res) => {
+        clearTimeout(timer);
+        res.resume();
+        socket.terminate();
+        reject(new Error(`HTTP ${res.statusCode}`));
+      });
+    });
+    const inbox = new Inbox(socket);
+    opened.push({ close: () => socket.terminate() });
+    return inbox;
+  }
+
+  async next(match: (m: HubMessage) => boolean, timeoutMs = 5000): Promise<HubMessage> {
+    const deadline = Date.now() + timeoutMs;
+    while (Date.now() < deadline) {
+      const index = this.received.findIndex(match);
+      if (index !== -1) return this.received.splice(index, 1)[0] as HubMessage;
+      await sleep(20);
+    }
+    throw new Error(`no matching message within ${timeoutMs} ms; got ${JSON.stringify(this.received.map((m) => m.type))}`);
+  }
+}
+
+function waitForClose(socket: WebSocket, timeoutMs = 5000): Promise<number> {
+  return new Promise((resolve, reject) => {
+    if (socket.readyState === socket.CLOSED) return reject(new Error('socket already closed; code unknown'));
+    const timer = setTimeout(() => reject(new Error(`socket not closed within ${timeoutMs} ms`)), timeoutMs);
+    socket.once('close', (code) => {
+      clearTimeout(timer);
+      resolve(code);
+    });
+  });
+}
+
+const helloAs = (role: 'extension' | 'relay', protocol = PROTOCOL_VERSION) => ({ type: 'hello', protocol, role, client: { name: 'hub-security', version: '1' } });
+const isError = (code: string) => (m: HubMessage) => m.type === 'error' && m.code === code;
+
+describe('the upgrade guard refuses before any socket exists', () => {
+  it('sanity: the pinned extension origin with the subprotocol is accepted', async () => {
+    expect(await handshake([SUBPROTOCOL], EXTENSION_ORIGIN)).toEqual({ opened: true, protocol: SUBPROTOCOL });
+  });
+
+  it.each(['http://localhost:3000', 'https://evil.example'])('a web page origin (%s) gets 403', async (origin) => {
+    expect(await handshake([SUBPROTOCOL], origin)).toEqual({ opened: false, status: 403 });
+  });
+
+  it('another extension’s origin gets 403', async () => {
+    expect(await handshake([SUBPROTOCOL], 'chrome-extension://aaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaa')).toEqual({ opened: false, status: 403 });
+  });
+
+  it('no Origin and no secret gets 401; so does Origin: null', async () => {
+    expect(await handshake([SUBPROTOCOL])).toEqual({ opened: false, status: 401 });
+    expect(await handshake([SUBPROTOCOL], 'null')).toEqual({ opened: false, status: 401 });
+  });
+
+  it('a DNS-rebinding Host header gets 403, even with the pinned origin', async () => {
+    const headers = { Origin: EXTENSION_ORIGIN, 'Sec-WebSocket-Protocol': SUBPROTOCOL };
+    // Control: the same hand-made request with a loopback Host is upgraded, so the 403 below is the Host check.
+    expect(await rawUpgrade({ ...headers, Host: `127.0.0.1:${port}` })).toEqual({ upgraded: true, status: 101 });
+    expect(await rawUpgrade({ ...headers, Host: `evil.example:${port}` })).toEqual({ upgraded: false, status: 403 });
+    expect(await rawUpgrade({ ...headers, Host: `localhost:${port + 1}` })).toEqual({ upgraded: false, status: 403 });
+  });
+
+  it('a relay with a wrong secret gets 401; with the right one it opens and is welcomed as a relay', async () => {
+    const secret = readFileSync(join(dir, 'secret'), 'utf8').trim();
+    expect(secret).toMatch(/^[0-9a-f]{64}$/);
+    const wrong = (secret.startsWith('0') ? '1' : '0') + secret.slice(1);
+    expect(await handshake([SUBPROTOCOL, `auth.${wrong}`])).toEqual({ opened: false, status: 401 });
+    expect(await handshake([SUBPROTOCOL, `auth.${'ab'.repeat(40)}`])).toEqual({ opened: false, status: 401 });
+    // Relay credentials presented from a browser origin are refused too.
+    expect(await handshake([SUBPROTOCOL, `auth.${secret}`], 'https://evil.example')).toEqual({ opened: false, status: 403 });
+
+    const relay = await Inbox.open([SUBPROTOCOL, `auth.${secret}`]);
+    expect(relay.socket.protocol).toBe(SUBPROTOCOL);
+    relay.socket.send(JSON.stringify(helloAs('relay')));
+    expect(await relay.next((m) => m.type === 'welcome')).toMatchObject({ type: 'welcome', protocol: PROTOCOL_VERSION, pending: [] });
+    relay.socket.close();
+  });
+
+  it('a missing elicitly.v1 subprotocol gets 403, even with the pinned origin', async () => {
+    expect(await handshake([], EXTENSION_ORIGIN)).toEqual({ opened: false, status: 403 });
+    expect(await handshake(['elicitly.v2'], EXTENSION_ORIGIN)).toEqual({ opened: false, status: 403 });
+  });
+});
+
+describe('accepted sockets: framing and message validation', () => {
+  it('an oversized frame closes that socket with 1009 and the hub keeps serving others', async () => {
+    const big = await extension();
+    big.socket.on('error', () => undefined);
+    const closed = waitForClose(big.socket);
+    big.send('x'.repeat(Math.floor(1.1 * 1024 * 1024)));
+    expect(await closed).toBe(1009);
+
+    const next = await extension({ hello: false });
+    next.send(helloAs('extension'));
+    expect(await next.next((m) => m.type === 'welcome')).toMatchObject({ type: 'welcome', protocol: PROTOCOL_VERSION });
+    next.close();
+  });
+
+  it('malformed JSON, an unknown type and a binary frame are answered with invalid_message; the connection stays usable', async () => {
+    const ext = await extension();
+    ext.send('{"type": "heartbeat", ');
+    expect(await ext.next(isError('invalid_message'))).toMatchObject({ type: 'error', code: 'invalid_message' });
+    ext.send({ type: 'definitely-not-a-message', t: 1 });
+    expect(await ext.next(isError('invalid_message'))).toMatchObject({ type: 'error', code: 'invalid_message' });
+    ext.socket.send(Buffer.from([1, 2, 3]), { binary: true });
+    expect(await ext.next(isError('invalid_message'))).toMatchObject({ type: 'error', code: 'invalid_message' });
+
+    ext.send({ type: 'heartbeat', t: 1 });
+    expect(await ext.next((m) => m.type === 'heartbeat')).toMatchObject({ type: 'heartbeat', t: expect.any(Number) });
+    expect(ext.socket.readyState).toBe(ext.socket.OPEN);
+    ext.close();
+  });
+
+  it('messages before hello are answered with not_hello', async () => {
+    const ext = await extension({ hello: false });
+    ext.send({ type: 'heartbeat', t: 1 });
+    expect(await ext.next(isError('not_hello'))).toMatchObject({ type: 'error', code: 'not_hello' });
+    ext.send({ type: 'decide', elicitationId: 'el_x', idempotencyKey: 'k', decision: 'approved' });
+    expect(await ext.next(isError('not_hello'))).toMatchObject({ type: 'error', code: 'not_hello' });
+    expect(ext.received.some((m) => m.type === 'heartbeat' || m.type === 'decision.result')).toBe(false);
+    ext.close();
+  });
+
+  it('a hello with an unknown protocol (or the wrong role) gets unsupported_protocol and is not greeted', async () => {
+    const ext = await extension({ hello: false });
+    ext.send(helloAs('extension', 99));
+    expect(await ext.next(isError('unsupported_protocol'))).toMatchObject({ type: 'error', code: 'unsupported_protocol' });
+    ext.send(helloAs('relay'));
+    expect(await ext.next(isError('unsupported_protocol'))).toMatchObject({ type: 'error', code: 'unsupported_protocol' });
+    ext.send({ type: 'heartbeat', t: 1 });
+    expect(await ext.next(isError('not_hello'))).toMatchObject({ type: 'error', code: 'not_hello' });
+    expect(ext.received.some((m) => m.type === 'welcome')).toBe(false);
+    ext.close();
+  });
+});
+
+/** mulberry32: a tiny seeded PRNG so every fuzz run sends the same frames. */
+function prng(seed: number): () => number {
+  let a = seed >>> 0;
+  return () => {
+    a = (a + 0x6d2b79f5) >>> 0;
+    let t = a;
+    t = Math.imul(t ^ (t >>> 15), t | 1);
+    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
+    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
+  };
+}
+
+const FUZZ_SEED = 0x5eed_2025;
+const FUZZ_FRAMES = 1000;
+const FUZZ_MAX_BYTES = 64 * 1024;
+const MESSAGE_TYPES = ['hello', 'heartbeat', 'ack', 'decide', 'call', 'welcome', 'error', 'request.created', 'decision.result', 'call.result'];
+const FIELD_NAMES = ['protocol', 'role', 'client', 't', 'elicitationId', 'idempotencyKey', 'decision', 'values', 'included', 'comment', 'callId', 'method', 'params', '__proto__', 'constructor', 'type'];
+
+function fuzzer(seed: number) {
+  const rand = prng(seed);
+  const int = (n: number) => Math.floor(rand() * n);
+  const pick = <T>(items: readonly T[]): T => items[int(items.length)] as T;
+  const hugeNumbers = [1e308, -1e308, Number.MAX_SAFE_INTEGER + 2, -0, 5e-324, 2 ** 64, 1.7976931348623157e308, -(2 ** 63)];
+
+  const randomString = (max: number): string => {
+    let s = '';
+    const length = int(max);
+    for (let i = 0; i < length; i++) s += String.fromCharCode(rand() < 0.8 ? 32 + int(95) : int(0x10000));
+    return s;
+  };
+  const randomNumber = (): number => (rand() < 0.3 ? pick(hugeNumbers) : (rand() - 0.5) * 10 ** int(20));
+
+  const value = (depth: number): unknown => {
+    const roll = int(depth > 4 ? 5 : 8);
+    if (roll === 0) return null;
+    if (roll === 1) return rand() < 0.5;
+    if (roll === 2) return randomNumber();
+    if (roll === 3 || roll === 4) return randomString(40);
+    if (roll === 5) return Array.from({ length: int(6) }, () => value(depth + 1));
+    // Null prototype: a "__proto__" key becomes an ordinary own property that JSON.stringify sends.
+    const object = Object.create(null) as Record<string, unknown>;
+    for (let i = int(6); i > 0; i--) object[rand() < 0.5 ? pick(FIELD_NAMES) : randomString(10)] = value(depth + 1);
+    return object;
+  };
+
+  const typedMessage = (): Record<string, unknown> => {
+    const message = Object.create(null) as Record<string, unknown>;
+    message.type = pick(MESSAGE_TYPES);
+    for (let i = int(7); i > 0; i--) message[pick(FIELD_NAMES)] = value(2);
+    // Sometimes plausible values, to get past the first checks into the handlers.
+    if (rand() < 0.3) Object.assign(message, { elicitationId: `el_${randomString(8)}`, idempotencyKey: randomString(12), decision: pick(['approved', 'rejected']) });
+    return message;
+  };
+
+  const deep = (): string => {
+    const depth = 1000 + int(20_000);
+    if (rand() < 0.5) return '['.repeat(depth) + ']'.repeat(depth);
+    const nested = '{"a":'.repeat(Math.floor(depth / 4)) + '1' + '}'.repeat(Math.floor(depth / 4));
+    return `{"type":"${pick(MESSAGE_TYPES)}","values":${nested}}`;
+  };
+
+  const hugeNumberText = (): string => {
+    const digits = '9'.repeat(1 + int(30_000));
+    return pick([
+      `{"type":"heartbeat","t":${digits}}`,
+      `{"type":"heartbeat","t":1e${digits.slice(0, 6)}}`,
+      `{"type":"hello","protocol":${digits},"role":"extension","client":{"name":"f","version":"1"}}`,
+      `{"type":"heartbeat","t":-${digits}.${digits}}`,
+      digits,
+    ]);
+  };
+
+  /** One frame: a string sent as a text frame, or (rarely) a Buffer sent as binary. */
+  return (): string | Buffer => {
+    const kind = int(10);
+    let frame: string | Buffer;
+    if (kind < 2) frame = Buffer.from(Array.from({ length: int(4000) }, () => int(256))).toString('utf8');
+    else if (kind < 4) frame = JSON.stringify(value(0));
+    else if (kind < 7) frame = JSON.stringify(typedMessage());
+    else if (kind < 8) frame = deep();
+    else if (kind < 9) frame = hugeNumberText();
+    else frame = Buffer.from(Array.from({ length: int(2000) }, () => int(256)));
+    const bytes = typeof frame === 'string' ? Buffer.byteLength(frame) : frame.length;
+    return bytes < FUZZ_MAX_BYTES ? frame : '{"type":"heartbeat"}';
+  };
+}
+
+describe('fuzzing one extension does not hurt the hub or other extensions', () => {
+  it(`survives ${FUZZ_FRAMES} random frames (seed ${FUZZ_SEED.toString(16)}) while a good extension completes an approval`, async () => {
+    const good = await extension();
+    const fuzz = await Inbox.open([SUBPROTOCOL], EXTENSION_ORIGIN);
+    const next = fuzzer(FUZZ_SEED);
+
+    const BATCH = 100;
+    const BATCH_EVERY_MS = 200;
+    const sendAll = async () => {
+      for (let sent = 0; sent < FUZZ_FRAMES; sent += BATCH) {
+        for (let i = 0; i < BATCH && sent + i < FUZZ_FRAMES; i++) {
+          const frame = next();
+          if (fuzz.socket.readyState !== fuzz.socket.OPEN) throw new Error(`fuzz socket closed (code ${fuzz.closed?.code}) after ${sent + i} frames`);
+          fuzz.socket.send(frame, { binary: typeof frame !== 'string' });
+        }
+        await sleep(BATCH_EVERY_MS);
+      }
+    };
+    const fuzzing = sendAll();
+
+    // Meanwhile: a new request reaches the well-behaved extension, which decides it.
+    await sleep(BATCH_EVERY_MS * 2);
+    const created = await agent.callTool('elicit_approval', { message: 'after fuzz', context: { a: 1 } });
+    expect(created.isError).toBeFalsy();
+    const id = (created.structuredContent as { elicitationId: string }).elicitationId;
+    const pushed = await good.next<'request.created'>((m) => m.type === 'request.created' && m.request.elicitationId === id);
+    expect(pushed.request).toMatchObject({ elicitationId: id, status: 'pending', message: 'after fuzz' });
+    good.send({ type: 'heartbeat', t: 1 });
+    expect(await good.next((m) => m.type === 'heartbeat')).toMatchObject({ type: 'heartbeat' });
+
+    await fuzzing;
+    // Let the hub drain the backlog; the fuzzing socket is still up (no frame was over the limit or invalid UTF-8).
+    await sleep(500);
+    console.log("HIST", JSON.stringify(Object.entries(fuzz.received.reduce<Record<string, number>>((acc, m) => { const k = m.type === "error" ? m.code : m.type; acc[k] = (acc[k] ?? 0) + 1; return acc; }, {}))));
+    expect(fuzz.closed).toBeUndefined();
+    expect(fuzz.received.length).toBeGreaterThan(0);
+    const unexpected = fuzz.received.filter((m) => m.type === 'error' && !['invalid_message', 'rate_limited', 'not_hello', 'unsupported_protocol', 'forbidden'].includes(m.code));
+    expect(unexpected).toEqual([]);
+
+    // Afterwards: the good extension decides, and the agent gets the approved envelope.
+    good.send({ type: 'decide', elicitationId: id, idempotencyKey: 'after-fuzz', decision: 'approved' });
+    expect(await good.next((m) => m.type === 'decision.result' && m.elicitationId === id)).toMatchObject({ ok: true, status: 'approved' });
+    expect((await agent.callTool('elicit_result', { elicitationId: id })).structuredContent).toEqual({
+      status: 'consumed',
+      decision: 'approved',
+      action: 'submit',
+      context: { a: 1 },
+      values: {},
+    });
+    expect((await agent.callTool('elicit_status', { elicitationId: id })).structuredContent).toEqual({ status: 'consumed' });
+
+    // A fresh extension is still welcomed by the same hub.
+    const later = await extension({ hello: false });
+    later.send(helloAs('extension'));
+    expect(await later.next((m) => m.type === 'welcome')).toMatchObject({ type: 'welcome', protocol: PROTOCOL_VERSION });
+    fuzz.socket.close();
+    later.close();
+    good.close();
+  });
+});
+
+describe('pairing an extension origin the hub cannot know in advance', () => {
+  const MOZ = 'moz-extension://0f3b5c9e-1111-2222-3333-444455556666';
+
+  function pairCode(): string {
+    const run = spawnSync(process.execPath, [SERVER_ENTRY, 'pair'], { env: { ...process.env, ELICITLY_STATE_DIR: dir }, encoding: 'utf8', timeout: 10_000 });
+    expect(run.status).toBe(0);
+    const code = run.stdout.trim();
+    expect(code).toMatch(/^[0-9a-f]{12}$/);
+    return code;
+  }
+
+  it('a one-time code pins the origin; it cannot be reused, and wrong or expired codes are refused', async () => {
+    expect(await handshake([SUBPROTOCOL], MOZ)).toEqual({ opened: false, status: 403 });
+
+    const code = pairCode();
+    const paired = await extension({ origin: MOZ, protocols: [SUBPROTOCOL, `pair.${code}`] });
+    expect(paired.socket.protocol).toBe(SUBPROTOCOL);
+    paired.send({ type: 'heartbeat', t: 1 });
+    expect(await paired.next((m) => m.type === 'heartbeat')).toMatchObject({ type: 'heartbeat' });
+    paired.close();
+    expect(JSON.parse(readFileSync(join(dir, 'paired-origins.json'), 'utf8'))).toContain(MOZ);
+
+    // Pinned: the same origin is accepted without any code from now on.
+    const again = await extension({ origin: MOZ });
+    again.close();
+
+    // The code was spent: another origin cannot use it.
+    const other = 'moz-extension://aaaaaaaa-bbbb-cccc-dddd-eeeeeeeeeeee';
+    expect(await handshake([SUBPROTOCOL, `pair.${code}`], other)).toEqual({ opened: false, status: 403 });
+
+    // A wrong code is refused while a valid one is outstanding; a web page cannot use the valid one either.
+    const fresh = pairCode();
+    const wrong = (fresh.startsWith('0') ? '1' : '0') + fresh.slice(1);
+    expect(await handshake([SUBPROTOCOL, `pair.${wrong}`], other)).toEqual({ opened: false, status: 403 });
+    expect(await handshake([SUBPROTOCOL, `pair.${fresh}`], 'https://evil.example')).toEqual({ opened: false, status: 403 });
+    expect(await handshake([SUBPROTOCOL, `pair.${fresh}`], 'null')).toEqual({ opened: false, status: 401 });
+    // Control: the outstanding code itself does work for that origin, so the refusals above were about the code.
+    expect(await handshake([SUBPROTOCOL, `pair.${fresh}`], other)).toEqual({ opened: true, protocol: SUBPROTOCOL });
+
+    // An expired code is refused.
+    const third = 'chrome-extension://bbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbb';
+    writeFileSync(join(dir, 'pairing.json'), JSON.stringify({ code: 'abcdef012345', expiresAt: Date.now() - 1000 }), { mode: 0o600 });
+    expect(await handshake([SUBPROTOCOL, 'pair.abcdef012345'], third)).toEqual({ opened: false, status: 403 });
+    expect(JSON.parse(readFileSync(join(dir, 'paired-origins.json'), 'utf8'))).toEqual([MOZ, other]);
+  });
+});
