@@ -323,6 +323,31 @@ function fuzzer(seed: number) {
     return message;
   };
 
+  /** Well-formed messages with random contents: they pass validation and reach the hub's handlers. */
+  const wellFormed = (): Record<string, unknown> => {
+    const id = `el_${randomString(20) || 'x'}`;
+    switch (int(5)) {
+      case 0:
+        return { type: 'heartbeat', t: randomNumber() };
+      case 1:
+        return { type: 'ack', elicitationId: id };
+      case 2:
+        return {
+          type: 'decide',
+          elicitationId: id,
+          idempotencyKey: randomString(30) || 'k',
+          decision: pick(['approved', 'rejected']),
+          ...(rand() < 0.5 ? { values: Object.assign(Object.create(null) as Record<string, unknown>, { [pick(FIELD_NAMES)]: value(1) }) } : {}),
+          ...(rand() < 0.3 ? { included: Array.from({ length: int(5) }, () => randomString(10)) } : {}),
+          ...(rand() < 0.3 ? { comment: randomString(200) } : {}),
+        };
+      case 3:
+        return { type: 'call', callId: `c_${int(1e9)}`, method: pick(['create', 'status', 'await', 'result', 'cancel', 'reviewer']), params: { id, waitMs: randomNumber() } };
+      default:
+        return { type: 'hello', protocol: pick([0, 1, 2, 99, -1]), role: pick(['extension', 'relay']), client: { name: randomString(20), version: randomString(10) } };
+    }
+  };
+
   const deep = (): string => {
     const depth = 1000 + int(20_000);
     if (rand() < 0.5) return '['.repeat(depth) + ']'.repeat(depth);
@@ -347,7 +372,8 @@ function fuzzer(seed: number) {
     let frame: string | Buffer;
     if (kind < 2) frame = Buffer.from(Array.from({ length: int(4000) }, () => int(256))).toString('utf8');
     else if (kind < 4) frame = JSON.stringify(value(0));
-    else if (kind < 7) frame = JSON.stringify(typedMessage());
+    else if (kind < 5) frame = JSON.stringify(typedMessage());
+    else if (kind < 7) frame = JSON.stringify(wellFormed());
     else if (kind < 8) frame = deep();
     else if (kind < 9) frame = hugeNumberText();
     else frame = Buffer.from(Array.from({ length: int(2000) }, () => int(256)));
@@ -360,6 +386,9 @@ describe('fuzzing one extension does not hurt the hub or other extensions', () =
   it(`survives ${FUZZ_FRAMES} random frames (seed ${FUZZ_SEED.toString(16)}) while a good extension completes an approval`, async () => {
     const good = await extension();
     const fuzz = await Inbox.open([SUBPROTOCOL], EXTENSION_ORIGIN);
+    // Greeted, so well-formed frames reach the handlers (decide, call, ack, heartbeat) rather than stopping at not_hello.
+    fuzz.socket.send(JSON.stringify(helloAs('extension')));
+    await fuzz.next((m) => m.type === 'welcome');
     const next = fuzzer(FUZZ_SEED);
 
     const BATCH = 100;
@@ -389,11 +418,13 @@ describe('fuzzing one extension does not hurt the hub or other extensions', () =
     await fuzzing;
     // Let the hub drain the backlog; the fuzzing socket is still up (no frame was over the limit or invalid UTF-8).
     await sleep(500);
-    console.log("HIST", JSON.stringify(Object.entries(fuzz.received.reduce<Record<string, number>>((acc, m) => { const k = m.type === "error" ? m.code : m.type; acc[k] = (acc[k] ?? 0) + 1; return acc; }, {}))));
     expect(fuzz.closed).toBeUndefined();
     expect(fuzz.received.length).toBeGreaterThan(0);
     const unexpected = fuzz.received.filter((m) => m.type === 'error' && !['invalid_message', 'rate_limited', 'not_hello', 'unsupported_protocol', 'forbidden'].includes(m.code));
     expect(unexpected).toEqual([]);
+    // The fuzz got past validation: random decisions were answered (not_found), calls were refused (forbidden).
+    expect(fuzz.received.some((m) => m.type === 'decision.result' && m.reason === 'not_found')).toBe(true);
+    expect(fuzz.received.some(isError('forbidden'))).toBe(true);
 
     // Afterwards: the good extension decides, and the agent gets the approved envelope.
     good.send({ type: 'decide', elicitationId: id, idempotencyKey: 'after-fuzz', decision: 'approved' });
