@@ -40,7 +40,7 @@ function accepted(schema: RequestedSchema, content: unknown, latencyMs: number):
 }
 
 /** While a human is deciding, tell a host that asked for progress that the call is alive. */
-function startProgress(ctx: ServerContext, startedAt: number): () => void {
+export function startProgress(ctx: ServerContext, startedAt: number, what = "the person's answer"): () => void {
   const token = ctx.mcpReq._meta?.progressToken;
   if (token === undefined) return () => undefined;
   let ticks = 0;
@@ -48,7 +48,7 @@ function startProgress(ctx: ServerContext, startedAt: number): () => void {
     ticks += 1;
     const waited = Math.round((Date.now() - startedAt) / 1000);
     ctx.mcpReq
-      .notify({ method: 'notifications/progress', params: { progressToken: token, progress: ticks, message: `waiting for the person's answer (${waited} s)` } })
+      .notify({ method: 'notifications/progress', params: { progressToken: token, progress: ticks, message: `waiting for ${what} (${waited} s)` } })
       .catch((error: unknown) => log('debug', 'progress notification failed', { error: String(error) }));
   }, PROGRESS_EVERY_MS);
   return () => clearInterval(timer);

@@ -1,6 +1,6 @@
 import { z } from 'zod';
 import { clamp } from '../../shared/limits.js';
-import { log } from '../log.js';
+import { startProgress } from '../host-elicitation.js';
 import { answerResult, ElicitationIdSchema } from './approval-answers.js';
 import type { ToolDefinition } from './tool.js';
 
@@ -8,8 +8,6 @@ export const ElicitAwaitInputSchema = z.strictObject({
   elicitationId: ElicitationIdSchema,
   waitSeconds: z.number().optional().describe('How long to wait at most. Default 45, clamped to 1–600.'),
 });
-
-const PROGRESS_EVERY_MS = 5000;
 
 export const elicitAwait: ToolDefinition = {
   name: 'elicit_await',
@@ -27,21 +25,11 @@ export const elicitAwait: ToolDefinition = {
       },
       async (args, ctx) => {
         const waitMs = clamp(args.waitSeconds, 45, 1, 600) * 1000;
-        const token = ctx.mcpReq._meta?.progressToken;
-        let ticks = 0;
-        const timer =
-          token === undefined
-            ? undefined
-            : setInterval(() => {
-                ticks += 1;
-                ctx.mcpReq
-                  .notify({ method: 'notifications/progress', params: { progressToken: token, progress: ticks, message: 'waiting for the reviewer' } })
-                  .catch((error: unknown) => log('debug', 'progress failed', { error: String(error) }));
-              }, PROGRESS_EVERY_MS);
+        const stopProgress = startProgress(ctx, Date.now(), 'the reviewer');
         try {
           return answerResult(await session.approvals.await(args.elicitationId, waitMs, ctx.mcpReq.signal));
         } finally {
-          clearInterval(timer);
+          stopProgress();
         }
       },
     );
