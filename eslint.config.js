@@ -20,7 +20,7 @@ export default tseslint.config(
     rules: {
       'no-restricted-imports': ['error', {
         patterns: [
-          { group: ['**/server/**', '**/entrypoints/**'], message: 'shared/ imports neither the server nor the extension.' },
+          { group: ['**/server/**', '**/entrypoints/**', '**/extension/**'], message: 'shared/ imports neither the server nor the extension.' },
           nodeBuiltins,
           { group: ['ws', '@modelcontextprotocol/*', 'wxt', 'wxt/*', 'dexie', 'preact', 'preact/*'], message: 'shared/ holds pure code only.' },
         ],
@@ -31,16 +31,16 @@ export default tseslint.config(
     files: ['server/**'],
     rules: {
       'no-restricted-imports': ['error', {
-        patterns: [{ group: ['**/entrypoints/**', 'wxt', 'wxt/*', 'dexie', 'preact', 'preact/*'], message: 'server/ is Node only: no extension code.' }],
+        patterns: [{ group: ['**/entrypoints/**', '**/extension/**', 'wxt', 'wxt/*', 'dexie', 'preact', 'preact/*'], message: 'server/ is Node only: no extension code.' }],
       }],
     },
   },
   {
-    files: ['entrypoints/**'],
+    files: ['entrypoints/**', 'extension/**'],
     rules: {
       'no-restricted-imports': ['error', {
         patterns: [
-          { group: ['**/server/**', 'ws', '@modelcontextprotocol/*'], message: 'entrypoints/ is browser only: no server code.' },
+          { group: ['**/server/**', 'ws', '@modelcontextprotocol/*'], message: 'the extension is browser only: no server code.' },
           nodeBuiltins,
         ],
       }],

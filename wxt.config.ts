@@ -1,17 +1,28 @@
+import preact from '@preact/preset-vite';
 import { defineConfig } from 'wxt';
 import { EXTENSION_PUBLIC_KEY } from './shared/extension-id.js';
 
-// The companion extension. Its review UI arrives with the extension issue; this keeps `wxt build` honest meanwhile.
+// The companion extension: Chrome MV3 and Firefox (WXT's default MV2, whose persistent background page keeps the
+// socket open; an MV3 Firefox background is not kept alive by a socket).
 export default defineConfig({
   srcDir: '.',
   entrypointsDir: 'entrypoints',
   outDir: '.output',
   imports: false,
-  manifest: {
+  vite: () => ({ plugins: [preact()] }),
+  manifest: ({ browser }) => ({
     name: 'Elicitly Companion',
     description: 'Review and decide what your AI agents ask you.',
-    minimum_chrome_version: '116',
-    // Pins the extension id (and so the origin the hub trusts) on every machine.
-    key: EXTENSION_PUBLIC_KEY,
-  },
+    // alarms: the 30 s reconnect safety net; notifications: one per new request; unlimitedStorage: keeps the
+    // history from being evicted under storage pressure.
+    permissions: ['alarms', 'notifications', 'unlimitedStorage'],
+    action: { default_title: 'Elicitly Companion' },
+    ...(browser === 'firefox'
+      ? { browser_specific_settings: { gecko: { id: 'companion@elicitly.dev', strict_min_version: '115.0' } } }
+      : {
+          minimum_chrome_version: '116',
+          // Pins the extension id (and so the origin the hub trusts) on every machine.
+          key: EXTENSION_PUBLIC_KEY,
+        }),
+  }),
 });

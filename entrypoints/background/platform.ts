@@ -1,0 +1,41 @@
+import { browser } from 'wxt/browser';
+import type { Platform } from '../../extension/background/background-controller.js';
+import type { RequestRow } from '../../extension/db/rows.js';
+
+/** Notification ids carry the request id so a click can open its review. */
+export const NOTIFICATION_PREFIX = 'elicitly:';
+
+export function reviewUrl(elicitationId: string): string {
+  return `${browser.runtime.getURL('/review.html')}#/review/${encodeURIComponent(elicitationId)}`;
+}
+
+export function createPlatform(): Platform {
+  return {
+    async setBadge(count) {
+      await browser.action.setBadgeText({ text: count === 0 ? '' : count > 99 ? '99+' : String(count) });
+      await browser.action.setBadgeBackgroundColor({ color: '#b45309' });
+    },
+    async notify(row: RequestRow) {
+      await browser.notifications.create(`${NOTIFICATION_PREFIX}${row.elicitationId}`, {
+        type: 'basic',
+        iconUrl: browser.runtime.getURL('/icon/128.png'),
+        title: `${row.kind === 'proposal' ? 'Proposal' : 'Approval'} from ${row.agent}`,
+        // Plain text: notifications never interpret markup, and the message is clipped to what fits.
+        message: row.message.length > 200 ? `${row.message.slice(0, 199)}…` : row.message,
+      });
+    },
+    async clearNotification(elicitationId) {
+      await browser.notifications.clear(`${NOTIFICATION_PREFIX}${elicitationId}`);
+    },
+    newKey: () => crypto.randomUUID(),
+  };
+}
+
+/** A click on a request's notification opens its review in a tab (a popup cannot be opened reliably). */
+export function listenForNotificationClicks(): void {
+  browser.notifications.onClicked.addListener((id: string) => {
+    if (!id.startsWith(NOTIFICATION_PREFIX)) return;
+    void browser.tabs.create({ url: reviewUrl(id.slice(NOTIFICATION_PREFIX.length)) });
+    void browser.notifications.clear(id);
+  });
+}

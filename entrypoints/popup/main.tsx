@@ -1,0 +1,7 @@
+import { browser } from 'wxt/browser';
+import { mountApp } from '../../extension/ui/mount-app.js';
+
+mountApp('popup', {
+  sendMessage: (message) => browser.runtime.sendMessage(message),
+  openTab: (path) => browser.tabs.create({ url: browser.runtime.getURL(path as '/review.html') }),
+});

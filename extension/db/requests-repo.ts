@@ -1,0 +1,165 @@
+import { Dexie } from 'dexie';
+import type { Status } from '../../shared/lifecycle.js';
+import type { RequestView } from '../../shared/wire-protocol.js';
+import { searchWords } from '../../shared/search-words.js';
+import type { ElicitlyDb } from './database.js';
+import { RequestRowSchema, rowFromView, type RequestRow } from './rows.js';
+
+/**
+ * Compound-key bounds are written as "the prefix alone" to "the prefix then maxKey": a shorter array sorts before every
+ * longer one it prefixes, and Dexie's maxKey (an array) after any number or string. Using maxKey twice in one key would
+ * be invalid: IndexedDB refuses a key that contains the same array object twice.
+ */
+function prefixRange(prefix: unknown[]): [unknown[], unknown[]] {
+  return [prefix, [...prefix, Dexie.maxKey]];
+}
+const PENDING = prefixRange(['pending']);
+
+/** A stored row that no longer fits the schema is skipped, never rendered half-understood. */
+export function readRow(raw: unknown): RequestRow | undefined {
+  const parsed = RequestRowSchema.safeParse(raw);
+  return parsed.success ? parsed.data : undefined;
+}
+function readRows(raws: unknown[]): RequestRow[] {
+  return raws.map(readRow).filter((r): r is RequestRow => r !== undefined);
+}
+
+export async function getRequest(db: ElicitlyDb, id: string): Promise<RequestRow | undefined> {
+  return readRow(await db.requests.get(id));
+}
+
+/** The inbox: pending and not past its deadline, newest first. */
+export async function pendingRequests(db: ElicitlyDb, now: number): Promise<RequestRow[]> {
+  const raws = await db.requests
+    .where('[status+createdAt+elicitationId]')
+    .between(...PENDING)
+    .reverse()
+    .toArray();
+  return readRows(raws).filter((r) => r.expiresAt > now);
+}
+
+export async function pendingCount(db: ElicitlyDb, now: number): Promise<number> {
+  return db.requests.where('[status+createdAt+elicitationId]').between(...PENDING)
+    .filter((r) => r.expiresAt > now).count();
+}
+
+/** Stores a request the hub announced; true when the extension had not seen it before (worth a notification). */
+export async function upsertView(db: ElicitlyDb, view: RequestView): Promise<boolean> {
+  return db.transaction('rw', db.requests, async () => {
+    const previous = readRow(await db.requests.get(view.elicitationId));
+    await db.requests.put(RequestRowSchema.parse(rowFromView(view, previous)));
+    return previous === undefined;
+  });
+}
+
+/**
+ * A welcome lists everything pending at the hub. A row we still show as pending that is not in it left while we were
+ * away: past its deadline it expired, otherwise it was withdrawn (or decided through another reviewer). A row with a
+ * decision still in the outbox stays as it is until the hub answers that decision.
+ */
+export async function applyWelcome(db: ElicitlyDb, views: RequestView[], now: number): Promise<RequestRow[]> {
+  const added: RequestRow[] = [];
+  for (const view of views) if (await upsertView(db, view)) added.push((await getRequest(db, view.elicitationId))!);
+  const live = new Set(views.map((v) => v.elicitationId));
+  const queued = new Set((await db.outbox.toArray()).map((o) => o.elicitationId));
+  await db.transaction('rw', db.requests, async () => {
+    const stale = (await pendingRequestsIncludingExpired(db)).filter((r) => !live.has(r.elicitationId) && !queued.has(r.elicitationId));
+    for (const row of stale) await db.requests.update(row.elicitationId, { status: row.expiresAt <= now ? 'expired' : 'canceled', decidedAt: now });
+  });
+  return added;
+}
+
+async function pendingRequestsIncludingExpired(db: ElicitlyDb): Promise<RequestRow[]> {
+  return readRows(await db.requests.where('[status+createdAt+elicitationId]').between(...PENDING).toArray());
+}
+
+export async function applyStatus(db: ElicitlyDb, id: string, status: Status, now: number): Promise<void> {
+  await db.transaction('rw', db.requests, async () => {
+    const row = readRow(await db.requests.get(id));
+    if (!row) return;
+    const changes: Partial<RequestRow> = { status };
+    if (status !== 'pending' && row.decidedAt === undefined) changes.decidedAt = now;
+    await db.requests.update(id, changes);
+  });
+}
+
+/** Expired requests leave the inbox by themselves, even with no hub to say so. */
+export async function sweepExpired(db: ElicitlyDb, now: number): Promise<number> {
+  const due = (await pendingRequestsIncludingExpired(db)).filter((r) => r.expiresAt <= now);
+  for (const row of due) await db.requests.update(row.elicitationId, { status: 'expired', decidedAt: row.expiresAt });
+  return due.length;
+}
+
+/** Forgets finished requests older than the retention; pending ones are never pruned. */
+export async function pruneHistory(db: ElicitlyDb, retentionDays: number, now: number): Promise<number> {
+  const cutoff = now - retentionDays * 86_400_000;
+  return db.requests.where('[createdAt+elicitationId]').below([cutoff]).filter((r) => r.status !== 'pending').delete();
+}
+
+export interface HistoryQuery {
+  status?: Status;
+  kind?: RequestRow['kind'];
+  search?: string;
+}
+export interface HistoryCursor { createdAt: number; elicitationId: string }
+export interface HistoryPage { rows: RequestRow[]; next: HistoryCursor | null }
+
+/** Below this many candidate rows a word search reads them all; above it, it walks the newest-first index instead. */
+const SEARCH_CANDIDATE_LIMIT = 2000;
+
+function indexFor(query: HistoryQuery): { index: string; prefix: unknown[] } {
+  if (query.kind && query.status) return { index: '[kind+status+createdAt+elicitationId]', prefix: [query.kind, query.status] };
+  if (query.kind) return { index: '[kind+createdAt+elicitationId]', prefix: [query.kind] };
+  if (query.status) return { index: '[status+createdAt+elicitationId]', prefix: [query.status] };
+  return { index: '[createdAt+elicitationId]', prefix: [] };
+}
+
+function matches(row: RequestRow, query: HistoryQuery, words: string[]): boolean {
+  if (query.status && row.status !== query.status) return false;
+  if (query.kind && row.kind !== query.kind) return false;
+  return words.every((w) => row.words.some((rw) => rw.startsWith(w)));
+}
+
+function after(row: RequestRow, cursor: HistoryCursor | undefined): boolean {
+  if (!cursor) return true;
+  return row.createdAt < cursor.createdAt || (row.createdAt === cursor.createdAt && row.elicitationId < cursor.elicitationId);
+}
+
+/**
+ * Newest first, `limit` rows after `cursor`, by keyset on a compound index (never offset): the cost of a page does
+ * not grow with the table. Search matches every word as a prefix of a word of the message.
+ */
+export async function historyPage(db: ElicitlyDb, query: HistoryQuery, cursor?: HistoryCursor, limit = 50): Promise<HistoryPage> {
+  const words = searchWords(query.search ?? '');
+  let rows: RequestRow[];
+  const firstWord = words[0];
+  const candidates = firstWord === undefined ? -1 : await db.requests.where('words').startsWith(firstWord).count();
+  if (firstWord !== undefined && candidates <= SEARCH_CANDIDATE_LIMIT) {
+    const keys = await db.requests.where('words').startsWith(firstWord).primaryKeys();
+    rows = readRows(await db.requests.bulkGet([...new Set(keys)]))
+      .filter((r) => matches(r, query, words) && after(r, cursor))
+      .sort((a, b) => b.createdAt - a.createdAt || (a.elicitationId < b.elicitationId ? 1 : -1))
+      .slice(0, limit + 1);
+  } else {
+    const { index, prefix } = indexFor(query);
+    const [lower, end] = prefixRange(prefix);
+    const upper = cursor ? [...prefix, cursor.createdAt, cursor.elicitationId] : end;
+    rows = readRows(await db.requests.where(index).between(lower, upper, true, cursor === undefined)
+      .reverse()
+      .filter((r) => {
+        // A corrupt row must not take a slot of the limit (`next` would end the history early) nor reach matches().
+        const row = readRow(r);
+        return row !== undefined && (words.length === 0 || matches(row, query, words));
+      })
+      .limit(limit + 1)
+      .toArray());
+  }
+  const page = rows.slice(0, limit);
+  const last = page[page.length - 1];
+  return { rows: page, next: rows.length > limit && last ? { createdAt: last.createdAt, elicitationId: last.elicitationId } : null };
+}
+
+/** Everything, oldest first, for the reviewer's own export. */
+export async function exportRequests(db: ElicitlyDb): Promise<RequestRow[]> {
+  return readRows(await db.requests.orderBy('[createdAt+elicitationId]').toArray());
+}

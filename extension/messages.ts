@@ -1,0 +1,46 @@
+import { z } from 'zod';
+import { StatusSchema } from '../shared/lifecycle.js';
+import { DecisionRefusalSchema, FieldIssueSchema } from '../shared/wire-protocol.js';
+
+/**
+ * Messages from the extension's pages to its background (runtime messaging), validated on arrival like every other
+ * boundary. Pages read state from IndexedDB directly; they only ask the background to act.
+ */
+export const DecideRequestSchema = z.strictObject({
+  type: z.literal('decide'),
+  elicitationId: z.string().min(1).max(100),
+  decision: z.enum(['approved', 'rejected']),
+  values: z.record(z.string(), z.unknown()).optional(),
+  included: z.array(z.string()).max(1000).optional(),
+  comment: z.string().max(4000).optional(),
+});
+export type DecideRequest = z.infer<typeof DecideRequestSchema>;
+
+export const UiMessageSchema = z.discriminatedUnion('type', [
+  DecideRequestSchema,
+  // Settings changed (port, pairing code): drop the socket and connect again now.
+  z.strictObject({ type: z.literal('reconnect') }),
+  // A page opened: make sure the worker is awake and connecting.
+  z.strictObject({ type: z.literal('wake') }),
+]);
+export type UiMessage = z.infer<typeof UiMessageSchema>;
+
+/** The background's answer to `decide`: what the hub said, or that the decision waits in the outbox. */
+export const DecideReplySchema = z.discriminatedUnion('state', [
+  z.strictObject({
+    state: z.literal('answered'),
+    ok: z.boolean(),
+    status: StatusSchema.optional(),
+    reason: DecisionRefusalSchema.optional(),
+    issues: z.array(FieldIssueSchema).optional(),
+  }),
+  z.strictObject({ state: z.literal('queued') }),
+  z.strictObject({ state: z.literal('error'), message: z.string() }),
+]);
+export type DecideReply = z.infer<typeof DecideReplySchema>;
+
+/** What the pages need from the background; the entrypoints implement it over runtime messaging, tests with a fake. */
+export interface BackgroundClient {
+  decide(request: Omit<DecideRequest, 'type'>): Promise<DecideReply>;
+  reconnect(): Promise<void>;
+}

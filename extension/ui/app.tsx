@@ -1,0 +1,130 @@
+import { useEffect, useState } from 'preact/hooks';
+import type { ElicitlyDb } from '../db/database.js';
+import { getRequest } from '../db/requests-repo.js';
+import type { BackgroundClient } from '../messages.js';
+import { ConnectionHeader } from './connection-header.js';
+import { History } from './history.js';
+import { Inbox, usePendingRequests } from './inbox.js';
+import { RequestDetail } from './review/request-detail.js';
+import { ReviewView } from './review/review-view.js';
+import { SettingsForm } from './settings-form.js';
+import { useLiveQuery } from './use-live-query.js';
+import { useNow } from './use-now.js';
+
+export type Route =
+  | { name: 'inbox' }
+  | { name: 'review'; id: string }
+  | { name: 'history' }
+  | { name: 'history-detail'; id: string }
+  | { name: 'settings' };
+
+function decode(segment: string): string {
+  try {
+    return decodeURIComponent(segment);
+  } catch {
+    return segment;
+  }
+}
+
+/** Unknown hashes land on the inbox rather than on an error page. */
+export function parseRoute(hash: string): Route {
+  const parts = hash.replace(/^#\/?/, '').split('/');
+  const [section, id] = parts;
+  if (section === 'review' && id) return { name: 'review', id: decode(id) };
+  if (section === 'history' && id) return { name: 'history-detail', id: decode(id) };
+  if (section === 'history') return { name: 'history' };
+  if (section === 'settings') return { name: 'settings' };
+  return { name: 'inbox' };
+}
+
+function go(hash: string): void {
+  window.location.hash = hash;
+}
+
+function useRoute(): Route {
+  const [route, setRoute] = useState(() => parseRoute(window.location.hash));
+  useEffect(() => {
+    const onChange = () => setRoute(parseRoute(window.location.hash));
+    window.addEventListener('hashchange', onChange);
+    onChange();
+    return () => window.removeEventListener('hashchange', onChange);
+  }, []);
+  return route;
+}
+
+/** A live row; null once read and absent, undefined while loading. */
+function useRow(db: ElicitlyDb, id: string) {
+  return useLiveQuery(async () => (await getRequest(db, id)) ?? null, [db, id]);
+}
+
+/** Its own component so the per-second clock re-renders the count only, not the open review. */
+function InboxLink({ db, current }: { db: ElicitlyDb; current: boolean }) {
+  const now = useNow();
+  const pending = usePendingRequests(db, now);
+  return (
+    <a href="#/inbox" aria-current={current ? 'page' : undefined}>
+      Inbox ({pending?.length ?? 0})
+    </a>
+  );
+}
+
+function ReviewRoute({ db, client, id, mode, openInTab }: {
+  db: ElicitlyDb;
+  client: BackgroundClient;
+  id: string;
+  mode: 'popup' | 'tab';
+  openInTab?: (hash: string) => void;
+}) {
+  const row = useRow(db, id);
+  if (row === undefined) return <p class="muted">Loading…</p>;
+  if (row === null) return <p>Request not found.</p>;
+  return (
+    <>
+      {mode === 'popup' && openInTab && (
+        <div class="toolbar">
+          <button type="button" onClick={() => openInTab(`#/review/${encodeURIComponent(id)}`)}>Open in a tab</button>
+        </div>
+      )}
+      <ReviewView row={row} client={client} onDone={() => go('#/inbox')} />
+    </>
+  );
+}
+
+function HistoryDetailRoute({ db, id }: { db: ElicitlyDb; id: string }) {
+  const row = useRow(db, id);
+  return (
+    <>
+      <p><a href="#/history">Back to history</a></p>
+      {row === undefined ? <p class="muted">Loading…</p> : row === null ? <p>Request not found.</p> : <RequestDetail row={row} />}
+    </>
+  );
+}
+
+export function App({ db, client, mode, openInTab }: {
+  db: ElicitlyDb;
+  client: BackgroundClient;
+  mode: 'popup' | 'tab';
+  openInTab?: (hash: string) => void;
+}) {
+  const route = useRoute();
+  const section = route.name === 'review' ? 'inbox' : route.name === 'history-detail' ? 'history' : route.name;
+  return (
+    <div class={`app mode-${mode}`}>
+      <ConnectionHeader db={db} />
+      <nav aria-label="Sections">
+        <InboxLink db={db} current={section === 'inbox'} />
+        <a href="#/history" aria-current={section === 'history' ? 'page' : undefined}>History</a>
+        <a href="#/settings" aria-current={section === 'settings' ? 'page' : undefined}>Settings</a>
+      </nav>
+      <main>
+        {route.name === 'inbox' && <Inbox db={db} onOpen={(id) => go(`#/review/${encodeURIComponent(id)}`)} />}
+        {route.name === 'review' && (
+          <ReviewRoute key={route.id} db={db} client={client} id={route.id} mode={mode} openInTab={openInTab} />
+        )}
+        {route.name === 'history' && <History db={db} onOpen={(id) => go(`#/history/${encodeURIComponent(id)}`)} />}
+        {route.name === 'history-detail' && <HistoryDetailRoute key={route.id} db={db} id={route.id} />}
+        {route.name === 'settings' && <SettingsForm db={db} client={client} />}
+      </main>
+    </div>
+  );
+}

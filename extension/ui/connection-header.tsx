@@ -1,0 +1,47 @@
+import type { ElicitlyDb } from '../db/database.js';
+import type { ConnectionState } from '../db/rows.js';
+import { readConnection, readSettings } from '../db/settings-repo.js';
+import { useLiveQuery } from './use-live-query.js';
+import { useNow } from './use-now.js';
+
+function RetryCountdown({ retryAt }: { retryAt: number }) {
+  const now = useNow();
+  const seconds = Math.max(0, Math.ceil((retryAt - now) / 1000));
+  return <span class="retry"> next try in {seconds} s</span>;
+}
+
+function describe(connection: ConnectionState, port: number | undefined) {
+  switch (connection.state) {
+    case 'connected':
+      return <>Connected</>;
+    case 'connecting':
+      return <>Connecting to the hub…</>;
+    case 'reconnecting':
+      return (
+        <>
+          Reconnecting — no hub on port {port ?? '…'}. Start an agent that runs elicitly-companion.
+          {connection.retryAt !== undefined && <RetryCountdown retryAt={connection.retryAt} />}
+        </>
+      );
+    case 'pairing_needed':
+      return (
+        <>
+          Pairing needed: run <code>npx elicitly-companion pair</code> and enter the code in Settings.
+        </>
+      );
+  }
+}
+
+/** The background's connection to the hub, as it last wrote it. */
+export function ConnectionHeader({ db }: { db: ElicitlyDb }) {
+  // null once read and absent, so "nothing written yet" is told apart from "still loading".
+  const connection = useLiveQuery(async () => (await readConnection(db)) ?? null, [db]);
+  const settings = useLiveQuery(() => readSettings(db), [db]);
+  const state = connection?.state ?? 'starting';
+  return (
+    <div class="connection" role="status" data-state={state}>
+      {connection ? describe(connection, settings?.port) : 'Starting…'}
+      {connection?.detail && connection.state !== 'connected' && <span class="detail"> ({connection.detail})</span>}
+    </div>
+  );
+}

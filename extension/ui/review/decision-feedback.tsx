@@ -1,0 +1,131 @@
+import { useCallback, useRef, useState } from 'preact/hooks';
+import type { FieldIssue } from '../../../shared/requested-schema.js';
+import type { DecisionRefusal } from '../../../shared/wire-protocol.js';
+import type { BackgroundClient, DecideReply, DecideRequest } from '../../messages.js';
+
+export type Decision = Omit<DecideRequest, 'type'>;
+export interface Feedback { tone: 'status' | 'alert'; text: string }
+
+export const SENT = 'Decision sent.';
+export const QUEUED = 'The hub is unreachable. Your decision is saved and will be delivered when it reconnects.';
+
+export const REFUSAL_TEXT: Record<DecisionRefusal, string> = {
+  invalid: 'The hub refused these values; see the issues below.',
+  already_decided: 'This request was already decided; your decision was not used.',
+  expired: 'This request expired before your decision reached the agent.',
+  withdrawn: 'The agent withdrew this request.',
+  not_found: 'The hub no longer knows this request.',
+};
+
+export interface ReplyOutcome {
+  feedback: Feedback;
+  /** Per-field problems to show next to the editors (only for an `invalid` refusal). */
+  issues: FieldIssue[];
+  /** The decision reached the hub or the outbox: there is nothing left to do on this page. */
+  settled: boolean;
+}
+
+export function interpretReply(reply: DecideReply): ReplyOutcome {
+  switch (reply.state) {
+    case 'queued':
+      return { feedback: { tone: 'status', text: QUEUED }, issues: [], settled: true };
+    case 'error':
+      return { feedback: { tone: 'alert', text: reply.message || 'The decision could not be sent.' }, issues: [], settled: false };
+    case 'answered': {
+      if (reply.ok) return { feedback: { tone: 'status', text: SENT }, issues: [], settled: true };
+      const text = reply.reason ? REFUSAL_TEXT[reply.reason] : 'The hub refused this decision.';
+      return { feedback: { tone: 'alert', text }, issues: reply.reason === 'invalid' ? (reply.issues ?? []) : [], settled: false };
+    }
+  }
+}
+
+export interface SplitIssues { byKey: Record<string, string[]>; general: string[] }
+
+function keyOfPath(path: string, keys: readonly string[]): string | undefined {
+  let best: string | undefined;
+  for (const key of keys) {
+    const heads = [`values.${key}`, `values[${JSON.stringify(key)}]`];
+    const hit = heads.some((head) => path === head || path.startsWith(`${head}[`) || path.startsWith(`${head}.`));
+    // "values.a.b" could be key "a" or key "a.b"; the longer key is the more specific reading.
+    if (hit && (best === undefined || key.length > best.length)) best = key;
+  }
+  return best;
+}
+
+/** Sorts issues to their field (paths `values.<key>…`); the rest are shown as a general list. */
+export function splitIssues(issues: readonly FieldIssue[], keys: readonly string[]): SplitIssues {
+  const byKey: Record<string, string[]> = {};
+  const general: string[] = [];
+  for (const issue of issues) {
+    const key = keyOfPath(issue.path, keys);
+    if (key === undefined) {
+      general.push(issue.message);
+      continue;
+    }
+    // The path is already said by where the message appears.
+    const prefix = `${issue.path}: `;
+    const text = issue.message.startsWith(prefix) ? issue.message.slice(prefix.length) : issue.message;
+    (byKey[key] ??= []).push(text);
+  }
+  return { byKey, general };
+}
+
+export interface DecisionState {
+  busy: boolean;
+  settled: boolean;
+  feedback: Feedback | null;
+  /** Sends the decision; resolves to the hub's field issues when it refused the values as invalid. */
+  send(decision: Decision): Promise<FieldIssue[]>;
+  clearFeedback(): void;
+}
+
+export function useDecision(client: BackgroundClient, onDone?: () => void): DecisionState {
+  const [busy, setBusy] = useState(false);
+  const [settled, setSettled] = useState(false);
+  const [feedback, setFeedback] = useState<Feedback | null>(null);
+  // A second Ctrl+Enter before the re-render that disables the buttons must not send twice.
+  const inFlight = useRef(false);
+  const send = useCallback(async (decision: Decision): Promise<FieldIssue[]> => {
+    if (inFlight.current) return [];
+    inFlight.current = true;
+    setBusy(true);
+    setFeedback(null);
+    let reply: DecideReply;
+    try {
+      reply = await client.decide(decision);
+    } catch (err) {
+      reply = { state: 'error', message: err instanceof Error ? err.message : String(err) };
+    }
+    const outcome = interpretReply(reply);
+    inFlight.current = false;
+    setBusy(false);
+    setFeedback(outcome.feedback);
+    if (outcome.settled) {
+      setSettled(true);
+      // A queued decision stays on screen: the review turns into "waiting for the hub" until it is delivered.
+      if (reply.state !== 'queued') onDone?.();
+    }
+    return outcome.issues;
+  }, [client, onDone]);
+  const clearFeedback = useCallback(() => setFeedback(null), []);
+  return { busy, settled, feedback, send, clearFeedback };
+}
+
+/** The status region is always present so screen readers announce the text when it appears. */
+export function FeedbackView({ feedback }: { feedback: Feedback | null }) {
+  return (
+    <>
+      <p role="status" class="feedback">{feedback?.tone === 'status' ? feedback.text : ''}</p>
+      {feedback?.tone === 'alert' && <p role="alert" class="feedback error">{feedback.text}</p>}
+    </>
+  );
+}
+
+export function GeneralIssues({ issues }: { issues: readonly string[] }) {
+  if (issues.length === 0) return null;
+  return (
+    <ul class="issues error" aria-label="Problems">
+      {issues.map((text, i) => <li key={i}>{text}</li>)}
+    </ul>
+  );
+}

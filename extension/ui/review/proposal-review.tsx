@@ -1,0 +1,196 @@
+import { useEffect, useId, useMemo, useRef, useState } from 'preact/hooks';
+import type { ProposalRequest } from '../../../shared/approval-input.js';
+import { checkDecisionValues } from '../../../shared/approval-input.js';
+import {
+  acceptAll, includedCount, initialRows, isEmptyValue, rejectAll, restoreCurrent, restoreProposed, sourceDiffers,
+  submission, useSource as takeSource, type GridRow,
+} from '../../../shared/proposal-grid.js';
+import type { FieldIssue } from '../../../shared/requested-schema.js';
+import type { RequestRow } from '../../db/rows.js';
+import type { BackgroundClient } from '../../messages.js';
+import { splitIssues, useDecision, type SplitIssues } from './decision-feedback.js';
+import { displayValue } from './display-value.js';
+import { FieldEditor } from './field-editor.js';
+import { ReviewFooter } from './review-footer.js';
+import { SafeHtml } from './safe-html.js';
+import { useReviewKeys } from './use-review-keys.js';
+import './review.css';
+
+const NO_ISSUES: SplitIssues = { byKey: {}, general: [] };
+
+export function ProposalReview({ row, request, client, onDone }: {
+  row: RequestRow;
+  request: ProposalRequest;
+  client: BackgroundClient;
+  onDone?: () => void;
+}) {
+  const [rows, setRows] = useState<GridRow[]>(() => initialRows(request));
+  const [comment, setComment] = useState('');
+  const [issues, setIssues] = useState<SplitIssues>(NO_ISSUES);
+  const [confirming, setConfirming] = useState(false);
+  const [focusInvalid, setFocusInvalid] = useState(0);
+  const decision = useDecision(client, onDone);
+  const root = useRef<HTMLElement>(null);
+  const id = useId();
+  const keys = useMemo(() => Object.keys(request.requestedSchema.properties), [request]);
+  const { included, total } = includedCount(rows);
+  const frozen = decision.busy || decision.settled;
+
+  useEffect(() => {
+    if (focusInvalid === 0) return;
+    root.current?.querySelector<HTMLElement>('[aria-invalid="true"]')?.focus();
+  }, [focusInvalid]);
+
+  const showIssues = (found: readonly FieldIssue[]) => {
+    setIssues(splitIssues(found, keys));
+    if (found.length) setFocusInvalid((n) => n + 1);
+  };
+
+  const update = (i: number, next: (r: GridRow) => GridRow, clearIssue = false) => {
+    setRows((prev) => prev.map((r, j) => (j === i ? next(r) : r)));
+    const key = rows[i]?.key;
+    // Only the edited field's message goes: the others still describe values that have not changed.
+    if (clearIssue && key !== undefined && issues.byKey[key]) {
+      const { [key]: _gone, ...rest } = issues.byKey;
+      setIssues({ ...issues, byKey: rest });
+    }
+  };
+
+  const cleanComment = comment.trim();
+  const withComment = cleanComment ? { comment: cleanComment } : {};
+
+  const submit = async () => {
+    if (frozen) return;
+    setConfirming(false);
+    const { included: keysIncluded, values } = submission(rows);
+    const checked = checkDecisionValues(request, values, keysIncluded);
+    if (!checked.ok) {
+      decision.clearFeedback();
+      showIssues(checked.issues);
+      return;
+    }
+    setIssues(NO_ISSUES);
+    const found = await decision.send({ elicitationId: row.elicitationId, decision: 'approved', values, included: keysIncluded, ...withComment });
+    showIssues(found);
+  };
+
+  const cancel = async () => {
+    if (frozen) return;
+    setConfirming(false);
+    await decision.send({ elicitationId: row.elicitationId, decision: 'rejected', ...withComment });
+  };
+
+  useReviewKeys(root, {
+    onSubmit: () => void submit(),
+    onEscape: () => setConfirming((open) => !open && !frozen),
+  });
+
+  const { sources, current: currentColumn } = request.columns;
+
+  return (
+    <section class="review proposal-review" ref={root}>
+      <h2 class="review-message">{row.message}</h2>
+      {row.renderedTemplate !== null && <SafeHtml html={row.renderedTemplate} />}
+
+      <div class="grid-actions">
+        <button type="button" onClick={() => setRows(acceptAll(rows))}>Accept All</button>
+        <button type="button" onClick={() => setRows(rejectAll(rows))}>Reject All</button>
+        <button type="button" onClick={() => { setRows(restoreProposed(rows, request)); setIssues({ ...issues, byKey: {} }); }}>Restore Proposed</button>
+        <span class="counter" aria-live="polite">{included} of {total} included</span>
+      </div>
+
+      <div class="grid-scroll">
+        <table class="proposal-grid" aria-label="Proposed changes">
+          <thead>
+            <tr>
+              <th scope="col">Field</th>
+              {sources.map((s) => <th scope="col" key={s.key}>{s.label}</th>)}
+              <th scope="col">{currentColumn.label}</th>
+              <th scope="col">Proposed</th>
+              <th scope="col">Include</th>
+            </tr>
+          </thead>
+          <tbody>
+            {rows.map((r, i) => {
+              const schema = request.requestedSchema.properties[r.key];
+              if (!schema) return null;
+              const field = request.fields[r.key];
+              const current = field?.current ?? null;
+              const errors = issues.byKey[r.key];
+              const errorId = `${id}-error-${i}`;
+              return (
+                <tr key={r.key} class={r.included ? 'included' : 'excluded'}>
+                  <th scope="row">{r.title}</th>
+                  {sources.map((s) => {
+                    const value = field?.sources[s.key];
+                    const has = value !== undefined && value !== null;
+                    return (
+                      <td
+                        key={s.key}
+                        class={`source${sourceDiffers(value, current) ? ' differs' : ''}`}
+                        aria-label={`${s.label}: ${r.title}`}
+                        title={has ? 'Double-click to use as proposed value.' : undefined}
+                        onDblClick={has ? () => update(i, (g) => takeSource(g, value), true) : undefined}
+                      >
+                        {displayValue(schema, value)}
+                      </td>
+                    );
+                  })}
+                  {isEmptyValue(current) ? (
+                    <td class="current" aria-label={`${currentColumn.label}: ${r.title}`}>{displayValue(schema, current)}</td>
+                  ) : (
+                    <td
+                      class="current"
+                      aria-label={`${currentColumn.label}: ${r.title}`}
+                      title="Double-click to restore the current value."
+                      onDblClick={() => update(i, (g) => restoreCurrent(g, current), true)}
+                    >
+                      {displayValue(schema, current)}
+                    </td>
+                  )}
+                  <td class="proposed">
+                    <FieldEditor
+                      schema={schema}
+                      value={r.proposed}
+                      label={`Proposed ${r.title}`}
+                      invalid={errors !== undefined}
+                      describedBy={errors ? errorId : undefined}
+                      onChange={(v) => update(i, (g) => ({ ...g, proposed: v, included: true }), true)}
+                    />
+                    {errors && <div id={errorId} class="field-error">{errors.join(' ')}</div>}
+                  </td>
+                  <td class="include">
+                    <input
+                      type="checkbox"
+                      aria-label={`Include ${r.title}`}
+                      title={r.locked ? 'Required, and the record has no value yet.' : undefined}
+                      checked={r.included || r.locked}
+                      disabled={r.locked}
+                      onChange={(e) => {
+                        const on = e.currentTarget.checked;
+                        update(i, (g) => ({ ...g, included: g.locked || on }));
+                      }}
+                    />
+                  </td>
+                </tr>
+              );
+            })}
+          </tbody>
+        </table>
+      </div>
+
+      <ReviewFooter
+        generalIssues={issues.general}
+        comment={comment}
+        onComment={setComment}
+        feedback={decision.feedback}
+        labels={request.labels}
+        frozen={frozen}
+        onOk={() => void submit()}
+        onCancel={() => void cancel()}
+        confirming={confirming}
+        onCloseConfirm={() => setConfirming(false)}
+      />
+    </section>
+  );
+}

@@ -1,0 +1,122 @@
+import { useMemo } from 'preact/hooks';
+import type { ReviewRequest } from '../../../shared/approval-input.js';
+import type { Status } from '../../../shared/lifecycle.js';
+import type { PropertySchema } from '../../../shared/requested-schema.js';
+import { parseReviewRequest } from '../../../shared/review-request.js';
+import type { RequestRow } from '../../db/rows.js';
+import { REFUSAL_TEXT } from './decision-feedback.js';
+import { displayValue } from './display-value.js';
+import { SafeHtml } from './safe-html.js';
+import './review.css';
+
+export const STATUS_TEXT: Record<Status, string> = {
+  pending: 'Waiting for a decision',
+  approved: 'Approved',
+  rejected: 'Rejected',
+  canceled: 'Withdrawn by the agent',
+  expired: 'Expired without a decision',
+  consumed: 'Decided, and the agent has read the decision',
+};
+
+const KIND_TEXT: Record<RequestRow['kind'], string> = { approval: 'Approval', proposal: 'Proposal' };
+
+function when(ms: number): string {
+  return new Date(ms).toLocaleString();
+}
+
+function json(v: unknown): string {
+  try {
+    return JSON.stringify(v, null, 2) ?? String(v);
+  } catch {
+    return String(v);
+  }
+}
+
+function propertiesOf(request: ReviewRequest | null): Record<string, PropertySchema> {
+  return request?.requestedSchema?.properties ?? {};
+}
+
+function Asked({ row, request }: { row: RequestRow; request: ReviewRequest | null }) {
+  const template = row.renderedTemplate !== null ? <SafeHtml html={row.renderedTemplate} /> : null;
+  if (request?.kind === 'proposal') {
+    return (
+      <>
+        {template}
+        <table aria-label="Proposed values">
+          <thead><tr><th scope="col">Field</th><th scope="col">Proposed</th></tr></thead>
+          <tbody>
+            {Object.entries(request.requestedSchema.properties).map(([key, p]) => (
+              <tr key={key}><th scope="row">{p.title ?? key}</th><td>{displayValue(p, p.default)}</td></tr>
+            ))}
+          </tbody>
+        </table>
+      </>
+    );
+  }
+  if (request?.kind === 'approval') {
+    const context = request.context === null ? null : <pre class="context-json" aria-label="Context">{json(request.context)}</pre>;
+    const fields = request.requestedSchema ? Object.entries(request.requestedSchema.properties) : [];
+    return (
+      <>
+        {template ?? context}
+        {fields.length > 0 && <p>Asked for: {fields.map(([key, p]) => p.title ?? key).join(', ')}</p>}
+      </>
+    );
+  }
+  // A stored request that no longer checks out is still shown, as text, so the history stays readable.
+  return template ?? <pre class="context-json" aria-label="Request">{json(row.request)}</pre>;
+}
+
+function Decided({ row, request }: { row: RequestRow; request: ReviewRequest | null }) {
+  const { outcome } = row;
+  if (!outcome) return <p>No decision was made here.</p>;
+  const props = propertiesOf(request);
+  const values = Object.entries(outcome.values ?? {});
+  const verdict = request?.kind === 'proposal'
+    ? (outcome.decision === 'approved' ? 'Submitted' : 'Canceled')
+    : (outcome.decision === 'approved' ? 'Approved' : 'Declined');
+  return (
+    <>
+      <p>Decision: <strong>{verdict}</strong></p>
+      {values.length > 0 && (
+        <dl aria-label="Values sent">
+          {values.map(([key, v]) => {
+            const p = props[key];
+            return [<dt key={`t-${key}`}>{p?.title ?? key}</dt>, <dd key={`d-${key}`}>{displayValue(p, v)}</dd>];
+          })}
+        </dl>
+      )}
+      {outcome.comment && <p>Comment: {outcome.comment}</p>}
+    </>
+  );
+}
+
+export function RequestDetail({ row }: { row: RequestRow }) {
+  const checked = useMemo(() => parseReviewRequest(row.request), [row.request]);
+  const request = checked.ok ? checked.request : null;
+  return (
+    <section class="review request-detail">
+      <h2 class="review-message">{row.message}</h2>
+      <dl aria-label="Request">
+        <dt>Kind</dt><dd>{KIND_TEXT[row.kind]}</dd>
+        <dt>Agent</dt><dd>{row.agent}</dd>
+        <dt>Created</dt><dd>{when(row.createdAt)}</dd>
+        {row.decidedAt !== undefined && <><dt>Decided</dt><dd>{when(row.decidedAt)}</dd></>}
+        <dt>Status</dt><dd>{STATUS_TEXT[row.status]}</dd>
+      </dl>
+      <h3>What was asked</h3>
+      <Asked row={row} request={request} />
+      <h3>What was decided</h3>
+      <Decided row={row} request={request} />
+      {row.delivery === 'queued' && <p role="status">Waiting for the hub to deliver this decision.</p>}
+      {row.refusal && (
+        <div class="error">
+          <p>The hub did not take this decision: {REFUSAL_TEXT[row.refusal.reason]}</p>
+          {row.refusal.issues && row.refusal.issues.length > 0 && (
+            <ul class="issues">{row.refusal.issues.map((i, n) => <li key={n}>{i.message}</li>)}</ul>
+          )}
+        </div>
+      )}
+    </section>
+  );
+}

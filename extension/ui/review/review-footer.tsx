@@ -1,0 +1,40 @@
+import type { ReviewLabels } from '../../../shared/approval-input.js';
+import { ConfirmCancel } from './confirm-cancel.js';
+import { FeedbackView, GeneralIssues, type Feedback } from './decision-feedback.js';
+
+interface ReviewFooterProps {
+  generalIssues: readonly string[];
+  comment: string;
+  onComment(text: string): void;
+  feedback: Feedback | null;
+  labels: ReviewLabels;
+  frozen: boolean;
+  onOk(): void;
+  onCancel(): void;
+  confirming: boolean;
+  onCloseConfirm(): void;
+}
+
+/** What every review ends with, the same for approvals and proposals: issues, comment, feedback, the two buttons. */
+export function ReviewFooter(p: ReviewFooterProps) {
+  return (
+    <>
+      <GeneralIssues issues={p.generalIssues} />
+
+      <label class="comment">
+        <span>Comment (optional)</span>
+        <textarea aria-label="Comment (optional)" maxLength={4000} rows={2} value={p.comment} onInput={(e) => p.onComment(e.currentTarget.value)} />
+      </label>
+
+      <FeedbackView feedback={p.feedback} />
+
+      <footer class="review-footer">
+        <button type="button" class="primary" disabled={p.frozen} onClick={p.onOk}>{p.labels.ok}</button>
+        <button type="button" disabled={p.frozen} onClick={p.onCancel}>{p.labels.cancel}</button>
+        <span class="muted hint">Ctrl+Enter submits · Esc cancels</span>
+      </footer>
+
+      {p.confirming && <ConfirmCancel cancelLabel={p.labels.cancel} busy={p.frozen} onConfirm={p.onCancel} onClose={p.onCloseConfirm} />}
+    </>
+  );
+}

@@ -1,0 +1,211 @@
+// The whole product in real parts: the stdio MCP server started by a real MCP client, its hub, and the built extension
+// in headless Chromium, driven by accessible names the way a person (or a screen reader) finds things.
+import { mkdirSync, mkdtempSync, rmSync } from 'node:fs';
+import { createServer, type Server } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import type { Page } from 'playwright-core';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { northmarkProposal } from '../fixtures/northmark.js';
+import { connect, type Harness } from '../helpers/mcp-harness.js';
+import { freePort } from '../helpers/scripted-extension.js';
+import { BROWSER_REQUIRED, CHROMIUM_PATH, INSTALL_HINT, browserFound, launchExtension, type ExtensionBrowser } from './extension-browser.js';
+
+const UI_TIMEOUT = 15_000;
+const ARTIFACTS = join(process.cwd(), 'test-results');
+
+const title = browserFound
+  ? 'the extension end to end in headless Chromium'
+  : `the extension end to end — SKIPPED: no Chromium at ${CHROMIUM_PATH}; install one with: ${INSTALL_HINT}`;
+
+describe.runIf(!browserFound && BROWSER_REQUIRED)('end-to-end prerequisites', () => {
+  it('has a Chromium to run the extension in (ELICITLY_REQUIRE_BROWSER=1)', () => {
+    expect.fail(`no Chromium at ${CHROMIUM_PATH}; install one with: ${INSTALL_HINT}`);
+  });
+});
+
+describe.skipIf(!browserFound)(title, () => {
+  const stateDir = mkdtempSync(join(tmpdir(), 'elicitly-e2e-'));
+  const port = freePort();
+  const env = { ELICITLY_STATE_DIR: stateDir, ELICITLY_PORT: String(port) };
+  let agent: Harness;
+  let browser: ExtensionBrowser;
+  let popup: Page;
+
+  const created = (result: { structuredContent?: Record<string, unknown>; isError?: boolean }) => {
+    expect(result.isError).toBeFalsy();
+    return result.structuredContent?.elicitationId as string;
+  };
+
+  async function openFromInbox(page: Page, message: string): Promise<void> {
+    if (!(await page.url()).endsWith('#/inbox')) await page.evaluate(() => (location.hash = '#/inbox'));
+    await page.getByRole('button', { name: message }).first().click({ timeout: UI_TIMEOUT });
+  }
+
+  async function waitConnected(page: Page): Promise<void> {
+    await page.locator('[data-state="connected"]').first().waitFor({ timeout: UI_TIMEOUT });
+  }
+
+  beforeAll(async () => {
+    mkdirSync(ARTIFACTS, { recursive: true });
+    agent = await connect('v2-2025', { env });
+    // The first approval-family call makes this process the hub.
+    await agent.callTool('elicit_status', { elicitationId: 'el_warmup' });
+    browser = await launchExtension();
+    popup = await browser.openPopup('#/settings');
+    await popup.getByLabel('Hub port').fill(String(port));
+    await popup.getByRole('button', { name: 'Save' }).click();
+    await popup.getByText('Saved.').waitFor({ timeout: UI_TIMEOUT });
+    await waitConnected(popup);
+  }, 60_000);
+
+  afterAll(async () => {
+    await browser?.close();
+    await agent?.close();
+    rmSync(stateDir, { recursive: true, force: true });
+  });
+
+  it('NorthMark (seed 004): edit, double-click a source, untick a row, submit → elicit_result has exactly the included values', async () => {
+    const message = 'Sync NorthMark Strategies from Apollo into Salesforce (submit)';
+    const id = created(await agent.callTool('elicit_proposal', { ...structuredClone(northmarkProposal), message }));
+    await openFromInbox(popup, message);
+    const grid = popup.getByRole('table', { name: 'Proposed changes' });
+    await grid.waitFor({ timeout: UI_TIMEOUT });
+
+    expect(await popup.getByRole('checkbox', { name: 'Include Name' }).isDisabled()).toBe(true);
+    expect(await popup.getByRole('cell', { name: 'Crunchbase: Name' }).getAttribute('title')).toBe('Double-click to use as proposed value.');
+    await popup.getByLabel('Proposed Number of Employees').fill('250');
+    await popup.getByRole('cell', { name: 'Crunchbase: Name' }).dblclick();
+    expect(await popup.getByLabel('Proposed Name').inputValue()).toBe('NorthMark Strategies Inc.');
+    await popup.getByRole('checkbox', { name: 'Include Institution Types' }).uncheck();
+    expect(await popup.getByText('3 of 4 included').count()).toBe(1);
+    await grid.screenshot({ path: join(ARTIFACTS, 'proposal-grid.png') });
+    await popup.locator('.mode-popup').screenshot({ path: join(ARTIFACTS, 'proposal-review.png') });
+    await popup.getByRole('button', { name: 'Submit Changes' }).click();
+
+    const awaited = await agent.callTool('elicit_await', { elicitationId: id, waitSeconds: 10 });
+    expect(awaited.structuredContent).toEqual({ status: 'approved' });
+    expect((await agent.callTool('elicit_result', { elicitationId: id })).structuredContent).toEqual({
+      status: 'consumed',
+      decision: 'approved',
+      action: 'submit',
+      context: northmarkProposal.context,
+      values: { name: 'NorthMark Strategies Inc.', website: 'https://www.northmarkstrategies.com/', employeeCount: 250 },
+    });
+  });
+
+  it('the Cancel path: elicit_result reports a rejected proposal with its context', async () => {
+    const message = 'Sync NorthMark Strategies (cancel path)';
+    const id = created(await agent.callTool('elicit_proposal', { ...structuredClone(northmarkProposal), message }));
+    await openFromInbox(popup, message);
+    await popup.getByRole('button', { name: 'Cancel', exact: true }).click({ timeout: UI_TIMEOUT });
+    await agent.callTool('elicit_await', { elicitationId: id, waitSeconds: 10 });
+    expect((await agent.callTool('elicit_result', { elicitationId: id })).structuredContent).toEqual({
+      status: 'consumed', decision: 'rejected', action: 'cancel', context: northmarkProposal.context,
+    });
+  });
+
+  it('a form-mode approval: the person fills the fields and approves', async () => {
+    const message = 'Name the release branch';
+    const id = created(await agent.callTool('elicit_approval', {
+      message,
+      requestedSchema: {
+        type: 'object',
+        properties: { branch: { type: 'string', title: 'Branch', minLength: 3 }, tag: { type: 'boolean', title: 'Tag it' } },
+        required: ['branch'],
+      },
+    }));
+    await openFromInbox(popup, message);
+    await popup.getByLabel('Branch').fill('release/2.1');
+    await popup.getByLabel('Tag it').check();
+    await popup.getByRole('button', { name: 'Approve' }).click();
+    await agent.callTool('elicit_await', { elicitationId: id, waitSeconds: 10 });
+    expect((await agent.callTool('elicit_result', { elicitationId: id })).structuredContent).toMatchObject({
+      status: 'consumed', decision: 'approved', action: 'submit', values: { branch: 'release/2.1', tag: true },
+    });
+  });
+
+  it('a json-mode approval with a template: formatting shows, scripts and remote loads do not, the comment travels back', async () => {
+    const message = 'Deploy 2.1 to production';
+    const id = created(await agent.callTool('elicit_approval', {
+      message,
+      context: { env: 'production', version: '2.1' },
+      displayTemplate: '<h2>Deploy {{ context.version }}</h2><p>to <b>{{ context.env }}</b></p><script>window.__pwned = 1</script><img src="http://127.0.0.1:9/x.png" onerror="window.__pwned = 2">',
+      labels: { ok: 'Ship it', cancel: 'Hold' },
+    }));
+    await openFromInbox(popup, message);
+    await popup.getByRole('heading', { name: 'Deploy 2.1', exact: true }).waitFor({ timeout: UI_TIMEOUT });
+    expect(await popup.locator('.template b').textContent()).toBe('production');
+    expect(await popup.locator('.template img, .template script').count()).toBe(0);
+    expect(await popup.evaluate(() => (window as unknown as { __pwned?: number }).__pwned)).toBeUndefined();
+    await popup.getByLabel('Comment (optional)').fill('after the standup');
+    await popup.getByRole('button', { name: 'Ship it' }).click();
+    await agent.callTool('elicit_await', { elicitationId: id, waitSeconds: 10 });
+    expect((await agent.callTool('elicit_result', { elicitationId: id })).structuredContent).toEqual({
+      status: 'consumed', decision: 'approved', action: 'submit', context: { env: 'production', version: '2.1' }, values: {}, comment: 'after the standup',
+    });
+  });
+
+  it('the service worker stopped through the DevTools protocol comes back with every pending request', async () => {
+    const before = 'Pending before the worker stops';
+    created(await agent.callTool('elicit_approval', { message: before, context: { n: 1 } }));
+    await popup.getByRole('button', { name: before }).waitFor({ timeout: UI_TIMEOUT });
+    await browser.stopServiceWorkers();
+    // Raised while no worker runs: only the welcome after the restart can bring it.
+    const during = 'Raised while the worker was stopped';
+    created(await agent.callTool('elicit_approval', { message: during, context: { n: 2 } }));
+    await popup.reload();
+    await waitConnected(popup);
+    await popup.getByRole('button', { name: during }).waitFor({ timeout: UI_TIMEOUT });
+    await popup.getByRole('button', { name: before }).waitFor({ timeout: UI_TIMEOUT });
+  });
+
+  it('a decision made while the hub is down is delivered once it returns', async () => {
+    const message = 'Approve while the hub is away';
+    const id = created(await agent.callTool('elicit_approval', { message, context: { step: 'migrate' } }));
+    await openFromInbox(popup, message);
+    await popup.getByRole('button', { name: 'Approve' }).waitFor({ timeout: UI_TIMEOUT });
+    await agent.close();
+    await popup.locator('[data-state="reconnecting"]').first().waitFor({ timeout: UI_TIMEOUT });
+    await popup.getByRole('button', { name: 'Approve' }).click();
+    await popup.getByText('Waiting for the hub to deliver this decision.').waitFor({ timeout: UI_TIMEOUT });
+
+    agent = await connect('v2-2025', { env });
+    await agent.callTool('elicit_status', { elicitationId: 'el_warmup' });
+    await popup.reload();
+    await waitConnected(popup);
+    const awaited = await agent.callTool('elicit_await', { elicitationId: id, waitSeconds: 15 });
+    expect(awaited.structuredContent).toEqual({ status: 'approved' });
+    expect((await agent.callTool('elicit_result', { elicitationId: id })).structuredContent).toEqual({
+      status: 'consumed', decision: 'approved', action: 'submit', context: { step: 'migrate' }, values: {},
+    });
+  }, 60_000);
+
+  it('a web page on another localhost port cannot open the hub socket', async () => {
+    const server: Server = createServer((_req, res) => {
+      res.writeHead(200, { 'content-type': 'text/html' });
+      res.end('<!doctype html><title>elsewhere</title><p>an ordinary page</p>');
+    });
+    await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+    const page = await browser.context.newPage();
+    try {
+      await page.goto(`http://127.0.0.1:${(server.address() as AddressInfo).port}/`);
+      const outcome = await page.evaluate(async (hubPort) => {
+        const attempt = (protocols: string[]) => new Promise<string>((resolve) => {
+          const ws = new WebSocket(`ws://127.0.0.1:${hubPort}`, protocols);
+          ws.onopen = () => resolve('opened');
+          ws.onclose = () => resolve('refused');
+          setTimeout(() => resolve('timeout'), 5000);
+        });
+        return [await attempt(['elicitly.v1']), await attempt(['elicitly.v1', 'pair.000000'])];
+      }, port);
+      expect(outcome).toEqual(['refused', 'refused']);
+    } finally {
+      await page.close();
+      // The browser keeps the page's connection alive; close() alone would wait for it.
+      server.closeAllConnections();
+      await new Promise<void>((resolve) => server.close(() => resolve()));
+    }
+  });
+});

@@ -1,0 +1,180 @@
+import { fireEvent, render, screen, waitFor, within } from '@testing-library/preact';
+import { describe, expect, it, vi } from 'vitest';
+import type { DecideReply } from '../../extension/messages.js';
+import { ApprovalReview } from '../../extension/ui/review/approval-review.js';
+import { approval, fakeClient, rowFor } from './review-helpers.js';
+
+const form = {
+  type: 'object',
+  properties: {
+    recipient: { type: 'string', title: 'Recipient', format: 'email', default: 'ops@example.com' },
+    amount: { type: 'number', title: 'Amount', minimum: 0, description: 'In euros' },
+    urgent: { type: 'boolean', title: 'Urgent' },
+    channel: { type: 'string', title: 'Channel', oneOf: [{ const: 'mail', title: 'E-mail' }, { const: 'sms', title: 'SMS' }], default: 'mail' },
+  },
+  required: ['recipient', 'amount'],
+};
+
+function setup(input: Record<string, unknown>, replies: DecideReply[] = [], template: string | null = null) {
+  const request = approval({ message: 'Send the payout?', ...input });
+  const row = rowFor(request, { renderedTemplate: template });
+  const { client, calls } = fakeClient(...replies);
+  const onDone = vi.fn();
+  render(<ApprovalReview row={row} request={request} client={client} onDone={onDone} />);
+  return { request, calls, onDone };
+}
+
+const button = (name: string) => screen.getByRole('button', { name });
+
+describe('ApprovalReview: json mode', () => {
+  it('shows the message and the context as JSON text, never as HTML', () => {
+    setup({ context: { tool: 'rm', path: '<img src=x onerror=alert(1)>' } });
+    expect(screen.getByRole('heading', { name: 'Send the payout?' })).toBeTruthy();
+    const pre = screen.getByLabelText('Context');
+    expect(pre.tagName).toBe('PRE');
+    expect(pre.textContent).toBe(JSON.stringify({ tool: 'rm', path: '<img src=x onerror=alert(1)>' }, null, 2));
+    expect(document.querySelector('img')).toBeNull();
+    expect(screen.queryByRole('textbox', { name: 'Recipient' })).toBeNull();
+  });
+
+  it('shows the rendered template instead of the JSON when there is one', () => {
+    setup({ context: { id: 7 } }, [], '<p>Payout <b>#7</b></p>');
+    expect(screen.queryByLabelText('Context')).toBeNull();
+    expect(document.querySelector('.template b')?.textContent).toBe('#7');
+  });
+
+  it('approves without values, with default labels', async () => {
+    const { calls, onDone } = setup({ context: { id: 7 } });
+    fireEvent.click(button('Approve'));
+    await screen.findByText('Decision sent.');
+    expect(calls).toEqual([{ elicitationId: 'el-1', decision: 'approved' }]);
+    expect(onDone).toHaveBeenCalledTimes(1);
+  });
+
+  it('declines with a comment, under renamed labels', async () => {
+    const { calls } = setup({ context: { id: 7 }, labels: { ok: 'Pay', cancel: 'Hold' } });
+    expect(screen.queryByRole('button', { name: 'Approve' })).toBeNull();
+    fireEvent.input(screen.getByRole('textbox', { name: 'Comment (optional)' }), { target: { value: 'not today' } });
+    fireEvent.click(button('Hold'));
+    await screen.findByText('Decision sent.');
+    expect(calls).toEqual([{ elicitationId: 'el-1', decision: 'rejected', comment: 'not today' }]);
+    expect(button('Pay')).toBeTruthy();
+  });
+});
+
+describe('ApprovalReview: form mode', () => {
+  it('renders one labelled editor per property, required marked, defaults prefilled, no context', () => {
+    setup({ requestedSchema: form });
+    expect(screen.queryByLabelText('Context')).toBeNull();
+    const recipient = screen.getByRole('textbox', { name: 'Recipient' }) as HTMLInputElement;
+    expect(recipient.value).toBe('ops@example.com');
+    expect(recipient.getAttribute('aria-required')).toBe('true');
+    const label = document.querySelector(`label[for="${recipient.id}"]`);
+    expect(label?.textContent).toBe('Recipient*');
+    expect((screen.getByRole('spinbutton', { name: 'Amount' }) as HTMLInputElement).value).toBe('');
+    expect(screen.getByText('In euros').id).toBe(screen.getByRole('spinbutton', { name: 'Amount' }).getAttribute('aria-describedby'));
+    expect((screen.getByRole('checkbox', { name: 'Urgent' }) as HTMLInputElement).checked).toBe(false);
+    expect((screen.getByRole('combobox', { name: 'Channel' }) as HTMLSelectElement).value).toBe('mail');
+    expect(screen.getByRole('checkbox', { name: 'Urgent' }).getAttribute('aria-required')).toBeNull();
+  });
+
+  it('validates before sending: errors next to fields, the hub not called', async () => {
+    const { calls } = setup({ requestedSchema: form });
+    fireEvent.input(screen.getByRole('textbox', { name: 'Recipient' }), { target: { value: 'not an email' } });
+    fireEvent.click(button('Approve'));
+    const recipient = screen.getByRole('textbox', { name: 'Recipient' });
+    await waitFor(() => expect(recipient.getAttribute('aria-invalid')).toBe('true'));
+    expect(document.getElementById(recipient.getAttribute('aria-describedby') ?? '')?.textContent).toMatch(/format "email"/);
+    const amount = screen.getByRole('spinbutton', { name: 'Amount' });
+    expect(amount.getAttribute('aria-invalid')).toBe('true');
+    expect(amount.getAttribute('aria-describedby')?.split(' ')).toHaveLength(2);
+    expect(calls).toEqual([]);
+  });
+
+  it('sends the checked values', async () => {
+    const { calls } = setup({ requestedSchema: form });
+    fireEvent.input(screen.getByRole('spinbutton', { name: 'Amount' }), { target: { value: '12.5' } });
+    fireEvent.click(screen.getByRole('checkbox', { name: 'Urgent' }));
+    fireEvent.change(screen.getByRole('combobox', { name: 'Channel' }), { target: { value: 'sms' } });
+    fireEvent.click(button('Approve'));
+    await screen.findByText('Decision sent.');
+    expect(calls).toEqual([{
+      elicitationId: 'el-1', decision: 'approved',
+      values: { recipient: 'ops@example.com', amount: 12.5, urgent: true, channel: 'sms' },
+    }]);
+  });
+
+  it('shows the hub\'s invalid issues next to the fields and keeps the values', async () => {
+    setup({ requestedSchema: form }, [{
+      state: 'answered', ok: false, reason: 'invalid',
+      issues: [{ path: 'values.amount', rule: 'maximum', message: 'values.amount: must be at most 10, got 12' }],
+    }]);
+    fireEvent.input(screen.getByRole('spinbutton', { name: 'Amount' }), { target: { value: '12' } });
+    fireEvent.click(button('Approve'));
+    await screen.findByRole('alert');
+    const amount = screen.getByRole('spinbutton', { name: 'Amount' }) as HTMLInputElement;
+    expect(amount.getAttribute('aria-invalid')).toBe('true');
+    expect(screen.getByText('must be at most 10, got 12')).toBeTruthy();
+    expect(amount.value).toBe('12');
+  });
+});
+
+describe('ApprovalReview: both mode', () => {
+  it('shows the context and the form together', async () => {
+    const { calls } = setup({ context: { payee: 'ACME' }, requestedSchema: form });
+    expect(screen.getByLabelText('Context').textContent).toContain('"payee": "ACME"');
+    fireEvent.input(screen.getByRole('spinbutton', { name: 'Amount' }), { target: { value: '3' } });
+    fireEvent.click(button('Approve'));
+    await screen.findByText('Decision sent.');
+    expect(calls[0]?.values).toEqual({ recipient: 'ops@example.com', amount: 3, urgent: false, channel: 'mail' });
+  });
+});
+
+describe('ApprovalReview: replies and keyboard', () => {
+  it.each([
+    ['already_decided', 'This request was already decided; your decision was not used.'],
+    ['expired', 'This request expired before your decision reached the agent.'],
+    ['withdrawn', 'The agent withdrew this request.'],
+    ['not_found', 'The hub no longer knows this request.'],
+  ] as const)('explains a %s refusal', async (reason, text) => {
+    const { onDone } = setup({ context: { id: 1 } }, [{ state: 'answered', ok: false, reason }]);
+    fireEvent.click(button('Approve'));
+    expect((await screen.findByRole('alert')).textContent).toBe(text);
+    expect(onDone).not.toHaveBeenCalled();
+  });
+
+  it('reports a queued decision and stays, so the person sees it waiting for the hub', async () => {
+    const { onDone } = setup({ context: { id: 1 } }, [{ state: 'queued' }]);
+    fireEvent.click(button('Approve'));
+    await screen.findByText('The hub is unreachable. Your decision is saved and will be delivered when it reconnects.');
+    expect(onDone).not.toHaveBeenCalled();
+    expect((button('Approve') as HTMLButtonElement).disabled).toBe(true);
+  });
+
+  it('shows an error reply', async () => {
+    setup({ context: { id: 1 } }, [{ state: 'error', message: 'No background' }]);
+    fireEvent.click(button('Approve'));
+    expect((await screen.findByRole('alert')).textContent).toBe('No background');
+  });
+
+  it('approves on Ctrl+Enter', async () => {
+    const { calls } = setup({ requestedSchema: form });
+    const amount = screen.getByRole('spinbutton', { name: 'Amount' });
+    fireEvent.input(amount, { target: { value: '1' } });
+    fireEvent.keyDown(amount, { key: 'Enter', ctrlKey: true });
+    await screen.findByText('Decision sent.');
+    expect(calls[0]?.decision).toBe('approved');
+  });
+
+  it('asks on Escape: "Keep reviewing" closes, "Yes, cancel" declines', async () => {
+    const { calls } = setup({ context: { id: 1 } });
+    fireEvent.keyDown(document.body, { key: 'Escape' });
+    fireEvent.click(within(screen.getByRole('alertdialog', { name: 'Cancel this request?' })).getByRole('button', { name: 'Keep reviewing' }));
+    expect(screen.queryByRole('alertdialog')).toBeNull();
+    expect(calls).toEqual([]);
+    fireEvent.keyDown(button('Approve'), { key: 'Escape' });
+    fireEvent.click(within(screen.getByRole('alertdialog')).getByRole('button', { name: 'Yes, cancel' }));
+    await screen.findByText('Decision sent.');
+    expect(calls).toEqual([{ elicitationId: 'el-1', decision: 'rejected' }]);
+  });
+});

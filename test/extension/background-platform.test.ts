@@ -1,0 +1,56 @@
+import { beforeEach, describe, expect, it } from 'vitest';
+import { fakeBrowser } from 'wxt/testing';
+import { browser } from 'wxt/browser';
+import { createPlatform, listenForNotificationClicks, NOTIFICATION_PREFIX } from '../../entrypoints/background/platform.js';
+import { ensureSafetyAlarm, onSafetyAlarm, SAFETY_ALARM } from '../../entrypoints/background/safety-alarm.js';
+import { rowFromView } from '../../extension/db/rows.js';
+import { proposalView } from './fakes.js';
+
+beforeEach(() => fakeBrowser.reset());
+
+describe('background platform (WXT fake browser)', () => {
+  it('shows the pending count on the badge, blank at zero, capped at 99+', async () => {
+    const platform = createPlatform();
+    await platform.setBadge(3);
+    expect(await browser.action.getBadgeText({})).toBe('3');
+    await platform.setBadge(150);
+    expect(await browser.action.getBadgeText({})).toBe('99+');
+    await platform.setBadge(0);
+    expect(await browser.action.getBadgeText({})).toBe('');
+  });
+
+  it('raises one plain-text notification per request and clears it by request id', async () => {
+    const platform = createPlatform();
+    const row = rowFromView(proposalView('el_9', Date.now(), { message: '<b>Sync</b> NorthMark' }));
+    await platform.notify(row);
+    const all = await browser.notifications.getAll();
+    expect(Object.keys(all)).toEqual([`${NOTIFICATION_PREFIX}el_9`]);
+    expect(all[`${NOTIFICATION_PREFIX}el_9`]).toMatchObject({ title: 'Proposal from claude-code', message: '<b>Sync</b> NorthMark' });
+    await platform.clearNotification('el_9');
+    expect(await browser.notifications.getAll()).toEqual({});
+  });
+
+  it('opens the review page in a tab when a notification is clicked', async () => {
+    listenForNotificationClicks();
+    await browser.notifications.onClicked.trigger(`${NOTIFICATION_PREFIX}el_7`);
+    const tabs = await browser.tabs.query({});
+    expect(tabs.map((t: { url?: string }) => t.url)).toContain('chrome-extension://test-extension-id/review.html#/review/el_7');
+  });
+
+  it('creates the 30 s safety alarm once, so waking up never postpones it', async () => {
+    await ensureSafetyAlarm();
+    const first = await browser.alarms.get(SAFETY_ALARM);
+    expect(first?.periodInMinutes).toBe(0.5);
+    await new Promise((r) => setTimeout(r, 5));
+    await ensureSafetyAlarm();
+    expect((await browser.alarms.get(SAFETY_ALARM))?.scheduledTime).toBe(first?.scheduledTime);
+  });
+
+  it('runs the tick only for its own alarm', async () => {
+    let ticks = 0;
+    onSafetyAlarm(() => ticks++);
+    await browser.alarms.onAlarm.trigger({ name: 'something-else', scheduledTime: 0 });
+    await browser.alarms.onAlarm.trigger({ name: SAFETY_ALARM, scheduledTime: 0 });
+    expect(ticks).toBe(1);
+  });
+});

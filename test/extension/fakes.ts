@@ -1,0 +1,91 @@
+import { IDBFactory, IDBKeyRange } from 'fake-indexeddb';
+import { checkProposalInput } from '../../shared/approval-input.js';
+import type { HubMessage, PeerMessage, RequestView } from '../../shared/wire-protocol.js';
+import { openDb, type ElicitlyDb } from '../../extension/db/database.js';
+import type { Clock, SocketLike } from '../../extension/hub/hub-connection.js';
+import { northmarkProposal } from '../fixtures/northmark.js';
+
+export function freshDb(): ElicitlyDb {
+  return openDb({ indexedDB: new IDBFactory(), IDBKeyRange });
+}
+
+/** A socket the test drives: it records what the extension sent and delivers what the "hub" says. */
+export class FakeSocket implements SocketLike {
+  readyState = 0;
+  readonly sent: PeerMessage[] = [];
+  onopen: ((event: unknown) => void) | null = null;
+  onmessage: ((event: { data: unknown }) => void) | null = null;
+  onclose: ((event: { code: number }) => void) | null = null;
+  onerror: ((event: unknown) => void) | null = null;
+  closed = false;
+
+  constructor(readonly url: string, readonly protocols: string[]) {}
+
+  send(data: string): void {
+    this.sent.push(JSON.parse(data) as PeerMessage);
+  }
+  close(): void {
+    this.closed = true;
+    this.readyState = 3;
+    this.onclose?.({ code: 1000 });
+  }
+  open(): void {
+    this.readyState = 1;
+    this.onopen?.({});
+  }
+  deliver(message: HubMessage | string): void {
+    this.onmessage?.({ data: typeof message === 'string' ? message : JSON.stringify(message) });
+  }
+  drop(): void {
+    this.readyState = 3;
+    this.onclose?.({ code: 1006 });
+  }
+}
+
+/** Manual time: timers run only when the test advances the clock. */
+export class ManualClock implements Clock {
+  t = 1_000_000;
+  private timers: { at: number; fn: () => void; id: number }[] = [];
+  private nextId = 1;
+  now(): number { return this.t; }
+  random(): number { return 0.5; }
+  setTimeout(fn: () => void, ms: number): unknown {
+    const id = this.nextId++;
+    this.timers.push({ at: this.t + ms, fn, id });
+    return id;
+  }
+  clearTimeout(handle: unknown): void {
+    this.timers = this.timers.filter((t) => t.id !== handle);
+  }
+  pendingDelays(): number[] {
+    return this.timers.map((t) => t.at - this.t);
+  }
+  advance(ms: number): void {
+    this.t += ms;
+    const due = this.timers.filter((t) => t.at <= this.t);
+    this.timers = this.timers.filter((t) => t.at > this.t);
+    for (const t of due) t.fn();
+  }
+}
+
+export function proposalView(id: string, createdAt: number, overrides: Partial<RequestView> = {}): RequestView {
+  const checked = checkProposalInput(northmarkProposal);
+  if (!checked.ok) throw new Error('fixture invalid');
+  return {
+    elicitationId: id,
+    kind: 'proposal',
+    status: 'pending',
+    message: checked.request.message,
+    createdAt,
+    expiresAt: createdAt + 3_600_000,
+    requester: { client: 'claude-code', pid: 4242 },
+    request: { ...checked.request },
+    renderedTemplate: null,
+    ...overrides,
+  };
+}
+
+/** Settles promise chains the code under test started without awaiting (bounded). */
+export async function settle(rounds = 20): Promise<void> {
+  for (let i = 0; i < rounds; i++) await new Promise((r) => setTimeout(r, 0));
+}

@@ -1,0 +1,263 @@
+import { Dexie } from 'dexie';
+import { IDBFactory, IDBKeyRange } from 'fake-indexeddb';
+import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { openDb, type ElicitlyDb } from '../../extension/db/database.js';
+import {
+  applyWelcome,
+  getRequest,
+  historyPage,
+  pendingRequests,
+  pruneHistory,
+  sweepExpired,
+  upsertView,
+  type HistoryCursor,
+  type HistoryQuery,
+} from '../../extension/db/requests-repo.js';
+import { rowFromView, type RequestRow } from '../../extension/db/rows.js';
+import type { Status } from '../../shared/lifecycle.js';
+import type { RequestView } from '../../shared/wire-protocol.js';
+
+const T0 = 1_700_000_000_000;
+const HOUR = 3_600_000;
+const DAY = 24 * HOUR;
+
+let factory: IDBFactory;
+let db: ElicitlyDb;
+
+beforeEach(() => {
+  factory = new IDBFactory();
+  db = openDb({ indexedDB: factory, IDBKeyRange });
+});
+afterEach(() => db.close());
+
+function view(id: string, createdAt: number, overrides: Partial<RequestView> = {}): RequestView {
+  const message = overrides.message ?? `Request ${id}`;
+  const kind = overrides.kind ?? 'approval';
+  return {
+    elicitationId: id,
+    kind,
+    status: 'pending',
+    message,
+    createdAt,
+    expiresAt: createdAt + HOUR,
+    requester: { client: 'claude-code', pid: 4242 },
+    request: { kind, message, mode: 'json', context: null, requestedSchema: null, labels: { ok: 'Approve', cancel: 'Reject' }, timeoutSeconds: 3600 },
+    renderedTemplate: null,
+    ...overrides,
+  };
+}
+
+function row(id: string, createdAt: number, overrides: Partial<RequestView> = {}): RequestRow {
+  return rowFromView(view(id, createdAt, overrides));
+}
+
+async function seed(rows: RequestRow[]): Promise<void> {
+  await db.requests.bulkPut(rows);
+}
+
+/** Every page of a query, following `next` until it is null. */
+async function allPages(query: HistoryQuery, limit: number): Promise<{ ids: string[]; pages: number }> {
+  const ids: string[] = [];
+  let cursor: HistoryCursor | undefined;
+  let pages = 0;
+  for (;;) {
+    const page = await historyPage(db, query, cursor, limit);
+    pages++;
+    ids.push(...page.rows.map((r) => r.elicitationId));
+    if (!page.next) break;
+    cursor = page.next;
+    if (pages > 10_000) throw new Error('paging does not end');
+  }
+  return { ids, pages };
+}
+
+function newestFirst(rows: RequestRow[]): string[] {
+  return [...rows]
+    .sort((a, b) => b.createdAt - a.createdAt || (a.elicitationId < b.elicitationId ? 1 : -1))
+    .map((r) => r.elicitationId);
+}
+
+describe('upsertView', () => {
+  it('is true only the first time a request is seen, and keeps the reviewer side on a re-sent view', async () => {
+    expect(await upsertView(db, view('a', T0))).toBe(true);
+    await db.requests.update('a', { delivery: 'queued', outcome: { decision: 'approved' } });
+    expect(await upsertView(db, view('a', T0))).toBe(false);
+    const stored = await getRequest(db, 'a');
+    expect(stored).toMatchObject({ elicitationId: 'a', delivery: 'queued', outcome: { decision: 'approved' }, words: ['request', 'a'] });
+  });
+});
+
+describe('applyWelcome', () => {
+  it('cancels pending rows the hub no longer lists, expires those past deadline, keeps queued decisions', async () => {
+    const now = T0 + 2 * HOUR;
+    await seed([
+      row('listed', now - 60_000, { expiresAt: now + HOUR }),
+      row('withdrawn', now - 60_000, { expiresAt: now + HOUR }),
+      row('late', T0, { expiresAt: T0 + HOUR }),
+      row('queued', now - 60_000, { expiresAt: now + HOUR }),
+      row('done', T0, { status: 'approved', decidedAt: T0 + 1000 }),
+    ]);
+    await db.outbox.put({ idempotencyKey: 'k1', elicitationId: 'queued', decision: 'approved', queuedAt: now - 1000 });
+
+    const added = await applyWelcome(db, [view('listed', now - 60_000, { expiresAt: now + HOUR }), view('fresh', now - 1000)], now);
+
+    expect(added.map((r) => r.elicitationId)).toEqual(['fresh']);
+    expect(await getRequest(db, 'listed')).toMatchObject({ status: 'pending' });
+    expect(await getRequest(db, 'fresh')).toMatchObject({ status: 'pending' });
+    expect(await getRequest(db, 'withdrawn')).toMatchObject({ status: 'canceled', decidedAt: now });
+    expect(await getRequest(db, 'late')).toMatchObject({ status: 'expired', decidedAt: now });
+    expect(await getRequest(db, 'queued')).toMatchObject({ status: 'pending' });
+    expect(await getRequest(db, 'done')).toMatchObject({ status: 'approved', decidedAt: T0 + 1000 });
+  });
+});
+
+describe('sweepExpired', () => {
+  it('expires pending rows past their deadline at the deadline, and nothing else', async () => {
+    const now = T0 + 2 * HOUR;
+    await seed([
+      row('due', T0, { expiresAt: T0 + HOUR }),
+      row('live', now - 1000, { expiresAt: now + HOUR }),
+      row('decided', T0, { status: 'rejected', decidedAt: T0 + 5 }),
+    ]);
+    expect(await sweepExpired(db, now)).toBe(1);
+    expect(await getRequest(db, 'due')).toMatchObject({ status: 'expired', decidedAt: T0 + HOUR });
+    expect(await getRequest(db, 'live')).toMatchObject({ status: 'pending' });
+    expect(await getRequest(db, 'decided')).toMatchObject({ status: 'rejected', decidedAt: T0 + 5 });
+    expect((await pendingRequests(db, now)).map((r) => r.elicitationId)).toEqual(['live']);
+    expect(await sweepExpired(db, now)).toBe(0);
+  });
+});
+
+describe('pruneHistory', () => {
+  it('forgets finished rows older than the retention and keeps pending and recent ones', async () => {
+    const now = T0 + 100 * DAY;
+    await seed([
+      row('old-done', T0, { status: 'approved', decidedAt: T0 }),
+      row('old-expired', T0 + DAY, { status: 'expired' }),
+      row('old-pending', T0, { expiresAt: now + HOUR }),
+      row('recent-done', now - 5 * DAY, { status: 'rejected' }),
+      row('at-cutoff', now - 30 * DAY, { status: 'canceled' }),
+    ]);
+    expect(await pruneHistory(db, 30, now)).toBe(2);
+    const left = (await db.requests.toArray()).map((r) => r.elicitationId).sort();
+    expect(left).toEqual(['at-cutoff', 'old-pending', 'recent-done']);
+  });
+});
+
+describe('historyPage', () => {
+  const statuses: Status[] = ['pending', 'approved', 'rejected', 'canceled', 'expired', 'consumed'];
+
+  /** 230 rows, ten of them sharing one timestamp, ids not in time order, statuses and kinds interleaved. */
+  function many(): RequestRow[] {
+    const rows: RequestRow[] = [];
+    for (let i = 0; i < 230; i++) {
+      const createdAt = i >= 100 && i < 110 ? T0 + 100 * 1000 : T0 + i * 1000;
+      const id = `r-${String((i * 37) % 230).padStart(3, '0')}`;
+      rows.push(row(id, createdAt, {
+        status: statuses[i % statuses.length],
+        kind: i % 4 === 0 ? 'proposal' : 'approval',
+        message: i % 5 === 0 ? `Deploy service ${i} to production` : `Update record ${i}`,
+      }));
+    }
+    return rows;
+  }
+
+  it('pages newest first by keyset: over ties of createdAt no row is skipped or repeated', async () => {
+    const rows = many();
+    await seed(rows);
+    const first = await historyPage(db, {}, undefined, 10);
+    expect(first.rows.map((r) => r.elicitationId)).toEqual(newestFirst(rows).slice(0, 10));
+    for (const limit of [1, 7, 10, 25, 50]) {
+      const { ids, pages } = await allPages({}, limit);
+      expect(ids).toEqual(newestFirst(rows));
+      expect(new Set(ids).size).toBe(230);
+      expect(pages).toBe(Math.ceil(230 / limit));
+    }
+  });
+
+  it('filters by status, by kind and by both, still paging over the ties', async () => {
+    const rows = many();
+    await seed(rows);
+    const cases: [HistoryQuery, (r: RequestRow) => boolean][] = [
+      [{ status: 'approved' }, (r) => r.status === 'approved'],
+      [{ kind: 'proposal' }, (r) => r.kind === 'proposal'],
+      [{ kind: 'approval', status: 'pending' }, (r) => r.kind === 'approval' && r.status === 'pending'],
+    ];
+    for (const [query, keep] of cases) {
+      const expected = newestFirst(rows.filter(keep));
+      expect(expected.length).toBeGreaterThan(5);
+      expect((await allPages(query, 4)).ids).toEqual(expected);
+    }
+  });
+
+  it('searches word prefixes, several words at once, case-insensitively, combined with filters', async () => {
+    const rows = many();
+    await seed(rows);
+    const deploy = newestFirst(rows.filter((r) => r.message.startsWith('Deploy')));
+    expect(deploy).toHaveLength(46);
+    expect((await allPages({ search: 'dep' }, 10)).ids).toEqual(deploy);
+    expect((await allPages({ search: 'PRODUCTION Deploy' }, 10)).ids).toEqual(deploy);
+    expect((await allPages({ search: 'deploy 10' }, 10)).ids).toEqual(
+      newestFirst(rows.filter((r) => /^Deploy service 10\d? /.test(r.message))),
+    );
+    expect((await allPages({ search: 'deploy update' }, 10)).ids).toEqual([]);
+    expect((await allPages({ search: 'nothing-like-this' }, 10)).ids).toEqual([]);
+    expect((await allPages({ search: 'deploy', status: 'pending', kind: 'proposal' }, 3)).ids).toEqual(
+      newestFirst(rows.filter((r) => r.message.startsWith('Deploy') && r.status === 'pending' && r.kind === 'proposal')),
+    );
+  });
+
+  it('takes the index walk above 2000 candidates and returns the same pages', async () => {
+    const rows: RequestRow[] = [];
+    for (let i = 0; i < 2100; i++) {
+      const createdAt = T0 + Math.floor(i / 4) * 1000; // ties of four
+      rows.push(row(`big-${String(i).padStart(4, '0')}`, createdAt, {
+        status: i % 2 === 0 ? 'approved' : 'rejected',
+        message: i % 10 === 0 ? `Alpha beta run ${i}` : `Alpha run ${i}`,
+      }));
+    }
+    await seed(rows);
+    expect(await db.requests.where('words').startsWith('alpha').count()).toBeGreaterThan(2000);
+
+    expect((await allPages({ search: 'alpha beta' }, 25)).ids).toEqual(newestFirst(rows.filter((r) => r.message.includes('beta'))));
+    expect((await allPages({ search: 'alp', status: 'approved' }, 100)).ids).toEqual(newestFirst(rows.filter((r) => r.status === 'approved')));
+    const first = await historyPage(db, { search: 'alpha' }, undefined, 50);
+    expect(first.rows.map((r) => r.elicitationId)).toEqual(newestFirst(rows).slice(0, 50));
+    expect(first.next).not.toBeNull();
+  });
+
+  it('skips a corrupt row without cutting the pages short', async () => {
+    const rows = Array.from({ length: 60 }, (_, i) => row(`ok-${String(i).padStart(2, '0')}`, T0 + i * 1000));
+    await seed(rows);
+    // Valid index keys, but not a row the schema accepts.
+    await db.requests.put({ ...row('corrupt', T0 + 59_500), status: 'bogus' } as unknown as RequestRow);
+    const { words: _words, ...wordless } = row('wordless', T0 + 30_500);
+    await db.requests.put(wordless as unknown as RequestRow);
+
+    expect(await getRequest(db, 'corrupt')).toBeUndefined();
+    expect((await pendingRequests(db, 0)).map((r) => r.elicitationId)).not.toContain('corrupt');
+    expect((await allPages({}, 50)).ids).toEqual(newestFirst(rows));
+    expect((await allPages({}, 7)).ids).toEqual(newestFirst(rows));
+    expect((await allPages({ search: 'request' }, 50)).ids).toEqual(newestFirst(rows));
+  });
+});
+
+describe('the v1 → v2 migration', () => {
+  it('back-fills the search words of rows stored before search existed', async () => {
+    db.close();
+    const v1 = new Dexie('elicitly', { indexedDB: factory, IDBKeyRange });
+    v1.version(1).stores({
+      requests: 'elicitationId, [createdAt+elicitationId], [status+createdAt+elicitationId], [kind+createdAt+elicitationId], [kind+status+createdAt+elicitationId], expiresAt',
+      outbox: 'idempotencyKey, elicitationId, queuedAt',
+      settings: 'key',
+      connection: 'key',
+    });
+    const { words: _words, ...legacy } = row('legacy', T0, { message: 'Ship the Release notes' });
+    await v1.table('requests').put(legacy);
+    v1.close();
+
+    db = openDb({ indexedDB: factory, IDBKeyRange });
+    expect(await getRequest(db, 'legacy')).toMatchObject({ elicitationId: 'legacy', words: ['ship', 'the', 'release', 'notes'] });
+    expect((await historyPage(db, { search: 'relea' })).rows.map((r) => r.elicitationId)).toEqual(['legacy']);
+  });
+});

@@ -1,0 +1,64 @@
+// Rows and a scripted background client for the review components' tests.
+import { vi } from 'vitest';
+import { checkApprovalInput, checkProposalInput, type ApprovalRequest, type ProposalRequest } from '../../shared/approval-input.js';
+import type { RequestRow } from '../../extension/db/rows.js';
+import type { BackgroundClient, DecideReply, DecideRequest } from '../../extension/messages.js';
+import { northmarkProposal } from '../fixtures/northmark.js';
+
+export type Decided = Omit<DecideRequest, 'type'>;
+
+export function clone<T>(v: T): T {
+  return structuredClone(v);
+}
+
+export function northmark(): typeof northmarkProposal {
+  return clone(northmarkProposal);
+}
+
+export function proposal(input: unknown = northmark()): ProposalRequest {
+  const checked = checkProposalInput(input);
+  if (!checked.ok) throw new Error(JSON.stringify(checked.issues));
+  return checked.request;
+}
+
+export function approval(input: unknown): ApprovalRequest {
+  const checked = checkApprovalInput(input);
+  if (!checked.ok) throw new Error(JSON.stringify(checked.issues));
+  return checked.request;
+}
+
+export function rowFor(request: ProposalRequest | ApprovalRequest, extra: Partial<RequestRow> = {}): RequestRow {
+  return {
+    elicitationId: 'el-1',
+    kind: request.kind,
+    status: 'pending',
+    message: request.message,
+    words: [],
+    agent: 'Claude Code',
+    requester: { client: 'Claude Code', pid: 42 },
+    createdAt: Date.UTC(2025, 0, 2, 3, 4, 5),
+    expiresAt: Date.UTC(2025, 0, 2, 4, 4, 5),
+    request: request as unknown as Record<string, unknown>,
+    renderedTemplate: null,
+    ...extra,
+  };
+}
+
+/** Records every decide call and answers with the scripted replies in order (then "answered ok"). */
+export function fakeClient(...replies: (DecideReply | Promise<DecideReply>)[]) {
+  const calls: Decided[] = [];
+  const client: BackgroundClient = {
+    decide: vi.fn(async (req: Decided): Promise<DecideReply> => {
+      calls.push(req);
+      return (await replies.shift()) ?? { state: 'answered', ok: true, status: req.decision };
+    }),
+    reconnect: vi.fn(() => Promise.resolve()),
+  };
+  return { client, calls };
+}
+
+export function deferred<T>() {
+  let resolve!: (v: T) => void;
+  const promise = new Promise<T>((r) => { resolve = r; });
+  return { promise, resolve };
+}

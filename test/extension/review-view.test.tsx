@@ -1,0 +1,177 @@
+import { render, screen, within } from '@testing-library/preact';
+import { describe, expect, it } from 'vitest';
+import type { RequestRow } from '../../extension/db/rows.js';
+import { RequestDetail } from '../../extension/ui/review/request-detail.js';
+import { ReviewView } from '../../extension/ui/review/review-view.js';
+import { SafeHtml } from '../../extension/ui/review/safe-html.js';
+import { approval, fakeClient, proposal, rowFor } from './review-helpers.js';
+
+function view(row: RequestRow) {
+  const { client } = fakeClient();
+  return render(<ReviewView row={row} client={client} />);
+}
+
+describe('SafeHtml', () => {
+  function html(source: string): HTMLElement {
+    const { container } = render(<SafeHtml html={source} />);
+    const root = container.querySelector('div.template');
+    if (!(root instanceof HTMLElement)) throw new Error('no template root');
+    return root;
+  }
+
+  it('drops <script> with its content', () => {
+    const root = html('<p>before<script>window.pwned = 1</script>after</p>');
+    expect(root.innerHTML).toBe('<p>beforeafter</p>');
+  });
+
+  it('drops an <img onerror> and other embedded resources', () => {
+    const root = html('<img src="x" onerror="alert(1)">ok<object data="x.swf">fallback</object><form><input value="v"></form><svg><text>t</text></svg><style>p{}</style>');
+    expect(root.innerHTML).toBe('ok');
+  });
+
+  it('turns links into their text', () => {
+    const root = html('<p>See <a href="javascript:alert(1)">the record</a>.</p>');
+    expect(root.innerHTML).toBe('<p>See the record.</p>');
+    expect(root.querySelector('a')).toBeNull();
+  });
+
+  it('strips every attribute, event handlers included', () => {
+    const root = html('<b onclick="alert(1)" style="color:red" class="x" id="y">bold</b><p onmouseover="alert(2)">p</p>');
+    expect(root.innerHTML).toBe('<b>bold</b><p>p</p>');
+  });
+
+  it('keeps formatting and unwraps containers', () => {
+    const root = html('<div><span><b>B</b> <em>E</em></span><ul><li>one</li></ul><!-- note --></div>');
+    expect(root.innerHTML).toBe('<b>B</b> <em>E</em><ul><li>one</li></ul>');
+  });
+
+  it('keeps text that looks like markup as text', () => {
+    const root = html('&lt;script&gt;x&lt;/script&gt;');
+    expect(root.textContent).toBe('<script>x</script>');
+    expect(root.querySelector('script')).toBeNull();
+  });
+
+  it('bounds nesting depth', () => {
+    const root = html(`${'<b>'.repeat(100)}deep${'</b>'.repeat(100)}`);
+    expect(root.querySelectorAll('b').length).toBeLessThanOrEqual(33);
+    expect(root.textContent).toBe('');
+  });
+
+  it('bounds the number of nodes', () => {
+    const root = html('<i>x</i>'.repeat(6000));
+    expect(root.querySelectorAll('i').length).toBeLessThan(5000);
+  });
+});
+
+describe('ReviewView', () => {
+  it('opens a pending proposal in the grid', () => {
+    view(rowFor(proposal()));
+    expect(screen.getByRole('table', { name: 'Proposed changes' })).toBeTruthy();
+  });
+
+  it('opens a pending approval in the approval review', () => {
+    view(rowFor(approval({ message: 'Deploy?', context: { env: 'prod' } })));
+    expect(screen.getByLabelText('Context').textContent).toContain('"env": "prod"');
+    expect(screen.getByRole('button', { name: 'Approve' })).toBeTruthy();
+  });
+
+  it('re-checks the stored request and reports issues instead of rendering it', () => {
+    const request = proposal();
+    const broken = { ...request, fields: { nope: { sources: {}, current: null } } } as unknown as Record<string, unknown>;
+    view({ ...rowFor(request), request: broken });
+    const alert = screen.getByRole('alert');
+    expect(alert.textContent).toContain('fields.nope');
+    expect(screen.queryByRole('table', { name: 'Proposed changes' })).toBeNull();
+  });
+
+  it('reports a request of unknown kind', () => {
+    view({ ...rowFor(proposal()), request: { kind: 'survey' } });
+    expect(screen.getByRole('alert').textContent).toContain('kind');
+  });
+
+  it('shows a decided request read-only, with a note', () => {
+    const row = rowFor(proposal(), {
+      status: 'approved',
+      decidedAt: Date.UTC(2025, 0, 2, 3, 10),
+      outcome: { decision: 'approved', included: ['name'], values: { name: 'NorthMark' }, comment: 'ok' },
+      delivery: 'delivered',
+    });
+    view(row);
+    expect(screen.getByText('This request is no longer pending: approved.')).toBeTruthy();
+    expect(screen.queryByRole('table', { name: 'Proposed changes' })).toBeNull();
+    expect(screen.queryByRole('button')).toBeNull();
+  });
+
+  it('shows a queued decision read-only even while the hub still says pending', () => {
+    const row = rowFor(proposal(), { outcome: { decision: 'rejected' }, delivery: 'queued' });
+    view(row);
+    expect(screen.getByText('Waiting for the hub to deliver this decision.')).toBeTruthy();
+    expect(screen.queryByRole('table', { name: 'Proposed changes' })).toBeNull();
+  });
+});
+
+describe('RequestDetail', () => {
+  it('describes a submitted proposal: what was asked and what was decided', () => {
+    const row = rowFor(proposal(), {
+      status: 'consumed',
+      decidedAt: Date.UTC(2025, 0, 2, 3, 10),
+      outcome: {
+        decision: 'approved', action: 'submit', included: ['name', 'institutionTypes'],
+        values: { name: 'NorthMark', institutionTypes: ['REIT', 'Hedge Fund'] }, comment: 'checked on the website',
+      },
+    });
+    render(<RequestDetail row={row} />);
+    expect(screen.getByRole('heading', { name: 'Sync NorthMark Strategies from Apollo into Salesforce' })).toBeTruthy();
+    const facts = within(screen.getByLabelText('Request', { selector: 'dl' })).getAllByRole('definition').map((d) => d.textContent);
+    expect(facts).toContain('Proposal');
+    expect(facts).toContain('Claude Code');
+    expect(facts).toContain('Decided, and the agent has read the decision');
+    expect(facts).toContain(new Date(row.createdAt).toLocaleString());
+    expect(facts).toContain(new Date(Date.UTC(2025, 0, 2, 3, 10)).toLocaleString());
+    const asked = screen.getByRole('table', { name: 'Proposed values' });
+    expect(within(asked).getByRole('row', { name: 'Number of Employees 230' })).toBeTruthy();
+    expect(within(asked).getByRole('row', { name: 'Institution Types Asset Manager, Private Equity' })).toBeTruthy();
+    expect(screen.getByText('Submitted')).toBeTruthy();
+    const sent = screen.getByLabelText('Values sent');
+    expect(sent.textContent).toBe('NameNorthMarkInstitution TypesREIT, Hedge Fund');
+    expect(screen.getByText('Comment: checked on the website')).toBeTruthy();
+  });
+
+  it('describes an approval with its context and template', () => {
+    const request = approval({ message: 'Deploy?', context: { env: 'prod' } });
+    const { unmount } = render(<RequestDetail row={rowFor(request, { status: 'rejected', outcome: { decision: 'rejected' } })} />);
+    expect(screen.getByLabelText('Context').textContent).toContain('"env": "prod"');
+    expect(screen.getByText('Declined')).toBeTruthy();
+    unmount();
+    render(<RequestDetail row={rowFor(request, { status: 'expired', renderedTemplate: '<p>Deploy <b>prod</b><img src=x onerror=alert(1)></p>' })} />);
+    expect(document.querySelector('.template')?.innerHTML).toBe('<p>Deploy <b>prod</b></p>');
+    expect(screen.getByText('Expired without a decision')).toBeTruthy();
+    expect(screen.getByText('No decision was made here.')).toBeTruthy();
+  });
+
+  it('explains a refusal in words, with its issues', () => {
+    const row = rowFor(proposal(), {
+      status: 'canceled',
+      outcome: { decision: 'approved', values: { name: 'X' }, included: ['name'] },
+      delivery: 'refused',
+      refusal: { reason: 'withdrawn' },
+    });
+    render(<RequestDetail row={row} />);
+    expect(screen.getByText('The hub did not take this decision: The agent withdrew this request.')).toBeTruthy();
+    expect(screen.getByText('Withdrawn by the agent')).toBeTruthy();
+  });
+
+  it('lists the issues of an invalid refusal', () => {
+    const row = rowFor(proposal(), {
+      delivery: 'refused',
+      refusal: { reason: 'invalid', issues: [{ path: 'values.website', rule: 'format', message: 'values.website: must be a URI' }] },
+    });
+    render(<RequestDetail row={row} />);
+    expect(screen.getByText('values.website: must be a URI')).toBeTruthy();
+  });
+
+  it('shows the raw request as text when it no longer checks out', () => {
+    render(<RequestDetail row={{ ...rowFor(proposal()), status: 'expired', request: { kind: 'proposal', message: '<b>x</b>' } }} />);
+    expect(screen.getByLabelText('Request', { selector: 'pre' }).textContent).toContain('"message": "<b>x</b>"');
+  });
+});
