@@ -17,7 +17,7 @@ const UI_TIMEOUT = 15_000;
 const INBOX_SAMPLES = 50;
 const PROPOSAL_FIELDS = 100;
 const PROPOSAL_RUNS = 5;
-const HISTORY_ROWS = 100_000;
+const HISTORY_ROWS = Number(process.env.ELICITLY_BENCH_HISTORY_ROWS ?? 100_000); // lower it only to iterate on the other measures quickly
 const HISTORY_BATCH = 5_000;
 const HISTORY_RUNS = 5;
 

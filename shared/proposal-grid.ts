@@ -113,3 +113,15 @@ export function submission(rows: readonly GridRow[]): { included: string[]; valu
     values: Object.fromEntries(chosen.map((r) => [r.key, copy(r.proposed)])),
   };
 }
+
+/**
+ * Back to what the reviewer last submitted (a decision the hub refused as invalid, reopened later): their values and
+ * their choice of rows, over the defaults. Locked rows stay included whatever the attempt said.
+ */
+export function resumeRows(rows: readonly GridRow[], attempt: { values?: Record<string, unknown>; included?: readonly string[] }): GridRow[] {
+  return rows.map((r) => ({
+    ...r,
+    proposed: attempt.values && Object.hasOwn(attempt.values, r.key) ? copy(attempt.values[r.key]) : r.proposed,
+    included: r.locked || (attempt.included ? attempt.included.includes(r.key) : r.included),
+  }));
+}

@@ -192,8 +192,8 @@ export class BackgroundController {
         if (answer.ok) {
           await db.requests.update(entry.elicitationId, { status: answer.status ?? entry.decision, decidedAt: clock.now(), delivery: 'delivered', refusal: undefined });
         } else if (answer.reason === 'invalid') {
-          // Still pending: the reviewer fixes the named fields and decides again.
-          await db.requests.update(entry.elicitationId, { delivery: 'refused', outcome: undefined, refusal: { reason: 'invalid', issues: answer.issues ?? [] } });
+          // Still pending: the reviewer fixes the named fields and decides again, starting from this attempt.
+          await db.requests.update(entry.elicitationId, { delivery: 'refused', refusal: { reason: 'invalid', issues: answer.issues ?? [] } });
         } else {
           const changes: Partial<RequestRow> = { delivery: 'refused', refusal: { reason: answer.reason ?? 'not_found' } };
           if (answer.status) changes.status = answer.status;

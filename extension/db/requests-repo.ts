@@ -144,15 +144,22 @@ export async function historyPage(db: ElicitlyDb, query: HistoryQuery, cursor?: 
     const { index, prefix } = indexFor(query);
     const [lower, end] = prefixRange(prefix);
     const upper = cursor ? [...prefix, cursor.createdAt, cursor.elicitationId] : end;
-    rows = readRows(await db.requests.where(index).between(lower, upper, true, cursor === undefined)
-      .reverse()
+    const range = db.requests.where(index).between(lower, upper, true, cursor === undefined).reverse();
+    if (words.length === 0) {
+      // The index range is the page. The cursor comes from the raw rows, so a corrupt row (skipped when read) makes a
+      // page one shorter but can never end the history early.
+      const raws = await range.limit(limit + 1).toArray();
+      const last = raws[limit - 1];
+      return { rows: readRows(raws.slice(0, limit)), next: raws.length > limit && last ? { createdAt: last.createdAt, elicitationId: last.elicitationId } : null };
+    }
+    rows = await range
       .filter((r) => {
-        // A corrupt row must not take a slot of the limit (`next` would end the history early) nor reach matches().
+        // A corrupt row must not take a slot of the limit nor reach matches().
         const row = readRow(r);
-        return row !== undefined && (words.length === 0 || matches(row, query, words));
+        return row !== undefined && matches(row, query, words);
       })
       .limit(limit + 1)
-      .toArray());
+      .toArray();
   }
   const page = rows.slice(0, limit);
   const last = page[page.length - 1];

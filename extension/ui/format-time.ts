@@ -20,3 +20,11 @@ export function timeLeft(expiresAt: number, now: number): string {
   if (left < DAY) return `expires in ${Math.floor(left / HOUR)} h`;
   return `expires in ${Math.floor(left / DAY)} d`;
 }
+
+let dateTimeFormat: Intl.DateTimeFormat | undefined;
+
+/** A date and time in the person's locale; one formatter for all rows, as building one per call is what costs. */
+export function dateTime(ms: number): string {
+  dateTimeFormat ??= new Intl.DateTimeFormat(undefined, { dateStyle: 'medium', timeStyle: 'short' });
+  return dateTimeFormat.format(ms);
+}

@@ -3,6 +3,7 @@ import type { Status } from '../../shared/lifecycle.js';
 import type { ElicitlyDb } from '../db/database.js';
 import { exportRequests, historyPage, type HistoryCursor, type HistoryQuery } from '../db/requests-repo.js';
 import type { RequestRow } from '../db/rows.js';
+import { dateTime } from './format-time.js';
 import { KIND_LABEL } from './inbox.js';
 import { useLiveQuery } from './use-live-query.js';
 
@@ -124,7 +125,7 @@ export function History({ db, onOpen }: { db: ElicitlyDb; onOpen(id: string): vo
           <tbody>
             {loaded.rows.map((row) => (
               <tr key={row.elicitationId}>
-                <td class="nowrap">{new Date(row.createdAt).toLocaleString()}</td>
+                <td class="nowrap">{dateTime(row.createdAt)}</td>
                 <td>{KIND_LABEL[row.kind]}</td>
                 <td><span class={`status status-${row.status}`}>{row.status}</span></td>
                 <td>

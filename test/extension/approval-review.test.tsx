@@ -178,3 +178,19 @@ describe('ApprovalReview: replies and keyboard', () => {
     expect(calls).toEqual([{ elicitationId: 'el-1', decision: 'rejected' }]);
   });
 });
+
+describe('ApprovalReview: reopening a decision the hub refused', () => {
+  it('starts from the refused values with the issue shown next to the field', () => {
+    const request = approval({ message: 'Send the payout?', requestedSchema: form });
+    const row = rowFor(request, {
+      delivery: 'refused',
+      outcome: { decision: 'approved', action: 'submit', values: { recipient: 'not-mail', amount: 12 } },
+      refusal: { reason: 'invalid', issues: [{ path: 'values.recipient', rule: 'format', message: 'values.recipient: must be an e-mail address' }] },
+    });
+    const { client } = fakeClient();
+    render(<ApprovalReview row={row} request={request} client={client} />);
+    expect((screen.getByLabelText('Recipient') as HTMLInputElement).value).toBe('not-mail');
+    expect((screen.getByLabelText('Amount') as HTMLInputElement).value).toBe('12');
+    expect(screen.getByText('must be an e-mail address')).toBeTruthy();
+  });
+});

@@ -121,7 +121,10 @@ describe('BackgroundController', () => {
     const issues = [{ path: 'values.name', rule: 'invalid_type', message: 'values.name: must be a string' }];
     socket.deliver({ type: 'decision.result', elicitationId: 'el_1', idempotencyKey: 'key-1', ok: false, reason: 'invalid', issues });
     expect(await reply).toEqual({ state: 'answered', ok: false, reason: 'invalid', issues });
-    expect(await getRequest(db, 'el_1')).toMatchObject({ status: 'pending', delivery: 'refused', refusal: { reason: 'invalid', issues } });
+    // The attempt stays, so a review reopened later starts from what the person typed.
+    expect(await getRequest(db, 'el_1')).toMatchObject({
+      status: 'pending', delivery: 'refused', refusal: { reason: 'invalid', issues }, outcome: { values: { name: 5 }, included: ['name'] },
+    });
   });
 
   it('records what the hub says when the request was already decided elsewhere', async () => {

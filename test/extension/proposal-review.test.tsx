@@ -437,3 +437,23 @@ describe('ProposalReview: keyboard', () => {
     expect(screen.queryByRole('alertdialog')).toBeNull();
   });
 });
+
+describe('ProposalReview: reopening a decision the hub refused', () => {
+  it('starts from the refused attempt, with the hub issues next to their fields and the comment kept', () => {
+    const request = proposal();
+    const row = rowFor(request, {
+      delivery: 'refused',
+      outcome: { decision: 'approved', action: 'submit', values: { name: 'NorthMark', employeeCount: 3.5 }, included: ['name', 'employeeCount'], comment: 'checked by hand' },
+      refusal: { reason: 'invalid', issues: [{ path: 'values.employeeCount', rule: 'invalid_type', message: 'values.employeeCount: must be an integer, got number 3.5' }] },
+    });
+    const { client } = fakeClient();
+    render(<ProposalReview row={row} request={request} client={client} />);
+    expect(proposed('Name').value).toBe('NorthMark');
+    expect(proposed('Number of Employees').value).toBe('3.5');
+    expect(proposed('Number of Employees').getAttribute('aria-invalid')).toBe('true');
+    expect(screen.getByText('must be an integer, got number 3.5')).toBeTruthy();
+    expect(include('Website').checked).toBe(false);
+    expect(include('Number of Employees').checked).toBe(true);
+    expect((screen.getByLabelText('Comment (optional)') as HTMLTextAreaElement).value).toBe('checked by hand');
+  });
+});

@@ -1,3 +1,4 @@
+import { dateTime } from '../../extension/ui/format-time.js';
 import { render, screen, within } from '@testing-library/preact';
 import { describe, expect, it } from 'vitest';
 import type { RequestRow } from '../../extension/db/rows.js';
@@ -126,8 +127,8 @@ describe('RequestDetail', () => {
     expect(facts).toContain('Proposal');
     expect(facts).toContain('Claude Code');
     expect(facts).toContain('Decided, and the agent has read the decision');
-    expect(facts).toContain(new Date(row.createdAt).toLocaleString());
-    expect(facts).toContain(new Date(Date.UTC(2025, 0, 2, 3, 10)).toLocaleString());
+    expect(facts).toContain(dateTime(row.createdAt));
+    expect(facts).toContain(dateTime(Date.UTC(2025, 0, 2, 3, 10)));
     const asked = screen.getByRole('table', { name: 'Proposed values' });
     expect(within(asked).getByRole('row', { name: 'Number of Employees 230' })).toBeTruthy();
     expect(within(asked).getByRole('row', { name: 'Institution Types Asset Manager, Private Equity' })).toBeTruthy();

@@ -10,6 +10,7 @@ import {
   requiredLocked,
   restoreCurrent,
   restoreProposed,
+  resumeRows,
   sourceDiffers,
   submission,
   useSource,
@@ -224,5 +225,29 @@ describe('submission', () => {
 
   it('is empty when nothing is included', () => {
     expect(submission(rejectAll(initialRows(update)).map((r) => ({ ...r, included: false })))).toEqual({ included: [], values: {} });
+  });
+});
+
+describe('resumeRows (a refused attempt reopened)', () => {
+  const rows = initialRows(northmark);
+  it.each([
+    ['takes the attempt values and its choice of rows', { values: { website: 'x', employeeCount: 5 }, included: ['name', 'website'] },
+      { name: ['NorthMark Strategies', true], website: ['x', true], employeeCount: [5, false], institutionTypes: [['Asset Manager', 'Private Equity'], false] }],
+    ['keeps a locked row included even when the attempt left it out', { values: {}, included: [] },
+      { name: ['NorthMark Strategies', true], website: ['https://www.northmarkstrategies.com/', false], employeeCount: [230, false], institutionTypes: [['Asset Manager', 'Private Equity'], false] }],
+    ['keeps a cleared value (null) as the person left it', { values: { website: null }, included: ['website'] },
+      { name: ['NorthMark Strategies', true], website: [null, true], employeeCount: [230, false], institutionTypes: [['Asset Manager', 'Private Equity'], false] }],
+    ['without `included` (an approval-like attempt) keeps the default inclusion', { values: { employeeCount: 7 } },
+      { name: ['NorthMark Strategies', true], website: ['https://www.northmarkstrategies.com/', true], employeeCount: [7, true], institutionTypes: [['Asset Manager', 'Private Equity'], true] }],
+  ] as const)('%s', (_name, attempt, expected) => {
+    const resumed = resumeRows(rows, attempt as { values?: Record<string, unknown>; included?: readonly string[] });
+    expect(Object.fromEntries(resumed.map((r) => [r.key, [r.proposed, r.included]]))).toEqual(expected);
+  });
+
+  it('does not alias the attempt arrays', () => {
+    const attempt = { values: { institutionTypes: ['REIT'] }, included: ['institutionTypes'] };
+    const resumed = resumeRows(rows, attempt);
+    (resumed.find((r) => r.key === 'institutionTypes')?.proposed as string[]).push('Hedge Fund');
+    expect(attempt.values.institutionTypes).toEqual(['REIT']);
   });
 });

@@ -7,6 +7,7 @@ import { splitIssues, useDecision, type SplitIssues } from './decision-feedback.
 import { FieldEditor } from './field-editor.js';
 import { ReviewFooter } from './review-footer.js';
 import { SafeHtml } from './safe-html.js';
+import { refusedAttempt } from './refused-attempt.js';
 import { useReviewKeys } from './use-review-keys.js';
 import './review.css';
 
@@ -39,15 +40,16 @@ export function ApprovalReview({ row, request, client, onDone }: {
   onDone?: () => void;
 }) {
   const schema = request.mode === 'json' ? null : request.requestedSchema;
-  const [values, setValues] = useState<Record<string, unknown>>(() => initialValues(schema));
-  const [comment, setComment] = useState('');
-  const [issues, setIssues] = useState<SplitIssues>(NO_ISSUES);
+  const keys = useMemo(() => (schema ? Object.keys(schema.properties) : []), [schema]);
+  const [attempt] = useState(() => refusedAttempt(row));
+  const [values, setValues] = useState<Record<string, unknown>>(() => ({ ...initialValues(schema), ...attempt?.values }));
+  const [comment, setComment] = useState(attempt?.comment ?? '');
+  const [issues, setIssues] = useState<SplitIssues>(() => (attempt ? splitIssues(attempt.issues, keys) : NO_ISSUES));
   const [confirming, setConfirming] = useState(false);
   const [focusInvalid, setFocusInvalid] = useState(0);
   const decision = useDecision(client, onDone);
   const root = useRef<HTMLElement>(null);
   const id = useId();
-  const keys = useMemo(() => (schema ? Object.keys(schema.properties) : []), [schema]);
   const frozen = decision.busy || decision.settled;
 
   useEffect(() => {

@@ -2,7 +2,7 @@ import { useEffect, useId, useMemo, useRef, useState } from 'preact/hooks';
 import type { ProposalRequest } from '../../../shared/approval-input.js';
 import { checkDecisionValues } from '../../../shared/approval-input.js';
 import {
-  acceptAll, includedCount, initialRows, isEmptyValue, rejectAll, restoreCurrent, restoreProposed, sourceDiffers,
+  acceptAll, includedCount, initialRows, isEmptyValue, rejectAll, restoreCurrent, restoreProposed, resumeRows, sourceDiffers,
   submission, useSource as takeSource, type GridRow,
 } from '../../../shared/proposal-grid.js';
 import type { FieldIssue } from '../../../shared/requested-schema.js';
@@ -13,6 +13,7 @@ import { displayValue } from './display-value.js';
 import { FieldEditor } from './field-editor.js';
 import { ReviewFooter } from './review-footer.js';
 import { SafeHtml } from './safe-html.js';
+import { refusedAttempt } from './refused-attempt.js';
 import { useReviewKeys } from './use-review-keys.js';
 import './review.css';
 
@@ -24,15 +25,16 @@ export function ProposalReview({ row, request, client, onDone }: {
   client: BackgroundClient;
   onDone?: () => void;
 }) {
-  const [rows, setRows] = useState<GridRow[]>(() => initialRows(request));
-  const [comment, setComment] = useState('');
-  const [issues, setIssues] = useState<SplitIssues>(NO_ISSUES);
+  const keys = useMemo(() => Object.keys(request.requestedSchema.properties), [request]);
+  const [attempt] = useState(() => refusedAttempt(row));
+  const [rows, setRows] = useState<GridRow[]>(() => (attempt ? resumeRows(initialRows(request), attempt) : initialRows(request)));
+  const [comment, setComment] = useState(attempt?.comment ?? '');
+  const [issues, setIssues] = useState<SplitIssues>(() => (attempt ? splitIssues(attempt.issues, keys) : NO_ISSUES));
   const [confirming, setConfirming] = useState(false);
   const [focusInvalid, setFocusInvalid] = useState(0);
   const decision = useDecision(client, onDone);
   const root = useRef<HTMLElement>(null);
   const id = useId();
-  const keys = useMemo(() => Object.keys(request.requestedSchema.properties), [request]);
   const { included, total } = includedCount(rows);
   const frozen = decision.busy || decision.settled;
 
@@ -101,6 +103,13 @@ export function ProposalReview({ row, request, client, onDone }: {
 
       <div class="grid-scroll">
         <table class="proposal-grid" aria-label="Proposed changes">
+          <colgroup>
+            <col class="field" />
+            {sources.map((s) => <col class="source" key={s.key} />)}
+            <col class="current" />
+            <col class="proposed" />
+            <col class="include" />
+          </colgroup>
           <thead>
             <tr>
               <th scope="col">Field</th>

@@ -8,6 +8,7 @@ import { REFUSAL_TEXT } from './decision-feedback.js';
 import { displayValue } from './display-value.js';
 import { SafeHtml } from './safe-html.js';
 import './review.css';
+import { dateTime } from '../format-time.js';
 
 export const STATUS_TEXT: Record<Status, string> = {
   pending: 'Waiting for a decision',
@@ -20,9 +21,6 @@ export const STATUS_TEXT: Record<Status, string> = {
 
 const KIND_TEXT: Record<RequestRow['kind'], string> = { approval: 'Approval', proposal: 'Proposal' };
 
-function when(ms: number): string {
-  return new Date(ms).toLocaleString();
-}
 
 function json(v: unknown): string {
   try {
@@ -100,8 +98,8 @@ export function RequestDetail({ row }: { row: RequestRow }) {
       <dl aria-label="Request">
         <dt>Kind</dt><dd>{KIND_TEXT[row.kind]}</dd>
         <dt>Agent</dt><dd>{row.agent}</dd>
-        <dt>Created</dt><dd>{when(row.createdAt)}</dd>
-        {row.decidedAt !== undefined && <><dt>Decided</dt><dd>{when(row.decidedAt)}</dd></>}
+        <dt>Created</dt><dd>{dateTime(row.createdAt)}</dd>
+        {row.decidedAt !== undefined && <><dt>Decided</dt><dd>{dateTime(row.decidedAt)}</dd></>}
         <dt>Status</dt><dd>{STATUS_TEXT[row.status]}</dd>
       </dl>
       <h3>What was asked</h3>

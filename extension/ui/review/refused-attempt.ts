@@ -1,0 +1,23 @@
+import type { FieldIssue } from '../../../shared/requested-schema.js';
+import type { RequestRow } from '../../db/rows.js';
+
+export interface RefusedAttempt {
+  values?: Record<string, unknown>;
+  included?: string[];
+  comment: string;
+  issues: FieldIssue[];
+}
+
+/**
+ * The decision the hub refused as invalid, if that is where this request stands. A review reopened after closing the
+ * popup starts from it, with the hub's issues next to the fields, so nothing the person typed is lost.
+ */
+export function refusedAttempt(row: RequestRow): RefusedAttempt | null {
+  if (row.delivery !== 'refused' || row.refusal?.reason !== 'invalid' || !row.outcome) return null;
+  return {
+    ...(row.outcome.values ? { values: row.outcome.values } : {}),
+    ...(row.outcome.included ? { included: row.outcome.included } : {}),
+    comment: row.outcome.comment ?? '',
+    issues: row.refusal.issues ?? [],
+  };
+}
