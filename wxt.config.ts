@@ -18,7 +18,12 @@ export default defineConfig({
     permissions: ['alarms', 'notifications', 'unlimitedStorage'],
     action: { default_title: 'Elicitly Companion' },
     ...(browser === 'firefox'
-      ? { browser_specific_settings: { gecko: { id: 'companion@elicitly.dev', strict_min_version: '115.0' } } }
+      ? {
+          browser_specific_settings: {
+            // Nothing leaves the machine: the only connection is to the hub on 127.0.0.1.
+            gecko: { id: 'companion@elicitly.dev', strict_min_version: '115.0', data_collection_permissions: { required: ['none'] } },
+          },
+        }
       : {
           minimum_chrome_version: '116',
           // Pins the extension id (and so the origin the hub trusts) on every machine.

@@ -1,3 +1,4 @@
+import '../../extension/zod-config.js';
 import { browser } from 'wxt/browser';
 import { defineBackground } from 'wxt/utils/define-background';
 import { BackgroundController } from '../../extension/background/background-controller.js';

@@ -1,3 +1,4 @@
+import '../zod-config.js';
 import { render } from 'preact';
 import { openDb } from '../db/database.js';
 import type { UiMessage } from '../messages.js';

@@ -32,6 +32,7 @@ describe.skipIf(!browserFound)(title, () => {
   let agent: Harness;
   let browser: ExtensionBrowser;
   let popup: Page;
+  const pageErrors: string[] = [];
 
   const created = (result: { structuredContent?: Record<string, unknown>; isError?: boolean }) => {
     expect(result.isError).toBeFalsy();
@@ -54,6 +55,7 @@ describe.skipIf(!browserFound)(title, () => {
     await agent.callTool('elicit_status', { elicitationId: 'el_warmup' });
     browser = await launchExtension();
     popup = await browser.openPopup('#/settings');
+    popup.on('pageerror', (error) => pageErrors.push(error.message));
     await popup.getByLabel('Hub port').fill(String(port));
     await popup.getByRole('button', { name: 'Save' }).click();
     await popup.getByText('Saved.').waitFor({ timeout: UI_TIMEOUT });
@@ -181,6 +183,10 @@ describe.skipIf(!browserFound)(title, () => {
       status: 'consumed', decision: 'approved', action: 'submit', context: { step: 'migrate' }, values: {},
     });
   }, 60_000);
+
+  it('the popup threw no uncaught error through all of the above', () => {
+    expect(pageErrors).toEqual([]);
+  });
 
   it('a web page on another localhost port cannot open the hub socket', async () => {
     const server: Server = createServer((_req, res) => {
