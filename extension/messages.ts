@@ -1,19 +1,13 @@
 import { z } from 'zod';
 import { StatusSchema } from '../shared/lifecycle.js';
-import { DecisionRefusalSchema, FieldIssueSchema } from '../shared/wire-protocol.js';
+import { DecideMessageSchema, DecisionRefusalSchema, FieldIssueSchema } from '../shared/wire-protocol.js';
 
 /**
  * Messages from the extension's pages to its background (runtime messaging), validated on arrival like every other
  * boundary. Pages read state from IndexedDB directly; they only ask the background to act.
  */
-export const DecideRequestSchema = z.strictObject({
-  type: z.literal('decide'),
-  elicitationId: z.string().min(1).max(100),
-  decision: z.enum(['approved', 'rejected']),
-  values: z.record(z.string(), z.unknown()).optional(),
-  included: z.array(z.string()).max(1000).optional(),
-  comment: z.string().max(4000).optional(),
-});
+// The wire's decide without the idempotency key: the background mints one per decision, the page never reuses one.
+export const DecideRequestSchema = DecideMessageSchema.omit({ idempotencyKey: true });
 export type DecideRequest = z.infer<typeof DecideRequestSchema>;
 
 export const UiMessageSchema = z.discriminatedUnion('type', [

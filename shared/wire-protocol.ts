@@ -39,7 +39,7 @@ const Hello = z.strictObject({
 });
 const Heartbeat = z.strictObject({ type: z.literal('heartbeat'), t: z.number() });
 const Ack = z.strictObject({ type: z.literal('ack'), elicitationId: Id });
-const Decide = z.strictObject({
+export const DecideMessageSchema = z.strictObject({
   type: z.literal('decide'),
   elicitationId: Id,
   idempotencyKey: z.string().min(1).max(200),
@@ -48,14 +48,14 @@ const Decide = z.strictObject({
   included: z.array(z.string()).max(1000).optional(),
   comment: z.string().max(4000).optional(),
 });
-export type DecideMessage = z.infer<typeof Decide>;
+export type DecideMessage = z.infer<typeof DecideMessageSchema>;
 
 /** Relays forward the approval tools' calls to the hub; the method map mirrors the service interface. */
 export const RelayMethodSchema = z.enum(['create', 'status', 'await', 'result', 'cancel', 'reviewer']);
 export type RelayMethod = z.infer<typeof RelayMethodSchema>;
 const Call = z.strictObject({ type: z.literal('call'), callId: Id, method: RelayMethodSchema, params: z.record(z.string(), z.unknown()) });
 
-export const PeerMessageSchema = z.discriminatedUnion('type', [Hello, Heartbeat, Ack, Decide, Call]);
+export const PeerMessageSchema = z.discriminatedUnion('type', [Hello, Heartbeat, Ack, DecideMessageSchema, Call]);
 export type PeerMessage = z.infer<typeof PeerMessageSchema>;
 
 const Welcome = z.strictObject({ type: z.literal('welcome'), protocol: z.literal(PROTOCOL_VERSION), hubPid: z.number(), pending: z.array(RequestViewSchema) });

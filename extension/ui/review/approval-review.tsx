@@ -1,17 +1,14 @@
-import { useEffect, useId, useMemo, useRef, useState } from 'preact/hooks';
+import { useId, useMemo, useState } from 'preact/hooks';
 import { checkDecisionValues, type ApprovalRequest } from '../../../shared/approval-input.js';
-import { propertyKind, type FieldIssue, type RequestedSchema } from '../../../shared/requested-schema.js';
+import { propertyKind, type RequestedSchema } from '../../../shared/requested-schema.js';
 import type { RequestRow } from '../../db/rows.js';
 import type { BackgroundClient } from '../../messages.js';
-import { splitIssues, useDecision, type SplitIssues } from './decision-feedback.js';
 import { FieldEditor } from './field-editor.js';
 import { ReviewFooter } from './review-footer.js';
 import { SafeHtml } from './safe-html.js';
 import { refusedAttempt } from './refused-attempt.js';
-import { useReviewKeys } from './use-review-keys.js';
+import { useReview } from './use-review.js';
 import './review.css';
-
-const NO_ISSUES: SplitIssues = { byKey: {}, general: [] };
 
 function initialValues(schema: RequestedSchema | null): Record<string, unknown> {
   if (!schema) return {};
@@ -41,74 +38,26 @@ export function ApprovalReview({ row, request, client, onDone }: {
 }) {
   const schema = request.mode === 'json' ? null : request.requestedSchema;
   const keys = useMemo(() => (schema ? Object.keys(schema.properties) : []), [schema]);
-  const [attempt] = useState(() => refusedAttempt(row));
-  const [values, setValues] = useState<Record<string, unknown>>(() => ({ ...initialValues(schema), ...attempt?.values }));
-  const [comment, setComment] = useState(attempt?.comment ?? '');
-  const [issues, setIssues] = useState<SplitIssues>(() => (attempt ? splitIssues(attempt.issues, keys) : NO_ISSUES));
-  const [confirming, setConfirming] = useState(false);
-  const [focusInvalid, setFocusInvalid] = useState(0);
-  const decision = useDecision(client, onDone);
-  const root = useRef<HTMLElement>(null);
+  const [values, setValues] = useState<Record<string, unknown>>(() => ({ ...initialValues(schema), ...refusedAttempt(row)?.values }));
   const id = useId();
-  const frozen = decision.busy || decision.settled;
-
-  useEffect(() => {
-    if (focusInvalid === 0) return;
-    root.current?.querySelector<HTMLElement>('[aria-invalid="true"]')?.focus();
-  }, [focusInvalid]);
-
-  const showIssues = (found: readonly FieldIssue[]) => {
-    setIssues(splitIssues(found, keys));
-    if (found.length) setFocusInvalid((n) => n + 1);
-  };
+  const review = useReview(row, keys, client, onDone, () => {
+    // A json-mode approval carries no values; a form's are checked (and normalized) before they leave.
+    if (!schema) return { ok: true, payload: {} };
+    const checked = checkDecisionValues(request, values);
+    return checked.ok ? { ok: true, payload: { values: checked.values } } : checked;
+  });
+  const { issues } = review;
 
   const edit = (key: string, v: unknown) => {
     setValues((prev) => ({ ...prev, [key]: v }));
-    if (issues.byKey[key]) {
-      const { [key]: _gone, ...rest } = issues.byKey;
-      setIssues({ ...issues, byKey: rest });
-    }
+    review.clearIssue(key);
   };
-
-  const cleanComment = comment.trim();
-  const withComment = cleanComment ? { comment: cleanComment } : {};
-
-  const approve = async () => {
-    if (frozen) return;
-    setConfirming(false);
-    let sent: Record<string, unknown> | undefined;
-    if (schema) {
-      const checked = checkDecisionValues(request, values);
-      if (!checked.ok) {
-        decision.clearFeedback();
-        showIssues(checked.issues);
-        return;
-      }
-      sent = checked.values;
-    }
-    setIssues(NO_ISSUES);
-    const found = await decision.send({
-      elicitationId: row.elicitationId, decision: 'approved', ...(sent ? { values: sent } : {}), ...withComment,
-    });
-    showIssues(found);
-  };
-
-  const decline = async () => {
-    if (frozen) return;
-    setConfirming(false);
-    await decision.send({ elicitationId: row.elicitationId, decision: 'rejected', ...withComment });
-  };
-
-  useReviewKeys(root, {
-    onSubmit: () => void approve(),
-    onEscape: () => setConfirming((open) => !open && !frozen),
-  });
 
   const showContext = request.mode !== 'form';
   const required = schema?.required ?? [];
 
   return (
-    <section class="review approval-review" ref={root}>
+    <section class="review approval-review" ref={review.root}>
       <h2 class="review-message">{row.message}</h2>
       {row.renderedTemplate !== null ? (
         <SafeHtml html={row.renderedTemplate} />
@@ -150,18 +99,7 @@ export function ApprovalReview({ row, request, client, onDone }: {
         </div>
       )}
 
-      <ReviewFooter
-        generalIssues={issues.general}
-        comment={comment}
-        onComment={setComment}
-        feedback={decision.feedback}
-        labels={request.labels}
-        frozen={frozen}
-        onOk={() => void approve()}
-        onCancel={() => void decline()}
-        confirming={confirming}
-        onCloseConfirm={() => setConfirming(false)}
-      />
+      <ReviewFooter {...review.footer} labels={request.labels} />
     </section>
   );
 }

@@ -1,23 +1,19 @@
-import { useEffect, useId, useMemo, useRef, useState } from 'preact/hooks';
+import { useId, useMemo, useState } from 'preact/hooks';
 import type { ProposalRequest } from '../../../shared/approval-input.js';
 import { checkDecisionValues } from '../../../shared/approval-input.js';
 import {
   acceptAll, includedCount, initialRows, isEmptyValue, rejectAll, restoreCurrent, restoreProposed, resumeRows, sourceDiffers,
   submission, useSource as takeSource, type GridRow,
 } from '../../../shared/proposal-grid.js';
-import type { FieldIssue } from '../../../shared/requested-schema.js';
 import type { RequestRow } from '../../db/rows.js';
 import type { BackgroundClient } from '../../messages.js';
-import { splitIssues, useDecision, type SplitIssues } from './decision-feedback.js';
 import { displayValue } from './display-value.js';
 import { FieldEditor } from './field-editor.js';
 import { ReviewFooter } from './review-footer.js';
 import { SafeHtml } from './safe-html.js';
 import { refusedAttempt } from './refused-attempt.js';
-import { useReviewKeys } from './use-review-keys.js';
+import { useReview } from './use-review.js';
 import './review.css';
-
-const NO_ISSUES: SplitIssues = { byKey: {}, general: [] };
 
 export function ProposalReview({ row, request, client, onDone }: {
   row: RequestRow;
@@ -26,78 +22,36 @@ export function ProposalReview({ row, request, client, onDone }: {
   onDone?: () => void;
 }) {
   const keys = useMemo(() => Object.keys(request.requestedSchema.properties), [request]);
-  const [attempt] = useState(() => refusedAttempt(row));
-  const [rows, setRows] = useState<GridRow[]>(() => (attempt ? resumeRows(initialRows(request), attempt) : initialRows(request)));
-  const [comment, setComment] = useState(attempt?.comment ?? '');
-  const [issues, setIssues] = useState<SplitIssues>(() => (attempt ? splitIssues(attempt.issues, keys) : NO_ISSUES));
-  const [confirming, setConfirming] = useState(false);
-  const [focusInvalid, setFocusInvalid] = useState(0);
-  const decision = useDecision(client, onDone);
-  const root = useRef<HTMLElement>(null);
+  const [rows, setRows] = useState<GridRow[]>(() => {
+    const attempt = refusedAttempt(row);
+    return attempt ? resumeRows(initialRows(request), attempt) : initialRows(request);
+  });
   const id = useId();
+  const review = useReview(row, keys, client, onDone, () => {
+    const { included: keysIncluded, values } = submission(rows);
+    const checked = checkDecisionValues(request, values, keysIncluded);
+    return checked.ok ? { ok: true, payload: { values, included: keysIncluded } } : checked;
+  });
+  const { issues } = review;
   const { included, total } = includedCount(rows);
-  const frozen = decision.busy || decision.settled;
-
-  useEffect(() => {
-    if (focusInvalid === 0) return;
-    root.current?.querySelector<HTMLElement>('[aria-invalid="true"]')?.focus();
-  }, [focusInvalid]);
-
-  const showIssues = (found: readonly FieldIssue[]) => {
-    setIssues(splitIssues(found, keys));
-    if (found.length) setFocusInvalid((n) => n + 1);
-  };
 
   const update = (i: number, next: (r: GridRow) => GridRow, clearIssue = false) => {
     setRows((prev) => prev.map((r, j) => (j === i ? next(r) : r)));
     const key = rows[i]?.key;
-    // Only the edited field's message goes: the others still describe values that have not changed.
-    if (clearIssue && key !== undefined && issues.byKey[key]) {
-      const { [key]: _gone, ...rest } = issues.byKey;
-      setIssues({ ...issues, byKey: rest });
-    }
+    if (clearIssue && key !== undefined) review.clearIssue(key);
   };
-
-  const cleanComment = comment.trim();
-  const withComment = cleanComment ? { comment: cleanComment } : {};
-
-  const submit = async () => {
-    if (frozen) return;
-    setConfirming(false);
-    const { included: keysIncluded, values } = submission(rows);
-    const checked = checkDecisionValues(request, values, keysIncluded);
-    if (!checked.ok) {
-      decision.clearFeedback();
-      showIssues(checked.issues);
-      return;
-    }
-    setIssues(NO_ISSUES);
-    const found = await decision.send({ elicitationId: row.elicitationId, decision: 'approved', values, included: keysIncluded, ...withComment });
-    showIssues(found);
-  };
-
-  const cancel = async () => {
-    if (frozen) return;
-    setConfirming(false);
-    await decision.send({ elicitationId: row.elicitationId, decision: 'rejected', ...withComment });
-  };
-
-  useReviewKeys(root, {
-    onSubmit: () => void submit(),
-    onEscape: () => setConfirming((open) => !open && !frozen),
-  });
 
   const { sources, current: currentColumn } = request.columns;
 
   return (
-    <section class="review proposal-review" ref={root}>
+    <section class="review proposal-review" ref={review.root}>
       <h2 class="review-message">{row.message}</h2>
       {row.renderedTemplate !== null && <SafeHtml html={row.renderedTemplate} />}
 
       <div class="grid-actions">
         <button type="button" onClick={() => setRows(acceptAll(rows))}>Accept All</button>
         <button type="button" onClick={() => setRows(rejectAll(rows))}>Reject All</button>
-        <button type="button" onClick={() => { setRows(restoreProposed(rows, request)); setIssues({ ...issues, byKey: {} }); }}>Restore Proposed</button>
+        <button type="button" onClick={() => { setRows(restoreProposed(rows, request)); review.clearFieldIssues(); }}>Restore Proposed</button>
         <span class="counter" aria-live="polite">{included} of {total} included</span>
       </div>
 
@@ -188,18 +142,7 @@ export function ProposalReview({ row, request, client, onDone }: {
         </table>
       </div>
 
-      <ReviewFooter
-        generalIssues={issues.general}
-        comment={comment}
-        onComment={setComment}
-        feedback={decision.feedback}
-        labels={request.labels}
-        frozen={frozen}
-        onOk={() => void submit()}
-        onCancel={() => void cancel()}
-        confirming={confirming}
-        onCloseConfirm={() => setConfirming(false)}
-      />
+      <ReviewFooter {...review.footer} labels={request.labels} />
     </section>
   );
 }

@@ -1,0 +1,91 @@
+import { useEffect, useRef, useState } from 'preact/hooks';
+import type { FieldIssue } from '../../../shared/requested-schema.js';
+import type { RequestRow } from '../../db/rows.js';
+import type { BackgroundClient } from '../../messages.js';
+import { splitIssues, useDecision, type Decision, type SplitIssues } from './decision-feedback.js';
+import { refusedAttempt } from './refused-attempt.js';
+import { useReviewKeys } from './use-review-keys.js';
+
+const NO_ISSUES: SplitIssues = { byKey: {}, general: [] };
+
+/** What the person submits once the local check passed: the form's part of the decision. */
+type Checked = { ok: true; payload: Pick<Decision, 'values' | 'included'> } | { ok: false; issues: FieldIssue[] };
+
+/**
+ * Everything a review does the same way whatever it reviews: the comment, issues next to fields (focusing the first
+ * invalid one), the decision in flight, the Esc confirmation and Ctrl/Cmd+Enter, and resuming a refused attempt.
+ * The component supplies only its form and the check of its values.
+ */
+export function useReview(row: RequestRow, keys: readonly string[], client: BackgroundClient, onDone: (() => void) | undefined, check: () => Checked) {
+  const [attempt] = useState(() => refusedAttempt(row));
+  const [comment, setComment] = useState(attempt?.comment ?? '');
+  const [issues, setIssues] = useState<SplitIssues>(() => (attempt ? splitIssues(attempt.issues, keys) : NO_ISSUES));
+  const [confirming, setConfirming] = useState(false);
+  const [focusInvalid, setFocusInvalid] = useState(0);
+  const decision = useDecision(client, onDone);
+  const root = useRef<HTMLElement>(null);
+  const frozen = decision.busy || decision.settled;
+
+  useEffect(() => {
+    if (focusInvalid === 0) return;
+    root.current?.querySelector<HTMLElement>('[aria-invalid="true"]')?.focus();
+  }, [focusInvalid]);
+
+  const showIssues = (found: readonly FieldIssue[]) => {
+    setIssues(splitIssues(found, keys));
+    if (found.length) setFocusInvalid((n) => n + 1);
+  };
+
+  /** Only the edited field's message goes: the others still describe values that have not changed. */
+  const clearIssue = (key: string) => {
+    if (!issues.byKey[key]) return;
+    const { [key]: _gone, ...rest } = issues.byKey;
+    setIssues({ ...issues, byKey: rest });
+  };
+  const clearFieldIssues = () => setIssues({ ...issues, byKey: {} });
+
+  const cleanComment = comment.trim();
+  const withComment = cleanComment ? { comment: cleanComment } : {};
+
+  const approve = async () => {
+    if (frozen) return;
+    setConfirming(false);
+    const checked = check();
+    if (!checked.ok) {
+      decision.clearFeedback();
+      showIssues(checked.issues);
+      return;
+    }
+    setIssues(NO_ISSUES);
+    showIssues(await decision.send({ elicitationId: row.elicitationId, decision: 'approved', ...checked.payload, ...withComment }));
+  };
+
+  const reject = async () => {
+    if (frozen) return;
+    setConfirming(false);
+    await decision.send({ elicitationId: row.elicitationId, decision: 'rejected', ...withComment });
+  };
+
+  useReviewKeys(root, {
+    onSubmit: () => void approve(),
+    onEscape: () => setConfirming((open) => !open && !frozen),
+  });
+
+  return {
+    root,
+    issues,
+    clearIssue,
+    clearFieldIssues,
+    footer: {
+      generalIssues: issues.general,
+      comment,
+      onComment: setComment,
+      feedback: decision.feedback,
+      frozen,
+      onOk: () => void approve(),
+      onCancel: () => void reject(),
+      confirming,
+      onCloseConfirm: () => setConfirming(false),
+    },
+  };
+}
