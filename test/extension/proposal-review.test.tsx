@@ -295,6 +295,8 @@ describe('ProposalReview: submit', () => {
     fireEvent.input(proposed('Website'), { target: { value: 'nope' } });
     fireEvent.click(button('Submit Changes'));
     await waitFor(() => expect(proposed('Name').getAttribute('aria-invalid')).toBe('true'));
+    // Said for a person, not in the validator's words for agents.
+    expect(screen.getByText('Required.')).toBeTruthy();
     expect(proposed('Website').getAttribute('aria-invalid')).toBe('true');
     fireEvent.input(proposed('Name'), { target: { value: 'NorthMark' } });
     expect(proposed('Name').getAttribute('aria-invalid')).toBeNull();

@@ -62,9 +62,9 @@ export function splitIssues(issues: readonly FieldIssue[], keys: readonly string
       general.push(issue.message);
       continue;
     }
-    // The path is already said by where the message appears.
+    // The path is already said by where the message appears; "required but null" is written for agents, not people.
     const prefix = `${issue.path}: `;
-    const text = issue.message.startsWith(prefix) ? issue.message.slice(prefix.length) : issue.message;
+    const text = issue.rule === 'required' ? 'Required.' : issue.message.startsWith(prefix) ? issue.message.slice(prefix.length) : issue.message;
     (byKey[key] ??= []).push(text);
   }
   return { byKey, general };
