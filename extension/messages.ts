@@ -9,6 +9,8 @@ import { DecideMessageSchema, DecisionRefusalSchema, FieldIssueSchema } from '..
 // The wire's decide without the idempotency key: the background mints one per decision, the page never reuses one.
 export const DecideRequestSchema = DecideMessageSchema.omit({ idempotencyKey: true });
 export type DecideRequest = z.infer<typeof DecideRequestSchema>;
+/** A decision as a page makes it: the request without its message type. */
+export type Decision = Omit<DecideRequest, 'type'>;
 
 export const UiMessageSchema = z.discriminatedUnion('type', [
   DecideRequestSchema,
@@ -35,6 +37,6 @@ export type DecideReply = z.infer<typeof DecideReplySchema>;
 
 /** What the pages need from the background; the entrypoints implement it over runtime messaging, tests with a fake. */
 export interface BackgroundClient {
-  decide(request: Omit<DecideRequest, 'type'>): Promise<DecideReply>;
+  decide(request: Decision): Promise<DecideReply>;
   reconnect(): Promise<void>;
 }

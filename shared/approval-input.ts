@@ -3,7 +3,7 @@
 // Shared by the Node server and the browser extension, so it imports nothing but zod and shared/.
 import { z } from 'zod';
 import { clamp } from './limits.js';
-import { checkRequestedSchema, validateValues, type FieldIssue, type RequestedSchema } from './requested-schema.js';
+import { checkRequestedSchema, isObject, validateValues, type FieldIssue, type RequestedSchema } from './requested-schema.js';
 
 export const LIMITS = { templateBytes: 16 * 1024, contextBytes: 64 * 1024, requestBytes: 512 * 1024 } as const;
 
@@ -94,9 +94,6 @@ export type ReviewRequest = ProposalRequest | ApprovalRequest;
 type Seg = string | number;
 type Checked<T> = { ok: true; request: T; displayTemplate: string | null } | { ok: false; issues: FieldIssue[] };
 
-function isObject(v: unknown): v is Record<string, unknown> {
-  return typeof v === 'object' && v !== null && !Array.isArray(v);
-}
 function clip(s: string, n: number): string {
   return s.length > n ? `${s.slice(0, n - 1)}…` : s;
 }

@@ -131,7 +131,8 @@ export const RequestedSchemaSchema = z
 export type RequestedSchema = z.infer<typeof RequestedSchemaSchema>;
 export type PropertySchema = RequestedSchema['properties'][string];
 
-function isObject(v: unknown): v is Record<string, unknown> {
+/** A JSON object (not null, not an array): what schemas, values and requests must be. */
+export function isObject(v: unknown): v is Record<string, unknown> {
   return typeof v === 'object' && v !== null && !Array.isArray(v);
 }
 function clip(s: string, n = 60): string {

@@ -2,13 +2,9 @@
 // creation before any of it is rendered, so a corrupt stored row or a buggy hub cannot feed the UI a shape it does not
 // expect. The checks are idempotent on the normalized form the server stores.
 import { checkApprovalInput, checkProposalInput, type ReviewRequest } from './approval-input.js';
-import type { FieldIssue } from './requested-schema.js';
+import { isObject, type FieldIssue } from './requested-schema.js';
 
 export type CheckedReview = { ok: true; request: ReviewRequest } | { ok: false; issues: FieldIssue[] };
-
-function isObject(v: unknown): v is Record<string, unknown> {
-  return typeof v === 'object' && v !== null && !Array.isArray(v);
-}
 
 export function parseReviewRequest(raw: unknown): CheckedReview {
   if (!isObject(raw)) return { ok: false, issues: [{ path: '(request)', rule: 'invalid_type', message: '(request): must be an object' }] };

@@ -4,7 +4,7 @@ import { applyStatus, applyWelcome, getRequest, pendingCount, pruneHistory, swee
 import type { OutboxRow, RequestRow } from '../db/rows.js';
 import { readSettings, writeConnection, writeSettings } from '../db/settings-repo.js';
 import { HubConnection, type Clock, type SocketFactory } from '../hub/hub-connection.js';
-import { UiMessageSchema, type DecideReply, type DecideRequest } from '../messages.js';
+import { UiMessageSchema, type DecideReply, type Decision } from '../messages.js';
 
 /** What the background needs from the browser; the entrypoint implements it with `browser.*`, tests with fakes. */
 export interface Platform {
@@ -91,7 +91,7 @@ export class BackgroundController {
     return this.decide(message);
   }
 
-  async decide(request: Omit<DecideRequest, 'type'>): Promise<DecideReply> {
+  async decide(request: Decision): Promise<DecideReply> {
     const { db, clock } = this.o;
     const row = await getRequest(db, request.elicitationId);
     if (!row) return { state: 'answered', ok: false, reason: 'not_found' };
@@ -104,16 +104,11 @@ export class BackgroundController {
       ...(request.included === undefined ? {} : { included: request.included }),
       ...(request.comment === undefined || request.comment === '' ? {} : { comment: request.comment }),
     };
+    const { idempotencyKey: _key, elicitationId: _id, queuedAt: _at, ...decided } = entry;
     await db.transaction('rw', db.outbox, db.requests, async () => {
       await db.outbox.put(entry);
       await db.requests.update(entry.elicitationId, {
-        outcome: {
-          decision: entry.decision,
-          action: entry.decision === 'approved' ? 'submit' : 'cancel',
-          ...(entry.values ? { values: entry.values } : {}),
-          ...(entry.included ? { included: entry.included } : {}),
-          ...(entry.comment ? { comment: entry.comment } : {}),
-        },
+        outcome: { ...decided, action: entry.decision === 'approved' ? 'submit' : 'cancel' },
         delivery: 'queued',
         refusal: undefined,
       });
@@ -163,10 +158,9 @@ export class BackgroundController {
     const { db, clock } = this.o;
     switch (message.type) {
       case 'request.created': {
-        const isNew = await upsertView(db, message.request);
-        this.connection.send({ type: 'ack', elicitationId: message.request.elicitationId });
-        const row = await getRequest(db, message.request.elicitationId);
-        if (isNew && row) await this.notifyAll([row]);
+        const { row, isNew } = await upsertView(db, message.request);
+        this.connection.send({ type: 'ack', elicitationId: row.elicitationId });
+        if (isNew) await this.notifyAll([row]);
         break;
       }
       case 'request.updated':
@@ -221,14 +215,8 @@ export class BackgroundController {
   }
 }
 
+/** An outbox row holds only the fields that were given, so it is the message minus its queueing time. */
 function decideMessage(entry: OutboxRow): DecideMessage {
-  return {
-    type: 'decide',
-    elicitationId: entry.elicitationId,
-    idempotencyKey: entry.idempotencyKey,
-    decision: entry.decision,
-    ...(entry.values ? { values: entry.values } : {}),
-    ...(entry.included ? { included: entry.included } : {}),
-    ...(entry.comment ? { comment: entry.comment } : {}),
-  };
+  const { queuedAt: _at, ...decision } = entry;
+  return { type: 'decide', ...decision };
 }

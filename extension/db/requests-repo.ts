@@ -28,14 +28,10 @@ export async function getRequest(db: ElicitlyDb, id: string): Promise<RequestRow
   return readRow(await db.requests.get(id));
 }
 
-/** The inbox: pending and not past its deadline, newest first. */
-export async function pendingRequests(db: ElicitlyDb, now: number): Promise<RequestRow[]> {
-  const raws = await db.requests
-    .where('[status+createdAt+elicitationId]')
-    .between(...PENDING)
-    .reverse()
-    .toArray();
-  return readRows(raws).filter((r) => r.expiresAt > now);
+/** Pending rows newest first; with `now`, only those not past their deadline (the inbox). */
+export async function pendingRequests(db: ElicitlyDb, now?: number): Promise<RequestRow[]> {
+  const rows = readRows(await db.requests.where('[status+createdAt+elicitationId]').between(...PENDING).reverse().toArray());
+  return now === undefined ? rows : rows.filter((r) => r.expiresAt > now);
 }
 
 export async function pendingCount(db: ElicitlyDb, now: number): Promise<number> {
@@ -43,12 +39,13 @@ export async function pendingCount(db: ElicitlyDb, now: number): Promise<number>
     .filter((r) => r.expiresAt > now).count();
 }
 
-/** Stores a request the hub announced; true when the extension had not seen it before (worth a notification). */
-export async function upsertView(db: ElicitlyDb, view: RequestView): Promise<boolean> {
+/** Stores a request the hub announced; `isNew` when the extension had not seen it before (worth a notification). */
+export async function upsertView(db: ElicitlyDb, view: RequestView): Promise<{ row: RequestRow; isNew: boolean }> {
   return db.transaction('rw', db.requests, async () => {
     const previous = readRow(await db.requests.get(view.elicitationId));
-    await db.requests.put(RequestRowSchema.parse(rowFromView(view, previous)));
-    return previous === undefined;
+    const row = RequestRowSchema.parse(rowFromView(view, previous));
+    await db.requests.put(row);
+    return { row, isNew: previous === undefined };
   });
 }
 
@@ -59,18 +56,17 @@ export async function upsertView(db: ElicitlyDb, view: RequestView): Promise<boo
  */
 export async function applyWelcome(db: ElicitlyDb, views: RequestView[], now: number): Promise<RequestRow[]> {
   const added: RequestRow[] = [];
-  for (const view of views) if (await upsertView(db, view)) added.push((await getRequest(db, view.elicitationId))!);
+  for (const view of views) {
+    const { row, isNew } = await upsertView(db, view);
+    if (isNew) added.push(row);
+  }
   const live = new Set(views.map((v) => v.elicitationId));
   const queued = new Set((await db.outbox.toArray()).map((o) => o.elicitationId));
   await db.transaction('rw', db.requests, async () => {
-    const stale = (await pendingRequestsIncludingExpired(db)).filter((r) => !live.has(r.elicitationId) && !queued.has(r.elicitationId));
+    const stale = (await pendingRequests(db)).filter((r) => !live.has(r.elicitationId) && !queued.has(r.elicitationId));
     for (const row of stale) await db.requests.update(row.elicitationId, { status: row.expiresAt <= now ? 'expired' : 'canceled', decidedAt: now });
   });
   return added;
-}
-
-async function pendingRequestsIncludingExpired(db: ElicitlyDb): Promise<RequestRow[]> {
-  return readRows(await db.requests.where('[status+createdAt+elicitationId]').between(...PENDING).toArray());
 }
 
 export async function applyStatus(db: ElicitlyDb, id: string, status: Status, now: number): Promise<void> {
@@ -85,7 +81,7 @@ export async function applyStatus(db: ElicitlyDb, id: string, status: Status, no
 
 /** Expired requests leave the inbox by themselves, even with no hub to say so. */
 export async function sweepExpired(db: ElicitlyDb, now: number): Promise<number> {
-  const due = (await pendingRequestsIncludingExpired(db)).filter((r) => r.expiresAt <= now);
+  const due = (await pendingRequests(db)).filter((r) => r.expiresAt <= now);
   for (const row of due) await db.requests.update(row.elicitationId, { status: 'expired', decidedAt: row.expiresAt });
   return due.length;
 }
@@ -133,9 +129,9 @@ export async function historyPage(db: ElicitlyDb, query: HistoryQuery, cursor?: 
   const words = searchWords(query.search ?? '');
   let rows: RequestRow[];
   const firstWord = words[0];
-  const candidates = firstWord === undefined ? -1 : await db.requests.where('words').startsWith(firstWord).count();
-  if (firstWord !== undefined && candidates <= SEARCH_CANDIDATE_LIMIT) {
-    const keys = await db.requests.where('words').startsWith(firstWord).primaryKeys();
+  // One bounded read of the candidates' keys tells both whether the search is narrow and which rows it names.
+  const keys = firstWord === undefined ? null : await db.requests.where('words').startsWith(firstWord).limit(SEARCH_CANDIDATE_LIMIT + 1).primaryKeys();
+  if (keys !== null && keys.length <= SEARCH_CANDIDATE_LIMIT) {
     rows = readRows(await db.requests.bulkGet([...new Set(keys)]))
       .filter((r) => matches(r, query, words) && after(r, cursor))
       .sort((a, b) => b.createdAt - a.createdAt || (a.elicitationId < b.elicitationId ? 1 : -1))

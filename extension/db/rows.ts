@@ -1,6 +1,7 @@
 import { z } from 'zod';
 import { StatusSchema } from '../../shared/lifecycle.js';
 import { DecisionRefusalSchema, FieldIssueSchema, type RequestView } from '../../shared/wire-protocol.js';
+import { DEFAULT_HUB_PORT } from '../../shared/extension-id.js';
 import { searchWords } from '../../shared/search-words.js';
 
 /** What the reviewer decided, as sent (the hub keeps the authoritative copy). */
@@ -60,7 +61,7 @@ export const SettingsSchema = z.strictObject({
   retentionDays: z.number().int().min(1).max(3650),
 });
 export type Settings = z.infer<typeof SettingsSchema>;
-export const DEFAULT_SETTINGS: Settings = { port: 17391, pairingCode: '', notifications: true, retentionDays: 90 };
+export const DEFAULT_SETTINGS: Settings = { port: DEFAULT_HUB_PORT, pairingCode: '', notifications: true, retentionDays: 90 };
 
 export const ConnectionStateSchema = z.strictObject({
   state: z.enum(['connecting', 'connected', 'reconnecting', 'pairing_needed']),

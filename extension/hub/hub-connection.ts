@@ -1,4 +1,5 @@
 import { backoffDelay } from '../../shared/backoff.js';
+import { DEFAULT_HUB_PORT } from '../../shared/extension-id.js';
 import {
   HubMessageSchema, PAIRING_PREFIX, PROTOCOL_VERSION, SUBPROTOCOL, parseFrame,
   type HubMessage, type PeerMessage, type RequestView,
@@ -102,7 +103,7 @@ export class HubConnection {
     try {
       target = await this.options.target();
     } catch {
-      target = { port: 17391, pairingCode: '' };
+      target = { port: DEFAULT_HUB_PORT, pairingCode: '' };
     }
     if (this.socket !== placeholder) return;
     const protocols = [SUBPROTOCOL, ...(target.pairingCode ? [`${PAIRING_PREFIX}${target.pairingCode}`] : [])];

@@ -4,7 +4,7 @@ import type { ElicitlyDb } from '../db/database.js';
 import { exportRequests, historyPage, type HistoryCursor, type HistoryQuery } from '../db/requests-repo.js';
 import type { RequestRow } from '../db/rows.js';
 import { dateTime } from './format-time.js';
-import { KIND_LABEL } from './inbox.js';
+import { KIND_LABEL } from './labels.js';
 import { useLiveQuery } from './use-live-query.js';
 
 const PAGE_SIZE = 50;

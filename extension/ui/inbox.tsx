@@ -2,17 +2,16 @@ import { pendingRequests } from '../db/requests-repo.js';
 import type { ElicitlyDb } from '../db/database.js';
 import type { RequestRow } from '../db/rows.js';
 import { age, timeLeft } from './format-time.js';
+import { KIND_LABEL } from './labels.js';
 import { useLiveQuery } from './use-live-query.js';
 import { useNow } from './use-now.js';
-
-export const KIND_LABEL: Record<RequestRow['kind'], string> = { approval: 'Approval', proposal: 'Proposal' };
 
 /**
  * Every pending row, read live regardless of deadline; the ticking clock (not the query) hides the expired ones, so
  * the subscription is not torn down every second.
  */
 export function usePendingRequests(db: ElicitlyDb, now: number): RequestRow[] | undefined {
-  const rows = useLiveQuery(() => pendingRequests(db, Number.NEGATIVE_INFINITY), [db]);
+  const rows = useLiveQuery(() => pendingRequests(db), [db]);
   return rows?.filter((row) => row.expiresAt > now);
 }
 

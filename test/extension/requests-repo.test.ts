@@ -79,9 +79,9 @@ function newestFirst(rows: RequestRow[]): string[] {
 
 describe('upsertView', () => {
   it('is true only the first time a request is seen, and keeps the reviewer side on a re-sent view', async () => {
-    expect(await upsertView(db, view('a', T0))).toBe(true);
+    expect((await upsertView(db, view('a', T0))).isNew).toBe(true);
     await db.requests.update('a', { delivery: 'queued', outcome: { decision: 'approved' } });
-    expect(await upsertView(db, view('a', T0))).toBe(false);
+    expect((await upsertView(db, view('a', T0))).isNew).toBe(false);
     const stored = await getRequest(db, 'a');
     expect(stored).toMatchObject({ elicitationId: 'a', delivery: 'queued', outcome: { decision: 'approved' }, words: ['request', 'a'] });
   });

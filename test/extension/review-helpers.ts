@@ -2,10 +2,10 @@
 import { vi } from 'vitest';
 import { checkApprovalInput, checkProposalInput, type ApprovalRequest, type ProposalRequest } from '../../shared/approval-input.js';
 import type { RequestRow } from '../../extension/db/rows.js';
-import type { BackgroundClient, DecideReply, DecideRequest } from '../../extension/messages.js';
+import type { BackgroundClient, DecideReply, Decision } from '../../extension/messages.js';
 import { northmarkProposal } from '../fixtures/northmark.js';
 
-export type Decided = Omit<DecideRequest, 'type'>;
+export type Decided = Decision;
 
 export function clone<T>(v: T): T {
   return structuredClone(v);

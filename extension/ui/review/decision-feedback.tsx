@@ -1,9 +1,7 @@
 import { useCallback, useRef, useState } from 'preact/hooks';
 import type { FieldIssue } from '../../../shared/requested-schema.js';
 import type { DecisionRefusal } from '../../../shared/wire-protocol.js';
-import type { BackgroundClient, DecideReply, DecideRequest } from '../../messages.js';
-
-export type Decision = Omit<DecideRequest, 'type'>;
+import type { BackgroundClient, DecideReply, Decision } from '../../messages.js';
 export interface Feedback { tone: 'status' | 'alert'; text: string }
 
 export const SENT = 'Decision sent.';

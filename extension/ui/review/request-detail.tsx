@@ -7,8 +7,9 @@ import type { RequestRow } from '../../db/rows.js';
 import { REFUSAL_TEXT } from './decision-feedback.js';
 import { displayValue } from './display-value.js';
 import { SafeHtml } from './safe-html.js';
-import './review.css';
 import { dateTime } from '../format-time.js';
+import { KIND_LABEL } from '../labels.js';
+import './review.css';
 
 export const STATUS_TEXT: Record<Status, string> = {
   pending: 'Waiting for a decision',
@@ -19,7 +20,6 @@ export const STATUS_TEXT: Record<Status, string> = {
   consumed: 'Decided, and the agent has read the decision',
 };
 
-const KIND_TEXT: Record<RequestRow['kind'], string> = { approval: 'Approval', proposal: 'Proposal' };
 
 
 function json(v: unknown): string {
@@ -96,7 +96,7 @@ export function RequestDetail({ row }: { row: RequestRow }) {
     <section class="review request-detail">
       <h2 class="review-message">{row.message}</h2>
       <dl aria-label="Request">
-        <dt>Kind</dt><dd>{KIND_TEXT[row.kind]}</dd>
+        <dt>Kind</dt><dd>{KIND_LABEL[row.kind]}</dd>
         <dt>Agent</dt><dd>{row.agent}</dd>
         <dt>Created</dt><dd>{dateTime(row.createdAt)}</dd>
         {row.decidedAt !== undefined && <><dt>Decided</dt><dd>{dateTime(row.decidedAt)}</dd></>}

@@ -2,7 +2,8 @@ import { useEffect, useRef, useState } from 'preact/hooks';
 import type { FieldIssue } from '../../../shared/requested-schema.js';
 import type { RequestRow } from '../../db/rows.js';
 import type { BackgroundClient } from '../../messages.js';
-import { splitIssues, useDecision, type Decision, type SplitIssues } from './decision-feedback.js';
+import type { Decision } from '../../messages.js';
+import { splitIssues, useDecision, type SplitIssues } from './decision-feedback.js';
 import { refusedAttempt } from './refused-attempt.js';
 import { useReviewKeys } from './use-review-keys.js';
 
