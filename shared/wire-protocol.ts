@@ -98,7 +98,11 @@ export function parseFrame<T>(schema: z.ZodType<T>, data: string): Parsed<T> {
     return { ok: false, error: 'not JSON' };
   }
   const result = schema.safeParse(raw);
-  if (result.success) return { ok: true, message: result.data };
-  const first = result.error.issues[0];
-  return { ok: false, error: first ? `${first.path.join('.') || '(message)'}: ${first.message}` : 'invalid message' };
+  return result.success ? { ok: true, message: result.data } : { ok: false, error: firstIssue(result.error) };
+}
+
+/** The first problem of a refused message, naming the field, for the peer to act on. */
+export function firstIssue(error: z.ZodError): string {
+  const first = error.issues[0];
+  return first ? `${first.path.join('.') || '(message)'}: ${first.message}` : 'invalid message';
 }

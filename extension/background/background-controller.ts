@@ -1,4 +1,4 @@
-import type { DecideMessage, HubMessage, RequestView } from '../../shared/wire-protocol.js';
+import { firstIssue, type DecideMessage, type HubMessage, type RequestView } from '../../shared/wire-protocol.js';
 import type { ElicitlyDb } from '../db/database.js';
 import { applyStatus, applyWelcome, getRequest, pendingCount, pruneHistory, sweepExpired, upsertView } from '../db/requests-repo.js';
 import type { OutboxRow, RequestRow } from '../db/rows.js';
@@ -78,7 +78,7 @@ export class BackgroundController {
   /** Runtime messages from the pages; anything that does not parse is answered with an error, never thrown. */
   async handleUiMessage(raw: unknown): Promise<unknown> {
     const parsed = UiMessageSchema.safeParse(raw);
-    if (!parsed.success) return { state: 'error', message: `invalid message: ${parsed.error.issues[0]?.message ?? 'unknown'}` };
+    if (!parsed.success) return { state: 'error', message: `invalid message: ${firstIssue(parsed.error)}` };
     const message = parsed.data;
     if (message.type === 'wake') {
       this.connection.ensure();

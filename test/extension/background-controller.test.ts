@@ -221,7 +221,7 @@ describe('BackgroundController', () => {
   it('answers malformed page messages and hub frames without throwing', async () => {
     const c = controller();
     const socket = await connect(c);
-    expect(await c.handleUiMessage({ type: 'decide', elicitationId: 5 })).toMatchObject({ state: 'error' });
+    expect(await c.handleUiMessage({ type: 'decide', elicitationId: 5 })).toMatchObject({ state: 'error', message: expect.stringContaining('elicitationId') });
     expect(await c.handleUiMessage('nonsense')).toMatchObject({ state: 'error' });
     socket.deliver('{not json');
     socket.deliver({ type: 'request.created', request: { elicitationId: 'x' } } as never);
