@@ -3,6 +3,26 @@ import tseslint from 'typescript-eslint';
 
 const nodeBuiltins = { group: ['node:*'], message: 'shared/ and entrypoints/ run in the browser too: no Node built-ins.' };
 
+const nodeOnly = { group: ['**/entrypoints/**', '**/extension/**', 'wxt', 'wxt/*', 'dexie', 'preact', 'preact/*'], message: 'server/ is Node only: no extension code.' };
+
+function serverLayers(layers) {
+  return layers.map(({ folder, files, ignores, forbidden }) => ({
+    files: files ?? [`${folder}/**`],
+    ...(ignores ? { ignores } : {}),
+    rules: {
+      'no-restricted-imports': ['error', {
+        patterns: [
+          nodeOnly,
+          ...forbidden.map((name) => ({
+            group: [`**/server/${name}/**`, ...(folder === 'server' ? [`./${name}/**`] : [`../${name}/**`, `../../${name}/**`])],
+            message: `${folder}/ must not import server/${name}/: imports run main → mcp → approvals → store and main → hub → approvals.`,
+          })),
+        ],
+      }],
+    },
+  }));
+}
+
 export default tseslint.config(
   { ignores: ['node_modules/', 'dist/', '.output/', '.wxt/', 'test-results/'] },
   js.configs.recommended,
@@ -27,14 +47,16 @@ export default tseslint.config(
       }],
     },
   },
-  {
-    files: ['server/**'],
-    rules: {
-      'no-restricted-imports': ['error', {
-        patterns: [{ group: ['**/entrypoints/**', '**/extension/**', 'wxt', 'wxt/*', 'dexie', 'preact', 'preact/*'], message: 'server/ is Node only: no extension code.' }],
-      }],
-    },
-  },
+  // server/ imports run one way: main.ts → mcp/ → approvals/ → store/, and main.ts → hub/ → approvals/. The files at
+  // server/'s top level (config, log, state dir) are leaves every folder may use.
+  ...serverLayers([
+    { folder: 'server/store', forbidden: ['approvals', 'hub', 'mcp'] },
+    { folder: 'server/approvals', forbidden: ['hub', 'mcp'] },
+    { folder: 'server/hub', forbidden: ['mcp', 'store'] },
+    { folder: 'server/mcp', forbidden: ['hub', 'store'] },
+    { folder: 'server', files: ['server/*.ts'], ignores: ['server/main.ts'], forbidden: ['approvals', 'hub', 'mcp', 'store'] },
+    { folder: 'server', files: ['server/main.ts'], forbidden: [] },
+  ]),
   {
     files: ['entrypoints/**', 'extension/**'],
     rules: {

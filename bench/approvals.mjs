@@ -9,6 +9,7 @@ import WebSocket from 'ws';
 
 const SERVER = fileURLToPath(new URL('../dist/server/main.js', import.meta.url));
 const ORIGIN = `chrome-extension://${/EXTENSION_ID = '([a-p]{32})'/.exec(readFileSync(new URL('../shared/extension-id.ts', import.meta.url), 'utf8'))[1]}`;
+const PROTOCOL = Number(/PROTOCOL_VERSION = (\d+)/.exec(readFileSync(new URL('../shared/wire-protocol.ts', import.meta.url), 'utf8'))[1]);
 const N = 1000;
 const PENDING = 10_000;
 
@@ -35,7 +36,7 @@ export async function approvals() {
     if (m.type === 'request.created') seen.set(m.request.message, performance.now());
     if (m.type === 'decision.result') acks.get(m.elicitationId)?.();
   });
-  ws.send(JSON.stringify({ type: 'hello', protocol: 1, role: 'extension', client: { name: 'bench', version: '0' } }));
+  ws.send(JSON.stringify({ type: 'hello', protocol: PROTOCOL, role: 'extension', client: { name: 'bench', version: '0' } }));
   await new Promise((resolve) => setTimeout(resolve, 200));
 
   const deliver = [];

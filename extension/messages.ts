@@ -1,14 +1,15 @@
 import { z } from 'zod';
 import { StatusSchema } from '../shared/lifecycle.js';
 import { DecideMessageSchema, DecisionRefusalSchema, FieldIssueSchema } from '../shared/wire-protocol.js';
+import { LocalOutcomeSchema } from './db/rows.js';
 
 /**
  * Messages from the extension's pages to its background (runtime messaging), validated on arrival like every other
  * boundary. Pages read state from IndexedDB directly; they only ask the background to act.
  */
 // The wire's decide without the idempotency key: the background mints one per decision, the page never reuses one.
-export const DecideRequestSchema = DecideMessageSchema.omit({ idempotencyKey: true });
-export type DecideRequest = z.infer<typeof DecideRequestSchema>;
+const DecideRequestSchema = DecideMessageSchema.omit({ idempotencyKey: true });
+type DecideRequest = z.infer<typeof DecideRequestSchema>;
 /** A decision as a page makes it: the request without its message type. */
 export type Decision = Omit<DecideRequest, 'type'>;
 
@@ -21,7 +22,11 @@ export const UiMessageSchema = z.discriminatedUnion('type', [
 ]);
 export type UiMessage = z.infer<typeof UiMessageSchema>;
 
-/** The background's answer to `decide`: what the hub said, or that the decision waits in the outbox. */
+/**
+ * The background's answer to `decide`: what the hub said, or that the decision waits in the outbox; or, without asking
+ * the hub, that this browser already decided the request (another popup or tab did: the first decision stands), or
+ * that the decision is over the hub's frame limit (the issue names the field to shorten).
+ */
 export const DecideReplySchema = z.discriminatedUnion('state', [
   z.strictObject({
     state: z.literal('answered'),
@@ -31,6 +36,8 @@ export const DecideReplySchema = z.discriminatedUnion('state', [
     issues: z.array(FieldIssueSchema).optional(),
   }),
   z.strictObject({ state: z.literal('queued') }),
+  z.strictObject({ state: z.literal('already_decided_here'), decision: LocalOutcomeSchema, delivery: z.enum(['queued', 'delivered']) }),
+  z.strictObject({ state: z.literal('too_large'), issues: z.array(FieldIssueSchema) }),
   z.strictObject({ state: z.literal('error'), message: z.string() }),
 ]);
 export type DecideReply = z.infer<typeof DecideReplySchema>;

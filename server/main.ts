@@ -1,35 +1,36 @@
 import { serveStdio } from '@modelcontextprotocol/server/stdio';
-import { DEFAULT_HUB_PORT } from '../shared/extension-id.js';
-import { ApprovalBroker } from './approvals/approval-broker.js';
-import { createServer } from './create-server.js';
-import { runPairCommand } from './pair-command.js';
-import { log } from './log.js';
+import { ApprovalEngine } from './approvals/approval-engine.js';
+import { parseConfig } from './config.js';
+import { RoleElection } from './hub/role-election.js';
+import { log, setLogLevel } from './log.js';
+import { createServer } from './mcp/create-server.js';
+import { StdioTapTransport } from './mcp/stdio-tap-transport.js';
 import { packageInfo } from './package-info.js';
-import { stateDir } from './state-dir.js';
-import { StdioTapTransport } from './stdio-tap-transport.js';
+import { runPairCommand } from './pair-command.js';
+import { ensureStateDir, relaySecret } from './state-dir.js';
 
-function portFrom(argv: readonly string[], env: NodeJS.ProcessEnv): number {
-  const flag = argv.findIndex((a) => a === '--port' || a.startsWith('--port='));
-  const raw = flag === -1 ? env.ELICITLY_PORT : argv[flag]?.includes('=') ? argv[flag]?.split('=')[1] : argv[flag + 1];
-  const port = Number(raw);
-  return Number.isInteger(port) && port > 0 && port < 65536 ? port : DEFAULT_HUB_PORT;
+const DAY_MS = 86_400_000;
+
+const parsed = parseConfig(process.argv.slice(2), process.env);
+if (!parsed.ok) {
+  process.stderr.write(`elicitly-companion: cannot start:\n${parsed.issues.map((issue) => `  ${issue}`).join('\n')}\n`);
+  process.exit(2);
 }
+const config = parsed.config;
+setLogLevel(config.logLevel);
 
-function positiveNumber(raw: string | undefined, fallback: number): number {
-  const value = Number(raw);
-  return raw !== undefined && Number.isFinite(value) && value > 0 ? value : fallback;
-}
-
-const argv = process.argv.slice(2);
-const dir = stateDir();
-
-if (argv[0] === 'pair') {
-  runPairCommand(dir);
+if (config.command === 'pair') {
+  runPairCommand(config.stateDir);
 } else {
-  const approvals = new ApprovalBroker({
-    port: portFrom(argv, process.env),
-    dir,
-    retentionDays: positiveNumber(process.env.ELICITLY_RETENTION_DAYS, 7),
+  // Nothing is bound or opened here: hosts spawn throw-away servers, so the hub is elected on the first approval call.
+  const approvals = new RoleElection({
+    port: config.port,
+    dir: config.stateDir,
+    secret: () => {
+      ensureStateDir(config.stateDir);
+      return relaySecret(config.stateDir);
+    },
+    openEngine: () => ApprovalEngine.open({ dir: config.stateDir, retentionMs: config.retentionDays * DAY_MS }),
   });
   const transport = new StdioTapTransport();
   // stdout is the protocol; the one-line hint for a person who started it by hand goes to stderr.
@@ -42,12 +43,20 @@ if (argv[0] === 'pair') {
       createServer(ctx, {
         handshake: () => transport.initialize,
         approvals,
-        minTimeoutSeconds: positiveNumber(process.env.ELICITLY_MIN_TIMEOUT_SECONDS, 60),
+        minTimeoutSeconds: config.minTimeoutSeconds,
+        retentionDays: config.retentionDays,
+        probeTimeoutMs: config.probeTimeoutMs,
       }),
     { transport, onerror: (error) => log('warn', 'mcp error', { error: error.message }) },
   );
-  // A host ends a session by closing stdin; a hub's open sockets must not keep the process alive after that.
-  process.stdin.once('end', () => {
+  // A host ends a session by closing stdin (or with a signal); the store is drained and closed before the process ends.
+  let exiting = false;
+  const shutdown = () => {
+    if (exiting) return;
+    exiting = true;
     void approvals.close().finally(() => process.exit(0));
-  });
+  };
+  process.stdin.once('end', shutdown);
+  process.once('SIGTERM', shutdown);
+  process.once('SIGINT', shutdown);
 }

@@ -1,15 +1,6 @@
 import { randomBytes } from 'node:crypto';
 import { chmodSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
-import { homedir } from 'node:os';
 import { join } from 'node:path';
-
-/** Where durable state lives: `ELICITLY_STATE_DIR`, else the platform's per-user state directory. */
-export function stateDir(env: NodeJS.ProcessEnv = process.env): string {
-  if (env.ELICITLY_STATE_DIR) return env.ELICITLY_STATE_DIR;
-  if (process.platform === 'darwin') return join(homedir(), 'Library', 'Application Support', 'elicitly-companion');
-  if (process.platform === 'win32') return join(env.LOCALAPPDATA ?? join(homedir(), 'AppData', 'Local'), 'elicitly-companion');
-  return join(env.XDG_STATE_HOME ?? join(homedir(), '.local', 'state'), 'elicitly-companion');
-}
 
 export function ensureStateDir(dir: string): void {
   mkdirSync(dir, { recursive: true, mode: 0o700 });
@@ -31,14 +22,14 @@ export function relaySecret(dir: string): string {
   return readOrCreate(join(dir, 'secret'), () => randomBytes(32).toString('hex'));
 }
 
-export interface PairingCode {
+interface PairingCode {
   code: string;
   expiresAt: number;
 }
 
 const PAIRING_FILE = 'pairing.json';
 const ORIGINS_FILE = 'paired-origins.json';
-export const PAIRING_TTL_MS = 10 * 60 * 1000;
+const PAIRING_TTL_MS = 10 * 60 * 1000;
 
 export function createPairingCode(dir: string, now = Date.now()): PairingCode {
   ensureStateDir(dir);

@@ -3,7 +3,7 @@
 // Shared by the Node server and the browser extension, so it imports nothing but zod and shared/.
 import { z } from 'zod';
 import { clamp } from './limits.js';
-import { checkRequestedSchema, isObject, validateValues, type FieldIssue, type RequestedSchema } from './requested-schema.js';
+import { RequestedSchemaSchema, checkRequestedSchema, isObject, validateValues, type FieldIssue, type RequestedSchema } from './requested-schema.js';
 
 export const LIMITS = { templateBytes: 16 * 1024, contextBytes: 64 * 1024, requestBytes: 512 * 1024 } as const;
 
@@ -14,9 +14,9 @@ const APPROVAL_LABELS = { ok: 'Approve', cancel: 'Decline' } as const;
 const Message = z.string().trim().min(1).max(4000);
 const Label = z.string().trim().min(1).max(40);
 
-export const LabelsSchema = z.strictObject({ ok: Label.optional(), cancel: Label.optional() });
+const LabelsSchema = z.strictObject({ ok: Label.optional(), cancel: Label.optional() });
 
-export const ColumnsSchema = z
+const ColumnsSchema = z
   .strictObject({
     sources: z.array(z.strictObject({ key: z.string().min(1), label: z.string().trim().min(1) })).min(1),
     current: z.strictObject({ label: z.string().min(1) }),
@@ -34,7 +34,7 @@ export const ColumnsSchema = z
     }
   });
 
-export const ProposalFieldSchema = z.strictObject({
+const ProposalFieldSchema = z.strictObject({
   sources: z.record(z.string(), z.unknown()).optional(),
   current: z.unknown().optional(),
   include: z.boolean().optional(),
@@ -60,36 +60,51 @@ export const ElicitApprovalInputSchema = z.strictObject({
   labels: LabelsSchema.optional(),
   timeoutSeconds: z.number().optional(),
 });
-export type ElicitApprovalInput = z.infer<typeof ElicitApprovalInputSchema>;
 
-export type Columns = z.infer<typeof ColumnsSchema>;
-export interface ProposalField { sources: Record<string, unknown>; current: unknown; include?: boolean }
-export interface ReviewLabels { ok: string; cancel: string }
 
-/** The normalized request that gets stored and sent to the reviewer. */
-export interface ProposalRequest {
-  kind: 'proposal';
-  message: string;
-  columns: Columns;
-  requestedSchema: RequestedSchema;
+const ReviewLabelsSchema = z.strictObject({ ok: z.string().min(1), cancel: z.string().min(1) });
+export type ReviewLabels = z.infer<typeof ReviewLabelsSchema>;
+
+/** A proposal's field as stored: sources keyed by column, the Current value (null when blank), an include override. */
+const StoredProposalFieldSchema = z.strictObject({
+  sources: z.record(z.string(), z.unknown()),
+  current: z.unknown(),
+  include: z.boolean().optional(),
+});
+type ProposalField = z.infer<typeof StoredProposalFieldSchema>;
+
+/**
+ * The normalized request that gets stored, relayed and sent to the reviewer: one schema for the server's records, the
+ * relay's `create`, the wire's request views and the extension's rows.
+ */
+const ProposalRequestSchema = z.strictObject({
+  kind: z.literal('proposal'),
+  message: z.string(),
+  columns: ColumnsSchema,
+  requestedSchema: RequestedSchemaSchema,
   /** A property absent here is a proposed-only field: blank Source and Current cells. */
-  fields: Record<string, ProposalField>;
+  fields: z.record(z.string(), StoredProposalFieldSchema),
   /** null when the caller gave none. */
-  context: unknown;
-  labels: ReviewLabels;
-  timeoutSeconds: number;
-}
-export interface ApprovalRequest {
-  kind: 'approval';
-  mode: 'json' | 'form' | 'both';
-  message: string;
+  context: z.unknown(),
+  labels: ReviewLabelsSchema,
+  timeoutSeconds: z.number(),
+});
+export type ProposalRequest = z.infer<typeof ProposalRequestSchema>;
+
+const ApprovalRequestSchema = z.strictObject({
+  kind: z.literal('approval'),
+  mode: z.enum(['json', 'form', 'both']),
+  message: z.string(),
   /** null when the caller gave none. */
-  context: unknown;
-  requestedSchema: RequestedSchema | null;
-  labels: ReviewLabels;
-  timeoutSeconds: number;
-}
-export type ReviewRequest = ProposalRequest | ApprovalRequest;
+  context: z.unknown(),
+  requestedSchema: RequestedSchemaSchema.nullable(),
+  labels: ReviewLabelsSchema,
+  timeoutSeconds: z.number(),
+});
+export type ApprovalRequest = z.infer<typeof ApprovalRequestSchema>;
+
+export const ReviewRequestSchema = z.discriminatedUnion('kind', [ProposalRequestSchema, ApprovalRequestSchema]);
+export type ReviewRequest = z.infer<typeof ReviewRequestSchema>;
 
 type Seg = string | number;
 type Checked<T> = { ok: true; request: T; displayTemplate: string | null } | { ok: false; issues: FieldIssue[] };

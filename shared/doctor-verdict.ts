@@ -8,7 +8,7 @@ export type ProbeVerdict =
   | 'unsupported';
 
 /** A "no" faster than this never came from a human: a host was measured auto-cancelling at 1.5 s. */
-export const AUTOCANCEL_THRESHOLD_MS = 2000;
+const AUTOCANCEL_THRESHOLD_MS = 2000;
 /** Below the ~60 s tool-call limit of common hosts, so the report still comes back in-band. */
 export const DEFAULT_PROBE_TIMEOUT_MS = 40_000;
 
@@ -54,11 +54,4 @@ export function deriveSupport(capabilities: unknown): Support {
     sampling: isObject(caps.sampling),
     roots: isObject(caps.roots),
   };
-}
-
-/** The probe bound: `ELICITLY_PROBE_TIMEOUT_MS` when it is a positive integer, else 40 s. */
-export function probeTimeoutMs(raw: string | undefined): number {
-  if (raw === undefined || !/^\d+$/.test(raw.trim())) return DEFAULT_PROBE_TIMEOUT_MS;
-  const value = Number(raw);
-  return value > 0 ? value : DEFAULT_PROBE_TIMEOUT_MS;
 }

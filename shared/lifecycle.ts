@@ -29,9 +29,9 @@ export function effectiveStatus(state: LifecycleState, now: number): Status {
   return state.status === 'pending' && now >= state.expiresAt ? 'expired' : state.status;
 }
 
-export type DecideRefusal = 'already_decided' | 'expired' | 'withdrawn';
+type DecideRefusal = 'already_decided' | 'expired' | 'withdrawn';
 
-export type DecideResult<T> = { ok: true; state: T; duplicate: boolean } | { ok: false; reason: DecideRefusal; state: T };
+type DecideResult<T> = { ok: true; state: T; duplicate: boolean } | { ok: false; reason: DecideRefusal; state: T };
 
 /** The first decision wins; a repeat with the same idempotency key gets the winning outcome back as a success. */
 export function decide<T extends LifecycleState>(state: T, outcome: Outcome, now: number): DecideResult<T> {
@@ -43,7 +43,7 @@ export function decide<T extends LifecycleState>(state: T, outcome: Outcome, now
   return { ok: false, reason: 'already_decided', state };
 }
 
-export type CancelRefusal = 'already_decided' | 'expired' | 'already_canceled';
+type CancelRefusal = 'already_decided' | 'expired' | 'already_canceled';
 
 export function withdraw<T extends LifecycleState>(state: T, now: number): { ok: true; state: T } | { ok: false; reason: CancelRefusal; state: T } {
   const status = effectiveStatus(state, now);
@@ -61,18 +61,19 @@ export function consume<T extends LifecycleState>(state: T, now: number): T {
   return state.status === 'approved' || state.status === 'rejected' ? { ...state, status: 'consumed', consumedAt: now } : state;
 }
 
-export function isTerminal(status: Status): boolean {
-  return status !== 'pending';
-}
+/** Seed 004's envelope: context echoed verbatim, values only when approved, the reviewer's comment when there is one. */
+export const ResultEnvelopeSchema = z.strictObject({
+  status: z.literal('consumed'),
+  decision: z.enum(['approved', 'rejected']),
+  action: z.enum(['submit', 'cancel']),
+  context: z.unknown(),
+  values: z.record(z.string(), z.unknown()).optional(),
+  comment: z.string().optional(),
+});
+export type ResultEnvelope = z.infer<typeof ResultEnvelopeSchema>;
 
-/** Statuses the agent can still learn something new from. */
-export function isDecided(state: LifecycleState): boolean {
-  return state.outcome !== undefined;
-}
-
-/** Seed 004's envelope: context echoed verbatim, values only when approved. */
-export function resultEnvelope(context: unknown, outcome: Outcome): Record<string, unknown> {
-  const envelope: Record<string, unknown> = { status: 'consumed', decision: outcome.decision, action: outcome.action, context: context ?? null };
+export function resultEnvelope(context: unknown, outcome: Outcome): ResultEnvelope {
+  const envelope: ResultEnvelope = { status: 'consumed', decision: outcome.decision, action: outcome.action, context: context ?? null };
   if (outcome.decision === 'approved') envelope.values = outcome.values ?? {};
   if (outcome.comment !== undefined && outcome.comment !== '') envelope.comment = outcome.comment;
   return envelope;

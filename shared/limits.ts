@@ -5,7 +5,7 @@ export function clamp(value: number | undefined, fallback: number, min: number, 
 }
 
 /** Error reasons shown to a model stay short: long stacks crowd out the answer. */
-export const MAX_REASON_CHARS = 300;
+const MAX_REASON_CHARS = 300;
 
 export function clipReason(reason: string): string {
   return reason.length <= MAX_REASON_CHARS ? reason : `${reason.slice(0, MAX_REASON_CHARS - 1)}…`;

@@ -1,6 +1,6 @@
 // What survives of a rendered displayTemplate. LiquidJS output is built from agent-supplied text, so it is
 // untrusted HTML: only inert formatting elements are rebuilt, never an attribute (no href, src, style, on*).
-export type ElementPolicy = 'keep' | 'unwrap' | 'drop';
+type ElementPolicy = 'keep' | 'unwrap' | 'drop';
 
 const KEEP = new Set([
   'b', 'strong', 'i', 'em', 'u', 's', 'del', 'ins', 'mark', 'small', 'sub', 'sup', 'code', 'pre', 'kbd',

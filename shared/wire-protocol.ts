@@ -1,26 +1,51 @@
 import { z } from 'zod';
+import { ApprovalMethodSchema, ElicitationIdSchema, RequesterSchema, ServiceErrorSchema } from './approval-calls.js';
+import { ReviewRequestSchema } from './approval-input.js';
 import { OutcomeSchema, StatusSchema } from './lifecycle.js';
 
 /**
  * Messages between the hub and its peers (the browser extension, and relay server processes), one JSON object per
- * WebSocket text frame. Both ends validate every frame; an invalid one is answered with `error` and the connection
- * stays up. Bump the version on any incompatible change: the hub refuses a hello it does not speak.
+ * WebSocket text frame. Both ends validate every frame. Bump the version on any incompatible change: the hub closes a
+ * peer that says another version with `CLOSE_PROTOCOL_MISMATCH`, and the peer tells its user which side to update.
  */
-export const PROTOCOL_VERSION = 1;
+export const PROTOCOL_VERSION = 2;
 
-const Id = z.string().min(1).max(100);
+/** The hub's `maxPayload`: a bigger frame closes the socket (1009), so a peer refuses to send one. */
+export const MAX_FRAME_BYTES = 1024 * 1024;
+
+/**
+ * Both sides send a heartbeat on their own timer and never answer one: an answered heartbeat turns two peers that both
+ * answer into a storm. Messages, not WebSocket pings, are what keep an MV3 service worker alive (Chrome ≥ 116).
+ */
+export const HEARTBEAT_MS = 20_000;
+
+/** Close codes the hub uses (4000–4999 are the application's). The reason is `hub speaks protocol <N>`. */
+export const CLOSE_PROTOCOL_MISMATCH = 4002;
+/** No hello within the hub's hello window. */
+export const CLOSE_HELLO_TIMEOUT = 4008;
+/** The hub is shutting down or stepping down (its store failed): reconnect, another process takes over. */
+export const CLOSE_GOING_AWAY = 1001;
+
+export function protocolMismatchReason(version: number): string {
+  return `hub speaks protocol ${version}`;
+}
+/** The hub's version from a mismatch close reason, or null when the reason is not one. */
+export function hubProtocolFromReason(reason: string): number | null {
+  const match = /^hub speaks protocol (\d+)$/.exec(reason);
+  return match ? Number(match[1]) : null;
+}
 
 /** What a reviewer needs to show one request; the full request as the agent sent it (validated at creation). */
-export const RequestViewSchema = z.strictObject({
-  elicitationId: Id,
+const RequestViewSchema = z.strictObject({
+  elicitationId: ElicitationIdSchema,
   kind: z.enum(['approval', 'proposal']),
   status: StatusSchema,
   message: z.string(),
   createdAt: z.number(),
   expiresAt: z.number(),
   decidedAt: z.number().optional(),
-  requester: z.strictObject({ client: z.string().nullable(), pid: z.number() }),
-  request: z.looseObject({ kind: z.enum(['approval', 'proposal']), message: z.string() }),
+  requester: RequesterSchema,
+  request: ReviewRequestSchema,
   renderedTemplate: z.string().nullable(),
   outcome: OutcomeSchema.omit({ idempotencyKey: true }).optional(),
 });
@@ -28,7 +53,8 @@ export type RequestView = z.infer<typeof RequestViewSchema>;
 
 export const FieldIssueSchema = z.strictObject({ path: z.string(), rule: z.string(), message: z.string() });
 
-export const DecisionRefusalSchema = z.enum(['invalid', 'already_decided', 'expired', 'withdrawn', 'not_found']);
+/** `unavailable`: the hub could not record the decision (its store failed); it stays queued and is sent again. */
+export const DecisionRefusalSchema = z.enum(['invalid', 'already_decided', 'expired', 'withdrawn', 'not_found', 'unavailable']);
 export type DecisionRefusal = z.infer<typeof DecisionRefusalSchema>;
 
 const Hello = z.strictObject({
@@ -37,12 +63,14 @@ const Hello = z.strictObject({
   role: z.enum(['extension', 'relay']),
   client: z.strictObject({ name: z.string().max(100), version: z.string().max(50) }),
 });
+/** Read before the full hello, so a peer of any version, whatever else its hello holds, learns of a mismatch. */
+export const HelloVersionSchema = z.looseObject({ type: z.literal('hello'), protocol: z.number().int() });
 const Heartbeat = z.strictObject({ type: z.literal('heartbeat'), t: z.number() });
-const Ack = z.strictObject({ type: z.literal('ack'), elicitationId: Id });
+export const IdempotencyKeySchema = z.string().min(1).max(200);
 export const DecideMessageSchema = z.strictObject({
   type: z.literal('decide'),
-  elicitationId: Id,
-  idempotencyKey: z.string().min(1).max(200),
+  elicitationId: ElicitationIdSchema,
+  idempotencyKey: IdempotencyKeySchema,
   decision: z.enum(['approved', 'rejected']),
   values: z.record(z.string(), z.unknown()).optional(),
   included: z.array(z.string()).max(1000).optional(),
@@ -50,37 +78,51 @@ export const DecideMessageSchema = z.strictObject({
 });
 export type DecideMessage = z.infer<typeof DecideMessageSchema>;
 
-/** Relays forward the approval tools' calls to the hub; the method map mirrors the service interface. */
-export const RelayMethodSchema = z.enum(['create', 'status', 'await', 'result', 'cancel', 'reviewer']);
-export type RelayMethod = z.infer<typeof RelayMethodSchema>;
-const Call = z.strictObject({ type: z.literal('call'), callId: Id, method: RelayMethodSchema, params: z.record(z.string(), z.unknown()) });
+/** A relay forwards one approval call; `params` is checked against the method's schema in `approval-calls.ts`. */
+const CallId = z.string().min(1).max(100);
+const Call = z.strictObject({ type: z.literal('call'), callId: CallId, method: ApprovalMethodSchema, params: z.unknown() });
+/** The relay's caller gave up (the host cancelled the tool call): the hub stops waiting and answers the call at once. */
+const CallAbort = z.strictObject({ type: z.literal('call.abort'), callId: CallId });
 
-export const PeerMessageSchema = z.discriminatedUnion('type', [Hello, Heartbeat, Ack, DecideMessageSchema, Call]);
+export const PeerMessageSchema = z.discriminatedUnion('type', [Hello, Heartbeat, DecideMessageSchema, Call, CallAbort]);
 export type PeerMessage = z.infer<typeof PeerMessageSchema>;
 
-const Welcome = z.strictObject({ type: z.literal('welcome'), protocol: z.literal(PROTOCOL_VERSION), hubPid: z.number(), pending: z.array(RequestViewSchema) });
+/**
+ * The ids an answer must carry, read from a frame that failed its own schema: a decide or a call that is refused is
+ * answered with its `decision.result` / `call.result`, so the peer's waiting request settles instead of retrying.
+ */
+export const ReplyToSchema = z.discriminatedUnion('type', [
+  z.looseObject({ type: z.literal('decide'), elicitationId: ElicitationIdSchema, idempotencyKey: IdempotencyKeySchema }),
+  z.looseObject({ type: z.literal('call'), callId: CallId }),
+]);
+
+const Welcome = z.strictObject({ type: z.literal('welcome'), protocol: z.number().int(), hubPid: z.number(), pending: z.array(RequestViewSchema) });
 const Created = z.strictObject({ type: z.literal('request.created'), request: RequestViewSchema });
-const Updated = z.strictObject({ type: z.literal('request.updated'), elicitationId: Id, status: StatusSchema });
-const Removed = z.strictObject({ type: z.literal('request.removed'), elicitationId: Id, status: StatusSchema });
+const Removed = z.strictObject({ type: z.literal('request.removed'), elicitationId: ElicitationIdSchema, status: StatusSchema });
 const DecisionResult = z.strictObject({
   type: z.literal('decision.result'),
-  elicitationId: Id,
-  idempotencyKey: z.string(),
+  elicitationId: ElicitationIdSchema,
+  idempotencyKey: IdempotencyKeySchema,
   ok: z.boolean(),
   status: StatusSchema.optional(),
   reason: DecisionRefusalSchema.optional(),
   issues: z.array(FieldIssueSchema).optional(),
 });
-const CallResult = z.strictObject({
-  type: z.literal('call.result'),
-  callId: Id,
-  ok: z.boolean(),
-  value: z.unknown().optional(),
-  error: z.strictObject({ code: z.string(), message: z.string() }).optional(),
+const CallResult = z.discriminatedUnion('ok', [
+  z.strictObject({ type: z.literal('call.result'), callId: CallId, ok: z.literal(true), value: z.unknown() }),
+  z.strictObject({ type: z.literal('call.result'), callId: CallId, ok: z.literal(false), error: ServiceErrorSchema }),
+]);
+/**
+ * A frame the hub could not attribute to a call or a decision. `unsupported_protocol` is what hubs of protocol 1 sent
+ * instead of closing; a peer reads it before `welcome` as "the hub is older than me".
+ */
+const ErrorMessage = z.strictObject({
+  type: z.literal('error'),
+  code: z.enum(['invalid_message', 'unsupported_protocol', 'rate_limited', 'not_hello', 'forbidden']),
+  message: z.string(),
 });
-const ErrorMessage = z.strictObject({ type: z.literal('error'), code: z.enum(['invalid_message', 'unsupported_protocol', 'rate_limited', 'not_hello', 'forbidden']), message: z.string() });
 
-export const HubMessageSchema = z.discriminatedUnion('type', [Welcome, Created, Updated, Removed, DecisionResult, CallResult, ErrorMessage, Heartbeat]);
+export const HubMessageSchema = z.discriminatedUnion('type', [Welcome, Created, Removed, DecisionResult, CallResult, ErrorMessage, Heartbeat]);
 export type HubMessage = z.infer<typeof HubMessageSchema>;
 
 /** Subprotocol names carry credentials because browsers cannot set headers on a WebSocket. */

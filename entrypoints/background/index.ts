@@ -4,7 +4,7 @@ import { defineBackground } from 'wxt/utils/define-background';
 import { BackgroundController } from '../../extension/background/background-controller.js';
 import { openDb } from '../../extension/db/database.js';
 import { readConnection } from '../../extension/db/settings-repo.js';
-import type { SocketLike } from '../../extension/hub/hub-connection.js';
+import { openBrowserSocket } from '../../extension/hub/browser-socket.js';
 import { createPlatform, listenForNotificationClicks } from './platform.js';
 import { ensureSafetyAlarm, onSafetyAlarm } from './safety-alarm.js';
 
@@ -17,7 +17,7 @@ export default defineBackground(() => {
     const controller = new BackgroundController({
       db,
       platform: createPlatform(),
-      socketFactory: (url, protocols) => new WebSocket(url, protocols) as unknown as SocketLike,
+      socketFactory: openBrowserSocket,
       clock: { now: () => Date.now(), random: () => Math.random(), setTimeout: (fn, ms) => setTimeout(fn, ms), clearTimeout: (h) => clearTimeout(h as number) },
       client: { name: 'elicitly-companion-extension', version: browser.runtime.getManifest().version },
       // Chrome's origin is pinned by the manifest key; Firefox gives every install its own moz-extension:// origin.

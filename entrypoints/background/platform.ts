@@ -5,7 +5,7 @@ import type { RequestRow } from '../../extension/db/rows.js';
 /** Notification ids carry the request id so a click can open its review. */
 export const NOTIFICATION_PREFIX = 'elicitly:';
 
-export function reviewUrl(elicitationId: string): string {
+function reviewUrl(elicitationId: string): string {
   return `${browser.runtime.getURL('/review.html')}#/review/${encodeURIComponent(elicitationId)}`;
 }
 

@@ -1,10 +1,13 @@
-import { firstIssue, type DecideMessage, type HubMessage, type RequestView } from '../../shared/wire-protocol.js';
+import type { Status } from '../../shared/lifecycle.js';
+import { firstIssue, type DecisionRefusal, type RequestView } from '../../shared/wire-protocol.js';
 import type { ElicitlyDb } from '../db/database.js';
-import { applyStatus, applyWelcome, getRequest, pendingCount, pruneHistory, sweepExpired, upsertView } from '../db/requests-repo.js';
+import { queueDecision, queuedDecisions, refuseQueued, settleDecision, type DecisionResult } from '../db/outbox-repo.js';
+import { applyStatus, applyWelcome, pendingCount, pruneHistory, sweepExpired, upsertView } from '../db/requests-repo.js';
 import type { OutboxRow, RequestRow } from '../db/rows.js';
-import { readSettings, writeConnection, writeSettings } from '../db/settings-repo.js';
-import { HubConnection, type Clock, type SocketFactory } from '../hub/hub-connection.js';
+import { patchSettings, readSettings, writeConnection } from '../db/settings-repo.js';
+import { HubConnection, type Clock, type HubEvent, type SocketFactory } from '../hub/hub-connection.js';
 import { UiMessageSchema, type DecideReply, type Decision } from '../messages.js';
+import { decideMessage, oversizedIssue } from './decide-frame.js';
 
 /** What the background needs from the browser; the entrypoint implements it with `browser.*`, tests with fakes. */
 export interface Platform {
@@ -14,7 +17,7 @@ export interface Platform {
   newKey(): string;
 }
 
-export interface ControllerOptions {
+interface ControllerOptions {
   db: ElicitlyDb;
   platform: Platform;
   socketFactory: SocketFactory;
@@ -31,7 +34,14 @@ export interface ControllerOptions {
 const MAX_NOTIFICATIONS_PER_WELCOME = 3;
 const PRUNE_EVERY_MS = 3_600_000;
 
-type Answer = Extract<HubMessage, { type: 'decision.result' }>;
+/** What the hub would answer to a decision for a request that has already ended this way. */
+const ENDED: Record<Exclude<Status, 'pending'>, DecisionRefusal> = {
+  approved: 'already_decided',
+  rejected: 'already_decided',
+  consumed: 'already_decided',
+  canceled: 'withdrawn',
+  expired: 'expired',
+};
 
 /**
  * The background's one job: keep IndexedDB a faithful mirror of the hub and deliver the reviewer's decisions exactly
@@ -40,7 +50,7 @@ type Answer = Extract<HubMessage, { type: 'decision.result' }>;
  */
 export class BackgroundController {
   readonly connection: HubConnection;
-  private readonly waiting = new Map<string, (answer: Answer) => void>();
+  private readonly waiting = new Map<string, (answer: DecisionResult) => void>();
   private lastPrune = 0;
 
   constructor(private readonly o: ControllerOptions) {
@@ -52,7 +62,7 @@ export class BackgroundController {
       everConnected: o.everConnected,
       target: async () => readSettings(o.db),
       onWelcome: (pending, pairedWith) => this.welcome(pending, pairedWith),
-      onMessage: (message) => void this.hubMessage(message).catch((e: unknown) => this.log(`handling ${message.type} failed: ${String(e)}`)),
+      onMessage: (message) => this.hubMessage(message).catch((e: unknown) => this.log(`handling ${message.type} failed: ${String(e)}`)),
       onState: (state) => void writeConnection(o.db, state).catch(() => {}),
       log: (m) => this.log(m),
     });
@@ -91,10 +101,12 @@ export class BackgroundController {
     return this.decide(message);
   }
 
+  /**
+   * One decision per request from this browser: it is queued only if nothing else decided it here first (another popup
+   * or tab), and only if it can ever be sent. Then it goes to the hub, and the page waits a bounded time for the answer.
+   */
   async decide(request: Decision): Promise<DecideReply> {
     const { db, clock } = this.o;
-    const row = await getRequest(db, request.elicitationId);
-    if (!row) return { state: 'answered', ok: false, reason: 'not_found' };
     const entry: OutboxRow = {
       idempotencyKey: this.o.platform.newKey(),
       elicitationId: request.elicitationId,
@@ -104,21 +116,25 @@ export class BackgroundController {
       ...(request.included === undefined ? {} : { included: request.included }),
       ...(request.comment === undefined || request.comment === '' ? {} : { comment: request.comment }),
     };
-    const { idempotencyKey: _key, elicitationId: _id, queuedAt: _at, ...decided } = entry;
-    await db.transaction('rw', db.outbox, db.requests, async () => {
-      await db.outbox.put(entry);
-      await db.requests.update(entry.elicitationId, {
-        outcome: { ...decided, action: entry.decision === 'approved' ? 'submit' : 'cancel' },
-        delivery: 'queued',
-        refusal: undefined,
-      });
-    });
+    const queued = await queueDecision(db, entry, oversizedIssue(decideMessage(entry)));
+    switch (queued.state) {
+      case 'not_found':
+        return { state: 'answered', ok: false, reason: 'not_found' };
+      case 'not_pending':
+        return { state: 'answered', ok: false, reason: ENDED[queued.status], status: queued.status };
+      case 'already_decided_here':
+        return { state: 'already_decided_here', decision: queued.decision, delivery: queued.delivery };
+      case 'too_large':
+        return { state: 'too_large', issues: queued.issues };
+      case 'queued':
+        break;
+    }
     if (!this.connection.send(decideMessage(entry))) {
       void this.refreshBadge();
       return { state: 'queued' };
     }
     // Registered right after the send: the answer can only arrive on a later turn of the event loop.
-    const answered = new Promise<Answer | null>((resolve) => {
+    const answered = new Promise<DecisionResult | null>((resolve) => {
       const timer = clock.setTimeout(() => {
         this.waiting.delete(entry.idempotencyKey);
         resolve(null);
@@ -129,7 +145,8 @@ export class BackgroundController {
       });
     });
     const answer = await answered;
-    if (!answer) return { state: 'queued' };
+    // `unavailable`: the hub could not record it; it stays in the outbox for the next hub, like any queued decision.
+    if (!answer || answer.reason === 'unavailable') return { state: 'queued' };
     return {
       state: 'answered',
       ok: answer.ok,
@@ -141,29 +158,38 @@ export class BackgroundController {
 
   private async welcome(pending: RequestView[], pairedWith: string | null): Promise<void> {
     const { db, clock } = this.o;
-    // The code is spent once a hub accepted it; keeping it would only re-offer a dead credential.
-    if (pairedWith) {
-      const settings = await readSettings(db);
-      if (settings.pairingCode === pairedWith) await writeSettings(db, { ...settings, pairingCode: '' });
-    }
+    // The code is spent once a hub accepted it; keeping it would only re-offer a dead credential. Only that field, and
+    // only if it is still the code that was used: the person may be saving settings at this very moment.
+    if (pairedWith) await patchSettings(db, { pairingCode: '' }, (current) => current.pairingCode === pairedWith);
     const added = await applyWelcome(db, pending, clock.now());
-    for (const row of added) this.connection.send({ type: 'ack', elicitationId: row.elicitationId });
     await this.notifyAll(added.slice(0, MAX_NOTIFICATIONS_PER_WELCOME));
-    const queued = await db.outbox.orderBy('queuedAt').toArray();
-    for (const entry of queued) this.connection.send(decideMessage(entry));
+    await this.replayOutbox();
     await this.refreshBadge();
   }
 
-  private async hubMessage(message: Exclude<HubMessage, { type: 'welcome' | 'heartbeat' }>): Promise<void> {
+  /** Every queued decision again, with its own key: the hub's first-decision-wins rule turns a repeat into its answer. */
+  private async replayOutbox(): Promise<void> {
+    for (const entry of await queuedDecisions(this.o.db, (m) => this.log(m))) {
+      const message = decideMessage(entry);
+      // Written by an older version, or over a limit that changed: sending it would only get the socket closed.
+      const oversized = oversizedIssue(message);
+      if (oversized) {
+        this.log(`dropped a queued decision for ${entry.elicitationId}: ${oversized.message}`);
+        await refuseQueued(this.o.db, entry, [oversized]);
+        continue;
+      }
+      this.connection.send(message);
+    }
+  }
+
+  private async hubMessage(message: HubEvent): Promise<void> {
     const { db, clock } = this.o;
     switch (message.type) {
       case 'request.created': {
         const { row, isNew } = await upsertView(db, message.request);
-        this.connection.send({ type: 'ack', elicitationId: row.elicitationId });
         if (isNew) await this.notifyAll([row]);
         break;
       }
-      case 'request.updated':
       case 'request.removed':
         await applyStatus(db, message.elicitationId, message.status, clock.now());
         if (message.status !== 'pending') await this.o.platform.clearNotification(message.elicitationId);
@@ -177,26 +203,10 @@ export class BackgroundController {
     await this.refreshBadge();
   }
 
-  private async decisionResult(answer: Answer): Promise<void> {
-    const { db, clock } = this.o;
-    const entry = await db.outbox.get(answer.idempotencyKey);
-    if (entry) {
-      await db.transaction('rw', db.outbox, db.requests, async () => {
-        await db.outbox.delete(answer.idempotencyKey);
-        if (answer.ok) {
-          await db.requests.update(entry.elicitationId, { status: answer.status ?? entry.decision, decidedAt: clock.now(), delivery: 'delivered', refusal: undefined });
-        } else if (answer.reason === 'invalid') {
-          // Still pending: the reviewer fixes the named fields and decides again, starting from this attempt.
-          await db.requests.update(entry.elicitationId, { delivery: 'refused', refusal: { reason: 'invalid', issues: answer.issues ?? [] } });
-        } else {
-          const changes: Partial<RequestRow> = { delivery: 'refused', refusal: { reason: answer.reason ?? 'not_found' } };
-          if (answer.status) changes.status = answer.status;
-          else if (answer.reason === 'not_found') changes.status = 'canceled';
-          await db.requests.update(entry.elicitationId, changes);
-        }
-      });
-      if (answer.ok || answer.reason !== 'invalid') await this.o.platform.clearNotification(entry.elicitationId);
-    }
+  private async decisionResult(answer: DecisionResult): Promise<void> {
+    const entry = await settleDecision(this.o.db, answer, this.o.clock.now());
+    const stillOpen = !answer.ok && (answer.reason === 'invalid' || answer.reason === 'unavailable');
+    if (entry && !stillOpen) await this.o.platform.clearNotification(entry.elicitationId);
     this.waiting.get(answer.idempotencyKey)?.(answer);
     this.waiting.delete(answer.idempotencyKey);
   }
@@ -213,10 +223,4 @@ export class BackgroundController {
   private log(message: string): void {
     this.o.log?.(message);
   }
-}
-
-/** An outbox row holds only the fields that were given, so it is the message minus its queueing time. */
-function decideMessage(entry: OutboxRow): DecideMessage {
-  const { queuedAt: _at, ...decision } = entry;
-  return { type: 'decide', ...decision };
 }

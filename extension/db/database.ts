@@ -2,7 +2,7 @@ import { Dexie, type DexieOptions, type EntityTable } from 'dexie';
 import { searchWords } from '../../shared/search-words.js';
 import type { ConnectionState, OutboxRow, RequestRow, Settings } from './rows.js';
 
-export const DB_NAME = 'elicitly';
+const DB_NAME = 'elicitly';
 
 interface Keyed<T> { key: 'current'; value: T }
 
@@ -34,6 +34,11 @@ export class ElicitlyDb extends Dexie {
       .upgrade((tx) => tx.table<RequestRow, string>('requests').toCollection().modify((row) => {
         row.words = searchWords(typeof row.message === 'string' ? row.message : '');
       }));
+    // v3: no `expiresAt` index; nothing queried it (deadlines are checked on the pending rows, a small set). The
+    // outbox keeps `elicitationId` (one decision per request is looked up by it) and `queuedAt` (replay order).
+    this.version(3).stores({
+      requests: 'elicitationId, [createdAt+elicitationId], [status+createdAt+elicitationId], [kind+createdAt+elicitationId], [kind+status+createdAt+elicitationId], *words',
+    });
   }
 }
 

@@ -52,21 +52,26 @@ export async function upsertView(db: ElicitlyDb, view: RequestView): Promise<{ r
 /**
  * A welcome lists everything pending at the hub. A row we still show as pending that is not in it left while we were
  * away: past its deadline it expired, otherwise it was withdrawn (or decided through another reviewer). A row with a
- * decision still in the outbox stays as it is until the hub answers that decision.
+ * decision still in the outbox stays as it is until the hub answers that decision. One transaction: a page never sees
+ * half a welcome, and nothing else writes a request between the upserts and the sweep of what the welcome left out.
  */
 export async function applyWelcome(db: ElicitlyDb, views: RequestView[], now: number): Promise<RequestRow[]> {
-  const added: RequestRow[] = [];
-  for (const view of views) {
-    const { row, isNew } = await upsertView(db, view);
-    if (isNew) added.push(row);
-  }
-  const live = new Set(views.map((v) => v.elicitationId));
-  const queued = new Set((await db.outbox.toArray()).map((o) => o.elicitationId));
-  await db.transaction('rw', db.requests, async () => {
-    const stale = (await pendingRequests(db)).filter((r) => !live.has(r.elicitationId) && !queued.has(r.elicitationId));
-    for (const row of stale) await db.requests.update(row.elicitationId, { status: row.expiresAt <= now ? 'expired' : 'canceled', decidedAt: now });
+  const byId = new Map(views.map((v) => [v.elicitationId, v]));
+  return db.transaction('rw', db.requests, db.outbox, async () => {
+    const unique = [...byId.values()];
+    const previous = (await db.requests.bulkGet(unique.map((v) => v.elicitationId))).map(readRow);
+    const rows = unique.map((view, i) => RequestRowSchema.parse(rowFromView(view, previous[i])));
+    await db.requests.bulkPut(rows);
+    const stale = (await pendingRequests(db)).filter((r) => !byId.has(r.elicitationId));
+    if (stale.length > 0) {
+      const queued = new Set(await db.outbox.where('elicitationId').anyOf(stale.map((r) => r.elicitationId)).keys());
+      for (const row of stale) {
+        if (queued.has(row.elicitationId)) continue;
+        await db.requests.update(row.elicitationId, { status: row.expiresAt <= now ? 'expired' : 'canceled', decidedAt: now });
+      }
+    }
+    return rows.filter((_, i) => previous[i] === undefined);
   });
-  return added;
 }
 
 export async function applyStatus(db: ElicitlyDb, id: string, status: Status, now: number): Promise<void> {
@@ -81,9 +86,12 @@ export async function applyStatus(db: ElicitlyDb, id: string, status: Status, no
 
 /** Expired requests leave the inbox by themselves, even with no hub to say so. */
 export async function sweepExpired(db: ElicitlyDb, now: number): Promise<number> {
-  const due = (await pendingRequests(db)).filter((r) => r.expiresAt <= now);
-  for (const row of due) await db.requests.update(row.elicitationId, { status: 'expired', decidedAt: row.expiresAt });
-  return due.length;
+  // One transaction: a status the hub sends meanwhile (withdrawn, decided) is never overwritten with "expired".
+  return db.transaction('rw', db.requests, async () => {
+    const due = (await pendingRequests(db)).filter((r) => r.expiresAt <= now);
+    for (const row of due) await db.requests.update(row.elicitationId, { status: 'expired', decidedAt: row.expiresAt });
+    return due.length;
+  });
 }
 
 /** Forgets finished requests older than the retention; pending ones are never pruned. */
@@ -98,7 +106,7 @@ export interface HistoryQuery {
   search?: string;
 }
 export interface HistoryCursor { createdAt: number; elicitationId: string }
-export interface HistoryPage { rows: RequestRow[]; next: HistoryCursor | null }
+interface HistoryPage { rows: RequestRow[]; next: HistoryCursor | null }
 
 /** Below this many candidate rows a word search reads them all; above it, it walks the newest-first index instead. */
 const SEARCH_CANDIDATE_LIMIT = 2000;

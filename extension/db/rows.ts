@@ -1,6 +1,8 @@
 import { z } from 'zod';
+import { ElicitationIdSchema, RequesterSchema } from '../../shared/approval-calls.js';
+import { ReviewRequestSchema } from '../../shared/approval-input.js';
 import { StatusSchema } from '../../shared/lifecycle.js';
-import { DecisionRefusalSchema, FieldIssueSchema, type RequestView } from '../../shared/wire-protocol.js';
+import { DecisionRefusalSchema, FieldIssueSchema, IdempotencyKeySchema, type RequestView } from '../../shared/wire-protocol.js';
 import { DEFAULT_HUB_PORT } from '../../shared/extension-id.js';
 import { searchWords } from '../../shared/search-words.js';
 
@@ -14,26 +16,31 @@ export const LocalOutcomeSchema = z.strictObject({
 });
 export type LocalOutcome = z.infer<typeof LocalOutcomeSchema>;
 
-/** Why the hub did not take a decision; `invalid` keeps the request pending with per-field issues. */
-export const RefusalSchema = z.strictObject({ reason: DecisionRefusalSchema, issues: z.array(FieldIssueSchema).optional() });
-export type Refusal = z.infer<typeof RefusalSchema>;
+/**
+ * Why a decision was not taken: the hub's reasons, plus `too_large`, the extension's own for a decision that could never
+ * be sent (over the hub's frame limit). `invalid` and `too_large` keep the request pending with per-field issues.
+ */
+const RefusalReasonSchema = z.enum([...DecisionRefusalSchema.options, 'too_large']);
+export type RefusalReason = z.infer<typeof RefusalReasonSchema>;
+const RefusalSchema = z.strictObject({ reason: RefusalReasonSchema, issues: z.array(FieldIssueSchema).optional() });
 
 /**
  * One request as the extension keeps it: the hub's view plus the reviewer's side of the story (delivery state of the
  * decision, a refusal, a draft). Every row is checked with this schema on the way in and on the way out.
  */
 export const RequestRowSchema = z.strictObject({
-  elicitationId: z.string().min(1),
+  elicitationId: ElicitationIdSchema,
   kind: z.enum(['approval', 'proposal']),
   status: StatusSchema,
   message: z.string(),
   words: z.array(z.string()),
   agent: z.string(),
-  requester: z.strictObject({ client: z.string().nullable(), pid: z.number() }),
+  requester: RequesterSchema,
   createdAt: z.number(),
   expiresAt: z.number(),
   decidedAt: z.number().optional(),
-  request: z.record(z.string(), z.unknown()),
+  /** The wire's own schema: a row whose request does not fit is skipped on read, so the UI never re-checks it. */
+  request: ReviewRequestSchema,
   renderedTemplate: z.string().nullable(),
   outcome: LocalOutcomeSchema.optional(),
   /** queued: waiting in the outbox for the hub; delivered: the hub took it; refused: see `refusal`. */
@@ -43,8 +50,8 @@ export const RequestRowSchema = z.strictObject({
 export type RequestRow = z.infer<typeof RequestRowSchema>;
 
 export const OutboxRowSchema = z.strictObject({
-  idempotencyKey: z.string().min(1).max(200),
-  elicitationId: z.string().min(1),
+  idempotencyKey: IdempotencyKeySchema,
+  elicitationId: ElicitationIdSchema,
   decision: z.enum(['approved', 'rejected']),
   values: z.record(z.string(), z.unknown()).optional(),
   included: z.array(z.string()).optional(),
@@ -63,18 +70,30 @@ export const SettingsSchema = z.strictObject({
 export type Settings = z.infer<typeof SettingsSchema>;
 export const DEFAULT_SETTINGS: Settings = { port: DEFAULT_HUB_PORT, pairingCode: '', notifications: true, retentionDays: 90 };
 
-export const ConnectionStateSchema = z.strictObject({
-  state: z.enum(['connecting', 'connected', 'reconnecting', 'pairing_needed']),
-  /** When the next attempt runs (reconnecting), epoch ms. */
+const ConnectionCommon = {
+  /** When the next attempt runs (reconnecting, version_mismatch), epoch ms. */
   retryAt: z.number().optional(),
   detail: z.string().optional(),
   since: z.number(),
   /** Once a hub has welcomed this extension, a refused socket means "no hub", not "pairing needed". */
   everConnected: z.boolean().optional(),
-});
+};
+export const ConnectionStateSchema = z.discriminatedUnion('state', [
+  z.strictObject({ state: z.enum(['connecting', 'connected', 'reconnecting', 'pairing_needed']), ...ConnectionCommon }),
+  /**
+   * The hub speaks another protocol; the header tells which side to update. `hubProtocol` is null when the hub only
+   * said it refused ours (hubs of protocol 1 did that), which makes it the older side.
+   */
+  z.strictObject({
+    state: z.literal('version_mismatch'),
+    hubProtocol: z.number().int().nullable(),
+    extensionProtocol: z.number().int(),
+    ...ConnectionCommon,
+  }),
+]);
 export type ConnectionState = z.infer<typeof ConnectionStateSchema>;
 
-export function agentName(requester: RequestView['requester']): string {
+function agentName(requester: RequestView['requester']): string {
   return requester.client ?? `MCP server (pid ${requester.pid})`;
 }
 

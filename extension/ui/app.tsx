@@ -11,7 +11,7 @@ import { SettingsForm } from './settings-form.js';
 import { useLiveQuery } from './use-live-query.js';
 import { useNow } from './use-now.js';
 
-export type Route =
+type Route =
   | { name: 'inbox' }
   | { name: 'review'; id: string }
   | { name: 'history' }
@@ -27,7 +27,7 @@ function decode(segment: string): string {
 }
 
 /** Unknown hashes land on the inbox rather than on an error page. */
-export function parseRoute(hash: string): Route {
+function parseRoute(hash: string): Route {
   const parts = hash.replace(/^#\/?/, '').split('/');
   const [section, id] = parts;
   if (section === 'review' && id) return { name: 'review', id: decode(id) };

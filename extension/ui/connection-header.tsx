@@ -29,7 +29,24 @@ function describe(connection: ConnectionState, port: number | undefined) {
           Pairing needed: run <code>npx elicitly-companion pair</code> and enter the code in Settings.
         </>
       );
+    case 'version_mismatch':
+      return <VersionMismatch hubProtocol={connection.hubProtocol} extensionProtocol={connection.extensionProtocol} />;
   }
+}
+
+/**
+ * Which side to update. A hub that names no version only said it refuses ours, which is what hubs older than the
+ * protocol's version close codes did.
+ */
+function VersionMismatch({ hubProtocol, extensionProtocol }: { hubProtocol: number | null; extensionProtocol: number }) {
+  const hub = hubProtocol === null ? 'an older protocol' : `protocol ${hubProtocol}`;
+  const versions = `Version mismatch: the hub speaks ${hub}, this extension protocol ${extensionProtocol}.`;
+  if (hubProtocol !== null && hubProtocol > extensionProtocol) return <>{versions} Update the Elicitly extension.</>;
+  return (
+    <>
+      {versions} Update elicitly-companion (the MCP server: <code>npx -y elicitly-companion@latest</code>) and restart your agents.
+    </>
+  );
 }
 
 /** The background's connection to the hub, as it last wrote it. */

@@ -6,7 +6,7 @@ import { App } from './app.js';
 import { createRuntimeClient } from './runtime-client.js';
 import './styles.css';
 
-export interface PageBrowser {
+interface PageBrowser {
   sendMessage(message: UiMessage): Promise<unknown>;
   openTab(path: string): Promise<unknown>;
 }

@@ -2,7 +2,7 @@ import { useEffect, useState } from 'preact/hooks';
 import type { BackgroundClient } from '../messages.js';
 import type { ElicitlyDb } from '../db/database.js';
 import { SettingsSchema, type Settings } from '../db/rows.js';
-import { readSettings, writeSettings } from '../db/settings-repo.js';
+import { patchSettings, readSettings } from '../db/settings-repo.js';
 
 type Field = keyof Settings;
 type Errors = Partial<Record<Field, string>>;
@@ -44,6 +44,16 @@ function explain(field: Field, code: string): string {
   return `${label} is not valid.`;
 }
 
+/** Only the fields the person changed: a field the background changed meanwhile (a spent pairing code) stays its. */
+function changes(loaded: Settings, next: Settings): Partial<Settings> {
+  const patch: Partial<Settings> = {};
+  if (next.port !== loaded.port) patch.port = next.port;
+  if (next.pairingCode !== loaded.pairingCode) patch.pairingCode = next.pairingCode;
+  if (next.notifications !== loaded.notifications) patch.notifications = next.notifications;
+  if (next.retentionDays !== loaded.retentionDays) patch.retentionDays = next.retentionDays;
+  return patch;
+}
+
 function validate(draft: Draft): { ok: true; settings: Settings } | { ok: false; errors: Errors } {
   const parsed = SettingsSchema.safeParse({
     port: toNumber(draft.port),
@@ -62,6 +72,7 @@ function validate(draft: Draft): { ok: true; settings: Settings } | { ok: false;
 
 export function SettingsForm({ db, client }: { db: ElicitlyDb; client: BackgroundClient }) {
   // Read once, not live: a live read would overwrite what the reviewer is typing.
+  const [loaded, setLoaded] = useState<Settings | null>(null);
   const [draft, setDraft] = useState<Draft | null>(null);
   const [errors, setErrors] = useState<Errors>({});
   const [status, setStatus] = useState('');
@@ -70,14 +81,16 @@ export function SettingsForm({ db, client }: { db: ElicitlyDb; client: Backgroun
   useEffect(() => {
     let active = true;
     void readSettings(db).then((settings) => {
-      if (active) setDraft(toDraft(settings));
+      if (!active) return;
+      setLoaded(settings);
+      setDraft(toDraft(settings));
     });
     return () => {
       active = false;
     };
   }, [db]);
 
-  if (draft === null) return <p class="muted">Loading…</p>;
+  if (draft === null || loaded === null) return <p class="muted">Loading…</p>;
 
   const change = (patch: Partial<Draft>) => {
     setDraft((current) => current && { ...current, ...patch });
@@ -95,7 +108,9 @@ export function SettingsForm({ db, client }: { db: ElicitlyDb; client: Backgroun
     setErrors({});
     setSaving(true);
     try {
-      await writeSettings(db, checked.settings);
+      await patchSettings(db, changes(loaded, checked.settings));
+      // What the form shows is the new baseline: a later save sends only what the person changed after this one.
+      setLoaded(checked.settings);
     } catch {
       setSaving(false);
       setStatus('Not saved: the settings could not be stored.');

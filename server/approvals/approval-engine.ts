@@ -1,51 +1,101 @@
-import type { ReviewRequest } from '../../shared/approval-input.js';
+import type { Answer, ApprovalMethod, ApprovalService, CallParams, CallResult, CreateParams, Created } from '../../shared/approval-calls.js';
+import { fail } from '../../shared/approval-calls.js';
 import { checkDecisionValues } from '../../shared/approval-input.js';
-import type { Outcome, Status } from '../../shared/lifecycle.js';
+import type { Outcome, ResultEnvelope, Status } from '../../shared/lifecycle.js';
 import { consume, decide, effectiveStatus, expire, resultEnvelope, withdraw } from '../../shared/lifecycle.js';
 import type { DecideMessage, HubMessage, RequestView } from '../../shared/wire-protocol.js';
 import { log } from '../log.js';
+import type { StoreIo } from '../store/journal-store.js';
 import { JournalStore } from '../store/journal-store.js';
 import type { ApprovalRecord } from './approval-record.js';
 import { ApprovalRecordSchema, toView } from './approval-record.js';
-import type { Answer, ApprovalService, CreateParams, Created } from './service.js';
-import { fail } from './service.js';
 
-const SWEEP_EVERY_MS = 250;
-const DAY_MS = 24 * 60 * 60 * 1000;
+type EngineEvent = Extract<HubMessage, { type: 'request.created' | 'request.removed' }>;
+export type DecisionAnswer = Extract<HubMessage, { type: 'decision.result' }>;
 
-export type EngineEvent = Extract<HubMessage, { type: 'request.created' | 'request.updated' | 'request.removed' }>;
+interface EngineOptions {
+  dir: string;
+  /** How long ended requests are kept (`ELICITLY_RETENTION_DAYS`). */
+  retentionMs: number;
+  now?: () => number;
+  /** How often a pending request past its deadline is recorded as expired. Default 250 ms. */
+  sweepEveryMs?: number;
+  /** How often ended requests past retention are purged (also once at open). Default hourly. */
+  purgeEveryMs?: number;
+  /** Fault seam for the store (a slow or failing fsync). */
+  io?: StoreIo;
+}
 
-type DecisionAnswer = Extract<HubMessage, { type: 'decision.result' }>;
+type Handlers = { [M in ApprovalMethod]: (params: CallParams<M>, signal?: AbortSignal) => Promise<Answer<CallResult<M>>> };
+
+const HOUR_MS = 3_600_000;
 
 /**
- * The hub's source of truth: every change is fsync'd to the journal before anyone hears of it, so a kill -9 at any
- * instant loses nothing that was acknowledged.
+ * The hub's source of truth. Every change is fsync'd before anyone hears of it, and the changes to one request run one
+ * at a time, so an answer (a repeated decision included) is only given for what is on disk. Opened only by the process
+ * that holds the hub; when its store fails it refuses everything and tells its owner, who steps down.
  */
 export class ApprovalEngine implements ApprovalService {
   private readonly waiters = new Map<string, Set<() => void>>();
   private readonly listeners = new Set<(event: EngineEvent) => void>();
-  private sweepTimer: NodeJS.Timeout | undefined;
+  private readonly failureListeners = new Set<(error: Error) => void>();
+  /** The last queued operation of each request: the next one starts after it settles. */
+  private readonly tails = new Map<string, Promise<void>>();
+  private readonly inflight = new Set<Promise<void>>();
+  private readonly timers: NodeJS.Timeout[] = [];
+  private sweeping = false;
+  private closing = false;
+  private closed: Promise<void> | undefined;
   reviewerConnected: () => boolean = () => false;
+
+  private readonly handlers: Handlers = {
+    create: (p) => this.create(p),
+    status: async (p) => this.status(p.id),
+    await: (p, signal) => this.await(p.id, p.waitMs, signal),
+    result: (p) => this.result(p.id),
+    cancel: (p) => this.cancel(p.id),
+  };
 
   private constructor(
     private readonly store: JournalStore<ApprovalRecord>,
-    private readonly retentionMs: number,
-  ) {}
+    private readonly options: EngineOptions,
+    private readonly now: () => number,
+  ) {
+    store.onFailure((error) => {
+      for (const listener of this.failureListeners) listener(error);
+    });
+  }
 
-  static async open(dir: string, retentionDays = 7): Promise<ApprovalEngine> {
+  static async open(options: EngineOptions): Promise<ApprovalEngine> {
     const store = await JournalStore.open<ApprovalRecord>({
-      dir,
+      dir: options.dir,
+      io: options.io,
       parse: (raw) => {
         const parsed = ApprovalRecordSchema.safeParse(raw);
         return parsed.success ? parsed.data : undefined;
       },
     });
-    const engine = new ApprovalEngine(store, retentionDays * DAY_MS);
+    const engine = new ApprovalEngine(store, options, options.now ?? Date.now);
     await engine.purge();
     await engine.sweep();
-    engine.sweepTimer = setInterval(() => void engine.sweep().catch((e: unknown) => log('error', 'sweep failed', { error: String(e) })), SWEEP_EVERY_MS);
-    engine.sweepTimer.unref();
+    const every = (ms: number, run: () => Promise<unknown>, what: string) => {
+      const timer = setInterval(() => void run().catch((e: unknown) => log('error', `${what} failed`, { error: String(e) })), ms);
+      timer.unref();
+      engine.timers.push(timer);
+    };
+    every(options.sweepEveryMs ?? 250, () => engine.sweep(), 'expiry sweep');
+    every(options.purgeEveryMs ?? HOUR_MS, () => engine.purge(), 'retention purge');
     return engine;
+  }
+
+  /** What the last open of the store moved aside as damaged, if anything. */
+  get damage() {
+    return this.store.damage;
+  }
+
+  call<M extends ApprovalMethod>(method: M, params: CallParams<M>, signal?: AbortSignal): Promise<Answer<CallResult<M>>> {
+    const handler: Handlers[M] = this.handlers[method];
+    return handler(params, signal);
   }
 
   onEvent(listener: (event: EngineEvent) => void): () => void {
@@ -53,12 +103,143 @@ export class ApprovalEngine implements ApprovalService {
     return () => this.listeners.delete(listener);
   }
 
+  /** Called when the store failed: this engine answers `unavailable` from then on. */
+  onFailure(listener: (error: Error) => void): () => void {
+    this.failureListeners.add(listener);
+    return () => this.failureListeners.delete(listener);
+  }
+
   pendingViews(): RequestView[] {
-    const now = Date.now();
+    const now = this.now();
     return this.store
       .all()
       .filter((r) => effectiveStatus(r, now) === 'pending')
       .map(toView);
+  }
+
+  /** Records every pending request past its deadline as expired. */
+  async sweep(): Promise<void> {
+    if (this.sweeping || this.unusable()) return;
+    this.sweeping = true;
+    try {
+      const now = this.now();
+      const due = this.store.all().filter((r) => r.status === 'pending' && now >= r.expiresAt);
+      await Promise.all(
+        due.map((r) =>
+          this.exclusive(r.id, async () => {
+            const current = this.store.get(r.id);
+            if (!current || current.status !== 'pending') return;
+            const expired = expire(current, this.now());
+            if (expired !== current && (await this.write(expired))) this.changed(expired);
+          }),
+        ),
+      );
+    } finally {
+      this.sweeping = false;
+    }
+  }
+
+  /** Forgets ended requests whose last change is older than the retention; returns how many went. */
+  async purge(): Promise<number> {
+    if (this.unusable()) return 0;
+    const purgeable = (r: ApprovalRecord, now: number) => r.status !== 'pending' && now - (r.consumedAt ?? r.decidedAt ?? r.createdAt) > this.options.retentionMs;
+    const due = this.store.all().filter((r) => purgeable(r, this.now()));
+    const removed = await Promise.all(
+      due.map((r) =>
+        this.exclusive(r.id, async () => {
+          const current = this.store.get(r.id);
+          if (!current || !purgeable(current, this.now())) return false;
+          await this.store.delete(r.id);
+          return true;
+        }),
+      ),
+    );
+    const count = removed.filter(Boolean).length;
+    if (count > 0) log('info', 'purged ended requests past retention', { count });
+    return count;
+  }
+
+  /** A reviewer's decision: validated against the schema restricted to what was included, made durable, then answered. */
+  decide(message: DecideMessage): Promise<DecisionAnswer> {
+    const reply = (fields: Omit<DecisionAnswer, 'type' | 'elicitationId' | 'idempotencyKey'>): DecisionAnswer => ({
+      type: 'decision.result',
+      elicitationId: message.elicitationId,
+      idempotencyKey: message.idempotencyKey,
+      ...fields,
+    });
+    if (this.unusable()) return Promise.resolve(reply({ ok: false, reason: 'unavailable' }));
+    return this.exclusive(message.elicitationId, async () => {
+      const record = this.store.get(message.elicitationId);
+      if (!record) return reply({ ok: false, reason: 'not_found' });
+      let outcome: Outcome = { decision: message.decision, action: message.decision === 'approved' ? 'submit' : 'cancel', idempotencyKey: message.idempotencyKey };
+      if (message.comment !== undefined && message.comment.trim() !== '') outcome = { ...outcome, comment: message.comment };
+      if (message.decision === 'approved') {
+        const checked = checkDecisionValues(record.request, message.values ?? {}, message.included);
+        if (!checked.ok) return reply({ ok: false, reason: 'invalid', status: effectiveStatus(record, this.now()), issues: checked.issues });
+        outcome = { ...outcome, values: checked.values };
+      }
+      const result = decide(record, outcome, this.now());
+      if (!result.ok) return reply({ ok: false, reason: result.reason, status: effectiveStatus(record, this.now()) });
+      // A repeat reads the committed record: the first decision's fsync has finished before this runs.
+      if (!result.duplicate) {
+        if (!(await this.write(result.state))) return reply({ ok: false, reason: 'unavailable' });
+        this.changed(result.state);
+      }
+      return reply({ ok: true, status: result.state.status });
+    });
+  }
+
+  /** Stops the timers, answers the waiters, lets every queued change finish, then closes the store. */
+  close(): Promise<void> {
+    this.closed ??= (async () => {
+      this.closing = true;
+      for (const timer of this.timers) clearInterval(timer);
+      for (const id of [...this.waiters.keys()]) this.wake(id);
+      while (this.inflight.size > 0) await Promise.all([...this.inflight]);
+      await this.store.close();
+    })();
+    return this.closed;
+  }
+
+  private unusable(): boolean {
+    return this.closing || this.store.failed !== undefined;
+  }
+
+  private unavailable() {
+    const why = this.store.failed ? `its store failed (${this.store.failed.message})` : 'it is shutting down';
+    return fail('unavailable', `the approval hub cannot take this now: ${why}; another process takes over. Call again in a moment.`);
+  }
+
+  private exclusive<T>(id: string, run: () => Promise<T>): Promise<T> {
+    const before = this.tails.get(id) ?? Promise.resolve();
+    const result = before.then(run);
+    const tail = result.then(
+      () => undefined,
+      () => undefined,
+    );
+    this.tails.set(id, tail);
+    this.inflight.add(tail);
+    void tail.then(() => {
+      this.inflight.delete(tail);
+      if (this.tails.get(id) === tail) this.tails.delete(id);
+    });
+    return result;
+  }
+
+  /** True once the record is on disk; false when the store refused it (the failure listeners step the hub down). */
+  private async write(record: ApprovalRecord): Promise<boolean> {
+    try {
+      await this.store.put({ ...record, updatedAt: this.now() });
+      return true;
+    } catch (error) {
+      log('error', 'could not record a change', { id: record.id, error: String(error) });
+      return false;
+    }
+  }
+
+  private changed(record: ApprovalRecord): void {
+    this.wake(record.id);
+    this.emit({ type: 'request.removed', elicitationId: record.id, status: record.status });
   }
 
   private emit(event: EngineEvent): void {
@@ -72,61 +253,45 @@ export class ApprovalEngine implements ApprovalService {
     for (const resolve of set) resolve();
   }
 
-  private async save(record: ApprovalRecord): Promise<void> {
-    await this.store.put({ ...record, updatedAt: Date.now() });
-  }
-
-  private async changed(record: ApprovalRecord, status: Status): Promise<void> {
-    await this.save(record);
-    this.wake(record.id);
-    this.emit(status === 'pending' ? { type: 'request.updated', elicitationId: record.id, status } : { type: 'request.removed', elicitationId: record.id, status });
-  }
-
-  async sweep(now = Date.now()): Promise<void> {
-    const due = this.store.all().filter((r) => r.status === 'pending' && now >= r.expiresAt);
-    await Promise.all(due.map((r) => this.changed(expire(r, now), 'expired')));
-  }
-
-  async purge(now = Date.now()): Promise<number> {
-    return this.store.purge((r) => r.status !== 'pending' && now - (r.consumedAt ?? r.decidedAt ?? r.createdAt) > this.retentionMs);
-  }
-
-  async create(params: CreateParams): Promise<Answer<Created>> {
-    const existing = this.store.get(params.id);
-    const now = Date.now();
-    // A relay that lost its hub mid-call retries with the same id: answer the request that was already stored.
-    const record: ApprovalRecord = existing ?? {
-      id: params.id,
-      updatedAt: now,
-      kind: params.kind,
-      status: 'pending',
-      createdAt: now,
-      expiresAt: now + params.timeoutMs,
-      requester: params.requester,
-      request: params.request,
-      renderedTemplate: params.renderedTemplate,
-    };
-    if (!existing) {
-      await this.save(record);
+  private create(params: CreateParams): Promise<Answer<Created>> {
+    if (this.unusable()) return Promise.resolve(this.unavailable());
+    return this.exclusive(params.id, async () => {
+      // A relay that lost its hub mid-call retries with the same id: answer the request that was already stored.
+      const existing = this.store.get(params.id);
+      if (existing) return { ok: true, value: this.created(existing) };
+      const now = this.now();
+      const record: ApprovalRecord = {
+        id: params.id,
+        updatedAt: now,
+        kind: params.request.kind,
+        status: 'pending',
+        createdAt: now,
+        expiresAt: now + params.timeoutMs,
+        requester: params.requester,
+        request: params.request,
+        renderedTemplate: params.renderedTemplate,
+      };
+      if (!(await this.write(record))) return this.unavailable();
       this.emit({ type: 'request.created', request: toView(record) });
-    }
-    return { ok: true, value: { elicitationId: record.id, status: 'pending', expiresAt: new Date(record.expiresAt).toISOString(), reviewer: { connected: this.reviewerConnected() } } };
+      return { ok: true, value: this.created(record) };
+    });
   }
 
-  private find(id: string): ApprovalRecord | undefined {
-    return this.store.get(id);
+  private created(record: ApprovalRecord): Created {
+    return { elicitationId: record.id, status: 'pending', expiresAt: new Date(record.expiresAt).toISOString(), reviewer: { connected: this.reviewerConnected() } };
   }
 
-  async status(id: string): Promise<Answer<{ status: Status }>> {
-    const record = this.find(id);
+  private status(id: string): Answer<{ status: Status }> {
+    if (this.store.failed) return this.unavailable();
+    const record = this.store.get(id);
     if (!record) return notFound(id);
-    return { ok: true, value: { status: effectiveStatus(record, Date.now()) } };
+    return { ok: true, value: { status: effectiveStatus(record, this.now()) } };
   }
 
-  async await(id: string, waitMs: number, signal?: AbortSignal): Promise<Answer<{ status: Status }>> {
-    const record = this.find(id);
+  private async await(id: string, waitMs: number, signal?: AbortSignal): Promise<Answer<{ status: Status }>> {
+    const record = this.store.get(id);
     if (!record) return notFound(id);
-    if (effectiveStatus(record, Date.now()) === 'pending' && !signal?.aborted) {
+    if (effectiveStatus(record, this.now()) === 'pending' && !signal?.aborted && !this.unusable()) {
       await new Promise<void>((resolve) => {
         const set = this.waiters.get(id) ?? new Set<() => void>();
         this.waiters.set(id, set);
@@ -136,7 +301,7 @@ export class ApprovalEngine implements ApprovalService {
           signal?.removeEventListener('abort', done);
           resolve();
         };
-        const timer = setTimeout(done, Math.min(waitMs, record.expiresAt - Date.now() + SWEEP_EVERY_MS));
+        const timer = setTimeout(done, Math.max(0, Math.min(waitMs, record.expiresAt - this.now() + (this.options.sweepEveryMs ?? 250))));
         set.add(done);
         signal?.addEventListener('abort', done, { once: true });
       });
@@ -144,60 +309,43 @@ export class ApprovalEngine implements ApprovalService {
     return this.status(id);
   }
 
-  async result(id: string): Promise<Answer<Record<string, unknown>>> {
-    const record = this.find(id);
-    if (!record) return notFound(id);
-    const status = effectiveStatus(record, Date.now());
-    if (status === 'pending') return fail('pending', `${id} is still pending: nobody has decided yet. Call elicit_await to wait for the decision.`);
-    if (status === 'expired') return fail('expired', `${id} expired before anyone decided; nothing was approved. Create a new request if it still matters.`);
-    if (status === 'canceled') return fail('canceled', `${id} was withdrawn with elicit_cancel; there is no decision.`);
-    const outcome = record.outcome as Outcome;
-    if (record.status !== 'consumed') await this.changed(consume(record, Date.now()), 'consumed');
-    return { ok: true, value: resultEnvelope(record.request.context, outcome) };
-  }
-
-  async cancel(id: string): Promise<Answer<{ status: 'canceled' }>> {
-    const record = this.find(id);
-    if (!record) return notFound(id);
-    const result = withdraw(record, Date.now());
-    if (!result.ok) {
-      const messages = {
-        already_decided: `${id} was already decided (${record.outcome?.decision ?? record.status}); read it with elicit_result.`,
-        expired: `${id} already expired; there is nothing to withdraw.`,
-        already_canceled: `${id} was already withdrawn.`,
-      } as const;
-      return fail(result.reason === 'already_canceled' ? 'already_canceled' : result.reason, messages[result.reason]);
-    }
-    await this.changed(result.state, 'canceled');
-    return { ok: true, value: { status: 'canceled' } };
-  }
-
-  /** A reviewer's decision: validated against the schema restricted to what was included, recorded, then acknowledged. */
-  async decide(message: DecideMessage): Promise<DecisionAnswer> {
-    const reply = (fields: Omit<DecisionAnswer, 'type' | 'elicitationId' | 'idempotencyKey'>): DecisionAnswer => ({
-      type: 'decision.result',
-      elicitationId: message.elicitationId,
-      idempotencyKey: message.idempotencyKey,
-      ...fields,
+  private result(id: string): Promise<Answer<ResultEnvelope>> {
+    if (this.unusable()) return Promise.resolve(this.unavailable());
+    return this.exclusive(id, async () => {
+      const record = this.store.get(id);
+      if (!record) return notFound(id);
+      const status = effectiveStatus(record, this.now());
+      if (status === 'pending') return fail('pending', `${id} is still pending: nobody has decided yet. Call elicit_await to wait for the decision.`);
+      if (status === 'expired') return fail('expired', `${id} expired before anyone decided; nothing was approved. Create a new request if it still matters.`);
+      if (status === 'canceled') return fail('canceled', `${id} was withdrawn with elicit_cancel; there is no decision.`);
+      if (!record.outcome) return fail('unavailable', `${id} is ${status} but its stored decision is missing`);
+      if (record.status !== 'consumed') {
+        const consumed = consume(record, this.now());
+        if (!(await this.write(consumed))) return this.unavailable();
+        this.changed(consumed);
+      }
+      return { ok: true, value: resultEnvelope(record.request.context, record.outcome) };
     });
-    const record = this.find(message.elicitationId);
-    if (!record) return reply({ ok: false, reason: 'not_found' });
-    let outcome: Outcome = { decision: message.decision, action: message.decision === 'approved' ? 'submit' : 'cancel', idempotencyKey: message.idempotencyKey };
-    if (message.comment !== undefined && message.comment.trim() !== '') outcome = { ...outcome, comment: message.comment };
-    if (message.decision === 'approved') {
-      const checked = checkDecisionValues(record.request as unknown as ReviewRequest, message.values ?? {}, message.included);
-      if (!checked.ok) return reply({ ok: false, reason: 'invalid', status: effectiveStatus(record, Date.now()), issues: checked.issues });
-      outcome = { ...outcome, values: checked.values };
-    }
-    const result = decide(record, outcome, Date.now());
-    if (!result.ok) return reply({ ok: false, reason: result.reason, status: effectiveStatus(record, Date.now()) });
-    if (!result.duplicate) await this.changed(result.state, result.state.status);
-    return reply({ ok: true, status: result.state.status });
   }
 
-  async close(): Promise<void> {
-    clearInterval(this.sweepTimer);
-    await this.store.close();
+  private cancel(id: string): Promise<Answer<{ status: 'canceled' }>> {
+    if (this.unusable()) return Promise.resolve(this.unavailable());
+    return this.exclusive(id, async () => {
+      const record = this.store.get(id);
+      if (!record) return notFound(id);
+      const result = withdraw(record, this.now());
+      if (!result.ok) {
+        const messages = {
+          already_decided: `${id} was already decided (${record.outcome?.decision ?? record.status}); read it with elicit_result.`,
+          expired: `${id} already expired; there is nothing to withdraw.`,
+          already_canceled: `${id} was already withdrawn.`,
+        } as const;
+        return fail(result.reason, messages[result.reason]);
+      }
+      if (!(await this.write(result.state))) return this.unavailable();
+      this.changed(result.state);
+      return { ok: true, value: { status: 'canceled' } };
+    });
   }
 }
 

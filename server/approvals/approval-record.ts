@@ -1,10 +1,12 @@
 import { z } from 'zod';
+import { ElicitationIdSchema, RequesterSchema } from '../../shared/approval-calls.js';
+import { ReviewRequestSchema } from '../../shared/approval-input.js';
 import { OutcomeSchema, StatusSchema } from '../../shared/lifecycle.js';
 import type { RequestView } from '../../shared/wire-protocol.js';
 
 /** One stored request; every row read back from disk is validated against this before it is trusted. */
 export const ApprovalRecordSchema = z.strictObject({
-  id: z.string().min(1),
+  id: ElicitationIdSchema,
   updatedAt: z.number(),
   kind: z.enum(['approval', 'proposal']),
   status: StatusSchema,
@@ -12,8 +14,8 @@ export const ApprovalRecordSchema = z.strictObject({
   expiresAt: z.number(),
   decidedAt: z.number().optional(),
   consumedAt: z.number().optional(),
-  requester: z.strictObject({ client: z.string().nullable(), pid: z.number() }),
-  request: z.looseObject({ kind: z.enum(['approval', 'proposal']), message: z.string() }),
+  requester: RequesterSchema,
+  request: ReviewRequestSchema,
   renderedTemplate: z.string().nullable(),
   outcome: OutcomeSchema.optional(),
 });

@@ -5,11 +5,11 @@ import { PAIRING_PREFIX, RELAY_AUTH_PREFIX, SUBPROTOCOL } from '../../shared/wir
 
 export type PeerRole = 'extension' | 'relay';
 
-export type GuardVerdict =
+type GuardVerdict =
   | { ok: true; role: PeerRole; origin: string | null; pairedNow: boolean }
   | { ok: false; status: 401 | 403; reason: string };
 
-export interface GuardConfig {
+interface GuardConfig {
   port: number;
   secret: string;
   pairedOrigins: () => string[];

@@ -4,6 +4,7 @@ import { chmod, mkdir, open, readFile, rename, unlink } from 'node:fs/promises';
 import path from 'node:path';
 import { z } from 'zod';
 import { log } from '../log.js';
+import { decodeLine, encodeLine } from './journal-line.js';
 
 /** The store is generic over records with an id; the caller validates its own shape. */
 export const StoredRecordSchema = z.looseObject({ id: z.string().min(1), updatedAt: z.number() });
@@ -12,18 +13,26 @@ export type StoredRecord = z.infer<typeof StoredRecordSchema>;
 // Strict so that a record which merely happens to carry a `$delete` field is never read as a tombstone.
 const TombstoneSchema = z.strictObject({ $delete: z.string().min(1) });
 
-export interface JournalStoreOptions {
+/** The file operations a test can slow down or break; everything else is plain `node:fs`. */
+export interface StoreIo {
+  sync(handle: FileHandle): Promise<void>;
+}
+const REAL_IO: StoreIo = { sync: (handle) => handle.sync() };
+
+interface JournalStoreOptions {
   /** Created with mode 0o700 if missing (mkdir recursive), chmod 0o700 if it exists. */
   dir: string;
-  /** Default 'requests.jsonl' (mode 0o600). */
+  /** Default 'requests.jsonl' (mode 0o600). Damaged lines go to `<file>.quarantine`. */
   file?: string;
   /** Default 10_000 journal lines beyond the live record count → compact. */
   compactAfterLines?: number;
-  /** Caller's validator; a line that fails it is skipped with a warn log (never crash on a bad row). */
+  /** Caller's validator; a line that fails it is quarantined like a damaged one. */
   parse?: (raw: unknown) => StoredRecord | undefined;
+  /** Fault seam for tests (a slow or failing fsync). */
+  io?: StoreIo;
 }
 
-export interface JournalStoreStats {
+interface JournalStoreStats {
   /** Batched write+fsync rounds on the journal (group commit: many puts per flush). */
   flushes: number;
   /** Lines currently in the journal file, live or superseded: what the compaction trigger counts. */
@@ -32,8 +41,17 @@ export interface JournalStoreStats {
   compactions: number;
 }
 
+/** What the last open found wrong with the journal and moved aside; the doctor reports it once it reports on the hub. */
+interface JournalDamage {
+  quarantined: number;
+  quarantineFile: string;
+}
+
+type Op = { kind: 'put'; record: StoredRecord } | { kind: 'delete'; id: string };
+
 interface PendingLine {
   text: string;
+  op: Op;
   resolve: () => void;
   reject: (error: Error) => void;
 }
@@ -41,6 +59,12 @@ interface PendingLine {
 interface Waiter {
   resolve: () => void;
   reject: (error: Error) => void;
+}
+
+interface Quarantined {
+  line: number;
+  reason: 'checksum' | 'malformed' | 'invalid' | 'torn_tail';
+  text: string;
 }
 
 const DEFAULT_FILE = 'requests.jsonl';
@@ -88,8 +112,10 @@ async function writeFully(handle: FileHandle, text: string): Promise<void> {
 }
 
 /**
- * Durable key→record map: an fsync'd append-only JSONL journal with group commit and compaction.
- * Single writer by contract (the process holding the port); survives kill -9 at any instant for every put() whose promise resolved.
+ * Durable key→record map: an fsync'd append-only journal of checksummed JSON lines, with group commit and compaction.
+ * Memory changes only after the fsync that made a change durable, so whatever a reader sees is on disk. One writer by
+ * contract: only the process holding the hub opens it. A damaged line is never dropped silently: it is copied to the
+ * quarantine file (fsync'd) and reported before the journal is rewritten without it.
  */
 export class JournalStore<T extends StoredRecord = StoredRecord> {
   private readonly records = new Map<string, T>();
@@ -101,17 +127,20 @@ export class JournalStore<T extends StoredRecord = StoredRecord> {
   private closed = false;
   /** Set once a write/fsync fails: the kernel may have dropped the dirty pages, so a retried fsync could lie about durability. */
   private failure: Error | undefined;
+  private readonly failureListeners = new Set<(error: Error) => void>();
   private journalLines: number;
   private flushCount = 0;
   private compactionCount = 0;
   /** Backs off automatic compaction after a failed attempt so a persistent error does not turn every flush into a rewrite. */
   private nextAutoCompactAt = 0;
+  private damageFound: JournalDamage | null = null;
 
   private constructor(
     private handle: FileHandle,
     private readonly dir: string,
     private readonly filePath: string,
     private readonly compactAfterLines: number,
+    private readonly io: StoreIo,
     journalLines: number,
   ) {
     this.journalLines = journalLines;
@@ -123,6 +152,7 @@ export class JournalStore<T extends StoredRecord = StoredRecord> {
     const compactAfterLines = options.compactAfterLines ?? DEFAULT_COMPACT_AFTER_LINES;
     if (!Number.isInteger(compactAfterLines) || compactAfterLines < 0) throw new RangeError(`compactAfterLines must be a non-negative integer, got ${compactAfterLines}`);
     const parse = options.parse ?? defaultParse;
+    const io = options.io ?? REAL_IO;
 
     await mkdir(dir, { recursive: true, mode: 0o700 });
     // mkdir's mode is filtered by the umask and ignored for an existing dir; the journal holds what humans approved.
@@ -137,54 +167,63 @@ export class JournalStore<T extends StoredRecord = StoredRecord> {
     }
 
     const records = new Map<string, T>();
+    const damaged: Quarantined[] = [];
     const lastNewline = content.lastIndexOf(NEWLINE);
-    const completeLength = lastNewline + 1;
-    const lines = content.subarray(0, completeLength).toString('utf8').split('\n');
+    const tail = content.subarray(lastNewline + 1).toString('utf8');
+    const lines = content.subarray(0, lastNewline + 1).toString('utf8').split('\n');
+    lines.pop();
+    // The last line without its newline: a crash mid-append (never acknowledged), or an editor that stripped the final
+    // newline from a good line. A line whose checksum holds is the latter and is kept.
+    let tailKept = false;
+    if (tail.trim() !== '') {
+      lines.push(tail);
+      tailKept = true;
+    }
     let journalLines = 0;
-    let skipped = 0;
-    for (const [index, rawLine] of lines.entries()) {
-      const line = rawLine.trim();
-      if (line === '') continue;
-      journalLines += 1;
-      let raw: unknown;
-      try {
-        raw = JSON.parse(line);
-      } catch {
-        skipped += 1;
-        log('warn', 'journal-store: skipping malformed journal line', { file: filePath, line: index + 1, preview: line.slice(0, 200) });
+    let legacyLines = 0;
+    for (const [index, text] of lines.entries()) {
+      if (text.trim() === '') continue;
+      const isTail = tailKept && index === lines.length - 1;
+      const decoded = decodeLine(text);
+      if (!decoded.ok) {
+        if (isTail) tailKept = false;
+        damaged.push({ line: index + 1, reason: isTail ? 'torn_tail' : decoded.reason, text });
         continue;
       }
-      const tombstone = TombstoneSchema.safeParse(raw);
+      const tombstone = TombstoneSchema.safeParse(decoded.value);
       if (tombstone.success) {
+        journalLines += 1;
+        if (decoded.legacy) legacyLines += 1;
         records.delete(tombstone.data.$delete);
         continue;
       }
       let record: StoredRecord | undefined;
       try {
-        record = parse(raw);
+        record = parse(decoded.value);
       } catch (error) {
-        // A throwing validator is still just a bad row, not a reason to refuse to start.
         log('warn', 'journal-store: validator threw on a journal line', { file: filePath, line: index + 1, error: toError(error).message });
-        record = undefined;
       }
       if (record === undefined) {
-        skipped += 1;
-        log('warn', 'journal-store: skipping journal line that failed validation', { file: filePath, line: index + 1, preview: line.slice(0, 200) });
+        if (isTail) tailKept = false;
+        damaged.push({ line: index + 1, reason: 'invalid', text });
         continue;
       }
+      journalLines += 1;
+      if (decoded.legacy) legacyLines += 1;
       // The caller's parse is the only type guard for T; the store cannot check the caller's shape.
       records.set(record.id, record as T);
     }
+
+    const quarantineFile = `${filePath}.quarantine`;
+    if (damaged.length > 0) await quarantine(quarantineFile, filePath, damaged, io);
 
     const handle = await open(filePath, 'a', 0o600);
     try {
       // open()'s mode only applies on creation and is filtered by the umask.
       await handle.chmod(0o600);
-      if (completeLength < content.length) {
-        // A torn tail was never acknowledged (its fsync never returned). It must go, or the next append would glue onto it and corrupt a good line.
-        log('warn', 'journal-store: dropping torn last line', { file: filePath, bytes: content.length - completeLength, preview: content.subarray(completeLength, completeLength + 200).toString('utf8') });
-        await handle.truncate(completeLength);
-        await handle.sync();
+      if (tailKept) {
+        await writeFully(handle, '\n');
+        await io.sync(handle);
       }
       await syncDir(dir);
     } catch (error) {
@@ -192,14 +231,45 @@ export class JournalStore<T extends StoredRecord = StoredRecord> {
       throw error;
     }
 
-    const store = new JournalStore<T>(handle, dir, filePath, compactAfterLines, journalLines);
+    const store = new JournalStore<T>(handle, dir, filePath, compactAfterLines, io, journalLines);
     for (const [id, record] of records) store.records.set(id, record);
-    log('debug', 'journal-store: opened', { file: filePath, records: records.size, lines: journalLines, skipped });
+    if (damaged.length > 0) {
+      store.damageFound = { quarantined: damaged.length, quarantineFile };
+      const torn = damaged.length === 1 && damaged[0]?.reason === 'torn_tail';
+      // A torn tail after a crash is expected (it was never acknowledged); damage anywhere else means lost history.
+      log(torn ? 'warn' : 'error', torn ? 'journal-store: moved a torn last line aside' : 'journal-store: DAMAGED LINES moved aside; the requests they held may show an older state', {
+        file: filePath,
+        quarantineFile,
+        lines: damaged.map((d) => ({ line: d.line, reason: d.reason, preview: d.text.slice(0, 120) })),
+      });
+    }
+    // Damaged lines are in the quarantine file now, and lines from before checksums get one: rewrite the journal once.
+    if (damaged.length > 0 || legacyLines > 0) {
+      // Not fatal: the journal as it is still reads back the same (damaged lines are quarantined again next time).
+      await store.compact().catch((error: unknown) => log('warn', 'journal-store: could not rewrite the journal at open', { file: filePath, error: toError(error).message }));
+    }
+    log('debug', 'journal-store: opened', { file: filePath, records: records.size, lines: journalLines, quarantined: damaged.length });
     return store;
   }
 
   get stats(): Readonly<JournalStoreStats> {
     return { flushes: this.flushCount, lines: this.journalLines, compactions: this.compactionCount };
+  }
+
+  /** What the last open moved aside, or null when the journal was whole. */
+  get damage(): JournalDamage | null {
+    return this.damageFound;
+  }
+
+  /** The write error that made this store refuse further writes, if any. */
+  get failed(): Error | undefined {
+    return this.failure;
+  }
+
+  /** Called once, when a write or fsync fails: the store is unusable from then on and its owner must step down. */
+  onFailure(listener: (error: Error) => void): () => void {
+    this.failureListeners.add(listener);
+    return () => this.failureListeners.delete(listener);
   }
 
   get(id: string): T | undefined {
@@ -214,6 +284,7 @@ export class JournalStore<T extends StoredRecord = StoredRecord> {
     return this.records.size;
   }
 
+  /** Resolves once the record is on disk; only then does `get` return it. */
   put(record: T): Promise<void> {
     const unusable = this.unusableReason();
     if (unusable) return Promise.reject(unusable);
@@ -226,27 +297,15 @@ export class JournalStore<T extends StoredRecord = StoredRecord> {
     } catch (error) {
       return Promise.reject(toError(error));
     }
-    // Memory holds exactly what a reopen would read back, so later caller mutations cannot make memory and disk disagree.
-    // Map.set keeps an updated id in its original slot; an id re-put after delete() appends, matching what a replay rebuilds.
-    this.records.set(record.id, JSON.parse(text) as T);
-    return this.enqueue(text);
+    // Memory will hold exactly what a reopen reads back, so later caller mutations cannot make memory and disk disagree.
+    return this.enqueue(text, { kind: 'put', record: JSON.parse(text) as T });
   }
 
   delete(id: string): Promise<void> {
     const unusable = this.unusableReason();
     if (unusable) return Promise.reject(unusable);
-    this.records.delete(id);
     // Appended even for an unknown id: it keeps delete ordered behind any still-pending put of the same id.
-    return this.enqueue(JSON.stringify({ $delete: id }));
-  }
-
-  async purge(predicate: (r: T) => boolean): Promise<number> {
-    const unusable = this.unusableReason();
-    if (unusable) throw unusable;
-    // Decide first so a throwing predicate leaves the store untouched.
-    const doomed = [...this.records.values()].filter((r) => predicate(r)).map((r) => r.id);
-    await Promise.all(doomed.map((id) => this.delete(id)));
-    return doomed.length;
+    return this.enqueue(JSON.stringify({ $delete: id }), { kind: 'delete', id });
   }
 
   compact(): Promise<void> {
@@ -258,6 +317,7 @@ export class JournalStore<T extends StoredRecord = StoredRecord> {
     });
   }
 
+  /** Waits for queued writes, then closes the file; later writes are refused. */
   async close(): Promise<void> {
     if (this.closed) return;
     this.closing = true;
@@ -273,9 +333,9 @@ export class JournalStore<T extends StoredRecord = StoredRecord> {
     return undefined;
   }
 
-  private enqueue(text: string): Promise<void> {
+  private enqueue(text: string, op: Op): Promise<void> {
     return new Promise<void>((resolve, reject) => {
-      this.pending.push({ text: `${text}\n`, resolve, reject });
+      this.pending.push({ text: encodeLine(text), op, resolve, reject });
       this.kick();
     });
   }
@@ -330,7 +390,7 @@ export class JournalStore<T extends StoredRecord = StoredRecord> {
     this.pending = [];
     try {
       await writeFully(this.handle, batch.map((p) => p.text).join(''));
-      await this.handle.sync();
+      await this.io.sync(this.handle);
     } catch (error) {
       const failure = toError(error);
       this.poison(failure);
@@ -339,6 +399,12 @@ export class JournalStore<T extends StoredRecord = StoredRecord> {
     }
     this.flushCount += 1;
     this.journalLines += batch.length;
+    // In journal order, so memory is what a replay of the file rebuilds: Map.set keeps an updated id in its slot, and
+    // an id put again after a delete goes to the end.
+    for (const { op } of batch) {
+      if (op.kind === 'put') this.records.set(op.record.id, op.record as T);
+      else this.records.delete(op.id);
+    }
     for (const p of batch) p.resolve();
   }
 
@@ -346,15 +412,15 @@ export class JournalStore<T extends StoredRecord = StoredRecord> {
     const waiters = this.compactWaiters;
     this.compactWaiters = [];
     const tmpPath = `${this.filePath}.tmp`;
-    // Memory may already include puts still queued; they are re-appended after the swap, and replaying upserts/tombstones is idempotent.
+    // Memory holds only flushed changes; anything still queued is appended to the new file after the swap.
     const snapshot = [...this.records.values()];
     let tmp: FileHandle | undefined;
     try {
       // O_APPEND from the start: once renamed, this very handle is the journal's append handle, so no reopen can fail after the swap.
       tmp = await open(tmpPath, fsConstants.O_WRONLY | fsConstants.O_CREAT | fsConstants.O_TRUNC | fsConstants.O_APPEND, 0o600);
       await tmp.chmod(0o600);
-      await writeFully(tmp, snapshot.map((r) => `${JSON.stringify(r)}\n`).join(''));
-      await tmp.sync();
+      await writeFully(tmp, snapshot.map((r) => encodeLine(JSON.stringify(r))).join(''));
+      await this.io.sync(tmp);
       await rename(tmpPath, this.filePath);
     } catch (error) {
       // Before the rename nothing changed: the old journal and handle are intact, so this is not fatal.
@@ -390,6 +456,7 @@ export class JournalStore<T extends StoredRecord = StoredRecord> {
     if (this.failure) return;
     this.failure = error;
     log('error', 'journal-store: write failed; refusing further writes (reopen to recover the durable state)', { file: this.filePath, error: error.message });
+    for (const listener of this.failureListeners) listener(error);
   }
 
   private failAll(error: Error): void {
@@ -399,5 +466,19 @@ export class JournalStore<T extends StoredRecord = StoredRecord> {
     this.compactWaiters = [];
     for (const p of pending) p.reject(error);
     for (const w of waiters) w.reject(error);
+  }
+}
+
+/** Appends the damaged lines, as read, to the quarantine file and makes them durable before anything rewrites the journal. */
+async function quarantine(quarantineFile: string, journal: string, damaged: readonly Quarantined[], io: StoreIo): Promise<void> {
+  const at = new Date().toISOString();
+  const text = damaged.map((d) => `${JSON.stringify({ quarantinedAt: at, journal, line: d.line, reason: d.reason, text: d.text })}\n`).join('');
+  const handle = await open(quarantineFile, 'a', 0o600);
+  try {
+    await handle.chmod(0o600);
+    await writeFully(handle, text);
+    await io.sync(handle);
+  } finally {
+    await handle.close();
   }
 }

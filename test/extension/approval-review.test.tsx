@@ -151,6 +151,36 @@ describe('ApprovalReview: replies and keyboard', () => {
     expect((button('Approve') as HTMLButtonElement).disabled).toBe(true);
   });
 
+  it('tells the person another popup or tab of this browser decided first, and offers nothing more to send', async () => {
+    const { onDone, calls } = setup({ context: { id: 1 } }, [{
+      state: 'already_decided_here', decision: { decision: 'approved', action: 'submit' }, delivery: 'queued',
+    }]);
+    fireEvent.click(button('Decline'));
+    expect((await screen.findByRole('alert')).textContent).toBe(
+      'Already decided in this browser (in another popup or tab): approved, and it is waiting for the hub. This decision was not sent.',
+    );
+    expect(calls).toHaveLength(1);
+    expect(onDone).not.toHaveBeenCalled();
+    expect((button('Approve') as HTMLButtonElement).disabled).toBe(true);
+    expect((button('Decline') as HTMLButtonElement).disabled).toBe(true);
+  });
+
+  it('shows a decision too large to send next to the field it names, and lets the person shorten it', async () => {
+    const notesForm = { type: 'object', properties: { notes: { type: 'string', title: 'Notes' } } };
+    const issue = { path: 'values.notes', rule: 'too_large', message: "values.notes: is 1048578 bytes as JSON; a decision must fit in 1048576 bytes (the hub's message limit) and this one is 1048620 bytes" };
+    const { calls } = setup({ requestedSchema: notesForm }, [{ state: 'too_large', issues: [issue] }]);
+    const notes = screen.getByRole('textbox', { name: 'Notes' });
+    fireEvent.input(notes, { target: { value: 'long' } });
+    fireEvent.click(button('Approve'));
+    expect((await screen.findByRole('alert')).textContent).toBe('This decision is too large to send to the hub; shorten the field named below.');
+    expect(notes.getAttribute('aria-invalid')).toBe('true');
+    expect(screen.getByText("is 1048578 bytes as JSON; a decision must fit in 1048576 bytes (the hub's message limit) and this one is 1048620 bytes")).toBeTruthy();
+    fireEvent.input(notes, { target: { value: 'short' } });
+    fireEvent.click(button('Approve'));
+    await screen.findByText('Decision sent.');
+    expect(calls.map((c) => c.values)).toEqual([{ notes: 'long' }, { notes: 'short' }]);
+  });
+
   it('shows an error reply', async () => {
     setup({ context: { id: 1 } }, [{ state: 'error', message: 'No background' }]);
     fireEvent.click(button('Approve'));
@@ -180,6 +210,20 @@ describe('ApprovalReview: replies and keyboard', () => {
 });
 
 describe('ApprovalReview: reopening a decision the hub refused', () => {
+  it('starts from a decision refused as too large to send, with the issue next to the field', () => {
+    const notesForm = { type: 'object', properties: { notes: { type: 'string', title: 'Notes' } } };
+    const request = approval({ message: 'Send the payout?', requestedSchema: notesForm });
+    const row = rowFor(request, {
+      delivery: 'refused',
+      outcome: { decision: 'approved', action: 'submit', values: { notes: 'very long' } },
+      refusal: { reason: 'too_large', issues: [{ path: 'values.notes', rule: 'too_large', message: 'values.notes: is 2000000 bytes as JSON; too much' }] },
+    });
+    const { client } = fakeClient();
+    render(<ApprovalReview row={row} request={request} client={client} />);
+    expect((screen.getByLabelText('Notes') as HTMLInputElement).value).toBe('very long');
+    expect(screen.getByText('is 2000000 bytes as JSON; too much')).toBeTruthy();
+  });
+
   it('starts from the refused values with the issue shown next to the field', () => {
     const request = approval({ message: 'Send the payout?', requestedSchema: form });
     const row = rowFor(request, {

@@ -1,89 +1,47 @@
 import { beforeEach, describe, expect, it } from 'vitest';
-import { BackgroundController, type Platform } from '../../extension/background/background-controller.js';
+import type { BackgroundController } from '../../extension/background/background-controller.js';
 import type { ElicitlyDb } from '../../extension/db/database.js';
 import { getRequest } from '../../extension/db/requests-repo.js';
-import type { RequestRow } from '../../extension/db/rows.js';
-import { readConnection, readSettings, writeSettings } from '../../extension/db/settings-repo.js';
+import { patchSettings, readConnection, readSettings } from '../../extension/db/settings-repo.js';
 import { PROTOCOL_VERSION } from '../../shared/wire-protocol.js';
-import { FakeSocket, ManualClock, freshDb, proposalView, settle } from './fakes.js';
-
-class RecordingPlatform implements Platform {
-  badge: number[] = [];
-  notified: RequestRow[] = [];
-  cleared: string[] = [];
-  private n = 0;
-  async setBadge(count: number) { this.badge.push(count); }
-  async notify(row: RequestRow) { this.notified.push(row); }
-  async clearNotification(id: string) { this.cleared.push(id); }
-  newKey() { return `key-${++this.n}`; }
-}
+import { harness, type RecordingPlatform } from './background-harness.js';
+import { proposalView, settle, type FakeSocket, type ManualClock } from './fakes.js';
 
 let db: ElicitlyDb;
 let clock: ManualClock;
 let platform: RecordingPlatform;
 let sockets: FakeSocket[];
-
-function controller(options: { originNeedsPairing?: boolean; everConnected?: boolean } = {}): BackgroundController {
-  return new BackgroundController({
-    db, platform, clock,
-    socketFactory: (url, protocols) => {
-      const s = new FakeSocket(url, protocols);
-      sockets.push(s);
-      return s;
-    },
-    client: { name: 'test', version: '1' },
-    originNeedsPairing: options.originNeedsPairing ?? false,
-    everConnected: options.everConnected ?? false,
-    answerTimeoutMs: 5000,
-  });
-}
-
-async function connect(c: BackgroundController, pending = [proposalView('el_1', clock.t - 1000)]): Promise<FakeSocket> {
-  c.start();
-  await settle();
-  const socket = sockets.at(-1)!;
-  socket.open();
-  socket.deliver({ type: 'welcome', protocol: PROTOCOL_VERSION, hubPid: 1, pending });
-  await settle();
-  return socket;
-}
+let controller: (options?: { originNeedsPairing?: boolean; everConnected?: boolean }) => BackgroundController;
+let connect: (c: BackgroundController, pending?: ReturnType<typeof proposalView>[]) => Promise<FakeSocket>;
 
 beforeEach(() => {
-  db = freshDb();
-  clock = new ManualClock();
-  platform = new RecordingPlatform();
-  sockets = [];
+  const h = harness();
+  ({ db, clock, platform, sockets } = h);
+  controller = (options) => h.controller(options);
+  connect = (c, pending) => h.connect(c, pending);
 });
 
 describe('BackgroundController', () => {
   it('connects to the port from settings with the subprotocol, says hello, and mirrors the welcome', async () => {
-    await writeSettings(db, { ...(await readSettings(db)), port: 23456 });
+    await patchSettings(db, { port: 23456 });
     const socket = await connect(controller());
     expect(socket.url).toBe('ws://127.0.0.1:23456');
     expect(socket.protocols).toEqual(['elicitly.v1']);
-    expect(socket.sent[0]).toEqual({ type: 'hello', protocol: 1, role: 'extension', client: { name: 'test', version: '1' } });
-    expect(socket.sent).toContainEqual({ type: 'ack', elicitationId: 'el_1' });
+    expect(socket.sent).toEqual([{ type: 'hello', protocol: PROTOCOL_VERSION, role: 'extension', client: { name: 'test', version: '1' } }]);
     expect((await getRequest(db, 'el_1'))?.status).toBe('pending');
     expect(platform.badge.at(-1)).toBe(1);
     expect(platform.notified.map((r) => r.elicitationId)).toEqual(['el_1']);
     expect((await readConnection(db))?.state).toBe('connected');
   });
 
-  it('answers heartbeats with heartbeats (messages keep an MV3 worker alive, pings do not)', async () => {
-    const socket = await connect(controller());
-    socket.deliver({ type: 'heartbeat', t: 42 });
-    expect(socket.sent.at(-1)).toEqual({ type: 'heartbeat', t: 42 });
-  });
-
-  it('notifies once per new request, acks it, and respects the notification setting', async () => {
+  it('notifies once per new request and respects the notification setting', async () => {
     const socket = await connect(controller(), []);
     socket.deliver({ type: 'request.created', request: proposalView('el_2', clock.t) });
     await settle();
     socket.deliver({ type: 'request.created', request: proposalView('el_2', clock.t) });
     await settle();
     expect(platform.notified.map((r) => r.elicitationId)).toEqual(['el_2']);
-    expect(socket.sent.filter((m) => m.type === 'ack')).toHaveLength(2);
-    await writeSettings(db, { ...(await readSettings(db)), notifications: false });
+    await patchSettings(db, { notifications: false });
     socket.deliver({ type: 'request.created', request: proposalView('el_3', clock.t) });
     await settle();
     expect(platform.notified).toHaveLength(1);
@@ -150,7 +108,7 @@ describe('BackgroundController', () => {
     const again = sockets.at(-1)!;
     expect(again).not.toBe(socket);
     again.open();
-    again.deliver({ type: 'welcome', protocol: 1, hubPid: 1, pending: [proposalView('el_1', clock.t - 5000)] });
+    again.deliver({ type: 'welcome', protocol: PROTOCOL_VERSION, hubPid: 1, pending: [proposalView('el_1', clock.t - 5000)] });
     await settle();
     const decides = again.sent.filter((m) => m.type === 'decide');
     expect(decides).toEqual([{ type: 'decide', elicitationId: 'el_1', idempotencyKey: 'key-1', decision: 'approved', values: {}, included: [] }]);
@@ -200,7 +158,7 @@ describe('BackgroundController', () => {
   });
 
   it('says pairing is needed when an unpaired Firefox origin is refused, and offers the code from settings', async () => {
-    await writeSettings(db, { ...(await readSettings(db)), pairingCode: 'abc123' });
+    await patchSettings(db, { pairingCode: 'abc123' });
     const c = controller({ originNeedsPairing: true });
     c.start();
     await settle();
@@ -212,7 +170,7 @@ describe('BackgroundController', () => {
     await settle();
     const s = sockets.at(-1)!;
     s.open();
-    s.deliver({ type: 'welcome', protocol: 1, hubPid: 1, pending: [] });
+    s.deliver({ type: 'welcome', protocol: PROTOCOL_VERSION, hubPid: 1, pending: [] });
     await settle();
     // A spent code is forgotten.
     expect((await readSettings(db)).pairingCode).toBe('');

@@ -15,19 +15,28 @@ export class FakeSocket implements SocketLike {
   readonly sent: PeerMessage[] = [];
   onopen: ((event: unknown) => void) | null = null;
   onmessage: ((event: { data: unknown }) => void) | null = null;
-  onclose: ((event: { code: number }) => void) | null = null;
+  onclose: ((event: { code: number; reason: string }) => void) | null = null;
   onerror: ((event: unknown) => void) | null = null;
   closed = false;
+  /** How the extension closed this socket, when it did. */
+  closedWith: { code: number | undefined; reason: string | undefined } | null = null;
 
   constructor(readonly url: string, readonly protocols: string[]) {}
 
+  /** Called with every frame the extension sends, after it is recorded: a test can make the fake hub react. */
+  onSent: ((message: PeerMessage) => void) | null = null;
+
   send(data: string): void {
-    this.sent.push(JSON.parse(data) as PeerMessage);
+    const message = JSON.parse(data) as PeerMessage;
+    this.sent.push(message);
+    this.onSent?.(message);
   }
-  close(): void {
+  close(code?: number, reason?: string): void {
+    if (this.closed) return;
     this.closed = true;
+    this.closedWith = { code, reason };
     this.readyState = 3;
-    this.onclose?.({ code: 1000 });
+    this.onclose?.({ code: code ?? 1005, reason: reason ?? '' });
   }
   open(): void {
     this.readyState = 1;
@@ -38,7 +47,12 @@ export class FakeSocket implements SocketLike {
   }
   drop(): void {
     this.readyState = 3;
-    this.onclose?.({ code: 1006 });
+    this.onclose?.({ code: 1006, reason: '' });
+  }
+  /** The hub closes the socket with a code and reason (e.g. a protocol mismatch). */
+  closeFromHub(code: number, reason: string): void {
+    this.readyState = 3;
+    this.onclose?.({ code, reason });
   }
 }
 

@@ -2,6 +2,7 @@ import { Dexie } from 'dexie';
 import { IDBFactory, IDBKeyRange } from 'fake-indexeddb';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { openDb, type ElicitlyDb } from '../../extension/db/database.js';
+import { queueDecision } from '../../extension/db/outbox-repo.js';
 import {
   applyWelcome,
   getRequest,
@@ -16,6 +17,7 @@ import {
 import { rowFromView, type RequestRow } from '../../extension/db/rows.js';
 import type { Status } from '../../shared/lifecycle.js';
 import type { RequestView } from '../../shared/wire-protocol.js';
+import { proposalView } from './fakes.js';
 
 const T0 = 1_700_000_000_000;
 const HOUR = 3_600_000;
@@ -41,7 +43,9 @@ function view(id: string, createdAt: number, overrides: Partial<RequestView> = {
     createdAt,
     expiresAt: createdAt + HOUR,
     requester: { client: 'claude-code', pid: 4242 },
-    request: { kind, message, mode: 'json', context: null, requestedSchema: null, labels: { ok: 'Approve', cancel: 'Reject' }, timeoutSeconds: 3600 },
+    request: kind === 'proposal'
+      ? { ...proposalView(id, createdAt).request, message }
+      : { kind, message, mode: 'json', context: null, requestedSchema: null, labels: { ok: 'Approve', cancel: 'Reject' }, timeoutSeconds: 3600 },
     renderedTemplate: null,
     ...overrides,
   };
@@ -108,6 +112,34 @@ describe('applyWelcome', () => {
     expect(await getRequest(db, 'late')).toMatchObject({ status: 'expired', decidedAt: now });
     expect(await getRequest(db, 'queued')).toMatchObject({ status: 'pending' });
     expect(await getRequest(db, 'done')).toMatchObject({ status: 'approved', decidedAt: T0 + 1000 });
+  });
+
+  it('is one transaction: a decision queued while a welcome is applied is either kept by it or refused, never orphaned', async () => {
+    const now = T0 + 2 * HOUR;
+    // Gone from the hub while we were away; a page decides it at the very moment the welcome arrives.
+    await seed([row('left', now - 60_000, { expiresAt: now + HOUR })]);
+    const entry = { idempotencyKey: 'k1', elicitationId: 'left', decision: 'approved' as const, queuedAt: now };
+    const [, queued] = await Promise.all([applyWelcome(db, [], now), queueDecision(db, entry, null)]);
+    const inOutbox = (await db.outbox.count()) === 1;
+    const stored = await getRequest(db, 'left');
+    // Either the decision got in first (the welcome keeps the row for the hub's answer) or the welcome did (the row is
+    // withdrawn and the decision is not queued); an outbox entry for a row marked withdrawn is the torn state.
+    expect({ inOutbox, status: stored?.status, queued: queued.state }).toEqual(
+      inOutbox ? { inOutbox, status: 'pending', queued: 'queued' } : { inOutbox, status: 'canceled', queued: 'not_pending' },
+    );
+  });
+});
+
+describe('a stored request', () => {
+  it('is read with the shared request schema: a row whose request does not fit is skipped', async () => {
+    const good = row('good', T0);
+    const bad = { ...row('bad', T0 + 1), request: { ...good.request, labels: { ok: '' } } };
+    await db.requests.bulkPut([good, bad as unknown as RequestRow]);
+    expect(await getRequest(db, 'bad')).toBeUndefined();
+    expect((await pendingRequests(db)).map((r) => r.elicitationId)).toEqual(['good']);
+    const wrongKind = { ...row('wrong', T0 + 2), request: { kind: 'survey', message: 'x' } };
+    await db.requests.put(wrongKind as unknown as RequestRow);
+    expect(await getRequest(db, 'wrong')).toBeUndefined();
   });
 });
 
@@ -259,5 +291,27 @@ describe('the v1 → v2 migration', () => {
     db = openDb({ indexedDB: factory, IDBKeyRange });
     expect(await getRequest(db, 'legacy')).toMatchObject({ elicitationId: 'legacy', words: ['ship', 'the', 'release', 'notes'] });
     expect((await historyPage(db, { search: 'relea' })).rows.map((r) => r.elicitationId)).toEqual(['legacy']);
+  });
+});
+
+describe('the v2 → v3 migration', () => {
+  it('drops the unqueried expiresAt index and keeps every row and queued decision', async () => {
+    db.close();
+    const v2 = new Dexie('elicitly', { indexedDB: factory, IDBKeyRange });
+    v2.version(2).stores({
+      requests: 'elicitationId, [createdAt+elicitationId], [status+createdAt+elicitationId], [kind+createdAt+elicitationId], [kind+status+createdAt+elicitationId], expiresAt, *words',
+      outbox: 'idempotencyKey, elicitationId, queuedAt',
+      settings: 'key',
+      connection: 'key',
+    });
+    await v2.table('requests').put(row('kept', T0, { message: 'Kept across versions' }));
+    await v2.table('outbox').put({ idempotencyKey: 'k1', elicitationId: 'kept', decision: 'rejected', queuedAt: T0 });
+    v2.close();
+
+    db = openDb({ indexedDB: factory, IDBKeyRange });
+    expect(await getRequest(db, 'kept')).toMatchObject({ elicitationId: 'kept', words: ['kept', 'across', 'versions'] });
+    expect(await db.outbox.where('elicitationId').equals('kept').count()).toBe(1);
+    expect(db.requests.schema.indexes.map((i) => i.name)).not.toContain('expiresAt');
+    expect(db.outbox.schema.indexes.map((i) => i.name)).toEqual(['elicitationId', 'queuedAt']);
   });
 });

@@ -38,7 +38,7 @@ export function rowFor(request: ProposalRequest | ApprovalRequest, extra: Partia
     requester: { client: 'Claude Code', pid: 42 },
     createdAt: Date.UTC(2025, 0, 2, 3, 4, 5),
     expiresAt: Date.UTC(2025, 0, 2, 4, 4, 5),
-    request: request as unknown as Record<string, unknown>,
+    request,
     renderedTemplate: null,
     ...extra,
   };

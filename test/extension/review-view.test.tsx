@@ -1,5 +1,5 @@
 import { dateTime } from '../../extension/ui/format-time.js';
-import { render, screen, within } from '@testing-library/preact';
+import { fireEvent, render, screen, waitFor, within } from '@testing-library/preact';
 import { describe, expect, it } from 'vitest';
 import type { RequestRow } from '../../extension/db/rows.js';
 import { RequestDetail } from '../../extension/ui/review/request-detail.js';
@@ -76,20 +76,6 @@ describe('ReviewView', () => {
     expect(screen.getByRole('button', { name: 'Approve' })).toBeTruthy();
   });
 
-  it('re-checks the stored request and reports issues instead of rendering it', () => {
-    const request = proposal();
-    const broken = { ...request, fields: { nope: { sources: {}, current: null } } } as unknown as Record<string, unknown>;
-    view({ ...rowFor(request), request: broken });
-    const alert = screen.getByRole('alert');
-    expect(alert.textContent).toContain('fields.nope');
-    expect(screen.queryByRole('table', { name: 'Proposed changes' })).toBeNull();
-  });
-
-  it('reports a request of unknown kind', () => {
-    view({ ...rowFor(proposal()), request: { kind: 'survey' } });
-    expect(screen.getByRole('alert').textContent).toContain('kind');
-  });
-
   it('shows a decided request read-only, with a note', () => {
     const row = rowFor(proposal(), {
       status: 'approved',
@@ -101,6 +87,21 @@ describe('ReviewView', () => {
     expect(screen.getByText('This request is no longer pending: approved.')).toBeTruthy();
     expect(screen.queryByRole('table', { name: 'Proposed changes' })).toBeNull();
     expect(screen.queryByRole('button')).toBeNull();
+  });
+
+  it('keeps saying this browser decided first after the review turns into the read-only detail', async () => {
+    const request = approval({ message: 'Deploy?', context: { env: 'prod' } });
+    const pending = rowFor(request);
+    const { client } = fakeClient({ state: 'already_decided_here', decision: { decision: 'approved', action: 'submit' }, delivery: 'queued' });
+    const { rerender } = render(<ReviewView row={pending} client={client} />);
+    fireEvent.click(screen.getByRole('button', { name: 'Decline' }));
+    const text = 'Already decided in this browser (in another popup or tab): approved, and it is waiting for the hub. This decision was not sent.';
+    await waitFor(() => expect(screen.getByRole('alert').textContent).toBe(text));
+    // The other surface's decision reaches the row: the review gives way to the detail, the notice stays.
+    rerender(<ReviewView row={{ ...pending, outcome: { decision: 'approved', action: 'submit' }, delivery: 'queued' }} client={client} />);
+    expect(screen.getByText('Waiting for the hub to deliver this decision.')).toBeTruthy();
+    expect(screen.getByRole('alert').textContent).toBe(text);
+    expect(screen.queryByRole('button', { name: 'Decline' })).toBeNull();
   });
 
   it('shows a queued decision read-only even while the hub still says pending', () => {
@@ -162,6 +163,17 @@ describe('RequestDetail', () => {
     expect(screen.getByText('Withdrawn by the agent')).toBeTruthy();
   });
 
+  it('explains a decision refused here as too large to send, with its issue', () => {
+    const row = rowFor(proposal(), {
+      delivery: 'refused',
+      outcome: { decision: 'approved', values: { name: 'X' }, included: ['name'] },
+      refusal: { reason: 'too_large', issues: [{ path: 'values.name', rule: 'too_large', message: 'values.name: is 2000000 bytes as JSON' }] },
+    });
+    render(<RequestDetail row={row} />);
+    expect(screen.getByText('The hub did not take this decision: This decision is too large to send to the hub; shorten the field named below.')).toBeTruthy();
+    expect(screen.getByText('values.name: is 2000000 bytes as JSON')).toBeTruthy();
+  });
+
   it('lists the issues of an invalid refusal', () => {
     const row = rowFor(proposal(), {
       delivery: 'refused',
@@ -169,10 +181,5 @@ describe('RequestDetail', () => {
     });
     render(<RequestDetail row={row} />);
     expect(screen.getByText('values.website: must be a URI')).toBeTruthy();
-  });
-
-  it('shows the raw request as text when it no longer checks out', () => {
-    render(<RequestDetail row={{ ...rowFor(proposal()), status: 'expired', request: { kind: 'proposal', message: '<b>x</b>' } }} />);
-    expect(screen.getByLabelText('Request', { selector: 'pre' }).textContent).toContain('"message": "<b>x</b>"');
   });
 });

@@ -2,7 +2,7 @@ import { fireEvent, render, screen, waitFor, within } from '@testing-library/pre
 import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
 import type { ElicitlyDb } from '../../extension/db/database.js';
 import { rowFromView, type RequestRow } from '../../extension/db/rows.js';
-import { readSettings, writeConnection, writeSettings } from '../../extension/db/settings-repo.js';
+import { patchSettings, readSettings, writeConnection } from '../../extension/db/settings-repo.js';
 import type { BackgroundClient } from '../../extension/messages.js';
 import { App } from '../../extension/ui/app.js';
 import { ConnectionHeader } from '../../extension/ui/connection-header.js';
@@ -108,9 +108,15 @@ describe('ConnectionHeader', () => {
       /^Reconnecting — no hub on port 17400\. Start an agent that runs elicitly-companion\. next try in (5\d|60) s$/],
     ['pairing_needed', { state: 'pairing_needed', since: 0 },
       /^Pairing needed: run npx elicitly-companion pair and enter the code in Settings\.$/],
+    ['version_mismatch', { state: 'version_mismatch', hubProtocol: 3, extensionProtocol: 2, since: 0, retryAt: Date.now() + 60_000 },
+      /^Version mismatch: the hub speaks protocol 3, this extension protocol 2\. Update the Elicitly extension\.$/],
+    ['version_mismatch', { state: 'version_mismatch', hubProtocol: 1, extensionProtocol: 2, since: 0 },
+      /^Version mismatch: the hub speaks protocol 1, this extension protocol 2\. Update elicitly-companion \(the MCP server: npx -y elicitly-companion@latest\) and restart your agents\.$/],
+    ['version_mismatch', { state: 'version_mismatch', hubProtocol: null, extensionProtocol: 2, since: 0 },
+      /^Version mismatch: the hub speaks an older protocol, this extension protocol 2\. Update elicitly-companion \(the MCP server: npx -y elicitly-companion@latest\) and restart your agents\.$/],
   ];
   it.each(cases)('%s', async (state, connection, text) => {
-    await writeSettings(db, { port: 17400, pairingCode: '', notifications: true, retentionDays: 30 });
+    await patchSettings(db, { port: 17400, pairingCode: '', notifications: true, retentionDays: 30 });
     await writeConnection(db, connection);
     render(<ConnectionHeader db={db} />);
     const status = screen.getByRole('status');
@@ -242,6 +248,27 @@ describe('SettingsForm', () => {
     expect(screen.queryAllByRole('alert')).toHaveLength(0);
     expect(client.reconnect).toHaveBeenCalledTimes(1);
     expect(await readSettings(db)).toEqual({ port: 18000, pairingCode: 'ABCD-1234', notifications: false, retentionDays: 14 });
+  });
+});
+
+describe('SettingsForm and the background', () => {
+  it('saves only what the person changed: a pairing code the background spent meanwhile stays spent', async () => {
+    await patchSettings(db, { pairingCode: 'abc123' });
+    const client = fakeClient();
+    render(<SettingsForm db={db} client={client} />);
+    const port = await screen.findByLabelText('Hub port');
+    expect((screen.getByLabelText('Pairing code') as HTMLInputElement).value).toBe('abc123');
+    // The hub accepted the code while the form was open; the background forgets it.
+    await patchSettings(db, { pairingCode: '' }, (current) => current.pairingCode === 'abc123');
+    fireEvent.input(port, { target: { value: '18000' } });
+    fireEvent.click(screen.getByRole('button', { name: 'Save' }));
+    await waitFor(() => expect(screen.getByRole('status').textContent).toBe('Saved.'));
+    expect(await readSettings(db)).toEqual({ port: 18000, pairingCode: '', notifications: true, retentionDays: 90 });
+    // A second save compares with what the first one saved: the untouched code is still not written back.
+    fireEvent.input(screen.getByLabelText('Keep history for (days)'), { target: { value: '30' } });
+    fireEvent.click(screen.getByRole('button', { name: 'Save' }));
+    await waitFor(() => expect(client.reconnect).toHaveBeenCalledTimes(2));
+    expect(await readSettings(db)).toEqual({ port: 18000, pairingCode: '', notifications: true, retentionDays: 30 });
   });
 });
 

@@ -35,6 +35,8 @@ export interface CallOptions {
 
 export interface Harness {
   kind: ClientKind;
+  /** The server process's pid. */
+  pid: number | null;
   elicitations: ElicitParams[];
   stderr: () => string;
   listTools: () => Promise<{ name: string; inputSchema: Record<string, unknown>; outputSchema?: Record<string, unknown> }[]>;
@@ -99,6 +101,7 @@ export async function connect(kind: ClientKind, options: HarnessOptions = {}): P
     transport.stderr?.on('data', (chunk: Buffer) => (stderr += chunk.toString()));
     return {
       kind,
+      pid: transport.pid,
       elicitations,
       stderr: () => stderr,
       listTools: async () => (await client.listTools()).tools as never,
@@ -121,6 +124,7 @@ export async function connect(kind: ClientKind, options: HarnessOptions = {}): P
   transport.stderr?.on('data', (chunk: Buffer) => (stderr += chunk.toString()));
   return {
     kind,
+    pid: transport.pid,
     elicitations,
     stderr: () => stderr,
     listTools: async () => (await client.listTools()).tools as never,

@@ -6,6 +6,8 @@ import { PROTOCOL_VERSION, SUBPROTOCOL } from '../../shared/wire-protocol.js';
 /** A stand-in for the browser extension: it speaks the wire protocol with the pinned Origin, scripted by the test. */
 export class ScriptedExtension {
   readonly received: HubMessage[] = [];
+  /** How the hub closed this socket, once it did. */
+  readonly closed: Promise<{ code: number; reason: string }>;
   private waiters: (() => void)[] = [];
 
   private constructor(readonly socket: WebSocket) {
@@ -13,6 +15,8 @@ export class ScriptedExtension {
       this.received.push(JSON.parse(data.toString()) as HubMessage);
       this.waiters.splice(0).forEach((wake) => wake());
     });
+    this.closed = new Promise((resolve) => socket.once('close', (code, reason) => resolve({ code, reason: reason.toString() })));
+    socket.on('error', () => undefined);
   }
 
   static async connect(port: number, options: { origin?: string; protocols?: string[]; hello?: boolean } = {}): Promise<ScriptedExtension> {

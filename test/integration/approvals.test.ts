@@ -5,6 +5,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { northmarkProposal } from '../fixtures/northmark.js';
 import type { Harness } from '../helpers/mcp-harness.js';
 import { connect } from '../helpers/mcp-harness.js';
+import { PROTOCOL_VERSION } from '../../shared/wire-protocol.js';
 import { ScriptedExtension, freePort } from '../helpers/scripted-extension.js';
 
 const dir = mkdtempSync(join(tmpdir(), 'elicitly-approvals-'));
@@ -175,7 +176,7 @@ describe('approvals', () => {
   it('a reconnecting extension gets every pending request in its welcome', async () => {
     const id = await create('elicit_approval', { message: 'Still here?', context: { a: 1 } });
     const again = await ScriptedExtension.connect(port, { hello: false });
-    again.send({ type: 'hello', protocol: 1, role: 'extension', client: { name: 'again', version: '1' } });
+    again.send({ type: 'hello', protocol: PROTOCOL_VERSION, role: 'extension', client: { name: 'again', version: '1' } });
     const welcome = await again.next<'welcome'>((m) => m.type === 'welcome');
     expect(welcome.pending.map((r) => r.elicitationId)).toContain(id);
     again.close();

@@ -8,10 +8,11 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import WebSocket from 'ws';
 import { EXTENSION_ORIGIN } from '../../shared/extension-id.js';
 import type { HubMessage } from '../../shared/wire-protocol.js';
-import { PROTOCOL_VERSION, SUBPROTOCOL } from '../../shared/wire-protocol.js';
+import { CLOSE_PROTOCOL_MISMATCH, PROTOCOL_VERSION, SUBPROTOCOL } from '../../shared/wire-protocol.js';
 import type { Harness } from '../helpers/mcp-harness.js';
 import { SERVER_ENTRY, connect } from '../helpers/mcp-harness.js';
 import { ScriptedExtension, freePort } from '../helpers/scripted-extension.js';
+import { prng } from '../helpers/prng.js';
 
 const dir = mkdtempSync(join(tmpdir(), 'elicitly-hub-security-'));
 const port = freePort();
@@ -240,9 +241,18 @@ describe('accepted sockets: framing and message validation', () => {
     ext.socket.send(Buffer.from([1, 2, 3]), { binary: true });
     expect(await ext.next(isError('invalid_message'))).toMatchObject({ type: 'error', code: 'invalid_message' });
 
-    ext.send({ type: 'heartbeat', t: 1 });
-    expect(await ext.next((m) => m.type === 'heartbeat')).toMatchObject({ type: 'heartbeat', t: expect.any(Number) });
+    ext.send({ type: 'decide', elicitationId: 'el_nobody', idempotencyKey: 'k-usable', decision: 'rejected' });
+    expect(await ext.next((m) => m.type === 'decision.result')).toMatchObject({ elicitationId: 'el_nobody', idempotencyKey: 'k-usable', ok: false, reason: 'not_found' });
     expect(ext.socket.readyState).toBe(ext.socket.OPEN);
+    ext.close();
+  });
+
+  it('a decide that fails its schema is answered with its own ids, so the extension can stop re-sending it', async () => {
+    const ext = await extension();
+    ext.send({ type: 'decide', elicitationId: 'el_x', idempotencyKey: 'k-bad', decision: 'maybe' });
+    const answer = await ext.next<'decision.result'>((m) => m.type === 'decision.result' && m.idempotencyKey === 'k-bad');
+    expect(answer).toMatchObject({ elicitationId: 'el_x', ok: false, reason: 'invalid' });
+    expect(answer.issues?.[0]?.path).toBe('decision');
     ext.close();
   });
 
@@ -256,35 +266,22 @@ describe('accepted sockets: framing and message validation', () => {
     ext.close();
   });
 
-  it('a hello with an unknown protocol (or the wrong role) gets unsupported_protocol and is not greeted', async () => {
+  it('a hello with another protocol closes the socket with 4002 naming the hub’s; the wrong role is forbidden', async () => {
     const ext = await extension({ hello: false });
-    ext.send(helloAs('extension', 99));
-    expect(await ext.next(isError('unsupported_protocol'))).toMatchObject({ type: 'error', code: 'unsupported_protocol' });
     ext.send(helloAs('relay'));
-    expect(await ext.next(isError('unsupported_protocol'))).toMatchObject({ type: 'error', code: 'unsupported_protocol' });
-    ext.send({ type: 'heartbeat', t: 1 });
+    expect(await ext.next(isError('forbidden'))).toMatchObject({ type: 'error', code: 'forbidden' });
+    ext.send({ type: 'decide', elicitationId: 'el_x', idempotencyKey: 'k', decision: 'approved' });
     expect(await ext.next(isError('not_hello'))).toMatchObject({ type: 'error', code: 'not_hello' });
+    ext.send({ ...helloAs('extension', 99), features: ['from-the-future'] });
+    expect(await ext.closed).toEqual({ code: CLOSE_PROTOCOL_MISMATCH, reason: `hub speaks protocol ${PROTOCOL_VERSION}` });
     expect(ext.received.some((m) => m.type === 'welcome')).toBe(false);
-    ext.close();
   });
 });
-
-/** mulberry32: a tiny seeded PRNG so every fuzz run sends the same frames. */
-function prng(seed: number): () => number {
-  let a = seed >>> 0;
-  return () => {
-    a = (a + 0x6d2b79f5) >>> 0;
-    let t = a;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
-}
 
 const FUZZ_SEED = 0x5eed_2025;
 const FUZZ_FRAMES = 1000;
 const FUZZ_MAX_BYTES = 64 * 1024;
-const MESSAGE_TYPES = ['hello', 'heartbeat', 'ack', 'decide', 'call', 'welcome', 'error', 'request.created', 'decision.result', 'call.result'];
+const MESSAGE_TYPES = ['hello', 'heartbeat', 'decide', 'call', 'call.abort', 'welcome', 'error', 'request.created', 'decision.result', 'call.result'];
 const FIELD_NAMES = ['protocol', 'role', 'client', 't', 'elicitationId', 'idempotencyKey', 'decision', 'values', 'included', 'comment', 'callId', 'method', 'params', '__proto__', 'constructor', 'type'];
 
 function fuzzer(seed: number) {
@@ -330,7 +327,7 @@ function fuzzer(seed: number) {
       case 0:
         return { type: 'heartbeat', t: randomNumber() };
       case 1:
-        return { type: 'ack', elicitationId: id };
+        return { type: 'call.abort', callId: `c_${int(1e9)}` };
       case 2:
         return {
           type: 'decide',
@@ -344,7 +341,8 @@ function fuzzer(seed: number) {
       case 3:
         return { type: 'call', callId: `c_${int(1e9)}`, method: pick(['create', 'status', 'await', 'result', 'cancel', 'reviewer']), params: { id, waitMs: randomNumber() } };
       default:
-        return { type: 'hello', protocol: pick([0, 1, 2, 99, -1]), role: pick(['extension', 'relay']), client: { name: randomString(20), version: randomString(10) } };
+        // Only this protocol: another one closes the socket by design (tested on its own above).
+        return { type: 'hello', protocol: PROTOCOL_VERSION, role: pick(['extension', 'relay']), client: { name: randomString(20), version: randomString(10) } };
     }
   };
 
@@ -412,8 +410,8 @@ describe('fuzzing one extension does not hurt the hub or other extensions', () =
     const id = (created.structuredContent as { elicitationId: string }).elicitationId;
     const pushed = await good.next<'request.created'>((m) => m.type === 'request.created' && m.request.elicitationId === id);
     expect(pushed.request).toMatchObject({ elicitationId: id, status: 'pending', message: 'after fuzz' });
-    good.send({ type: 'heartbeat', t: 1 });
-    expect(await good.next((m) => m.type === 'heartbeat')).toMatchObject({ type: 'heartbeat' });
+    good.send({ type: 'decide', elicitationId: 'el_nobody', idempotencyKey: 'k-good', decision: 'rejected' });
+    expect(await good.next((m) => m.type === 'decision.result' && m.idempotencyKey === 'k-good')).toMatchObject({ ok: false, reason: 'not_found' });
 
     await fuzzing;
     // Let the hub drain the backlog; the fuzzing socket is still up (no frame was over the limit or invalid UTF-8).
@@ -465,8 +463,8 @@ describe('pairing an extension origin the hub cannot know in advance', () => {
     const code = pairCode();
     const paired = await extension({ origin: MOZ, protocols: [SUBPROTOCOL, `pair.${code}`] });
     expect(paired.socket.protocol).toBe(SUBPROTOCOL);
-    paired.send({ type: 'heartbeat', t: 1 });
-    expect(await paired.next((m) => m.type === 'heartbeat')).toMatchObject({ type: 'heartbeat' });
+    paired.send({ type: 'decide', elicitationId: 'el_nobody', idempotencyKey: 'k-paired', decision: 'rejected' });
+    expect(await paired.next((m) => m.type === 'decision.result')).toMatchObject({ ok: false, reason: 'not_found' });
     paired.close();
     expect(JSON.parse(readFileSync(join(dir, 'paired-origins.json'), 'utf8'))).toContain(MOZ);
 

@@ -4,6 +4,7 @@ import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
 import type { Harness } from '../helpers/mcp-harness.js';
 import { connect } from '../helpers/mcp-harness.js';
+import { PROTOCOL_VERSION } from '../../shared/wire-protocol.js';
 import { ScriptedExtension, freePort } from '../helpers/scripted-extension.js';
 
 const dir = mkdtempSync(join(tmpdir(), 'elicitly-multi-'));
@@ -47,7 +48,7 @@ describe('three server processes sharing one hub', () => {
 
     const ext = await ScriptedExtension.connect(port, { hello: false });
     extensions.push(ext);
-    ext.send({ type: 'hello', protocol: 1, role: 'extension', client: { name: 'multi', version: '1' } });
+    ext.send({ type: 'hello', protocol: PROTOCOL_VERSION, role: 'extension', client: { name: 'multi', version: '1' } });
     const welcome = await ext.next<'welcome'>((m) => m.type === 'welcome');
     expect(welcome.pending.map((r) => r.elicitationId).sort()).toEqual([...ids].sort());
     const hubPid = welcome.hubPid;
@@ -61,7 +62,7 @@ describe('three server processes sharing one hub', () => {
     const { ext: again, tookMs } = await reconnect(5000);
     extensions.push(again);
     expect(tookMs).toBeLessThan(2000);
-    again.send({ type: 'hello', protocol: 1, role: 'extension', client: { name: 'multi', version: '1' } });
+    again.send({ type: 'hello', protocol: PROTOCOL_VERSION, role: 'extension', client: { name: 'multi', version: '1' } });
     const after = await again.next<'welcome'>((m) => m.type === 'welcome');
     expect(after.hubPid).not.toBe(hubPid);
     const stillPending = after.pending.map((r) => r.elicitationId);

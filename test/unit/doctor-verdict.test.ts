@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import type { ProbeObservation, ProbeVerdict } from '../../shared/doctor-verdict.js';
-import { DEFAULT_PROBE_TIMEOUT_MS, classifyProbe, deriveSupport, probeTimeoutMs } from '../../shared/doctor-verdict.js';
+import { classifyProbe, deriveSupport } from '../../shared/doctor-verdict.js';
 
 describe('classifyProbe', () => {
   const rows: [string, ProbeObservation, ProbeVerdict][] = [
@@ -35,19 +35,5 @@ describe('deriveSupport', () => {
   ];
   it.each(rows)('%s', (_name, capabilities, expected) => {
     expect(deriveSupport(capabilities)).toEqual({ ...none, ...expected });
-  });
-});
-
-describe('probeTimeoutMs', () => {
-  it.each([
-    [undefined, DEFAULT_PROBE_TIMEOUT_MS],
-    ['300', 300],
-    [' 1500 ', 1500],
-    ['0', DEFAULT_PROBE_TIMEOUT_MS],
-    ['-5', DEFAULT_PROBE_TIMEOUT_MS],
-    ['abc', DEFAULT_PROBE_TIMEOUT_MS],
-    ['1.5', DEFAULT_PROBE_TIMEOUT_MS],
-  ])('%s → %d', (raw, expected) => {
-    expect(probeTimeoutMs(raw)).toBe(expected);
   });
 });

@@ -5,7 +5,8 @@ import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
 import { z } from 'zod';
-import type { StoredRecord } from '../../server/store/journal-store.js';
+import { crc32 } from '../../server/store/journal-line.js';
+import type { StoreIo, StoredRecord } from '../../server/store/journal-store.js';
 import { JournalStore, StoredRecordSchema } from '../../server/store/journal-store.js';
 
 // Captured rather than printed: several tests assert that a bad row was reported, not silently eaten.
@@ -155,55 +156,168 @@ describe('JournalStore permissions', () => {
   });
 });
 
-describe('JournalStore recovery from bad rows', () => {
-  it('ignores a torn last line and does not glue the next append onto it', async () => {
-    const file = path.join(tmp, 'requests.jsonl');
-    const store = await JournalStore.open<Item>({ dir: tmp });
-    await store.put(item('a', 1));
+describe('JournalStore acknowledges only what is on disk', () => {
+  /** An fsync that waits until the test lets it go. */
+  function gatedSync(): { io: StoreIo; release: () => void; started: () => number } {
+    let open: () => void = () => undefined;
+    let gate = new Promise<void>((resolve) => (open = resolve));
+    let calls = 0;
+    return {
+      io: {
+        sync: async (handle) => {
+          calls += 1;
+          await gate;
+          await handle.sync();
+        },
+      },
+      release: () => {
+        open();
+        gate = Promise.resolve();
+      },
+      started: () => calls,
+    };
+  }
+
+  it('changes memory only after the fsync that made the change durable', async () => {
+    const gated = gatedSync();
+    const store = await JournalStore.open<Item>({ dir: tmp, io: gated.io });
+    let acknowledged = false;
+    const put = store.put(item('a', 1)).then(() => (acknowledged = true));
+    for (let i = 0; i < 20 && gated.started() === 0; i++) await new Promise((r) => setTimeout(r, 5));
+    expect(gated.started()).toBe(1);
+    expect(store.get('a')).toBeUndefined();
+    expect(acknowledged).toBe(false);
+    gated.release();
+    await put;
+    expect(store.get('a')?.value).toBe(1);
     await store.close();
-    await fs.appendFile(file, '{"id":"torn","value":2,"upd');
-
-    const reopened = await JournalStore.open<Item>({ dir: tmp });
-    expect(reopened.all().map((r) => r.id)).toEqual(['a']);
-    expect(warnings().some((m) => m.includes('torn'))).toBe(true);
-    await reopened.put(item('b', 2));
-    await reopened.close();
-
-    logSpy.mockClear();
-    const third = await JournalStore.open<Item>({ dir: tmp });
-    expect(third.all().map((r) => r.id)).toEqual(['a', 'b']);
-    expect(warnings()).toEqual([]);
-    expect(await journalLines(file)).toHaveLength(2);
-    await third.close();
   });
 
-  it('skips a garbage middle line with a warning and keeps the rest', async () => {
-    const file = path.join(tmp, 'requests.jsonl');
-    await fs.writeFile(file, [JSON.stringify(item('a', 1)), 'not json at all {', '', JSON.stringify(item('b', 2)), ''].join('\n'));
+  it('a failed fsync rejects the put, leaves memory as it was, refuses later writes and reports the failure once', async () => {
+    let fail = false;
+    const store = await JournalStore.open<Item>({
+      dir: tmp,
+      io: { sync: async (handle) => (fail ? Promise.reject(Object.assign(new Error('EIO: i/o error, fsync'), { code: 'EIO' })) : handle.sync()) },
+    });
+    await store.put(item('a', 1));
+    const failures: string[] = [];
+    store.onFailure((error) => failures.push(error.message));
+    fail = true;
+    await expect(store.put(item('a', 2))).rejects.toThrow(/EIO/);
+    expect(store.get('a')?.value).toBe(1);
+    expect(store.failed?.message).toMatch(/EIO/);
+    await expect(store.put(item('b', 1))).rejects.toThrow(/unusable/);
+    expect(failures).toEqual(['EIO: i/o error, fsync']);
+    await store.close();
+  });
+});
+
+describe('JournalStore damage is detected, moved aside and reported, never silent', () => {
+  const file = () => path.join(tmp, 'requests.jsonl');
+  const quarantineFile = () => `${file()}.quarantine`;
+  async function quarantined(): Promise<{ line: number; reason: string; text: string }[]> {
+    const text = await fs.readFile(quarantineFile(), 'utf8').catch(() => '');
+    return text.split('\n').filter(Boolean).map((l) => JSON.parse(l) as { line: number; reason: string; text: string });
+  }
+  function errors(): string[] {
+    return logSpy.mock.calls.filter((call) => call[0] === 'error').map((call) => String(call[1]));
+  }
+  async function writeThree(): Promise<void> {
+    const store = await JournalStore.open<Item>({ dir: tmp });
+    for (const [id, value] of [['a', 1], ['b', 22], ['c', 3]] as const) await store.put(item(id, value));
+    await store.close();
+  }
+
+  it('every line carries a CRC-32 of its JSON', async () => {
+    await writeThree();
+    for (const line of await journalLines(file())) {
+      const [crc, json] = [line.slice(0, 8), line.slice(9)];
+      expect(crc).toBe(crc32(Buffer.from(json)).toString(16).padStart(8, '0'));
+    }
+    expect(crc32(Buffer.from('123456789'))).toBe(0xcbf43926);
+  });
+
+  it('a flipped byte in an acknowledged line: quarantined byte for byte, logged as an error, the rest kept', async () => {
+    await writeThree();
+    const lines = await journalLines(file());
+    const damaged = lines[1]!.replace('"value":22', '"value":23');
+    await fs.writeFile(file(), `${lines[0]}\n${damaged}\n${lines[2]}\n`);
+
+    const store = await JournalStore.open<Item>({ dir: tmp });
+    expect(store.all().map((r) => r.id)).toEqual(['a', 'c']);
+    expect(store.damage).toEqual({ quarantined: 1, quarantineFile: quarantineFile() });
+    expect(await quarantined()).toMatchObject([{ line: 2, reason: 'checksum', text: damaged }]);
+    expect(errors().some((m) => m.includes('DAMAGED'))).toBe(true);
+    await store.close();
+
+    // Moved aside once: the journal was rewritten without it, so the next open finds nothing new to quarantine.
+    logSpy.mockClear();
+    const again = await JournalStore.open<Item>({ dir: tmp });
+    expect(again.damage).toBeNull();
+    expect(await quarantined()).toHaveLength(1);
+    expect(errors()).toEqual([]);
+    await again.close();
+  });
+
+  it('a complete, valid last line without its newline is kept, and the next append does not glue onto it', async () => {
+    await writeThree();
+    const text = await fs.readFile(file(), 'utf8');
+    await fs.writeFile(file(), text.slice(0, -1));
+
+    const store = await JournalStore.open<Item>({ dir: tmp });
+    expect(store.all().map((r) => r.id)).toEqual(['a', 'b', 'c']);
+    expect(store.damage).toBeNull();
+    expect(warnings()).toEqual([]);
+    await store.put(item('d', 4));
+    await store.close();
+
+    const again = await JournalStore.open<Item>({ dir: tmp });
+    expect(again.all().map((r) => [r.id, r.value])).toEqual([['a', 1], ['b', 22], ['c', 3], ['d', 4]]);
+    expect(again.damage).toBeNull();
+    await again.close();
+  });
+
+  it('a truncated file: the torn last line is moved aside with a warning, everything before it kept', async () => {
+    await writeThree();
+    const text = await fs.readFile(file(), 'utf8');
+    await fs.writeFile(file(), text.slice(0, -12));
+
     const store = await JournalStore.open<Item>({ dir: tmp });
     expect(store.all().map((r) => r.id)).toEqual(['a', 'b']);
-    expect(warnings().some((m) => m.includes('malformed'))).toBe(true);
+    expect(await quarantined()).toMatchObject([{ line: 3, reason: 'torn_tail', text: text.split('\n')[2]!.slice(0, -11) }]);
+    expect(warnings().some((m) => m.includes('torn'))).toBe(true);
+    await store.put(item('e', 5));
     await store.close();
+
+    const again = await JournalStore.open<Item>({ dir: tmp });
+    expect(again.all().map((r) => r.id)).toEqual(['a', 'b', 'e']);
+    expect(again.damage).toBeNull();
+    await again.close();
   });
 
-  it('skips a row that fails the caller validator (or throws in it)', async () => {
-    const file = path.join(tmp, 'requests.jsonl');
-    const rows = [
-      item('good', 1),
-      { id: 'bad', value: 'not a number', updatedAt: 1 },
-      { id: 'boom', value: 3, updatedAt: 1 },
-      { value: 4, updatedAt: 1 },
-    ];
-    await fs.writeFile(file, rows.map((r) => `${JSON.stringify(r)}\n`).join(''));
+  it('a garbage middle line and rows the caller refuses are quarantined too, with their reasons', async () => {
     const ItemSchema = StoredRecordSchema.extend({ value: z.number() });
     const parse = (raw: unknown): Item | undefined => {
       if (typeof raw === 'object' && raw !== null && 'id' in raw && raw.id === 'boom') throw new Error('validator bug');
       const result = ItemSchema.safeParse(raw);
       return result.success ? result.data : undefined;
     };
+    const rows = [item('good', 1), { id: 'bad', value: 'not a number', updatedAt: 1 }, { id: 'boom', value: 3, updatedAt: 1 }];
+    await fs.writeFile(file(), [...rows.map((r) => JSON.stringify(r)), 'not json at all {', ''].join('\n'));
     const store = await JournalStore.open<Item>({ dir: tmp, parse });
     expect(store.all().map((r) => r.id)).toEqual(['good']);
-    expect(warnings().length).toBeGreaterThanOrEqual(3);
+    expect((await quarantined()).map((q) => [q.line, q.reason])).toEqual([[2, 'invalid'], [3, 'invalid'], [4, 'malformed']]);
+    await store.close();
+  });
+
+  it('reads lines written before checksums and rewrites them with one', async () => {
+    await fs.writeFile(file(), `${JSON.stringify(item('old', 1))}\n${JSON.stringify({ $delete: 'gone' })}\n`);
+    const store = await JournalStore.open<Item>({ dir: tmp });
+    expect(store.get('old')?.value).toBe(1);
+    expect(store.damage).toBeNull();
+    const lines = await journalLines(file());
+    expect(lines).toHaveLength(1);
+    expect(lines[0]).toMatch(/^[0-9a-f]{8} \{"id":"old"/);
     await store.close();
   });
 
@@ -326,22 +440,6 @@ describe('JournalStore compaction', () => {
     const again = await JournalStore.open<Item>({ dir: tmp });
     expect(again.all()).toEqual(expected);
     expect(again.get('during19')?.value).toBe(199); // 199 % 30 === 19: the very last put
-    await again.close();
-  });
-});
-
-describe('JournalStore purge', () => {
-  it('removes matching records durably and returns the count', async () => {
-    const store = await JournalStore.open<Item>({ dir: tmp });
-    for (let i = 0; i < 10; i += 1) await store.put(item(`r${i}`, i));
-    const removed = await store.purge((r) => r.value % 2 === 0);
-    expect(removed).toBe(5);
-    expect(store.size()).toBe(5);
-    expect(await store.purge(() => false)).toBe(0);
-    await store.close();
-
-    const again = await JournalStore.open<Item>({ dir: tmp });
-    expect(again.all().map((r) => r.value)).toEqual([1, 3, 5, 7, 9]);
     await again.close();
   });
 });

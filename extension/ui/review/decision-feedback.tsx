@@ -1,21 +1,30 @@
 import { useCallback, useRef, useState } from 'preact/hooks';
 import type { FieldIssue } from '../../../shared/requested-schema.js';
-import type { DecisionRefusal } from '../../../shared/wire-protocol.js';
+import type { LocalOutcome, RefusalReason } from '../../db/rows.js';
 import type { BackgroundClient, DecideReply, Decision } from '../../messages.js';
 export interface Feedback { tone: 'status' | 'alert'; text: string }
 
-export const SENT = 'Decision sent.';
-export const QUEUED = 'The hub is unreachable. Your decision is saved and will be delivered when it reconnects.';
+const SENT = 'Decision sent.';
+const QUEUED = 'The hub is unreachable. Your decision is saved and will be delivered when it reconnects.';
 
-export const REFUSAL_TEXT: Record<DecisionRefusal, string> = {
+export const REFUSAL_TEXT: Record<RefusalReason, string> = {
   invalid: 'The hub refused these values; see the issues below.',
   already_decided: 'This request was already decided; your decision was not used.',
   expired: 'This request expired before your decision reached the agent.',
   withdrawn: 'The agent withdrew this request.',
   not_found: 'The hub no longer knows this request.',
+  unavailable: 'The hub could not record the decision; it will be sent again when a hub is back.',
+  too_large: 'This decision is too large to send to the hub; shorten the field named below.',
 };
 
-export interface ReplyOutcome {
+/** A second popup or tab decided too late: the first decision made in this browser is the one that counts. */
+export function alreadyDecidedHere(decision: LocalOutcome, delivery: 'queued' | 'delivered'): string {
+  const first = decision.decision === 'approved' ? 'approved' : 'rejected';
+  const where = delivery === 'queued' ? 'it is waiting for the hub' : 'the hub has it';
+  return `Already decided in this browser (in another popup or tab): ${first}, and ${where}. This decision was not sent.`;
+}
+
+interface ReplyOutcome {
   feedback: Feedback;
   /** Per-field problems to show next to the editors (only for an `invalid` refusal). */
   issues: FieldIssue[];
@@ -23,12 +32,16 @@ export interface ReplyOutcome {
   settled: boolean;
 }
 
-export function interpretReply(reply: DecideReply): ReplyOutcome {
+function interpretReply(reply: DecideReply): ReplyOutcome {
   switch (reply.state) {
     case 'queued':
       return { feedback: { tone: 'status', text: QUEUED }, issues: [], settled: true };
     case 'error':
       return { feedback: { tone: 'alert', text: reply.message || 'The decision could not be sent.' }, issues: [], settled: false };
+    case 'already_decided_here':
+      return { feedback: { tone: 'alert', text: alreadyDecidedHere(reply.decision, reply.delivery) }, issues: [], settled: true };
+    case 'too_large':
+      return { feedback: { tone: 'alert', text: REFUSAL_TEXT.too_large }, issues: reply.issues, settled: false };
     case 'answered': {
       if (reply.ok) return { feedback: { tone: 'status', text: SENT }, issues: [], settled: true };
       const text = reply.reason ? REFUSAL_TEXT[reply.reason] : 'The hub refused this decision.';
@@ -68,7 +81,7 @@ export function splitIssues(issues: readonly FieldIssue[], keys: readonly string
   return { byKey, general };
 }
 
-export interface DecisionState {
+interface DecisionState {
   busy: boolean;
   settled: boolean;
   feedback: Feedback | null;
@@ -100,8 +113,9 @@ export function useDecision(client: BackgroundClient, onDone?: () => void): Deci
     setFeedback(outcome.feedback);
     if (outcome.settled) {
       setSettled(true);
-      // A queued decision stays on screen: the review turns into "waiting for the hub" until it is delivered.
-      if (reply.state !== 'queued') onDone?.();
+      // A queued decision stays on screen: the review turns into "waiting for the hub" until it is delivered. So does
+      // one refused because another surface decided first, so the person reads why.
+      if (reply.state !== 'queued' && reply.state !== 'already_decided_here') onDone?.();
     }
     return outcome.issues;
   }, [client, onDone]);

@@ -1,7 +1,7 @@
 import { useLayoutEffect, useRef, useState } from 'preact/hooks';
 import { enumOptions, propertyKind, type PropertySchema } from '../../../shared/requested-schema.js';
 
-export interface FieldEditorProps {
+interface FieldEditorProps {
   schema: PropertySchema;
   value: unknown;
   /** The accessible name (aria-label); a visible label, if any, is the caller's. */

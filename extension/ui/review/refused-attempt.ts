@@ -1,7 +1,7 @@
 import type { FieldIssue } from '../../../shared/requested-schema.js';
 import type { RequestRow } from '../../db/rows.js';
 
-export interface RefusedAttempt {
+interface RefusedAttempt {
   values?: Record<string, unknown>;
   included?: string[];
   comment: string;
@@ -9,11 +9,13 @@ export interface RefusedAttempt {
 }
 
 /**
- * The decision the hub refused as invalid, if that is where this request stands. A review reopened after closing the
- * popup starts from it, with the hub's issues next to the fields, so nothing the person typed is lost.
+ * The decision refused for its values (by the hub as invalid, or here as too large to send), if that is where this
+ * request stands. A review reopened after closing the popup starts from it, with the issues next to the fields, so
+ * nothing the person typed is lost.
  */
 export function refusedAttempt(row: RequestRow): RefusedAttempt | null {
-  if (row.delivery !== 'refused' || row.refusal?.reason !== 'invalid' || !row.outcome) return null;
+  const reason = row.refusal?.reason;
+  if (row.delivery !== 'refused' || !row.refusal || (reason !== 'invalid' && reason !== 'too_large') || !row.outcome) return null;
   return {
     ...(row.outcome.values ? { values: row.outcome.values } : {}),
     ...(row.outcome.included ? { included: row.outcome.included } : {}),

@@ -1,8 +1,6 @@
-import { useMemo } from 'preact/hooks';
 import type { ReviewRequest } from '../../../shared/approval-input.js';
 import type { Status } from '../../../shared/lifecycle.js';
 import type { PropertySchema } from '../../../shared/requested-schema.js';
-import { parseReviewRequest } from '../../../shared/review-request.js';
 import type { RequestRow } from '../../db/rows.js';
 import { REFUSAL_TEXT } from './decision-feedback.js';
 import { displayValue } from './display-value.js';
@@ -30,13 +28,13 @@ function json(v: unknown): string {
   }
 }
 
-function propertiesOf(request: ReviewRequest | null): Record<string, PropertySchema> {
-  return request?.requestedSchema?.properties ?? {};
+function propertiesOf(request: ReviewRequest): Record<string, PropertySchema> {
+  return request.requestedSchema?.properties ?? {};
 }
 
-function Asked({ row, request }: { row: RequestRow; request: ReviewRequest | null }) {
+function Asked({ row, request }: { row: RequestRow; request: ReviewRequest }) {
   const template = row.renderedTemplate !== null ? <SafeHtml html={row.renderedTemplate} /> : null;
-  if (request?.kind === 'proposal') {
+  if (request.kind === 'proposal') {
     return (
       <>
         {template}
@@ -51,26 +49,22 @@ function Asked({ row, request }: { row: RequestRow; request: ReviewRequest | nul
       </>
     );
   }
-  if (request?.kind === 'approval') {
-    const context = request.context === null ? null : <pre class="context-json" aria-label="Context">{json(request.context)}</pre>;
-    const fields = request.requestedSchema ? Object.entries(request.requestedSchema.properties) : [];
-    return (
-      <>
-        {template ?? context}
-        {fields.length > 0 && <p>Asked for: {fields.map(([key, p]) => p.title ?? key).join(', ')}</p>}
-      </>
-    );
-  }
-  // A stored request that no longer checks out is still shown, as text, so the history stays readable.
-  return template ?? <pre class="context-json" aria-label="Request">{json(row.request)}</pre>;
+  const context = request.context === null ? null : <pre class="context-json" aria-label="Context">{json(request.context)}</pre>;
+  const fields = request.requestedSchema ? Object.entries(request.requestedSchema.properties) : [];
+  return (
+    <>
+      {template ?? context}
+      {fields.length > 0 && <p>Asked for: {fields.map(([key, p]) => p.title ?? key).join(', ')}</p>}
+    </>
+  );
 }
 
-function Decided({ row, request }: { row: RequestRow; request: ReviewRequest | null }) {
+function Decided({ row, request }: { row: RequestRow; request: ReviewRequest }) {
   const { outcome } = row;
   if (!outcome) return <p>No decision was made here.</p>;
   const props = propertiesOf(request);
   const values = Object.entries(outcome.values ?? {});
-  const verdict = request?.kind === 'proposal'
+  const verdict = request.kind === 'proposal'
     ? (outcome.decision === 'approved' ? 'Submitted' : 'Canceled')
     : (outcome.decision === 'approved' ? 'Approved' : 'Declined');
   return (
@@ -90,8 +84,7 @@ function Decided({ row, request }: { row: RequestRow; request: ReviewRequest | n
 }
 
 export function RequestDetail({ row }: { row: RequestRow }) {
-  const checked = useMemo(() => parseReviewRequest(row.request), [row.request]);
-  const request = checked.ok ? checked.request : null;
+  const { request } = row;
   return (
     <section class="review request-detail">
       <h2 class="review-message">{row.message}</h2>

@@ -1,37 +1,37 @@
-import { useMemo } from 'preact/hooks';
-import { parseReviewRequest } from '../../../shared/review-request.js';
+import { useMemo, useState } from 'preact/hooks';
 import type { RequestRow } from '../../db/rows.js';
 import type { BackgroundClient } from '../../messages.js';
 import { ApprovalReview } from './approval-review.js';
+import { FeedbackView, alreadyDecidedHere, type Feedback } from './decision-feedback.js';
 import { ProposalReview } from './proposal-review.js';
 import { RequestDetail, STATUS_TEXT } from './request-detail.js';
 
 export function ReviewView({ row, client, onDone }: { row: RequestRow; client: BackgroundClient; onDone?: () => void }) {
-  const checked = useMemo(() => parseReviewRequest(row.request), [row.request]);
+  // The first decision made in this browser turns this review into its read-only detail at once; a second surface
+  // whose decision was refused for it must still say so there, so the notice lives here, above both.
+  const [notice, setNotice] = useState<Feedback | null>(null);
+  const watched = useMemo<BackgroundClient>(() => ({
+    async decide(decision) {
+      const reply = await client.decide(decision);
+      if (reply.state === 'already_decided_here') setNotice({ tone: 'alert', text: alreadyDecidedHere(reply.decision, reply.delivery) });
+      return reply;
+    },
+    reconnect: () => client.reconnect(),
+  }), [client]);
   if (row.status !== 'pending' || row.delivery === 'queued') {
     // A queued decision explains itself in the detail ("Waiting for the hub…"); only a settled status needs the note.
     return (
       <>
+        {notice && <FeedbackView feedback={notice} />}
         {row.status !== 'pending' && <p class="muted note">This request is no longer pending: {STATUS_TEXT[row.status].toLowerCase()}.</p>}
         <RequestDetail row={row} />
       </>
     );
   }
-  if (!checked.ok) {
-    // The request is re-checked before anything of it is shown; a row that fails is reported, not rendered.
-    return (
-      <section class="review">
-        <h2 class="review-message">{row.message}</h2>
-        <div role="alert" class="error">
-          <p>This request cannot be shown: it does not pass the checks the hub applies.</p>
-          <ul class="issues">{checked.issues.map((i, n) => <li key={n}>{i.message}</li>)}</ul>
-        </div>
-      </section>
-    );
-  }
-  // Keyed by id so opening another request never carries this one's edits over.
-  const { request } = checked;
+  // Keyed by id so opening another request never carries this one's edits over. The row was checked against the
+  // request schema when it was read, so its request is used as it is.
+  const { request } = row;
   return request.kind === 'proposal'
-    ? <ProposalReview key={row.elicitationId} row={row} request={request} client={client} onDone={onDone} />
-    : <ApprovalReview key={row.elicitationId} row={row} request={request} client={client} onDone={onDone} />;
+    ? <ProposalReview key={row.elicitationId} row={row} request={request} client={watched} onDone={onDone} />
+    : <ApprovalReview key={row.elicitationId} row={row} request={request} client={watched} onDone={onDone} />;
 }

@@ -36,7 +36,7 @@ function convert(nodes: NodeListOf<ChildNode>, depth: number, budget: Budget): C
 }
 
 /** Builds the kept elements from scratch, so nothing of the source markup reaches the DOM but text and bare tags. */
-export function sanitizeHtml(html: string): ComponentChild[] {
+function sanitizeHtml(html: string): ComponentChild[] {
   // DOMParser documents are inert: scripts do not run and images do not load while we walk it.
   const doc = new DOMParser().parseFromString(html, 'text/html');
   return convert(doc.body.childNodes, 0, { nodes: 0 });

@@ -1,7 +1,7 @@
 import { useEffect, useRef } from 'preact/hooks';
 import type { RefObject } from 'preact';
 
-export interface ReviewKeys {
+interface ReviewKeys {
   onSubmit(): void;
   onEscape(): void;
 }

@@ -1,6 +1,6 @@
 import type { CallToolResult } from '@modelcontextprotocol/server';
-import type { FieldIssue } from '../shared/requested-schema.js';
-import { formatIssues } from '../shared/requested-schema.js';
+import type { FieldIssue } from '../../shared/requested-schema.js';
+import { formatIssues } from '../../shared/requested-schema.js';
 
 /** Every result carries `structuredContent` and the same JSON as text: some hosts read only one of them. */
 export function structured(value: Record<string, unknown>, isError = false): CallToolResult {
@@ -11,7 +11,7 @@ export function structured(value: Record<string, unknown>, isError = false): Cal
   };
 }
 
-export type ToolErrorCode = 'invalid_arguments' | 'invalid_schema' | 'internal_error';
+type ToolErrorCode = 'invalid_arguments' | 'invalid_schema' | 'internal_error';
 
 /** A refusal a model can act on: what was wrong, and what to do instead. */
 export function refusal(code: ToolErrorCode, message: string, hint: string, issues?: FieldIssue[]): CallToolResult {

@@ -1,21 +1,20 @@
 import type { ServerContext } from '@modelcontextprotocol/server';
 import { z } from 'zod';
-import type { ProbeObservation } from '../../shared/doctor-verdict.js';
-import { classifyProbe, deriveSupport } from '../../shared/doctor-verdict.js';
-import type { RequestedSchema } from '../../shared/requested-schema.js';
+import type { ProbeObservation } from '../../../shared/doctor-verdict.js';
+import { classifyProbe, deriveSupport } from '../../../shared/doctor-verdict.js';
+import type { RequestedSchema } from '../../../shared/requested-schema.js';
 import type { ElicitOutcome } from '../host-elicitation.js';
 import { elicitFromHost } from '../host-elicitation.js';
-import { SERVER_INFO } from '../package-info.js';
+import { SERVER_INFO } from '../../package-info.js';
 import type { Session } from '../session.js';
 import { hostView } from '../session.js';
 import { structured } from '../tool-result.js';
 import type { ToolDefinition } from './tool.js';
 
-export const ElicitDoctorInputSchema = z.strictObject({
+const ElicitDoctorInputSchema = z.strictObject({
   probeElicitation: z.boolean().optional().describe('Default false. When true, show the person one real form dialog and record what happened.'),
   probe_elicitation: z.boolean().optional().describe('Alias of probeElicitation (older clients).'),
 });
-export type ElicitDoctorInput = z.infer<typeof ElicitDoctorInputSchema>;
 
 const ElicitDoctorOutputSchema = z.looseObject({
   era: z.enum(['2025', '2026-07-28']),

@@ -1,18 +1,17 @@
 import { z } from 'zod';
-import { clamp } from '../../shared/limits.js';
-import { checkRequestedSchema } from '../../shared/requested-schema.js';
+import { clamp } from '../../../shared/limits.js';
+import { checkRequestedSchema } from '../../../shared/requested-schema.js';
 import { elicitFromHost } from '../host-elicitation.js';
 import { invalidArguments, structured } from '../tool-result.js';
 import type { ToolDefinition } from './tool.js';
 
-export const ElicitFormInputSchema = z.strictObject({
+const ElicitFormInputSchema = z.strictObject({
   message: z.string().trim().min(1).max(4000).describe('What the person is asked, shown above the form.'),
   requestedSchema: z
     .record(z.string(), z.unknown())
     .describe('A flat JSON Schema object (MCP elicitation subset): string, number, integer, boolean, single- and multi-select enum properties.'),
   timeoutSeconds: z.number().optional().describe('How long to wait for the answer. Default 300, clamped to 60–3600.'),
 });
-export type ElicitFormInput = z.infer<typeof ElicitFormInputSchema>;
 
 const ElicitFormOutputSchema = z.looseObject({
   action: z.enum(['accept', 'decline', 'cancel', 'error']),

@@ -1,6 +1,6 @@
 import { z } from 'zod';
-import { ElicitProposalInputSchema, checkProposalInput } from '../../shared/approval-input.js';
-import { createReviewRequest } from '../approvals/create-request.js';
+import { ElicitProposalInputSchema, checkProposalInput } from '../../../shared/approval-input.js';
+import { createReviewRequest } from './review-request.js';
 import type { ToolDefinition } from './tool.js';
 
 export const CreatedOutputSchema = z.looseObject({

@@ -4,10 +4,10 @@ import {
   CLIENT_INFO_META_KEY,
   PROTOCOL_VERSION_META_KEY,
 } from '@modelcontextprotocol/server';
-import type { ApprovalService } from './approvals/service.js';
+import type { ApprovalService } from '../../shared/approval-calls.js';
 import type { InitializeCapture } from './stdio-tap-transport.js';
 
-export type Era = '2025' | '2026-07-28';
+type Era = '2025' | '2026-07-28';
 
 /** What every tool of one connection shares: its era, the raw handshake, the sealed multi-round-trip state. */
 export interface Session {
@@ -20,6 +20,8 @@ export interface Session {
   approvals: ApprovalService;
   /** Lower clamp of approval timeouts: 60 s, lowered only by ELICITLY_MIN_TIMEOUT_SECONDS (tests, demos). */
   minTimeoutSeconds: number;
+  /** How long ended requests are kept, for the hints that say so. */
+  retentionDays: number;
 }
 
 /** Sealed into `requestState` between the rounds of a 2026-07-28 call. */
@@ -29,7 +31,7 @@ export interface RoundState {
   timeoutMs: number;
 }
 
-export interface HostView {
+interface HostView {
   protocolVersion: unknown;
   clientInfo: unknown;
   capabilities: unknown;

@@ -2,7 +2,7 @@ import { z } from 'zod';
 import { answerResult, ElicitationIdSchema } from './approval-answers.js';
 import type { ToolDefinition } from './tool.js';
 
-export const ElicitCancelInputSchema = z.strictObject({ elicitationId: ElicitationIdSchema });
+const ElicitCancelInputSchema = z.strictObject({ elicitationId: ElicitationIdSchema });
 
 export const elicitCancel: ToolDefinition = {
   name: 'elicit_cancel',
@@ -18,7 +18,7 @@ export const elicitCancel: ToolDefinition = {
         outputSchema: z.looseObject({ status: z.literal('canceled') }),
         annotations: { readOnlyHint: false, destructiveHint: true, idempotentHint: false, openWorldHint: false },
       },
-      async (args) => answerResult(await session.approvals.cancel(args.elicitationId)),
+      async (args, ctx) => answerResult(await session.approvals.call('cancel', { id: args.elicitationId }, ctx.mcpReq.signal), session.retentionDays),
     );
   },
 };

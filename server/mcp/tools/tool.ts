@@ -1,4 +1,4 @@
-import type { McpServer, ServerContext } from '@modelcontextprotocol/server';
+import type { McpServer } from '@modelcontextprotocol/server';
 import type { Session } from '../session.js';
 
 /** One tool = one file exporting a `ToolDefinition`; the registry registers them in name order. */
@@ -7,4 +7,3 @@ export interface ToolDefinition {
   register: (server: McpServer, session: Session) => void;
 }
 
-export type HandlerContext = ServerContext;

@@ -1,13 +1,13 @@
 import { randomBytes } from 'node:crypto';
 import type { CallToolResult, ServerContext } from '@modelcontextprotocol/server';
-import type { ReviewRequest } from '../../shared/approval-input.js';
-import type { FieldIssue } from '../../shared/requested-schema.js';
-import { clamp } from '../../shared/limits.js';
+import type { ReviewRequest } from '../../../shared/approval-input.js';
+import type { FieldIssue } from '../../../shared/requested-schema.js';
+import { clamp } from '../../../shared/limits.js';
 import type { Session } from '../session.js';
 import { hostView } from '../session.js';
 import { invalidArguments, refusal } from '../tool-result.js';
-import { answerResult } from '../tools/approval-answers.js';
-import { renderTemplate } from './render-template.js';
+import { answerResult } from './approval-answers.js';
+import { renderTemplate } from '../../approvals/render-template.js';
 
 type Checked<T> = { ok: true; request: T; displayTemplate: string | null } | { ok: false; issues: FieldIssue[] };
 
@@ -22,7 +22,7 @@ function clientName(ctx: ServerContext, session: Session): string | null {
 export async function createReviewRequest<T extends ReviewRequest>(
   ctx: ServerContext,
   session: Session,
-  args: unknown,
+  args: { timeoutSeconds?: number },
   check: (input: unknown) => Checked<T>,
 ): Promise<CallToolResult> {
   const checked = check(args);
@@ -33,17 +33,15 @@ export async function createReviewRequest<T extends ReviewRequest>(
     if (!rendered.ok) return refusal('invalid_arguments', `displayTemplate: the LiquidJS template failed: ${rendered.error}`, 'Fix the template and call again.');
     renderedTemplate = rendered.html;
   }
-  const rawTimeout = (args as { timeoutSeconds?: unknown }).timeoutSeconds;
-  const timeoutSeconds = clamp(typeof rawTimeout === 'number' ? rawTimeout : undefined, 3600, session.minTimeoutSeconds, 86_400);
-  const answer = await session.approvals.create({
+  // The check clamps to the seed's 60 s minimum; ELICITLY_MIN_TIMEOUT_SECONDS may lower it (tests, demos).
+  const timeoutSeconds = clamp(args.timeoutSeconds, 3600, session.minTimeoutSeconds, 86_400);
+  const request: ReviewRequest = { ...checked.request, timeoutSeconds };
+  const answer = await session.approvals.call('create', {
     id: `el_${randomBytes(12).toString('base64url')}`,
-    kind: checked.request.kind,
-    request: { ...checked.request, timeoutSeconds } as unknown as CreateRequestPayload,
+    request,
     renderedTemplate,
     timeoutMs: Math.round(timeoutSeconds * 1000),
     requester: { client: clientName(ctx, session), pid: process.pid },
   });
-  return answerResult(answer);
+  return answerResult(answer, session.retentionDays);
 }
-
-type CreateRequestPayload = { kind: 'approval' | 'proposal'; message: string } & Record<string, unknown>;

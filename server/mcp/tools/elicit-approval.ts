@@ -1,5 +1,5 @@
-import { ElicitApprovalInputSchema, checkApprovalInput } from '../../shared/approval-input.js';
-import { createReviewRequest } from '../approvals/create-request.js';
+import { ElicitApprovalInputSchema, checkApprovalInput } from '../../../shared/approval-input.js';
+import { createReviewRequest } from './review-request.js';
 import { CreatedOutputSchema } from './elicit-proposal.js';
 import type { ToolDefinition } from './tool.js';
 

@@ -1,10 +1,10 @@
 import { z } from 'zod';
-import { clamp } from '../../shared/limits.js';
+import { clamp } from '../../../shared/limits.js';
 import { startProgress } from '../host-elicitation.js';
 import { answerResult, ElicitationIdSchema } from './approval-answers.js';
 import type { ToolDefinition } from './tool.js';
 
-export const ElicitAwaitInputSchema = z.strictObject({
+const ElicitAwaitInputSchema = z.strictObject({
   elicitationId: ElicitationIdSchema,
   waitSeconds: z.number().optional().describe('How long to wait at most. Default 45, clamped to 1–600.'),
 });
@@ -27,7 +27,7 @@ export const elicitAwait: ToolDefinition = {
         const waitMs = clamp(args.waitSeconds, 45, 1, 600) * 1000;
         const stopProgress = startProgress(ctx, Date.now(), 'the reviewer');
         try {
-          return answerResult(await session.approvals.await(args.elicitationId, waitMs, ctx.mcpReq.signal));
+          return answerResult(await session.approvals.call('await', { id: args.elicitationId, waitMs }, ctx.mcpReq.signal), session.retentionDays);
         } finally {
           stopProgress();
         }

@@ -1,7 +1,7 @@
 import type { Readable, Writable } from 'node:stream';
 import type { JSONRPCMessage, Transport } from '@modelcontextprotocol/server';
 import { parseJSONRPCMessage, serializeMessage } from '@modelcontextprotocol/server';
-import { log } from './log.js';
+import { log } from '../log.js';
 
 /** What the host sent in `initialize`, before the SDK normalizes it (the doctor reports it verbatim). */
 export interface InitializeCapture {

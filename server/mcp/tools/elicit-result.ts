@@ -2,7 +2,7 @@ import { z } from 'zod';
 import { answerResult, ElicitationIdSchema } from './approval-answers.js';
 import type { ToolDefinition } from './tool.js';
 
-export const ElicitResultInputSchema = z.strictObject({ elicitationId: ElicitationIdSchema });
+const ElicitResultInputSchema = z.strictObject({ elicitationId: ElicitationIdSchema });
 
 export const elicitResult: ToolDefinition = {
   name: 'elicit_result',
@@ -19,7 +19,7 @@ export const elicitResult: ToolDefinition = {
         outputSchema: z.looseObject({ status: z.string(), decision: z.string(), action: z.string() }),
         annotations: { readOnlyHint: false, destructiveHint: false, idempotentHint: true, openWorldHint: false },
       },
-      async (args) => answerResult(await session.approvals.result(args.elicitationId)),
+      async (args, ctx) => answerResult(await session.approvals.call('result', { id: args.elicitationId }, ctx.mcpReq.signal), session.retentionDays),
     );
   },
 };

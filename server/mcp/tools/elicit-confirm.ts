@@ -1,17 +1,16 @@
 import { z } from 'zod';
-import { confirmRequestedSchema, mapConfirm } from '../../shared/confirm.js';
+import { confirmRequestedSchema, mapConfirm } from '../../../shared/confirm.js';
 import { elicitFromHost } from '../host-elicitation.js';
 import { structured } from '../tool-result.js';
 import type { ToolDefinition } from './tool.js';
 
 const Label = z.string().trim().min(1).max(40);
 
-export const ElicitConfirmInputSchema = z.strictObject({
+const ElicitConfirmInputSchema = z.strictObject({
   question: z.string().trim().min(1).max(2000).describe('The yes/no question, phrased so that "yes" means go ahead.'),
   yesLabel: Label.default('Yes').describe('Text of the "yes" option, 1–40 characters (localize it: "Sí", "Oui").'),
   noLabel: Label.default('No').describe('Text of the "no" option, 1–40 characters.'),
 });
-export type ElicitConfirmInput = z.infer<typeof ElicitConfirmInputSchema>;
 
 const ElicitConfirmOutputSchema = z.looseObject({
   confirmed: z.boolean().nullable(),

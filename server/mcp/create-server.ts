@@ -1,17 +1,18 @@
 import { randomBytes } from 'node:crypto';
 import type { McpRequestContext } from '@modelcontextprotocol/server';
 import { McpServer, createRequestStateCodec } from '@modelcontextprotocol/server';
-import { probeTimeoutMs } from '../shared/doctor-verdict.js';
-import { SERVER_INFO } from './package-info.js';
-import type { ApprovalService } from './approvals/service.js';
+import { SERVER_INFO } from '../package-info.js';
+import type { ApprovalService } from '../../shared/approval-calls.js';
 import type { RoundState, Session } from './session.js';
 import type { InitializeCapture } from './stdio-tap-transport.js';
 import { TOOLS } from './tools/registry.js';
 
-export interface ServerDeps {
+interface ServerDeps {
   handshake: () => InitializeCapture | undefined;
   approvals: ApprovalService;
   minTimeoutSeconds: number;
+  retentionDays: number;
+  probeTimeoutMs: number;
 }
 
 /** Longest form timeout (3600 s) plus slack: a sealed round must outlive the wait it measures. */
@@ -31,9 +32,10 @@ export function createServer(factory: Pick<McpRequestContext, 'era'>, deps: Serv
     negotiatedVersion: () => server.server.getNegotiatedProtocolVersion(),
     serverCapabilities: () => server.server.getCapabilities() as Record<string, unknown>,
     stateCodec,
-    probeTimeoutMs: probeTimeoutMs(process.env.ELICITLY_PROBE_TIMEOUT_MS),
+    probeTimeoutMs: deps.probeTimeoutMs,
     approvals: deps.approvals,
     minTimeoutSeconds: deps.minTimeoutSeconds,
+    retentionDays: deps.retentionDays,
   };
   for (const tool of TOOLS) tool.register(server, session);
   return server;

@@ -1,10 +1,10 @@
-import type { CallToolResult, InputRequiredResult, ServerContext } from '@modelcontextprotocol/server';
+import type { InputRequiredResult, ServerContext } from '@modelcontextprotocol/server';
 import { SdkError, SdkErrorCode, inputRequired, inputResponse } from '@modelcontextprotocol/server';
-import { deriveSupport } from '../shared/doctor-verdict.js';
-import { clipReason } from '../shared/limits.js';
-import type { RequestedSchema } from '../shared/requested-schema.js';
-import { formatIssues, validateValues } from '../shared/requested-schema.js';
-import { log } from './log.js';
+import { deriveSupport } from '../../shared/doctor-verdict.js';
+import { clipReason } from '../../shared/limits.js';
+import type { RequestedSchema } from '../../shared/requested-schema.js';
+import { formatIssues, validateValues } from '../../shared/requested-schema.js';
+import { log } from '../log.js';
 import type { RoundState, Session } from './session.js';
 import { hostView } from './session.js';
 
@@ -14,9 +14,9 @@ export type ElicitOutcome =
   | { action: 'error'; error: string; reason: 'not_advertised' | 'timed_out' | 'threw' | 'invalid_content'; latencyMs: number };
 
 /** Either the finished answer, or (2026-07-28) the `input_required` result the tool must return to ask for it. */
-export type ElicitStep = { done: true; outcome: ElicitOutcome } | { done: false; result: InputRequiredResult };
+type ElicitStep = { done: true; outcome: ElicitOutcome } | { done: false; result: InputRequiredResult };
 
-export interface ElicitRequest {
+interface ElicitRequest {
   tool: string;
   message: string;
   requestedSchema: RequestedSchema;
@@ -26,7 +26,7 @@ export interface ElicitRequest {
 const INPUT_KEY = 'elicitly';
 const PROGRESS_EVERY_MS = 5000;
 
-export function hostAdvertisesForm(ctx: ServerContext, session: Session): boolean {
+function hostAdvertisesForm(ctx: ServerContext, session: Session): boolean {
   return deriveSupport(hostView(ctx, session).capabilities).elicitationForm;
 }
 
@@ -112,4 +112,3 @@ export async function elicitFromHost(ctx: ServerContext, session: Session, reque
   return { done: true, outcome: await elicitPushed(ctx, request) };
 }
 
-export type ToolReturn = CallToolResult | InputRequiredResult;

@@ -2,7 +2,7 @@ import { z } from 'zod';
 import { answerResult, ElicitationIdSchema } from './approval-answers.js';
 import type { ToolDefinition } from './tool.js';
 
-export const ElicitStatusInputSchema = z.strictObject({ elicitationId: ElicitationIdSchema });
+const ElicitStatusInputSchema = z.strictObject({ elicitationId: ElicitationIdSchema });
 
 export const elicitStatus: ToolDefinition = {
   name: 'elicit_status',
@@ -18,7 +18,7 @@ export const elicitStatus: ToolDefinition = {
         outputSchema: z.looseObject({ status: z.string() }),
         annotations: { readOnlyHint: true, destructiveHint: false, idempotentHint: true, openWorldHint: false },
       },
-      async (args) => answerResult(await session.approvals.status(args.elicitationId)),
+      async (args, ctx) => answerResult(await session.approvals.call('status', { id: args.elicitationId }, ctx.mcpReq.signal), session.retentionDays),
     );
   },
 };

@@ -1,0 +1,78 @@
+import { homedir } from 'node:os';
+import { join } from 'node:path';
+import { z } from 'zod';
+import { DEFAULT_PROBE_TIMEOUT_MS } from '../shared/doctor-verdict.js';
+import { DEFAULT_HUB_PORT } from '../shared/extension-id.js';
+import { LogLevelSchema } from './log.js';
+
+/**
+ * Everything the server reads from its command line and environment, parsed once in `main.ts` and passed down. A
+ * value that does not parse stops the process with a message naming the variable and the rule: a typo in a port or a
+ * state dir must not quietly connect this agent to another hub or another store.
+ */
+const ConfigSchema = z.strictObject({
+  command: z.enum(['serve', 'pair']),
+  port: z.coerce.number().int().min(1).max(65_535),
+  stateDir: z.string().min(1),
+  retentionDays: z.coerce.number().positive().max(36_500),
+  minTimeoutSeconds: z.coerce.number().positive().max(86_400),
+  probeTimeoutMs: z.coerce.number().int().positive().max(3_600_000),
+  logLevel: LogLevelSchema,
+});
+type Config = z.infer<typeof ConfigSchema>;
+
+/** Where each setting comes from, to name it in a refusal. */
+const SOURCES: Record<keyof Config, string> = {
+  command: 'command',
+  port: 'ELICITLY_PORT (or --port)',
+  stateDir: 'ELICITLY_STATE_DIR',
+  retentionDays: 'ELICITLY_RETENTION_DAYS',
+  minTimeoutSeconds: 'ELICITLY_MIN_TIMEOUT_SECONDS',
+  probeTimeoutMs: 'ELICITLY_PROBE_TIMEOUT_MS',
+  logLevel: 'ELICITLY_LOG_LEVEL',
+};
+
+type Env = Readonly<Record<string, string | undefined>>;
+
+/** `ELICITLY_STATE_DIR`, else the platform's per-user state directory. */
+function defaultStateDir(env: Env, platform: NodeJS.Platform = process.platform, home = homedir()): string {
+  if (platform === 'darwin') return join(home, 'Library', 'Application Support', 'elicitly-companion');
+  if (platform === 'win32') return join(env.LOCALAPPDATA || join(home, 'AppData', 'Local'), 'elicitly-companion');
+  return join(env.XDG_STATE_HOME || join(home, '.local', 'state'), 'elicitly-companion');
+}
+
+function set(value: string | undefined): string | undefined {
+  return value === undefined || value.trim() === '' ? undefined : value.trim();
+}
+
+type ParsedConfig = { ok: true; config: Config } | { ok: false; issues: string[] };
+
+export function parseConfig(argv: readonly string[], env: Env, platform: NodeJS.Platform = process.platform, home = homedir()): ParsedConfig {
+  const issues: string[] = [];
+  const args = [...argv];
+  const command = args[0] === 'pair' ? (args.shift(), 'pair') : 'serve';
+  let portArg: string | undefined;
+  for (let i = 0; i < args.length; i++) {
+    const arg = args[i] ?? '';
+    if (arg === '--port') portArg = args[++i] ?? '';
+    else if (arg.startsWith('--port=')) portArg = arg.slice('--port='.length);
+    else issues.push(`${JSON.stringify(arg)}: unknown argument (usage: elicitly-companion [pair] [--port N])`);
+  }
+  const raw = {
+    command,
+    port: portArg ?? set(env.ELICITLY_PORT) ?? DEFAULT_HUB_PORT,
+    stateDir: set(env.ELICITLY_STATE_DIR) ?? defaultStateDir(env, platform, home),
+    retentionDays: set(env.ELICITLY_RETENTION_DAYS) ?? 7,
+    minTimeoutSeconds: set(env.ELICITLY_MIN_TIMEOUT_SECONDS) ?? 60,
+    probeTimeoutMs: set(env.ELICITLY_PROBE_TIMEOUT_MS) ?? DEFAULT_PROBE_TIMEOUT_MS,
+    logLevel: set(env.ELICITLY_LOG_LEVEL)?.toLowerCase() ?? 'info',
+  };
+  const parsed = ConfigSchema.safeParse(raw);
+  if (!parsed.success) {
+    for (const issue of parsed.error.issues) {
+      const key = issue.path[0] as keyof Config;
+      issues.push(`${SOURCES[key] ?? String(key)}: ${issue.message}, got ${JSON.stringify(raw[key])}`);
+    }
+  }
+  return parsed.success && issues.length === 0 ? { ok: true, config: parsed.data } : { ok: false, issues };
+}

@@ -1,0 +1,145 @@
+import { randomUUID } from 'node:crypto';
+import { WebSocket } from 'ws';
+import type { Answer, ApprovalMethod, ApprovalService, CallParams, CallResult } from '../../shared/approval-calls.js';
+import { fail, parseCallResult } from '../../shared/approval-calls.js';
+import type { HubMessage, PeerMessage } from '../../shared/wire-protocol.js';
+import {
+  CLOSE_PROTOCOL_MISMATCH,
+  HubMessageSchema,
+  PROTOCOL_VERSION,
+  RELAY_AUTH_PREFIX,
+  SUBPROTOCOL,
+  firstIssue,
+  hubProtocolFromReason,
+  parseFrame,
+} from '../../shared/wire-protocol.js';
+import { log } from '../log.js';
+
+interface RelayClientOptions {
+  port: number;
+  secret: string;
+  /** Connect, hello and welcome must all happen within this. Default 3 s. */
+  handshakeTimeoutMs?: number;
+  /** How long a call other than `await` may take. Default 15 s. */
+  callTimeoutMs?: number;
+}
+
+/** An `await` call may take its whole window; the relay gives the hub this much more before it gives up. */
+const AWAIT_SLACK_MS = 5000;
+
+type RelayConnection =
+  | { ok: true; relay: RelayClient }
+  | { ok: false; reason: 'refused' | 'timeout' | 'closed' | 'version_mismatch'; detail: string; hubProtocol?: number };
+
+type CallResultFrame = Extract<HubMessage, { type: 'call.result' }>;
+
+/**
+ * A relay forwards the approval calls to the hub process over an authenticated socket. Everything is bounded: the
+ * handshake, every call (an `await` by its own window), and a closing socket answers every call still waiting.
+ */
+export class RelayClient implements ApprovalService {
+  private readonly pending = new Map<string, (frame: CallResultFrame | null) => void>();
+  private closed = false;
+  onclose: (() => void) | undefined;
+
+  private constructor(
+    private readonly socket: WebSocket,
+    private readonly callTimeoutMs: number,
+  ) {
+    socket.on('message', (data) => {
+      const parsed = parseFrame(HubMessageSchema, data.toString());
+      if (!parsed.ok) {
+        log('warn', 'relay got an invalid frame from the hub', { error: parsed.error });
+        return;
+      }
+      const message = parsed.message;
+      if (message.type === 'call.result') this.pending.get(message.callId)?.(message);
+      else if (message.type === 'error') log('warn', 'the hub refused a frame', { code: message.code, message: message.message });
+      // Heartbeats are never answered (see HEARTBEAT_MS); relays need no other frame.
+    });
+    socket.on('close', () => {
+      this.closed = true;
+      // Every waiting call is answered, never left hanging: the role election retries it on the next hub.
+      for (const settle of [...this.pending.values()]) settle(null);
+      this.onclose?.();
+    });
+    socket.on('error', (error) => log('debug', 'relay socket error', { error: error.message }));
+  }
+
+  static connect(options: RelayClientOptions): Promise<RelayConnection> {
+    const handshakeTimeoutMs = options.handshakeTimeoutMs ?? 3000;
+    return new Promise((resolve) => {
+      const socket = new WebSocket(`ws://127.0.0.1:${options.port}`, [SUBPROTOCOL, `${RELAY_AUTH_PREFIX}${options.secret}`], { handshakeTimeout: handshakeTimeoutMs });
+      let settled = false;
+      // The handshake's listeners go before the steady-state client adds its own.
+      const settle = (result: RelayConnection | 'welcomed') => {
+        if (settled) return;
+        settled = true;
+        clearTimeout(timer);
+        socket.removeAllListeners();
+        if (result === 'welcomed') return resolve({ ok: true, relay: new RelayClient(socket, options.callTimeoutMs ?? 15_000) });
+        socket.on('error', () => undefined);
+        socket.terminate();
+        resolve(result);
+      };
+      const timer = setTimeout(() => settle({ ok: false, reason: 'timeout', detail: `no welcome within ${handshakeTimeoutMs} ms` }), handshakeTimeoutMs);
+      socket.once('error', (error) => settle({ ok: false, reason: 'refused', detail: error.message }));
+      socket.once('unexpected-response', (_req, res) => settle({ ok: false, reason: 'refused', detail: `HTTP ${res.statusCode}` }));
+      socket.once('close', (code, reason) => {
+        const hubProtocol = code === CLOSE_PROTOCOL_MISMATCH ? hubProtocolFromReason(reason.toString()) : null;
+        if (hubProtocol !== null) settle({ ok: false, reason: 'version_mismatch', detail: reason.toString(), hubProtocol });
+        else settle({ ok: false, reason: 'closed', detail: `the hub closed the socket (${code}) before its welcome` });
+      });
+      socket.once('open', () => {
+        const hello: PeerMessage = { type: 'hello', protocol: PROTOCOL_VERSION, role: 'relay', client: { name: 'elicitly-relay', version: String(process.pid) } };
+        socket.send(JSON.stringify(hello));
+        socket.once('message', (data) => {
+          const parsed = parseFrame(HubMessageSchema, data.toString());
+          if (!parsed.ok) return settle({ ok: false, reason: 'closed', detail: `the hub's first frame was invalid: ${parsed.error}` });
+          const message = parsed.message;
+          if (message.type === 'welcome' && message.protocol === PROTOCOL_VERSION) {
+            return settle('welcomed');
+          }
+          if (message.type === 'welcome') return settle({ ok: false, reason: 'version_mismatch', detail: `the hub speaks protocol ${message.protocol}`, hubProtocol: message.protocol });
+          if (message.type === 'error' && message.code === 'unsupported_protocol') return settle({ ok: false, reason: 'version_mismatch', detail: message.message });
+          settle({ ok: false, reason: 'closed', detail: `the hub answered hello with ${message.type}` });
+        });
+      });
+    });
+  }
+
+  call<M extends ApprovalMethod>(method: M, params: CallParams<M>, signal?: AbortSignal): Promise<Answer<CallResult<M>>> {
+    if (this.closed) return Promise.resolve(fail('unavailable', 'the hub went away'));
+    const callId = randomUUID();
+    const timeoutMs = 'waitMs' in params && typeof params.waitMs === 'number' ? params.waitMs + AWAIT_SLACK_MS : this.callTimeoutMs;
+    return new Promise((resolve) => {
+      const finish = (answer: Answer<CallResult<M>>) => {
+        clearTimeout(timer);
+        signal?.removeEventListener('abort', abort);
+        this.pending.delete(callId);
+        resolve(answer);
+      };
+      const timer = setTimeout(() => finish(fail('unavailable', `the hub did not answer ${method} within ${timeoutMs} ms`)), timeoutMs);
+      // The hub stops waiting and answers at once; that answer (or the timer) settles this call.
+      const abort = () => this.send({ type: 'call.abort', callId });
+      this.pending.set(callId, (frame) => {
+        if (frame === null) return finish(fail('unavailable', 'the hub went away'));
+        if (!frame.ok) return finish({ ok: false, error: frame.error });
+        const checked = parseCallResult(method, frame.value);
+        if (checked.success) return finish({ ok: true, value: checked.data });
+        finish(fail('unavailable', `the hub answered ${method} with an invalid value: ${firstIssue(checked.error)}`));
+      });
+      signal?.addEventListener('abort', abort, { once: true });
+      this.send({ type: 'call', callId, method, params });
+      if (signal?.aborted) abort();
+    });
+  }
+
+  close(): void {
+    this.socket.close();
+  }
+
+  private send(message: PeerMessage): void {
+    if (this.socket.readyState === WebSocket.OPEN) this.socket.send(JSON.stringify(message));
+  }
+}

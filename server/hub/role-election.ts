@@ -1,0 +1,169 @@
+import type { Answer, ApprovalMethod, ApprovalService, CallParams, CallResult } from '../../shared/approval-calls.js';
+import { fail } from '../../shared/approval-calls.js';
+import { PROTOCOL_VERSION } from '../../shared/wire-protocol.js';
+import type { ApprovalEngine } from '../approvals/approval-engine.js';
+import { log } from '../log.js';
+import { HubServer } from './hub-server.js';
+import { RelayClient } from './relay-client.js';
+
+interface RoleElectionOptions {
+  port: number;
+  /** The state dir (paired origins, pairing code); the store in it is opened only through `openEngine`. */
+  dir: string;
+  /** Reads, or creates once, the per-install secret relays present. */
+  secret: () => string;
+  /** Opens the store and its engine; called only after this process bound the port. */
+  openEngine: () => Promise<ApprovalEngine>;
+  /** How long a call may look for a hub (binding or relaying) before it answers `unavailable`. Default 5 s. */
+  findHubWithinMs?: number;
+  handshakeTimeoutMs?: number;
+  callTimeoutMs?: number;
+  heartbeatMs?: number;
+}
+
+type Role = { kind: 'hub'; hub: HubServer; engine: ApprovalEngine } | { kind: 'relay'; relay: RelayClient };
+
+const ROLE_RETRY_MS = 100;
+/** After its store failed, a process leaves the port to the others for this long before it binds again itself. */
+const STEP_DOWN_MS = 2000;
+const ATTEMPTS = 3;
+
+const sleep = (ms: number) => new Promise<void>((resolve) => setTimeout(resolve, ms));
+
+/**
+ * Decides lazily, on the first approval call, whether this process is the hub or a relay. The bound port is the hub
+ * lock: only the process that bound it opens the store, and only after binding, so there is one writer by
+ * construction. A relay whose hub went away takes over at once; a hub whose store failed steps down.
+ */
+export class RoleElection implements ApprovalService {
+  private current: Promise<Role> | undefined;
+  private active: Role | undefined;
+  private stepDownUntil = 0;
+  private closing = false;
+
+  constructor(private readonly options: RoleElectionOptions) {}
+
+  role(): 'hub' | 'relay' | 'none' {
+    return this.active?.kind ?? 'none';
+  }
+
+  async call<M extends ApprovalMethod>(method: M, params: CallParams<M>, signal?: AbortSignal): Promise<Answer<CallResult<M>>> {
+    let answer: Answer<CallResult<M>> = fail('unavailable', 'the approval hub kept going away; try again');
+    for (let attempt = 0; attempt < ATTEMPTS; attempt++) {
+      let role: Role;
+      try {
+        role = await this.elect();
+      } catch (error) {
+        return fail('unavailable', error instanceof Error ? error.message : String(error));
+      }
+      const service: ApprovalService = role.kind === 'hub' ? role.engine : role.relay;
+      answer = await service.call(method, params, signal);
+      // Every call is safe to repeat (creation carries its id), but only on another hub: the same one would answer the same.
+      if (answer.ok || answer.error.code !== 'unavailable' || signal?.aborted || this.active === role) return answer;
+    }
+    return answer;
+  }
+
+  /** Stops accepting, closes the store (draining it), then drops sockets: relays take over only once nothing writes. */
+  async close(): Promise<void> {
+    this.closing = true;
+    const role = await this.current?.catch(() => undefined);
+    this.current = undefined;
+    this.active = undefined;
+    if (role) await closeRole(role);
+  }
+
+  private elect(): Promise<Role> {
+    this.current ??= this.findRole().then(
+      (role) => {
+        this.active = role;
+        return role;
+      },
+      (error: unknown) => {
+        this.current = undefined;
+        throw error;
+      },
+    );
+    return this.current;
+  }
+
+  private async findRole(): Promise<Role> {
+    const { port } = this.options;
+    const secret = this.options.secret();
+    const deadline = Date.now() + (this.options.findHubWithinMs ?? 5000);
+    let last = 'nothing answered';
+    while (Date.now() < deadline && !this.closing) {
+      if (Date.now() >= this.stepDownUntil) {
+        const hub = await this.becomeHub(secret);
+        if (hub) return hub;
+      }
+      const connection = await RelayClient.connect({ port, secret, handshakeTimeoutMs: this.options.handshakeTimeoutMs, callTimeoutMs: this.options.callTimeoutMs });
+      if (connection.ok) {
+        const role: Role = { kind: 'relay', relay: connection.relay };
+        connection.relay.onclose = () => this.lost(role);
+        return role;
+      }
+      if (connection.reason === 'version_mismatch') {
+        throw new Error(
+          `a hub of another elicitly-companion version (${connection.detail}; this one speaks protocol ${PROTOCOL_VERSION}) holds 127.0.0.1:${port}: ` +
+            'restart the agents that run the other version, or give this one another ELICITLY_PORT',
+        );
+      }
+      last = `${connection.reason}: ${connection.detail}`;
+      await sleep(ROLE_RETRY_MS);
+    }
+    if (this.closing) throw new Error('this server process is shutting down');
+    throw new Error(`no approval hub could be reached on 127.0.0.1:${port} and the port could not be bound (${last})`);
+  }
+
+  private async becomeHub(secret: string): Promise<Role | null> {
+    const { port, dir, heartbeatMs } = this.options;
+    const hub = await HubServer.listen({ port, dir, secret, heartbeatMs }).catch((error: unknown) => {
+      log('warn', 'could not listen', { port, error: String(error) });
+      return null;
+    });
+    if (!hub) return null;
+    let engine: ApprovalEngine;
+    try {
+      engine = await this.options.openEngine();
+    } catch (error) {
+      log('error', 'bound the hub port but could not open the store; leaving the port to another process', { error: String(error) });
+      this.stepDownUntil = Date.now() + STEP_DOWN_MS;
+      await hub.close();
+      return null;
+    }
+    hub.attach(engine);
+    const role: Role = { kind: 'hub', hub, engine };
+    engine.onFailure(() => void this.stepDown(role));
+    return role;
+  }
+
+  private stepDown(role: Role): Promise<void> {
+    if (this.active !== role) return Promise.resolve();
+    log('error', 'the approval store failed: this hub steps down so a healthy process takes over');
+    this.active = undefined;
+    this.current = undefined;
+    this.stepDownUntil = Date.now() + STEP_DOWN_MS;
+    return closeRole(role);
+  }
+
+  private lost(role: Role): void {
+    if (this.active !== role) return;
+    log('info', 'hub connection lost; taking over or reconnecting');
+    this.active = undefined;
+    this.current = undefined;
+    // Take over at once, not on the next tool call: the extension needs a hub to reconnect to.
+    if (!this.closing) this.elect().catch((error: unknown) => log('warn', 'takeover failed', { error: String(error) }));
+  }
+}
+
+async function closeRole(role: Role): Promise<void> {
+  if (role.kind === 'relay') {
+    role.relay.onclose = undefined;
+    role.relay.close();
+    return;
+  }
+  role.hub.stopAccepting();
+  await role.engine.close();
+  await role.hub.close();
+}

@@ -1,0 +1,28 @@
+import type { CallToolResult } from '@modelcontextprotocol/server';
+import { z } from 'zod';
+import type { Answer, ServiceErrorCode } from '../../../shared/approval-calls.js';
+import { structured } from '../tool-result.js';
+
+export const ElicitationIdSchema = z.string().trim().min(1).max(100).describe('The elicitationId returned by elicit_approval or elicit_proposal.');
+
+function hint(code: ServiceErrorCode, retentionDays: number): string {
+  const kept = retentionDays === 1 ? '1 day' : `${retentionDays} days`;
+  const hints: Record<ServiceErrorCode, string> = {
+    not_found: `Check the elicitationId; requests are kept ${kept} after they end.`,
+    pending: 'Call elicit_await with this elicitationId to wait for the decision, then elicit_result.',
+    expired: 'Nobody decided in time and nothing was approved; create a new request if it still matters.',
+    canceled: 'The request was withdrawn; create a new one if needed.',
+    already_decided: 'Read the decision with elicit_result.',
+    already_canceled: 'Nothing to do.',
+    invalid: 'Fix the named field and call again.',
+    unavailable: 'The approval hub could not be reached; call again in a moment.',
+  };
+  return hints[code];
+}
+
+/** Maps a service answer to the tool's result: the value as structured content, or an actionable isError. */
+export function answerResult<T extends Record<string, unknown>>(answer: Answer<T>, retentionDays: number): CallToolResult {
+  if (answer.ok) return structured(answer.value);
+  const body = { error: answer.error.code, message: answer.error.message, hint: hint(answer.error.code, retentionDays) };
+  return { content: [{ type: 'text', text: JSON.stringify(body) }], isError: true };
+}

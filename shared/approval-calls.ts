@@ -1,0 +1,83 @@
+import { z } from 'zod';
+import { ReviewRequestSchema } from './approval-input.js';
+import { ResultEnvelopeSchema, StatusSchema } from './lifecycle.js';
+
+/**
+ * The approval service's calls, defined once as a `{ method: { params, result } }` map of zod schemas. The hub's
+ * engine implements them, a relay forwards them over the wire (`call` / `call.result`) and validates what comes back,
+ * and the MCP tools call them without knowing which of the two answers.
+ */
+export const ElicitationIdSchema = z.string().min(1).max(100);
+export const RequesterSchema = z.strictObject({ client: z.string().nullable(), pid: z.number() });
+
+const CreateParamsSchema = z.strictObject({
+  /** Made by the caller, so a relay that lost its hub mid-call can retry without creating a twin. */
+  id: ElicitationIdSchema,
+  request: ReviewRequestSchema,
+  renderedTemplate: z.string().nullable(),
+  timeoutMs: z.number().int().positive(),
+  requester: RequesterSchema,
+});
+export type CreateParams = z.infer<typeof CreateParamsSchema>;
+
+const CreatedSchema = z.strictObject({
+  elicitationId: ElicitationIdSchema,
+  status: z.literal('pending'),
+  expiresAt: z.string(),
+  reviewer: z.strictObject({ connected: z.boolean() }),
+});
+export type Created = z.infer<typeof CreatedSchema>;
+
+const IdParamsSchema = z.strictObject({ id: ElicitationIdSchema });
+const StatusAnswerSchema = z.strictObject({ status: StatusSchema });
+/** The longest elicit_await window; the relay's own call timeout is derived from it. */
+const MAX_WAIT_MS = 600_000;
+
+const APPROVAL_CALLS = {
+  create: { params: CreateParamsSchema, result: CreatedSchema },
+  status: { params: IdParamsSchema, result: StatusAnswerSchema },
+  await: { params: z.strictObject({ id: ElicitationIdSchema, waitMs: z.number().int().positive().max(MAX_WAIT_MS) }), result: StatusAnswerSchema },
+  result: { params: IdParamsSchema, result: ResultEnvelopeSchema },
+  cancel: { params: IdParamsSchema, result: z.strictObject({ status: z.literal('canceled') }) },
+} as const;
+
+export type ApprovalMethod = keyof typeof APPROVAL_CALLS;
+export const ApprovalMethodSchema = z.enum(Object.keys(APPROVAL_CALLS) as [ApprovalMethod, ...ApprovalMethod[]]);
+export type CallParams<M extends ApprovalMethod> = z.infer<(typeof APPROVAL_CALLS)[M]['params']>;
+export type CallResult<M extends ApprovalMethod> = z.infer<(typeof APPROVAL_CALLS)[M]['result']>;
+
+const ServiceErrorCodeSchema = z.enum([
+  'not_found',
+  'pending',
+  'expired',
+  'canceled',
+  'already_decided',
+  'already_canceled',
+  'invalid',
+  'unavailable',
+]);
+export type ServiceErrorCode = z.infer<typeof ServiceErrorCodeSchema>;
+export const ServiceErrorSchema = z.strictObject({ code: ServiceErrorCodeSchema, message: z.string() });
+type ServiceError = z.infer<typeof ServiceErrorSchema>;
+
+export type Answer<T> = { ok: true; value: T } | { ok: false; error: ServiceError };
+
+/** What the approval tools need, whether this process is the hub or a relay forwarding to it. */
+export interface ApprovalService {
+  call<M extends ApprovalMethod>(method: M, params: CallParams<M>, signal?: AbortSignal): Promise<Answer<CallResult<M>>>;
+}
+
+export function fail(code: ServiceErrorCode, message: string): { ok: false; error: ServiceError } {
+  return { ok: false, error: { code, message } };
+}
+
+/**
+ * Checks a call's params, or its result, against the method's own schema. TypeScript cannot relate the schema picked
+ * by a generic method name to that method's types, hence the one narrowing here; zod has checked the value itself.
+ */
+export function parseCallParams<M extends ApprovalMethod>(method: M, raw: unknown): z.ZodSafeParseResult<CallParams<M>> {
+  return APPROVAL_CALLS[method].params.safeParse(raw) as z.ZodSafeParseResult<CallParams<M>>;
+}
+export function parseCallResult<M extends ApprovalMethod>(method: M, raw: unknown): z.ZodSafeParseResult<CallResult<M>> {
+  return APPROVAL_CALLS[method].result.safeParse(raw) as z.ZodSafeParseResult<CallResult<M>>;
+}

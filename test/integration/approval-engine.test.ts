@@ -1,0 +1,142 @@
+// The hub's engine in process, with the real journal on a temp dir and a fault seam on its fsync.
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import type { DecisionAnswer } from '../../server/approvals/approval-engine.js';
+import { ApprovalEngine } from '../../server/approvals/approval-engine.js';
+import { checkApprovalInput } from '../../shared/approval-input.js';
+import type { DecideMessage } from '../../shared/wire-protocol.js';
+import { FaultIo } from '../helpers/fault-io.js';
+
+const DAY_MS = 86_400_000;
+let dir: string;
+let engines: ApprovalEngine[];
+
+beforeEach(() => {
+  dir = mkdtempSync(join(tmpdir(), 'elicitly-engine-'));
+  engines = [];
+});
+afterEach(async () => {
+  await Promise.allSettled(engines.map((e) => e.close()));
+  rmSync(dir, { recursive: true, force: true });
+});
+
+async function open(options: { io?: FaultIo; now?: () => number; purgeEveryMs?: number; retentionMs?: number } = {}): Promise<ApprovalEngine> {
+  const engine = await ApprovalEngine.open({ dir, retentionMs: options.retentionMs ?? 7 * DAY_MS, io: options.io, now: options.now, purgeEveryMs: options.purgeEveryMs });
+  engines.push(engine);
+  return engine;
+}
+
+function request(message: string) {
+  const checked = checkApprovalInput({ message, context: { message } });
+  if (!checked.ok) throw new Error('fixture invalid');
+  return checked.request;
+}
+
+async function create(engine: ApprovalEngine, id: string, timeoutMs = 3_600_000): Promise<void> {
+  const created = await engine.call('create', { id, request: request(id), renderedTemplate: null, timeoutMs, requester: { client: 'test', pid: 1 } });
+  expect(created.ok).toBe(true);
+}
+
+const decision = (id: string, key: string, value: 'approved' | 'rejected' = 'approved'): DecideMessage => ({ type: 'decide', elicitationId: id, idempotencyKey: key, decision: value });
+
+/** Whether a promise has settled after the event loop had a few turns (the hold keeps fsync from finishing meanwhile). */
+async function settledSoon(promise: Promise<unknown>): Promise<boolean> {
+  let settled = false;
+  void promise.then(() => (settled = true), () => (settled = true));
+  for (let i = 0; i < 10; i++) await new Promise((r) => setTimeout(r, 5));
+  return settled;
+}
+
+describe('the engine answers only for what is on disk', () => {
+  it('a repeated decision while the first fsync is slow gets no ok before the decision is on disk', async () => {
+    const io = new FaultIo();
+    const engine = await open({ io });
+    await create(engine, 'el_slow');
+    io.hold();
+    const first = engine.decide(decision('el_slow', 'k1'));
+    await io.blocked();
+    const repeat = engine.decide(decision('el_slow', 'k1'));
+    const other = engine.decide(decision('el_slow', 'k2', 'rejected'));
+    expect(await settledSoon(repeat)).toBe(false);
+    expect(await settledSoon(first)).toBe(false);
+    expect(await settledSoon(other)).toBe(false);
+    // Nothing durable yet, so nothing visible either.
+    expect(await engine.call('status', { id: 'el_slow' })).toEqual({ ok: true, value: { status: 'pending' } });
+
+    io.release();
+    const answers: DecisionAnswer[] = await Promise.all([first, repeat, other]);
+    expect(answers.map((a) => [a.idempotencyKey, a.ok, a.ok ? a.status : a.reason])).toEqual([
+      ['k1', true, 'approved'],
+      ['k1', true, 'approved'],
+      ['k2', false, 'already_decided'],
+    ]);
+    await engine.close();
+    const reopened = await open();
+    expect(await reopened.call('status', { id: 'el_slow' })).toEqual({ ok: true, value: { status: 'approved' } });
+  });
+
+  it('a store that fails answers unavailable (never ok from memory) and tells its owner once', async () => {
+    const io = new FaultIo();
+    const engine = await open({ io });
+    await create(engine, 'el_ok');
+    const failures: string[] = [];
+    engine.onFailure((error) => failures.push(error.message));
+    io.fail();
+    const created = await engine.call('create', { id: 'el_lost', request: request('lost'), renderedTemplate: null, timeoutMs: 60_000, requester: { client: null, pid: 1 } });
+    expect(created).toMatchObject({ ok: false, error: { code: 'unavailable' } });
+    expect(await engine.decide(decision('el_ok', 'k'))).toMatchObject({ ok: false, reason: 'unavailable', idempotencyKey: 'k', elicitationId: 'el_ok' });
+    expect(await engine.call('status', { id: 'el_ok' })).toMatchObject({ ok: false, error: { code: 'unavailable' } });
+    expect(failures).toEqual(['EIO: i/o error, fsync']);
+  });
+
+  it('close lets a change already under way finish, then refuses new ones', async () => {
+    const io = new FaultIo();
+    const engine = await open({ io });
+    await create(engine, 'el_drain');
+    io.hold();
+    const deciding = engine.decide(decision('el_drain', 'k'));
+    await io.blocked();
+    const closing = engine.close();
+    expect(await engine.decide(decision('el_drain', 'k2'))).toMatchObject({ ok: false, reason: 'unavailable' });
+    expect(await settledSoon(closing)).toBe(false);
+    io.release();
+    expect(await deciding).toMatchObject({ ok: true, status: 'approved' });
+    await closing;
+    const reopened = await open();
+    expect(await reopened.call('status', { id: 'el_drain' })).toEqual({ ok: true, value: { status: 'approved' } });
+  });
+});
+
+describe('the engine keeps its own house', () => {
+  it('a long-lived hub purges ended requests past retention on its timer, not only at open', async () => {
+    let now = 1_000_000;
+    const engine = await open({ now: () => now, purgeEveryMs: 20, retentionMs: DAY_MS });
+    await create(engine, 'el_old');
+    await create(engine, 'el_live');
+    expect((await engine.decide(decision('el_old', 'k'))).ok).toBe(true);
+    expect((await engine.call('result', { id: 'el_old' })).ok).toBe(true);
+    now += 2 * DAY_MS;
+    const deadline = Date.now() + 2000;
+    let status = await engine.call('status', { id: 'el_old' });
+    while (status.ok && Date.now() < deadline) {
+      await new Promise((r) => setTimeout(r, 20));
+      status = await engine.call('status', { id: 'el_old' });
+    }
+    expect(status).toMatchObject({ ok: false, error: { code: 'not_found' } });
+    // Pending requests are never purged, however old (this one is past its deadline, so it reads as expired).
+    expect(await engine.call('status', { id: 'el_live' })).toMatchObject({ ok: true });
+  });
+
+  it('an aborted await stops waiting at once', async () => {
+    const engine = await open();
+    await create(engine, 'el_wait');
+    const controller = new AbortController();
+    const started = Date.now();
+    const waiting = engine.call('await', { id: 'el_wait', waitMs: 60_000 }, controller.signal);
+    setTimeout(() => controller.abort(), 50);
+    expect(await waiting).toEqual({ ok: true, value: { status: 'pending' } });
+    expect(Date.now() - started).toBeLessThan(1000);
+  });
+});

@@ -1,0 +1,106 @@
+// The hub's dispatch in process: the real HubServer and engine on a temp state dir, raw peers on real sockets.
+import { randomBytes } from 'node:crypto';
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import WebSocket from 'ws';
+import { ApprovalEngine } from '../../server/approvals/approval-engine.js';
+import { HubServer } from '../../server/hub/hub-server.js';
+import type { HubMessage } from '../../shared/wire-protocol.js';
+import { PROTOCOL_VERSION, RELAY_AUTH_PREFIX, SUBPROTOCOL } from '../../shared/wire-protocol.js';
+import { ScriptedExtension, freePort } from '../helpers/scripted-extension.js';
+
+const HEARTBEAT_MS = 100;
+const dir = mkdtempSync(join(tmpdir(), 'elicitly-hub-'));
+const port = freePort();
+const secret = randomBytes(32).toString('hex');
+let hub: HubServer;
+let engine: ApprovalEngine;
+
+beforeAll(async () => {
+  const bound = await HubServer.listen({ port, dir, secret, heartbeatMs: HEARTBEAT_MS });
+  if (!bound) throw new Error(`port ${port} is taken`);
+  hub = bound;
+  engine = await ApprovalEngine.open({ dir, retentionMs: 86_400_000 });
+  hub.attach(engine);
+});
+afterAll(async () => {
+  hub.stopAccepting();
+  await engine.close();
+  await hub.close();
+  rmSync(dir, { recursive: true, force: true });
+});
+
+/** A relay peer speaking raw frames, so the test can send what a buggy or hostile relay would. */
+async function rawRelay(): Promise<{ send: (m: unknown) => void; next: (match: (m: HubMessage) => boolean) => Promise<HubMessage>; close: () => void }> {
+  const socket = new WebSocket(`ws://127.0.0.1:${port}`, [SUBPROTOCOL, `${RELAY_AUTH_PREFIX}${secret}`]);
+  const received: HubMessage[] = [];
+  socket.on('message', (data) => received.push(JSON.parse(data.toString()) as HubMessage));
+  await new Promise<void>((resolve, reject) => {
+    socket.once('open', () => resolve());
+    socket.once('error', reject);
+  });
+  const send = (m: unknown) => socket.send(JSON.stringify(m));
+  const next = async (match: (m: HubMessage) => boolean) => {
+    const deadline = Date.now() + 3000;
+    for (;;) {
+      const index = received.findIndex(match);
+      if (index !== -1) return received.splice(index, 1)[0] as HubMessage;
+      if (Date.now() > deadline) throw new Error(`no matching frame; got ${JSON.stringify(received)}`);
+      await new Promise((r) => setTimeout(r, 10));
+    }
+  };
+  send({ type: 'hello', protocol: PROTOCOL_VERSION, role: 'relay', client: { name: 'raw', version: '1' } });
+  await next((m) => m.type === 'welcome');
+  return { send, next, close: () => socket.close() };
+}
+
+describe('hub dispatch: every answer carries the id it answers', () => {
+  it('a call with params that fail the method schema is answered with its callId and the field', async () => {
+    const relay = await rawRelay();
+    relay.send({ type: 'call', callId: 'c1', method: 'await', params: { id: 'el_x', waitMs: -5 } });
+    expect(await relay.next((m) => m.type === 'call.result')).toMatchObject({
+      callId: 'c1',
+      ok: false,
+      error: { code: 'invalid', message: expect.stringMatching(/^params\.waitMs: /) },
+    });
+    relay.close();
+  });
+
+  it('a call of a method the hub does not know is answered with its callId, not a bare error', async () => {
+    const relay = await rawRelay();
+    relay.send({ type: 'call', callId: 'c2', method: 'reviewer', params: {} });
+    expect(await relay.next((m) => m.type === 'call.result')).toMatchObject({ callId: 'c2', ok: false, error: { code: 'invalid', message: expect.stringContaining('method') } });
+    relay.close();
+  });
+
+  it('a valid call is run and answered; its result has the method’s shape', async () => {
+    const relay = await rawRelay();
+    relay.send({ type: 'call', callId: 'c3', method: 'status', params: { id: 'el_missing' } });
+    expect(await relay.next((m) => m.type === 'call.result')).toMatchObject({ callId: 'c3', ok: false, error: { code: 'not_found' } });
+    relay.close();
+  });
+});
+
+describe('a loop-free keep-alive', () => {
+  it('a peer that answers every heartbeat it receives sees only the hub’s own timer, never a storm', async () => {
+    const mirror = await ScriptedExtension.connect(port);
+    let mirrored = 0;
+    mirror.socket.on('message', (data) => {
+      const message = JSON.parse(data.toString()) as HubMessage;
+      if (message.type !== 'heartbeat') return;
+      mirrored += 1;
+      mirror.send({ type: 'heartbeat', t: message.t });
+    });
+    // 45 s of idling at the real 20 s interval is 2.25 intervals; the same number of intervals here.
+    const intervals = 45_000 / 20_000;
+    await new Promise((r) => setTimeout(r, HEARTBEAT_MS * intervals));
+    const heartbeats = mirror.received.filter((m) => m.type === 'heartbeat').length;
+    expect(heartbeats).toBe(mirrored);
+    expect(heartbeats).toBeGreaterThanOrEqual(1);
+    expect(heartbeats).toBeLessThanOrEqual(Math.ceil(intervals) + 1);
+    expect(mirror.received.filter((m) => m.type === 'error')).toEqual([]);
+    mirror.close();
+  });
+});

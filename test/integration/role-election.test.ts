@@ -1,0 +1,203 @@
+// Role election in process: two "server processes" are two RoleElection objects on one port and one state dir, with
+// real sockets, a real journal, and fake hubs squatting the port where a test needs a misbehaving one.
+import { randomBytes } from 'node:crypto';
+import { mkdtempSync, rmSync } from 'node:fs';
+import { createServer, type Server } from 'node:http';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { WebSocketServer, type WebSocket } from 'ws';
+import { ApprovalEngine } from '../../server/approvals/approval-engine.js';
+import { RoleElection } from '../../server/hub/role-election.js';
+import { checkApprovalInput } from '../../shared/approval-input.js';
+import { CLOSE_PROTOCOL_MISMATCH, PROTOCOL_VERSION } from '../../shared/wire-protocol.js';
+import { FaultIo } from '../helpers/fault-io.js';
+import { ScriptedExtension, freePort } from '../helpers/scripted-extension.js';
+
+let dir: string;
+let port: number;
+const secret = randomBytes(32).toString('hex');
+let cleanup: (() => Promise<void> | void)[];
+
+beforeEach(() => {
+  dir = mkdtempSync(join(tmpdir(), 'elicitly-roles-'));
+  port = freePort();
+  cleanup = [];
+});
+afterEach(async () => {
+  for (const step of cleanup.reverse()) await step();
+  rmSync(dir, { recursive: true, force: true });
+});
+
+function election(options: { io?: FaultIo; onOpen?: () => void; handshakeTimeoutMs?: number; findHubWithinMs?: number; callTimeoutMs?: number } = {}): RoleElection {
+  const roles = new RoleElection({
+    port,
+    dir,
+    secret: () => secret,
+    openEngine: () => {
+      options.onOpen?.();
+      return ApprovalEngine.open({ dir, retentionMs: 7 * 86_400_000, io: options.io });
+    },
+    handshakeTimeoutMs: options.handshakeTimeoutMs,
+    findHubWithinMs: options.findHubWithinMs,
+    callTimeoutMs: options.callTimeoutMs,
+  });
+  cleanup.push(() => roles.close());
+  return roles;
+}
+
+function createParams(id: string) {
+  const checked = checkApprovalInput({ message: id, context: { id } });
+  if (!checked.ok) throw new Error('fixture invalid');
+  return { id, request: checked.request, renderedTemplate: null, timeoutMs: 3_600_000, requester: { client: 'test', pid: process.pid } };
+}
+
+async function until(check: () => boolean | Promise<boolean>, withinMs: number, what: string): Promise<void> {
+  const deadline = Date.now() + withinMs;
+  while (!(await check())) {
+    if (Date.now() > deadline) throw new Error(`${what}: not within ${withinMs} ms`);
+    await new Promise((r) => setTimeout(r, 20));
+  }
+}
+
+/** A process squatting the port that speaks WebSocket but misbehaves after the upgrade. */
+async function squatter(behave: (socket: WebSocket) => void): Promise<void> {
+  const http: Server = createServer();
+  const wss = new WebSocketServer({ server: http, handleProtocols: (p) => [...p][0] ?? false });
+  wss.on('connection', behave);
+  await new Promise<void>((resolve) => http.listen(port, '127.0.0.1', () => resolve()));
+  cleanup.push(async () => {
+    for (const client of wss.clients) client.terminate();
+    wss.close();
+    await new Promise<void>((resolve) => http.close(() => resolve()));
+  });
+}
+
+describe('one writer, by construction', () => {
+  it('only the process that bound the port opens the store; a relay never does', async () => {
+    const opened: string[] = [];
+    const a = election({ onOpen: () => opened.push('a') });
+    const b = election({ onOpen: () => opened.push('b') });
+    expect((await a.call('create', createParams('el_a'))).ok).toBe(true);
+    expect((await b.call('create', createParams('el_b'))).ok).toBe(true);
+    expect(await b.call('status', { id: 'el_a' })).toEqual({ ok: true, value: { status: 'pending' } });
+    expect([a.role(), b.role()]).toEqual(['hub', 'relay']);
+    expect(opened).toEqual(['a']);
+  });
+
+  it('takeover opens the store after binding, and sees everything the old hub acknowledged', async () => {
+    const opened: string[] = [];
+    const a = election({ onOpen: () => opened.push('a') });
+    const b = election({ onOpen: () => opened.push('b') });
+    await a.call('create', createParams('el_1'));
+    await b.call('create', createParams('el_2'));
+    await a.close();
+    await until(() => b.role() === 'hub', 3000, 'b takes over');
+    expect(opened).toEqual(['a', 'b']);
+    expect(await b.call('status', { id: 'el_1' })).toEqual({ ok: true, value: { status: 'pending' } });
+    expect(await b.call('status', { id: 'el_2' })).toEqual({ ok: true, value: { status: 'pending' } });
+  });
+
+  it('shutdown drains the store before the sockets drop: no relay takes over while the old hub still writes', async () => {
+    const io = new FaultIo();
+    const a = election({ io });
+    const b = election();
+    await a.call('create', createParams('el_1'));
+    await b.call('status', { id: 'el_1' });
+    io.hold();
+    const cancel = a.call('cancel', { id: 'el_1' });
+    await io.blocked();
+    const closing = a.close();
+    await new Promise((r) => setTimeout(r, 300));
+    // The write is still in its fsync: the port and the relay's socket are still held, so b cannot take over yet.
+    expect(b.role()).toBe('relay');
+    io.release();
+    expect(await cancel).toEqual({ ok: true, value: { status: 'canceled' } });
+    await closing;
+    await until(() => b.role() === 'hub', 3000, 'b takes over once a closed');
+    expect(await b.call('status', { id: 'el_1' })).toEqual({ ok: true, value: { status: 'canceled' } });
+  });
+});
+
+describe('bounded everywhere', () => {
+  it('a hub that closes the relay before welcome: calls settle with unavailable in bounded time', async () => {
+    await squatter((socket) => socket.close(1011, 'nope'));
+    const b = election({ findHubWithinMs: 1500 });
+    const started = Date.now();
+    const answer = await b.call('status', { id: 'el_x' });
+    expect(answer).toMatchObject({ ok: false, error: { code: 'unavailable', message: expect.stringContaining('before its welcome') } });
+    expect(Date.now() - started).toBeLessThan(1500 * 3 + 1000);
+  });
+
+  it('a hub that never welcomes: the handshake times out and calls settle with unavailable', async () => {
+    await squatter(() => undefined);
+    const b = election({ handshakeTimeoutMs: 300, findHubWithinMs: 800 });
+    const started = Date.now();
+    expect(await b.call('status', { id: 'el_x' })).toMatchObject({ ok: false, error: { code: 'unavailable', message: expect.stringContaining('no welcome within 300 ms') } });
+    expect(Date.now() - started).toBeLessThan(5000);
+  });
+
+  it('a hub that welcomes but never answers a call: the call settles with unavailable after its timeout', async () => {
+    await squatter((socket) =>
+      socket.once('message', () => socket.send(JSON.stringify({ type: 'welcome', protocol: PROTOCOL_VERSION, hubPid: 1, pending: [] }))),
+    );
+    const b = election({ callTimeoutMs: 300 });
+    const started = Date.now();
+    expect(await b.call('status', { id: 'el_x' })).toMatchObject({ ok: false, error: { code: 'unavailable', message: 'the hub did not answer status within 300 ms' } });
+    expect(Date.now() - started).toBeLessThan(2000);
+  });
+
+  it('a hub of another protocol version: the agent is told which, at once', async () => {
+    await squatter((socket) => socket.once('message', () => socket.close(CLOSE_PROTOCOL_MISMATCH, 'hub speaks protocol 9')));
+    const b = election();
+    const started = Date.now();
+    expect(await b.call('status', { id: 'el_x' })).toMatchObject({
+      ok: false,
+      error: { code: 'unavailable', message: expect.stringMatching(/another elicitly-companion version \(hub speaks protocol 9; this one speaks protocol 2\)/) },
+    });
+    expect(Date.now() - started).toBeLessThan(1000);
+  });
+
+  it('an aborted elicit_await stops in the hub too: the hub answers at once instead of waiting out the window', async () => {
+    const a = election();
+    const b = election();
+    await a.call('create', createParams('el_wait'));
+    await b.call('status', { id: 'el_wait' });
+    expect(b.role()).toBe('relay');
+    const controller = new AbortController();
+    const started = Date.now();
+    const waiting = b.call('await', { id: 'el_wait', waitMs: 60_000 }, controller.signal);
+    setTimeout(() => controller.abort(), 100);
+    // The hub's own answer (pending), not the relay giving up locally.
+    expect(await waiting).toEqual({ ok: true, value: { status: 'pending' } });
+    expect(Date.now() - started).toBeLessThan(2000);
+  });
+});
+
+describe('a hub whose store fails steps down', () => {
+  it('calls settle with unavailable in bounded time, a healthy process takes over, nothing acknowledged is lost', async () => {
+    const io = new FaultIo();
+    const a = election({ io });
+    const b = election();
+    expect((await a.call('create', createParams('el_before'))).ok).toBe(true);
+    await b.call('status', { id: 'el_before' });
+    expect([a.role(), b.role()]).toEqual(['hub', 'relay']);
+    const ext = await ScriptedExtension.connect(port);
+    cleanup.push(() => ext.close());
+
+    io.fail();
+    const started = Date.now();
+    const answer = await b.call('create', createParams('el_during'));
+    expect(Date.now() - started).toBeLessThan(10_000);
+    // Either the new hub took the retried create, or the agent is told to call again; never a silent success on a dead store.
+    if (!answer.ok) expect(answer.error.code).toBe('unavailable');
+    await until(() => b.role() === 'hub', 5000, 'the healthy process takes over');
+    expect(await ext.closed).toMatchObject({ code: 1001 });
+
+    expect((await b.call('create', createParams('el_after'))).ok).toBe(true);
+    expect(await b.call('status', { id: 'el_before' })).toEqual({ ok: true, value: { status: 'pending' } });
+    // The process that stepped down serves its agent through the new hub.
+    expect(await a.call('status', { id: 'el_after' })).toEqual({ ok: true, value: { status: 'pending' } });
+    expect(a.role()).toBe('relay');
+  });
+});

@@ -1,0 +1,71 @@
+import { describe, expect, it } from 'vitest';
+import { parseConfig } from '../../server/config.js';
+import { DEFAULT_PROBE_TIMEOUT_MS } from '../../shared/doctor-verdict.js';
+import { DEFAULT_HUB_PORT } from '../../shared/extension-id.js';
+
+const HOME = '/home/ada';
+const parse = (argv: string[], env: Record<string, string> = {}, platform: NodeJS.Platform = 'linux') => parseConfig(argv, env, platform, HOME);
+
+describe('parseConfig: defaults', () => {
+  it('serves on the default port with the per-user state dir and the documented defaults', () => {
+    expect(parse([])).toEqual({
+      ok: true,
+      config: {
+        command: 'serve',
+        port: DEFAULT_HUB_PORT,
+        stateDir: '/home/ada/.local/state/elicitly-companion',
+        retentionDays: 7,
+        minTimeoutSeconds: 60,
+        probeTimeoutMs: DEFAULT_PROBE_TIMEOUT_MS,
+        logLevel: 'info',
+      },
+    });
+  });
+
+  it.each([
+    ['linux', {}, '/home/ada/.local/state/elicitly-companion'],
+    ['linux', { XDG_STATE_HOME: '/xdg' }, '/xdg/elicitly-companion'],
+    ['darwin', {}, '/home/ada/Library/Application Support/elicitly-companion'],
+    ['linux', { ELICITLY_STATE_DIR: '/custom' }, '/custom'],
+    ['linux', { ELICITLY_STATE_DIR: '   ' }, '/home/ada/.local/state/elicitly-companion'],
+  ] as const)('%s %j → %s', (platform, env, dir) => {
+    const parsed = parse([], { ...env }, platform);
+    expect(parsed.ok && parsed.config.stateDir).toBe(dir);
+  });
+});
+
+describe('parseConfig: values', () => {
+  it.each([
+    [['--port', '23456'], {}, { port: 23456 }],
+    [['--port=23457'], { ELICITLY_PORT: '1' }, { port: 23457 }],
+    [[], { ELICITLY_PORT: ' 30000 ' }, { port: 30000 }],
+    [['pair'], {}, { command: 'pair' }],
+    [['pair', '--port', '2000'], {}, { command: 'pair', port: 2000 }],
+    [[], { ELICITLY_RETENTION_DAYS: '0.5' }, { retentionDays: 0.5 }],
+    [[], { ELICITLY_MIN_TIMEOUT_SECONDS: '1' }, { minTimeoutSeconds: 1 }],
+    [[], { ELICITLY_PROBE_TIMEOUT_MS: ' 1500 ' }, { probeTimeoutMs: 1500 }],
+    [[], { ELICITLY_LOG_LEVEL: 'DEBUG' }, { logLevel: 'debug' }],
+  ])('%j %j → %j', (argv, env, expected) => {
+    const parsed = parse([...argv], { ...env });
+    expect(parsed.ok).toBe(true);
+    if (parsed.ok) expect(parsed.config).toMatchObject(expected);
+  });
+});
+
+describe('parseConfig: refusals name the variable and the rule', () => {
+  it.each([
+    [[], { ELICITLY_PORT: 'abc' }, /^ELICITLY_PORT \(or --port\): .*number.*, got "abc"$/],
+    [[], { ELICITLY_PORT: '70000' }, /^ELICITLY_PORT \(or --port\): Too big: .*65535/],
+    [['--port', '1.5'], {}, /^ELICITLY_PORT \(or --port\): .*expected int/],
+    [['--port'], {}, /^ELICITLY_PORT \(or --port\): /],
+    [[], { ELICITLY_RETENTION_DAYS: '0' }, /^ELICITLY_RETENTION_DAYS: Too small/],
+    [[], { ELICITLY_MIN_TIMEOUT_SECONDS: '-5' }, /^ELICITLY_MIN_TIMEOUT_SECONDS: Too small/],
+    [[], { ELICITLY_PROBE_TIMEOUT_MS: '1.5' }, /^ELICITLY_PROBE_TIMEOUT_MS: .*expected int/],
+    [[], { ELICITLY_LOG_LEVEL: 'loud' }, /^ELICITLY_LOG_LEVEL: .*"debug"\|"info"\|"warn"\|"error".*got "loud"$/],
+    [['--verbose'], {}, /^"--verbose": unknown argument/],
+  ])('%j %j is refused', (argv, env, message) => {
+    const parsed = parse([...argv], { ...env });
+    expect(parsed.ok).toBe(false);
+    if (!parsed.ok) expect(parsed.issues).toEqual([expect.stringMatching(message)]);
+  });
+});
