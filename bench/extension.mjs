@@ -1,6 +1,7 @@
 // The extension in headless Chromium against the real server and hub: create → popup inbox, a 100-field proposal's
 // render, the first history page over 100,000 rows, and the popup bundle's gzipped size.
 /* global window, document, location, indexedDB, MutationObserver, requestAnimationFrame -- page.evaluate bodies run in the popup */
+import { execFileSync } from 'node:child_process';
 import { existsSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { dirname, join, relative, resolve } from 'node:path';
@@ -182,6 +183,13 @@ export async function extension() {
     await popup.getByLabel('Hub port').fill(String(port));
     await popup.getByRole('button', { name: 'Save' }).click();
     await popup.getByText('Saved.').first().waitFor({ timeout: UI_TIMEOUT });
+    // Every extension pairs once, as a person does: a code from the server's own `pair` command (alone on its last
+    // stdout line), entered in Settings → Pairing code → Pair.
+    const paired = execFileSync(process.execPath, [SERVER, 'pair'], { env: { ...process.env, ELICITLY_STATE_DIR: stateDir, ELICITLY_PORT: String(port) }, encoding: 'utf8', stdio: ['ignore', 'pipe', 'ignore'], timeout: 15_000 });
+    const code = paired.trim().split('\n').at(-1)?.trim();
+    if (!code) throw new Error(`elicitly-companion pair printed no code: ${JSON.stringify(paired)}`);
+    await popup.getByLabel('Pairing code').fill(code);
+    await popup.getByRole('button', { name: 'Pair', exact: true }).click();
     await popup.locator('[data-state="connected"]').first().waitFor({ timeout: UI_TIMEOUT });
     await popup.evaluate(() => (location.hash = '#/inbox'));
     await popup.getByText('Nothing to review.').or(popup.locator('ul[aria-label="Pending requests"]')).first().waitFor({ timeout: UI_TIMEOUT });

@@ -1,8 +1,11 @@
-// `npm run bench`: measured numbers, printed; not a pass/fail test.
-import { approvals } from './approvals.mjs';
+// `npm run bench` (run with tsx, as the TypeScript parts share the tests' helpers): measured numbers, printed; not a
+// pass/fail test.
+import { approvals } from './approvals.ts';
 import { coldStart } from './cold-start.mjs';
 import { extension } from './extension.mjs';
+import { soak } from './soak.ts';
 
 await coldStart();
 await approvals();
 await extension();
+await soak();

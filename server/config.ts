@@ -10,8 +10,16 @@ import { LogLevelSchema } from './log.js';
  * value that does not parse stops the process with a message naming the variable and the rule: a typo in a port or a
  * state dir must not quietly connect this agent to another hub or another store.
  */
+const PairActionSchema = z.discriminatedUnion('kind', [
+  z.strictObject({ kind: z.literal('code') }),
+  z.strictObject({ kind: z.literal('list') }),
+  z.strictObject({ kind: z.literal('remove'), origin: z.string().min(1) }),
+]);
+
 const ConfigSchema = z.strictObject({
   command: z.enum(['serve', 'pair']),
+  /** What `elicitly-companion pair` does: print a code (default), `--list` the paired extensions, `--remove <origin>`. */
+  pair: PairActionSchema,
   port: z.coerce.number().int().min(1).max(65_535),
   stateDir: z.string().min(1),
   retentionDays: z.coerce.number().positive().max(36_500),
@@ -19,11 +27,12 @@ const ConfigSchema = z.strictObject({
   probeTimeoutMs: z.coerce.number().int().positive().max(3_600_000),
   logLevel: LogLevelSchema,
 });
-type Config = z.infer<typeof ConfigSchema>;
+export type Config = z.infer<typeof ConfigSchema>;
 
 /** Where each setting comes from, to name it in a refusal. */
 const SOURCES: Record<keyof Config, string> = {
   command: 'command',
+  pair: 'pair --remove <origin>',
   port: 'ELICITLY_PORT (or --port)',
   stateDir: 'ELICITLY_STATE_DIR',
   retentionDays: 'ELICITLY_RETENTION_DAYS',
@@ -52,14 +61,18 @@ export function parseConfig(argv: readonly string[], env: Env, platform: NodeJS.
   const args = [...argv];
   const command = args[0] === 'pair' ? (args.shift(), 'pair') : 'serve';
   let portArg: string | undefined;
+  let pair: z.input<typeof PairActionSchema> = { kind: 'code' };
   for (let i = 0; i < args.length; i++) {
     const arg = args[i] ?? '';
     if (arg === '--port') portArg = args[++i] ?? '';
     else if (arg.startsWith('--port=')) portArg = arg.slice('--port='.length);
-    else issues.push(`${JSON.stringify(arg)}: unknown argument (usage: elicitly-companion [pair] [--port N])`);
+    else if (command === 'pair' && arg === '--list') pair = { kind: 'list' };
+    else if (command === 'pair' && arg === '--remove') pair = { kind: 'remove', origin: args[++i] ?? '' };
+    else issues.push(`${JSON.stringify(arg)}: unknown argument (usage: elicitly-companion [--port N] | elicitly-companion pair [--list | --remove <origin>])`);
   }
   const raw = {
     command,
+    pair,
     port: portArg ?? set(env.ELICITLY_PORT) ?? DEFAULT_HUB_PORT,
     stateDir: set(env.ELICITLY_STATE_DIR) ?? defaultStateDir(env, platform, home),
     retentionDays: set(env.ELICITLY_RETENTION_DAYS) ?? 7,

@@ -7,7 +7,7 @@ import { createServer } from './mcp/create-server.js';
 import { StdioTapTransport } from './mcp/stdio-tap-transport.js';
 import { packageInfo } from './package-info.js';
 import { runPairCommand } from './pair-command.js';
-import { ensureStateDir, relaySecret } from './state-dir.js';
+import { StateDir } from './state-dir.js';
 
 const DAY_MS = 86_400_000;
 
@@ -18,18 +18,20 @@ if (!parsed.ok) {
 }
 const config = parsed.config;
 setLogLevel(config.logLevel);
+const state = new StateDir(config.stateDir);
 
 if (config.command === 'pair') {
-  runPairCommand(config.stateDir);
+  try {
+    process.exitCode = runPairCommand(state, config.pair);
+  } catch (error) {
+    process.stderr.write(`elicitly-companion pair: ${error instanceof Error ? error.message : String(error)}\n`);
+    process.exitCode = 1;
+  }
 } else {
   // Nothing is bound or opened here: hosts spawn throw-away servers, so the hub is elected on the first approval call.
   const approvals = new RoleElection({
     port: config.port,
-    dir: config.stateDir,
-    secret: () => {
-      ensureStateDir(config.stateDir);
-      return relaySecret(config.stateDir);
-    },
+    state,
     openEngine: () => ApprovalEngine.open({ dir: config.stateDir, retentionMs: config.retentionDays * DAY_MS }),
   });
   const transport = new StdioTapTransport();

@@ -1,71 +1,145 @@
-import { randomBytes } from 'node:crypto';
-import { chmodSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
+import { z } from 'zod';
+import { PAIRING_CODE_PATTERN, isKeyHex, randomHex } from '../shared/hub-auth.js';
+import { KeyIdSchema } from '../shared/wire-protocol.js';
+import { log } from './log.js';
+import { createPrivateFile, ensurePrivateDir, readPrivateFile, writePrivateFile } from './private-files.js';
 
-export function ensureStateDir(dir: string): void {
-  mkdirSync(dir, { recursive: true, mode: 0o700 });
-  chmodSync(dir, 0o700);
-}
+const KeySchema = z.string().refine(isKeyHex, 'must be 64 lowercase hex digits');
 
-function readOrCreate(file: string, make: () => string): string {
-  try {
-    writeFileSync(file, make(), { flag: 'wx', mode: 0o600 });
-  } catch (error) {
-    if ((error as NodeJS.ErrnoException).code !== 'EEXIST') throw error;
+const PairingSchema = z.strictObject({
+  code: z.string().regex(PAIRING_CODE_PATTERN),
+  expiresAt: z.number(),
+  /** Failed pairing attempts against this code; at the cap it is burnt. */
+  failures: z.number().int().min(0),
+});
+type Pairing = z.infer<typeof PairingSchema>;
+
+const PairedExtensionSchema = z.strictObject({
+  keyId: KeyIdSchema,
+  origin: z.string().min(1).max(200),
+  key: KeySchema,
+  pairedAt: z.number(),
+});
+type PairedExtension = z.infer<typeof PairedExtensionSchema>;
+const PairedFileSchema = z.strictObject({ version: z.literal(1), extensions: z.array(PairedExtensionSchema) });
+
+export const PAIRING_TTL_MS = 10 * 60 * 1000;
+/** Failed attempts a code survives; the eleventh guess finds no code at all. */
+export const PAIRING_MAX_FAILURES = 10;
+
+/**
+ * The files of the state dir other than the journal: the install's relay key, the one-time pairing code, and the
+ * extensions paired with this install. Every read validates, every write is atomic (temp file, fsync, rename or link),
+ * and nothing follows a symlink. The dir itself is checked on every use: a real directory of this user's, 0700.
+ */
+export class StateDir {
+  constructor(readonly path: string) {}
+
+  private file(name: string): string {
+    return join(this.path, name);
   }
-  return readFileSync(file, 'utf8').trim();
-}
 
-/** The per-install secret relays present to the hub; created once, by whichever process needs it first. */
-export function relaySecret(dir: string): string {
-  ensureStateDir(dir);
-  return readOrCreate(join(dir, 'secret'), () => randomBytes(32).toString('hex'));
-}
-
-interface PairingCode {
-  code: string;
-  expiresAt: number;
-}
-
-const PAIRING_FILE = 'pairing.json';
-const ORIGINS_FILE = 'paired-origins.json';
-const PAIRING_TTL_MS = 10 * 60 * 1000;
-
-export function createPairingCode(dir: string, now = Date.now()): PairingCode {
-  ensureStateDir(dir);
-  // Short enough to type, long enough not to guess inside ten minutes behind an exact-origin check.
-  const code = randomBytes(6).toString('hex');
-  const pairing = { code, expiresAt: now + PAIRING_TTL_MS };
-  writeFileSync(join(dir, PAIRING_FILE), JSON.stringify(pairing), { mode: 0o600 });
-  return pairing;
-}
-
-function readJson(file: string): unknown {
-  try {
-    return JSON.parse(readFileSync(file, 'utf8'));
-  } catch {
-    return undefined;
+  ensure(): void {
+    ensurePrivateDir(this.path);
   }
-}
 
-export function readPairingCode(dir: string): PairingCode | undefined {
-  const raw = readJson(join(dir, PAIRING_FILE));
-  if (typeof raw !== 'object' || raw === null) return undefined;
-  const { code, expiresAt } = raw as Record<string, unknown>;
-  return typeof code === 'string' && typeof expiresAt === 'number' ? { code, expiresAt } : undefined;
-}
+  /**
+   * The per-install key relays and the hub prove to each other (never sent). Created atomically by whichever process
+   * needs it first; a damaged one (empty, short, not hex) is never used: it is replaced, which unpairs nothing but
+   * the relays, and said so.
+   */
+  relayKey(): string {
+    this.ensure();
+    const file = this.file('secret');
+    let text = readPrivateFile(file)?.trim();
+    if (text === undefined) {
+      // Whoever links first wins; everyone then reads the same complete file.
+      createPrivateFile(file, randomHex(32));
+      text = readPrivateFile(file)?.trim();
+    }
+    const length = text?.length ?? 0;
+    if (isKeyHex(text)) return text;
+    log('error', 'the install key file was damaged (empty, short or not hex); replacing it: relays reconnect with the new one', { file, length });
+    writePrivateFile(file, randomHex(32));
+    const replaced = readPrivateFile(file)?.trim();
+    if (!isKeyHex(replaced)) throw new Error(`could not write a valid key to ${file}`);
+    return replaced;
+  }
 
-export function clearPairingCode(dir: string): void {
-  writeFileSync(join(dir, PAIRING_FILE), '{}', { mode: 0o600 });
-}
+  /** The active pairing code, or undefined when there is none (never made, expired, used or burnt). */
+  pairing(now = Date.now()): Pairing | undefined {
+    const raw = this.readJson('pairing.json');
+    const parsed = PairingSchema.safeParse(raw);
+    if (!parsed.success) return undefined;
+    return parsed.data.expiresAt > now && parsed.data.failures < PAIRING_MAX_FAILURES ? parsed.data : undefined;
+  }
 
-export function pairedOrigins(dir: string): string[] {
-  const raw = readJson(join(dir, ORIGINS_FILE));
-  return Array.isArray(raw) ? raw.filter((o): o is string => typeof o === 'string') : [];
-}
+  /** A fresh one-time code, valid 10 minutes; it replaces any earlier one. 48 bits: short to type, long to guess. */
+  createPairing(now = Date.now()): Pairing {
+    this.ensure();
+    const pairing: Pairing = { code: randomHex(6), expiresAt: now + PAIRING_TTL_MS, failures: 0 };
+    writePrivateFile(this.file('pairing.json'), JSON.stringify(pairing));
+    return pairing;
+  }
 
-export function addPairedOrigin(dir: string, origin: string): void {
-  const origins = new Set(pairedOrigins(dir));
-  origins.add(origin);
-  writeFileSync(join(dir, ORIGINS_FILE), JSON.stringify([...origins]), { mode: 0o600 });
+  /** The active code, or a new one when there is none: an agent asking twice shows the person the same code. */
+  activePairing(now = Date.now()): Pairing {
+    return this.pairing(now) ?? this.createPairing(now);
+  }
+
+  /** Counts a wrong guess; at the cap the code is gone for good. Returns how many attempts are left. */
+  recordPairingFailure(now = Date.now()): number {
+    const pairing = this.pairing(now);
+    if (!pairing) return 0;
+    const failures = pairing.failures + 1;
+    writePrivateFile(this.file('pairing.json'), JSON.stringify({ ...pairing, failures }));
+    if (failures >= PAIRING_MAX_FAILURES) log('warn', 'a pairing code was burnt after too many wrong attempts', { attempts: failures });
+    return Math.max(0, PAIRING_MAX_FAILURES - failures);
+  }
+
+  clearPairing(): void {
+    writePrivateFile(this.file('pairing.json'), '{}');
+  }
+
+  /** The paired extensions; a damaged file counts as none (every extension pairs again), and says so. */
+  pairedExtensions(): PairedExtension[] {
+    const raw = this.readJson('paired-extensions.json');
+    if (raw === undefined) return [];
+    const parsed = PairedFileSchema.safeParse(raw);
+    if (parsed.success) return parsed.data.extensions;
+    log('error', 'the paired-extensions file is damaged; every browser extension must pair again', { file: this.file('paired-extensions.json') });
+    return [];
+  }
+
+  /** Pairs an origin with a fresh key. */
+  addPairedExtension(origin: string, now = Date.now()): PairedExtension {
+    const entry: PairedExtension = { keyId: `k_${randomHex(8)}`, origin, key: randomHex(32), pairedAt: now };
+    this.writePaired([...this.pairedExtensions(), entry]);
+    return entry;
+  }
+
+  /** Forgets every key of an origin; returns how many went. */
+  removePairedExtensions(origin: string): number {
+    const all = this.pairedExtensions();
+    const kept = all.filter((e) => e.origin !== origin);
+    if (kept.length !== all.length) this.writePaired(kept);
+    return all.length - kept.length;
+  }
+
+  private writePaired(extensions: PairedExtension[]): void {
+    this.ensure();
+    writePrivateFile(this.file('paired-extensions.json'), JSON.stringify(PairedFileSchema.parse({ version: 1, extensions })));
+  }
+
+  private readJson(name: string): unknown {
+    this.ensure();
+    const text = readPrivateFile(this.file(name));
+    if (text === undefined) return undefined;
+    try {
+      return JSON.parse(text);
+    } catch {
+      return null;
+    }
+  }
 }

@@ -25,6 +25,8 @@ const CreatedSchema = z.strictObject({
   status: z.literal('pending'),
   expiresAt: z.string(),
   reviewer: z.strictObject({ connected: z.boolean() }),
+  /** When no extension is paired: what the agent should tell the person (a pairing code and where to enter it). */
+  next: z.string().optional(),
 });
 export type Created = z.infer<typeof CreatedSchema>;
 
@@ -54,6 +56,7 @@ const ServiceErrorCodeSchema = z.enum([
   'already_decided',
   'already_canceled',
   'invalid',
+  'limit',
   'unavailable',
 ]);
 export type ServiceErrorCode = z.infer<typeof ServiceErrorCodeSchema>;

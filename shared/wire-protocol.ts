@@ -1,6 +1,7 @@
 import { z } from 'zod';
 import { ApprovalMethodSchema, ElicitationIdSchema, RequesterSchema, ServiceErrorSchema } from './approval-calls.js';
 import { ReviewRequestSchema } from './approval-input.js';
+import { NONCE_HEX_LENGTH } from './hub-auth.js';
 import { OutcomeSchema, StatusSchema } from './lifecycle.js';
 
 /**
@@ -8,7 +9,7 @@ import { OutcomeSchema, StatusSchema } from './lifecycle.js';
  * WebSocket text frame. Both ends validate every frame. Bump the version on any incompatible change: the hub closes a
  * peer that says another version with `CLOSE_PROTOCOL_MISMATCH`, and the peer tells its user which side to update.
  */
-export const PROTOCOL_VERSION = 2;
+export const PROTOCOL_VERSION = 3;
 
 /** The hub's `maxPayload`: a bigger frame closes the socket (1009), so a peer refuses to send one. */
 export const MAX_FRAME_BYTES = 1024 * 1024;
@@ -19,8 +20,15 @@ export const MAX_FRAME_BYTES = 1024 * 1024;
  */
 export const HEARTBEAT_MS = 20_000;
 
-/** Close codes the hub uses (4000–4999 are the application's). The reason is `hub speaks protocol <N>`. */
+/** Close codes the hub uses (4000–4999 are the application's). */
+/** The peer's proof was wrong (or the pairing code was). */
+export const CLOSE_AUTH_FAILED = 4001;
+/** The reason is `hub speaks protocol <N>`. */
 export const CLOSE_PROTOCOL_MISMATCH = 4002;
+/** The extension's key is not (or no longer) paired with this hub: pair again. */
+export const CLOSE_UNKNOWN_KEY = 4003;
+/** A pairing hello, but no pairing code is active (none made, expired, or used up by failed attempts). */
+export const CLOSE_NO_PAIRING = 4004;
 /** No hello within the hub's hello window. */
 export const CLOSE_HELLO_TIMEOUT = 4008;
 /** The hub is shutting down or stepping down (its store failed): reconnect, another process takes over. */
@@ -57,12 +65,25 @@ export const FieldIssueSchema = z.strictObject({ path: z.string(), rule: z.strin
 export const DecisionRefusalSchema = z.enum(['invalid', 'already_decided', 'expired', 'withdrawn', 'not_found', 'unavailable']);
 export type DecisionRefusal = z.infer<typeof DecisionRefusalSchema>;
 
+const Hex = (length: number) => z.string().length(length).regex(/^[0-9a-f]+$/, 'must be lowercase hex');
+const Nonce = Hex(NONCE_HEX_LENGTH);
+const Proof = Hex(64);
+export const KeyIdSchema = z.string().regex(/^k_[0-9a-f]{16}$/, 'must be a key id (k_ and 16 hex digits)');
+
+/**
+ * The first message. An extension names the key it was paired with (`keyId`), or asks to pair (`pairing: true`,
+ * proving the one-time code); a relay proves the install secret and names no key. See `hub-auth.ts`.
+ */
 const Hello = z.strictObject({
   type: z.literal('hello'),
   protocol: z.number().int(),
   role: z.enum(['extension', 'relay']),
   client: z.strictObject({ name: z.string().max(100), version: z.string().max(50) }),
+  nonce: Nonce,
+  keyId: KeyIdSchema.optional(),
+  pairing: z.literal(true).optional(),
 });
+const Auth = z.strictObject({ type: z.literal('auth'), proof: Proof });
 /** Read before the full hello, so a peer of any version, whatever else its hello holds, learns of a mismatch. */
 export const HelloVersionSchema = z.looseObject({ type: z.literal('hello'), protocol: z.number().int() });
 const Heartbeat = z.strictObject({ type: z.literal('heartbeat'), t: z.number() });
@@ -84,7 +105,7 @@ const Call = z.strictObject({ type: z.literal('call'), callId: CallId, method: A
 /** The relay's caller gave up (the host cancelled the tool call): the hub stops waiting and answers the call at once. */
 const CallAbort = z.strictObject({ type: z.literal('call.abort'), callId: CallId });
 
-export const PeerMessageSchema = z.discriminatedUnion('type', [Hello, Heartbeat, DecideMessageSchema, Call, CallAbort]);
+export const PeerMessageSchema = z.discriminatedUnion('type', [Hello, Auth, Heartbeat, DecideMessageSchema, Call, CallAbort]);
 export type PeerMessage = z.infer<typeof PeerMessageSchema>;
 
 /**
@@ -96,6 +117,9 @@ export const ReplyToSchema = z.discriminatedUnion('type', [
   z.looseObject({ type: z.literal('call'), callId: CallId }),
 ]);
 
+const Challenge = z.strictObject({ type: z.literal('challenge'), nonce: Nonce, proof: Proof });
+/** After a pairing: the extension's new key, sealed with the code (see `sealKey`). */
+const Paired = z.strictObject({ type: z.literal('paired'), keyId: KeyIdSchema, sealedKey: Hex(64) });
 const Welcome = z.strictObject({ type: z.literal('welcome'), protocol: z.number().int(), hubPid: z.number(), pending: z.array(RequestViewSchema) });
 const Created = z.strictObject({ type: z.literal('request.created'), request: RequestViewSchema });
 const Removed = z.strictObject({ type: z.literal('request.removed'), elicitationId: ElicitationIdSchema, status: StatusSchema });
@@ -122,13 +146,13 @@ const ErrorMessage = z.strictObject({
   message: z.string(),
 });
 
-export const HubMessageSchema = z.discriminatedUnion('type', [Welcome, Created, Removed, DecisionResult, CallResult, ErrorMessage, Heartbeat]);
+export const HubMessageSchema = z.discriminatedUnion('type', [Challenge, Paired, Welcome, Created, Removed, DecisionResult, CallResult, ErrorMessage, Heartbeat]);
 export type HubMessage = z.infer<typeof HubMessageSchema>;
 
-/** Subprotocol names carry credentials because browsers cannot set headers on a WebSocket. */
+/** Every peer lists it. No credential travels in the handshake any more: peers prove keys on the socket. */
 export const SUBPROTOCOL = 'elicitly.v1';
-export const RELAY_AUTH_PREFIX = 'auth.';
-export const PAIRING_PREFIX = 'pair.';
+/** Listed (besides SUBPROTOCOL) by an extension whose origin is not paired yet and that comes to pair. */
+export const PAIRING_SUBPROTOCOL = 'elicitly.pair';
 
 export type Parsed<T> = { ok: true; message: T } | { ok: false; error: string };
 

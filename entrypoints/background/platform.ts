@@ -1,6 +1,7 @@
 import { browser } from 'wxt/browser';
 import type { Platform } from '../../extension/background/background-controller.js';
 import type { RequestRow } from '../../extension/db/rows.js';
+import { revealHidden } from '../../shared/visible-text.js';
 
 /** Notification ids carry the request id so a click can open its review. */
 export const NOTIFICATION_PREFIX = 'elicitly:';
@@ -16,12 +17,14 @@ export function createPlatform(): Platform {
       await browser.action.setBadgeBackgroundColor({ color: '#b45309' });
     },
     async notify(row: RequestRow) {
+      // Plain text: notifications never interpret markup. Characters that would not show are spelled out, as in the
+      // review, and the message is clipped to what fits.
+      const message = revealHidden(row.message);
       await browser.notifications.create(`${NOTIFICATION_PREFIX}${row.elicitationId}`, {
         type: 'basic',
         iconUrl: browser.runtime.getURL('/icon/128.png'),
-        title: `${row.kind === 'proposal' ? 'Proposal' : 'Approval'} from ${row.agent}`,
-        // Plain text: notifications never interpret markup, and the message is clipped to what fits.
-        message: row.message.length > 200 ? `${row.message.slice(0, 199)}…` : row.message,
+        title: `${row.kind === 'proposal' ? 'Proposal' : 'Approval'} from ${revealHidden(row.agent)}`,
+        message: message.length > 200 ? `${message.slice(0, 199)}…` : message,
       });
     },
     async clearNotification(elicitationId) {

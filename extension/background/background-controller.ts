@@ -3,9 +3,9 @@ import { firstIssue, type DecisionRefusal, type RequestView } from '../../shared
 import type { ElicitlyDb } from '../db/database.js';
 import { queueDecision, queuedDecisions, refuseQueued, settleDecision, type DecisionResult } from '../db/outbox-repo.js';
 import { applyStatus, applyWelcome, pendingCount, pruneHistory, sweepExpired, upsertView } from '../db/requests-repo.js';
-import type { OutboxRow, RequestRow } from '../db/rows.js';
-import { patchSettings, readSettings, writeConnection } from '../db/settings-repo.js';
-import { HubConnection, type Clock, type HubEvent, type SocketFactory } from '../hub/hub-connection.js';
+import { hubKeyFor, type OutboxRow, type PairingReason, type RequestRow } from '../db/rows.js';
+import { forgetHubKey, forgetPairingCode, readSettings, savePairing, writeConnection } from '../db/settings-repo.js';
+import { HubConnection, type Clock, type HubEvent, type HubTarget, type SocketFactory } from '../hub/hub-connection.js';
 import { UiMessageSchema, type DecideReply, type Decision } from '../messages.js';
 import { decideMessage, oversizedIssue } from './decide-frame.js';
 
@@ -23,8 +23,6 @@ interface ControllerOptions {
   socketFactory: SocketFactory;
   clock: Clock;
   client: { name: string; version: string };
-  originNeedsPairing: boolean;
-  everConnected: boolean;
   /** How long a page waits for the hub's verdict before being told the decision is queued. */
   answerTimeoutMs?: number;
   log?(message: string): void;
@@ -58,10 +56,13 @@ export class BackgroundController {
       socketFactory: o.socketFactory,
       clock: o.clock,
       client: o.client,
-      originNeedsPairing: o.originNeedsPairing,
-      everConnected: o.everConnected,
-      target: async () => readSettings(o.db),
-      onWelcome: (pending, pairedWith) => this.welcome(pending, pairedWith),
+      target: async () => {
+        const settings = await readSettings(o.db);
+        return { port: settings.port, key: hubKeyFor(settings, settings.port), pairingCode: settings.pairingCode };
+      },
+      onPaired: (target, key) => savePairing(o.db, target.port, key, target.pairingCode),
+      onRefused: (target, reason) => this.refused(target, reason),
+      onWelcome: (pending) => this.welcome(pending),
       onMessage: (message) => this.hubMessage(message).catch((e: unknown) => this.log(`handling ${message.type} failed: ${String(e)}`)),
       onState: (state) => void writeConnection(o.db, state).catch(() => {}),
       log: (m) => this.log(m),
@@ -156,11 +157,17 @@ export class BackgroundController {
     };
   }
 
-  private async welcome(pending: RequestView[], pairedWith: string | null): Promise<void> {
+  /** Only the refused credential goes, and only if it is still the stored one: the person may be pairing anew. */
+  private async refused(target: HubTarget, reason: PairingReason): Promise<void> {
+    if (reason === 'key_unknown') {
+      if (target.key) await forgetHubKey(this.o.db, target.port, target.key.keyId);
+      return;
+    }
+    await forgetPairingCode(this.o.db, target.pairingCode);
+  }
+
+  private async welcome(pending: RequestView[]): Promise<void> {
     const { db, clock } = this.o;
-    // The code is spent once a hub accepted it; keeping it would only re-offer a dead credential. Only that field, and
-    // only if it is still the code that was used: the person may be saving settings at this very moment.
-    if (pairedWith) await patchSettings(db, { pairingCode: '' }, (current) => current.pairingCode === pairedWith);
     const added = await applyWelcome(db, pending, clock.now());
     await this.notifyAll(added.slice(0, MAX_NOTIFICATIONS_PER_WELCOME));
     await this.replayOutbox();

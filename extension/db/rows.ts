@@ -2,7 +2,8 @@ import { z } from 'zod';
 import { ElicitationIdSchema, RequesterSchema } from '../../shared/approval-calls.js';
 import { ReviewRequestSchema } from '../../shared/approval-input.js';
 import { StatusSchema } from '../../shared/lifecycle.js';
-import { DecisionRefusalSchema, FieldIssueSchema, IdempotencyKeySchema, type RequestView } from '../../shared/wire-protocol.js';
+import { DecisionRefusalSchema, FieldIssueSchema, IdempotencyKeySchema, KeyIdSchema, type RequestView } from '../../shared/wire-protocol.js';
+import { isKeyHex } from '../../shared/hub-auth.js';
 import { DEFAULT_HUB_PORT } from '../../shared/extension-id.js';
 import { searchWords } from '../../shared/search-words.js';
 
@@ -60,26 +61,53 @@ export const OutboxRowSchema = z.strictObject({
 });
 export type OutboxRow = z.infer<typeof OutboxRowSchema>;
 
+/** The key a hub handed this browser when it paired; both sides prove it on every connection, it never travels. */
+export const HubKeySchema = z.strictObject({
+  keyId: KeyIdSchema,
+  key: z.string().refine(isKeyHex, 'must be 64 lowercase hex digits'),
+});
+export type HubKey = z.infer<typeof HubKeySchema>;
+
 export const SettingsSchema = z.strictObject({
   port: z.number().int().min(1024).max(65535),
-  /** A one-time code from `elicitly-companion pair`, for browsers whose extension origin the hub cannot pin. */
+  /** A code from `elicitly-companion pair` the person entered, kept only until the hub accepts or refuses it. */
   pairingCode: z.string().max(200),
   notifications: z.boolean(),
   retentionDays: z.number().int().min(1).max(3650),
+  /**
+   * One key per hub port. A damaged map is dropped rather than taking the other settings with it: the header then
+   * asks to pair again, which is the safe way to fail.
+   */
+  hubKeys: z.record(z.string().regex(/^\d+$/), HubKeySchema).catch({}),
 });
 export type Settings = z.infer<typeof SettingsSchema>;
-export const DEFAULT_SETTINGS: Settings = { port: DEFAULT_HUB_PORT, pairingCode: '', notifications: true, retentionDays: 90 };
+export const DEFAULT_SETTINGS: Settings = { port: DEFAULT_HUB_PORT, pairingCode: '', notifications: true, retentionDays: 90, hubKeys: {} };
+
+export function hubKeyFor(settings: Settings, port: number): HubKey | null {
+  return settings.hubKeys[String(port)] ?? null;
+}
 
 const ConnectionCommon = {
-  /** When the next attempt runs (reconnecting, version_mismatch), epoch ms. */
+  /** When the next attempt runs (reconnecting, version_mismatch, untrusted_hub), epoch ms. */
   retryAt: z.number().optional(),
   detail: z.string().optional(),
   since: z.number(),
-  /** Once a hub has welcomed this extension, a refused socket means "no hub", not "pairing needed". */
-  everConnected: z.boolean().optional(),
 };
+
+/**
+ * Why this browser must pair (again). Absent: it never paired with the hub on this port. The code ones come from a
+ * pairing attempt: `code_refused` the hub refused our proof of it, `code_unproven` the hub could not prove it knows
+ * it (a mistyped code, or something other than the hub on the port), `no_code_active` the hub has no code running.
+ * `key_unknown`: the hub no longer knows the key this browser holds (removed, or the hub's state was reset).
+ */
+export const PairingReasonSchema = z.enum(['code_refused', 'code_unproven', 'no_code_active', 'key_unknown']);
+export type PairingReason = z.infer<typeof PairingReasonSchema>;
+
 export const ConnectionStateSchema = z.discriminatedUnion('state', [
-  z.strictObject({ state: z.enum(['connecting', 'connected', 'reconnecting', 'pairing_needed']), ...ConnectionCommon }),
+  z.strictObject({ state: z.enum(['connecting', 'connected', 'reconnecting']), ...ConnectionCommon }),
+  z.strictObject({ state: z.literal('pairing_needed'), port: z.number().int(), reason: PairingReasonSchema.optional(), ...ConnectionCommon }),
+  /** Whatever answers on the port could not prove it holds this browser's key: nothing but the hello was sent to it. */
+  z.strictObject({ state: z.literal('untrusted_hub'), port: z.number().int(), ...ConnectionCommon }),
   /**
    * The hub speaks another protocol; the header tells which side to update. `hubProtocol` is null when the hub only
    * said it refused ours (hubs of protocol 1 did that), which makes it the older side.

@@ -1,10 +1,12 @@
 import { backoffDelay } from '../../shared/backoff.js';
 import { DEFAULT_HUB_PORT } from '../../shared/extension-id.js';
+import { constantTimeEqual, hubProof, isKeyHex, newNonce, normalizePairingCode, openSealedKey, peerProof } from '../../shared/hub-auth.js';
 import {
-  CLOSE_GOING_AWAY, CLOSE_PROTOCOL_MISMATCH, HEARTBEAT_MS, HubMessageSchema, PAIRING_PREFIX, PROTOCOL_VERSION, SUBPROTOCOL, hubProtocolFromReason, parseFrame,
+  CLOSE_AUTH_FAILED, CLOSE_GOING_AWAY, CLOSE_NO_PAIRING, CLOSE_PROTOCOL_MISMATCH, CLOSE_UNKNOWN_KEY, HEARTBEAT_MS, HubMessageSchema,
+  PAIRING_SUBPROTOCOL, PROTOCOL_VERSION, SUBPROTOCOL, hubProtocolFromReason, parseFrame,
   type HubMessage, type PeerMessage, type RequestView,
 } from '../../shared/wire-protocol.js';
-import type { ConnectionState } from '../db/rows.js';
+import type { ConnectionState, HubKey, PairingReason } from '../db/rows.js';
 
 /** The part of the DOM WebSocket this module uses; tests hand in a fake. */
 export interface SocketLike {
@@ -25,21 +27,23 @@ export interface Clock {
   clearTimeout(handle: unknown): void;
 }
 
-interface HubTarget { port: number; pairingCode: string }
+/** Where to connect and what to prove there: the key paired for that port, or a code the person entered (it wins). */
+export interface HubTarget { port: number; key: HubKey | null; pairingCode: string }
 
 /** Everything the hub sends that the connection does not handle itself. */
-export type HubEvent = Exclude<HubMessage, { type: 'welcome' | 'heartbeat' }>;
+export type HubEvent = Exclude<HubMessage, { type: 'welcome' | 'heartbeat' | 'challenge' | 'paired' }>;
 
 interface HubConnectionOptions {
   socketFactory: SocketFactory;
   clock: Clock;
   target: () => Promise<HubTarget>;
   client: { name: string; version: string };
-  /** Whether this browser's extension origin can only be trusted after pairing (Firefox's per-install origin). */
-  originNeedsPairing: boolean;
-  everConnected: boolean;
+  /** The hub paired this browser: keep the key for the target's port and forget the code. Done before the welcome. */
+  onPaired(target: HubTarget, key: HubKey): Promise<void>;
+  /** The credential the target carried is no good: drop it (retrying it would only count against the hub's caps). */
+  onRefused(target: HubTarget, reason: PairingReason): Promise<void>;
   /** Frames are handed over one at a time: the next one waits until the returned promise settles. */
-  onWelcome(pending: RequestView[], pairedWith: string | null): Promise<void>;
+  onWelcome(pending: RequestView[]): Promise<void>;
   onMessage(message: HubEvent): Promise<void>;
   onState(state: ConnectionState): void;
   log?(message: string): void;
@@ -49,15 +53,36 @@ const OPEN = 1;
 /** From creating a socket to its welcome: a hub that accepts the socket but never welcomes it is left for another try. */
 export const WELCOME_TIMEOUT_MS = 10_000;
 
-/** What the extension knows about the hub's protocol when it is not its own. */
-interface Mismatch { hubProtocol: number | null }
+/**
+ * One socket's handshake. `hello`: sent ours, the hub has proved nothing yet; `auth`: the hub proved the secret and we
+ * sent our proof; `paired`: (pairing only) the hub handed over a key; `welcomed`: the mirror runs.
+ */
+interface Session {
+  socket: SocketLike;
+  target: HubTarget;
+  /** What both sides prove: the paired key, or the normalized pairing code. */
+  secret: string;
+  pairing: boolean;
+  nonce: string;
+  hubNonce: string;
+  phase: 'hello' | 'auth' | 'paired' | 'welcomed';
+}
 
 /**
- * One socket to the hub, kept up: hello on open, a welcome within a bound, the extension's own heartbeat on a timer
- * (messages, not pings, keep an MV3 worker alive; a heartbeat is never answered, by either side, or two peers that
- * both answer make a storm), and on any close a reconnect after a jittered backoff (1 s doubling to 30 s). Frames are
- * handled strictly in order, one at a time, and only while their socket is the current one. `ensure()` is idempotent
- * so the alarm safety net and page wake-ups can call it freely.
+ * What the header must keep saying while the backoff retries: the last hub spoke another protocol, or could not prove
+ * it is ours. Cleared by a welcome, or by an attempt that finds nothing on the port.
+ */
+type News = { kind: 'mismatch'; hubProtocol: number | null } | { kind: 'untrusted'; port: number };
+
+/**
+ * One socket to the hub, kept up. The hub is verified before anything but the hello leaves: it must prove the key this
+ * browser was paired with (or, when pairing, the code the person entered) over both sides' fresh nonces; only then do
+ * we prove it in turn, and only after its welcome are decisions sent. A hub that cannot prove it gets nothing more and
+ * the header says "Untrusted hub". Then: a welcome within a bound, the extension's own heartbeat on a timer (messages,
+ * not pings, keep an MV3 worker alive; a heartbeat is never answered, by either side, or two peers that both answer make
+ * a storm), and on any close a reconnect after a jittered backoff (1 s doubling to 30 s). Frames are handled strictly in
+ * order, one at a time, and only while their socket is the current one. Without a key or a code for the port no socket
+ * is opened at all: the header asks to pair. `ensure()` is idempotent so the alarm and page wake-ups can call it freely.
  */
 export class HubConnection {
   private socket: SocketLike | null = null;
@@ -66,13 +91,11 @@ export class HubConnection {
   private timer: unknown = null;
   private welcomeTimer: unknown = null;
   private heartbeatTimer: unknown = null;
-  private everWelcomed: boolean;
-  /** Set while the last hub that answered spoke another protocol; cleared by a welcome or a hub that is gone. */
-  private mismatch: Mismatch | null = null;
+  private news: News | null = null;
+  /** Why the last credential was dropped; told while there is nothing to connect with. */
+  private refusal: PairingReason | null = null;
 
-  constructor(private readonly options: HubConnectionOptions) {
-    this.everWelcomed = options.everConnected;
-  }
+  constructor(private readonly options: HubConnectionOptions) {}
 
   get connected(): boolean {
     return this.welcomed && this.socket?.readyState === OPEN;
@@ -85,7 +108,7 @@ export class HubConnection {
     void this.open();
   }
 
-  /** Settings changed: drop whatever there is and start over with a fresh backoff. */
+  /** Settings changed (port, a pairing code): drop whatever there is and start over with a fresh backoff. */
   restart(): void {
     this.attempt = 0;
     const socket = this.socket;
@@ -94,6 +117,7 @@ export class HubConnection {
     this.ensure();
   }
 
+  /** Only to a hub that proved itself and welcomed us. */
   send(message: PeerMessage): boolean {
     if (!this.connected || !this.socket) return false;
     this.socket.send(JSON.stringify(message));
@@ -116,106 +140,207 @@ export class HubConnection {
     this.heartbeatTimer = null;
   }
 
-  private async open(): Promise<void> {
-    const { clock } = this.options;
-    // Claim the slot before the await so a second ensure() does not open a second socket.
+  /** Holds the slot while something asynchronous decides what comes next, so ensure() cannot open a second socket. */
+  private hold(): SocketLike {
     const placeholder: SocketLike = { readyState: 0, send() {}, close() {}, onopen: null, onmessage: null, onclose: null, onerror: null };
     this.socket = placeholder;
+    return placeholder;
+  }
+
+  private async open(): Promise<void> {
+    const { clock } = this.options;
+    const placeholder = this.hold();
     let target: HubTarget;
     try {
       target = await this.options.target();
     } catch {
-      target = { port: DEFAULT_HUB_PORT, pairingCode: '' };
+      target = { port: DEFAULT_HUB_PORT, key: null, pairingCode: '' };
     }
     if (this.socket !== placeholder) return;
-    const protocols = [SUBPROTOCOL, ...(target.pairingCode ? [`${PAIRING_PREFIX}${target.pairingCode}`] : [])];
-    // While the last answer was a mismatch, that stays the news: "reconnecting" would hide what the person must do.
-    if (!this.mismatch) this.options.onState({ state: this.attempt === 0 ? 'connecting' : 'reconnecting', since: clock.now(), everConnected: this.everWelcomed });
+    const credential = credentialOf(target);
+    if (!credential) {
+      // Nothing to prove, so nothing to connect with: a hub could not tell us from a web page, and we could not tell it
+      // from an impostor. The alarm and page wake-ups look again; a new code or key restarts the connection.
+      this.socket = null;
+      this.news = null;
+      this.options.onState({ state: 'pairing_needed', port: target.port, ...(this.refusal ? { reason: this.refusal } : {}), since: clock.now() });
+      return;
+    }
+    this.refusal = null;
+    // While the last answer was a mismatch or an impostor, that stays the news: "reconnecting" would hide it.
+    if (!this.news) this.options.onState({ state: this.attempt === 0 ? 'connecting' : 'reconnecting', since: clock.now() });
+    const { secret, claim } = credential;
+    const pairing = 'pairing' in claim;
+    const protocols = pairing ? [SUBPROTOCOL, PAIRING_SUBPROTOCOL] : [SUBPROTOCOL];
     let socket: SocketLike;
     try {
       socket = this.options.socketFactory(`ws://127.0.0.1:${target.port}`, protocols);
     } catch (error) {
       this.socket = null;
-      this.scheduleReconnect(target, `could not open a socket: ${String(error)}`);
+      this.scheduleReconnect(`could not open a socket: ${String(error)}`);
       return;
     }
     this.socket = socket;
+    const session: Session = { socket, target, secret, pairing, nonce: newNonce(), hubNonce: '', phase: 'hello' };
     let opened = false;
-    // One frame at a time: each waits for the one before it, so a welcome is applied whole before anything after it.
+    // One frame at a time: each waits for the one before it, so a welcome is applied whole before anything after it,
+    // and the handshake's proofs (asynchronous Web Crypto) are checked before the next frame is even looked at.
     let queue = Promise.resolve();
     this.welcomeTimer = clock.setTimeout(() => {
       this.welcomeTimer = null;
-      if (this.socket === socket && !this.welcomed) this.giveUp(socket, target, `no welcome from the hub within ${WELCOME_TIMEOUT_MS / 1000} s`);
+      if (this.socket === socket && !this.welcomed) this.giveUp(session, `no welcome from the hub within ${WELCOME_TIMEOUT_MS / 1000} s`);
     }, WELCOME_TIMEOUT_MS);
     socket.onopen = () => {
       opened = true;
-      socket.send(JSON.stringify({ type: 'hello', protocol: PROTOCOL_VERSION, role: 'extension', client: this.options.client } satisfies PeerMessage));
+      socket.send(JSON.stringify({
+        type: 'hello', protocol: PROTOCOL_VERSION, role: 'extension', client: this.options.client, nonce: session.nonce, ...claim,
+      } satisfies PeerMessage));
     };
     socket.onmessage = (event) => {
       queue = queue
-        .then(() => (this.socket === socket ? this.receive(socket, event.data, target) : undefined))
+        .then(() => (this.socket === socket ? this.receive(session, event.data) : undefined))
         .catch((error: unknown) => this.options.log?.(`handling a hub frame failed: ${String(error)}`));
     };
     socket.onerror = () => {};
     socket.onclose = (event) => {
       if (this.socket !== socket) return;
       this.detach();
-      if (event.code === CLOSE_PROTOCOL_MISMATCH) {
-        this.mismatch = { hubProtocol: hubProtocolFromReason(event.reason) };
-      } else if (!opened) {
-        // No socket at all: whatever the last hub spoke, none is there now.
-        this.mismatch = null;
+      const refusal = refusalFor(event.code, session.pairing);
+      if (refusal) {
+        this.news = null;
+        void this.refuse(session, refusal);
+        return;
       }
-      this.scheduleReconnect(target, event.code === CLOSE_GOING_AWAY
+      if (event.code === CLOSE_PROTOCOL_MISMATCH) {
+        this.news = { kind: 'mismatch', hubProtocol: hubProtocolFromReason(event.reason) };
+      } else if (!opened) {
+        // No socket at all: whatever answered on the port last time, nothing does now.
+        this.news = null;
+      }
+      this.scheduleReconnect(event.code === CLOSE_GOING_AWAY
         ? 'the hub stepped down; another agent\'s server takes over'
         : 'the hub closed the connection or is not running');
     };
   }
 
   /** Closes a socket this side has no use for and tries again later, the same way as when the hub closes it. */
-  private giveUp(socket: SocketLike, target: HubTarget, detail: string): void {
+  private giveUp(session: Session, detail: string): void {
     this.detach();
-    socket.close(1000, detail.slice(0, 120));
-    this.scheduleReconnect(target, detail);
+    session.socket.close(1000, detail.slice(0, 120));
+    this.scheduleReconnect(detail);
   }
 
-  private async receive(socket: SocketLike, data: unknown, target: HubTarget): Promise<void> {
-    if (typeof data !== 'string') return;
+  /**
+   * Whatever answered could not prove the secret, or broke the handshake before proving it. It gets nothing more: the
+   * socket is closed. With a key that is an impostor on the port; with a pairing code it is as likely a mistyped code
+   * (the hub proves the code it made), so the code is dropped and the person asked to check it.
+   */
+  private untrusted(session: Session, why: string): void {
+    this.options.log?.(`the hub on port ${session.target.port} is not trusted: ${why}`);
+    if (session.pairing) {
+      this.detach();
+      session.socket.close(1000, 'pairing code not proven');
+      void this.refuse(session, 'code_unproven');
+      return;
+    }
+    this.news = { kind: 'untrusted', port: session.target.port };
+    this.giveUp(session, why);
+  }
+
+  /** Drops the refused credential, says why, and tries again later with whatever is left (possibly nothing). */
+  private async refuse(session: Session, reason: PairingReason): Promise<void> {
+    const held = this.hold();
+    try {
+      await this.options.onRefused(session.target, reason);
+    } catch (error) {
+      this.options.log?.(`dropping a refused credential failed: ${String(error)}`);
+    }
+    if (this.socket !== held) return;
+    this.socket = null;
+    this.refusal = reason;
+    const { clock } = this.options;
+    this.options.onState({ state: 'pairing_needed', port: session.target.port, reason, since: clock.now() });
+    this.retryLater();
+  }
+
+  private async receive(session: Session, data: unknown): Promise<void> {
+    const verified = session.phase !== 'hello';
+    if (typeof data !== 'string') {
+      if (!verified) this.untrusted(session, 'it sent a binary frame');
+      return;
+    }
     const parsed = parseFrame(HubMessageSchema, data);
     if (!parsed.ok) {
+      if (!verified) return this.untrusted(session, `it sent an invalid frame (${parsed.error})`);
       this.options.log?.(`ignored an invalid hub frame: ${parsed.error}`);
       return;
     }
     const message = parsed.message;
     // The hub's heartbeat only keeps this worker alive; answering it is what made the storm.
     if (message.type === 'heartbeat') return;
-    if (message.type === 'welcome') {
-      if (message.protocol !== PROTOCOL_VERSION) {
-        this.mismatch = { hubProtocol: message.protocol };
-        this.giveUp(socket, target, `the hub speaks protocol ${message.protocol}`);
-        return;
-      }
-      this.welcomed = true;
-      this.everWelcomed = true;
-      this.attempt = 0;
-      this.mismatch = null;
-      this.startHeartbeat(socket);
-      if (this.welcomeTimer !== null) this.options.clock.clearTimeout(this.welcomeTimer);
-      this.welcomeTimer = null;
-      this.options.onState({ state: 'connected', since: this.options.clock.now(), detail: `port ${target.port}`, everConnected: true });
-      await this.options.onWelcome(message.pending, target.pairingCode || null);
-      return;
-    }
     if (message.type === 'error') {
       this.options.log?.(`hub error ${message.code}: ${message.message}`);
       // A hub of protocol 1 refused our hello this way and kept the socket open.
-      if (message.code === 'unsupported_protocol' && !this.welcomed) {
-        this.mismatch = { hubProtocol: null };
-        this.giveUp(socket, target, 'the hub does not speak this protocol');
+      if (message.code === 'unsupported_protocol' && session.phase !== 'welcomed') {
+        this.news = { kind: 'mismatch', hubProtocol: null };
+        this.giveUp(session, 'the hub does not speak this protocol');
         return;
       }
+      if (session.phase === 'welcomed') await this.options.onMessage(message);
+      return;
+    }
+    if (session.phase === 'hello') {
+      if (message.type !== 'challenge') return this.untrusted(session, `it sent ${message.type} before proving itself`);
+      return this.challenge(session, message);
+    }
+    if (message.type === 'paired' && session.pairing && session.phase === 'auth') return this.paired(session, message);
+    if (message.type === 'welcome') {
+      if (session.pairing && session.phase === 'auth') return this.giveUp(session, 'the hub welcomed this browser without handing over a key');
+      return this.welcome(session, message);
+    }
+    // The welcome lists everything pending, so nothing the hub says before it is lost by being left out.
+    if (session.phase !== 'welcomed' || message.type === 'challenge' || message.type === 'paired') {
+      this.options.log?.(`ignored ${message.type} from the hub ${session.phase === 'welcomed' ? 'after' : 'before'} its welcome`);
+      return;
     }
     await this.options.onMessage(message);
+  }
+
+  private async challenge(session: Session, message: Extract<HubMessage, { type: 'challenge' }>): Promise<void> {
+    const expected = await hubProof(session.secret, 'extension', session.nonce, message.nonce);
+    if (this.socket !== session.socket) return;
+    if (!constantTimeEqual(message.proof, expected)) return this.untrusted(session, 'its proof is wrong');
+    const proof = await peerProof(session.secret, 'extension', message.nonce, session.nonce);
+    if (this.socket !== session.socket) return;
+    session.hubNonce = message.nonce;
+    session.phase = 'auth';
+    session.socket.send(JSON.stringify({ type: 'auth', proof } satisfies PeerMessage));
+  }
+
+  private async paired(session: Session, message: Extract<HubMessage, { type: 'paired' }>): Promise<void> {
+    const key = await openSealedKey(message.sealedKey, session.secret, session.hubNonce, session.nonce);
+    if (this.socket !== session.socket) return;
+    if (!key || !isKeyHex(key)) return this.giveUp(session, 'the hub handed over a key that does not open');
+    await this.options.onPaired(session.target, { keyId: message.keyId, key });
+    session.phase = 'paired';
+  }
+
+  private async welcome(session: Session, message: Extract<HubMessage, { type: 'welcome' }>): Promise<void> {
+    const { clock } = this.options;
+    if (message.protocol !== PROTOCOL_VERSION) {
+      this.news = { kind: 'mismatch', hubProtocol: message.protocol };
+      this.giveUp(session, `the hub speaks protocol ${message.protocol}`);
+      return;
+    }
+    session.phase = 'welcomed';
+    this.welcomed = true;
+    this.attempt = 0;
+    this.news = null;
+    this.startHeartbeat(session.socket);
+    if (this.welcomeTimer !== null) clock.clearTimeout(this.welcomeTimer);
+    this.welcomeTimer = null;
+    this.options.onState({ state: 'connected', since: clock.now(), detail: `port ${session.target.port}` });
+    await this.options.onWelcome(message.pending);
   }
 
   private startHeartbeat(socket: SocketLike): void {
@@ -231,33 +356,49 @@ export class HubConnection {
     beat();
   }
 
-  private scheduleReconnect(target: HubTarget, detail: string): void {
+  private scheduleReconnect(detail: string): void {
+    const { clock } = this.options;
+    const retryAt = this.retryLater();
+    const since = clock.now();
+    if (this.news?.kind === 'mismatch') {
+      this.options.onState({ state: 'version_mismatch', hubProtocol: this.news.hubProtocol, extensionProtocol: PROTOCOL_VERSION, retryAt, since });
+    } else if (this.news?.kind === 'untrusted') {
+      this.options.onState({ state: 'untrusted_hub', port: this.news.port, retryAt, since });
+    } else {
+      this.options.onState({ state: 'reconnecting', retryAt, detail, since });
+    }
+  }
+
+  /** Arms the next attempt after the backoff; returns when it runs. */
+  private retryLater(): number {
     const { clock } = this.options;
     const delay = backoffDelay(this.attempt++, () => clock.random());
-    const retryAt = clock.now() + delay;
-    if (this.mismatch) {
-      this.options.onState({
-        state: 'version_mismatch',
-        hubProtocol: this.mismatch.hubProtocol,
-        extensionProtocol: PROTOCOL_VERSION,
-        retryAt,
-        since: clock.now(),
-        everConnected: this.everWelcomed,
-      });
-    } else {
-      const pairing = this.options.originNeedsPairing && !this.everWelcomed;
-      this.options.onState({
-        state: pairing ? 'pairing_needed' : 'reconnecting',
-        retryAt,
-        detail: pairing && target.pairingCode ? 'the pairing code was refused or has expired' : detail,
-        since: clock.now(),
-        everConnected: this.everWelcomed,
-      });
-    }
     this.cancelTimer();
     this.timer = clock.setTimeout(() => {
       this.timer = null;
       this.ensure();
     }, delay);
+    return clock.now() + delay;
   }
+}
+
+/**
+ * What this browser proves to the hub on `target`: a code the person entered (pairing) wins over a stored key, since
+ * entering one means "pair now". Null when there is neither.
+ */
+function credentialOf(target: HubTarget): { secret: string; claim: { pairing: true } | { keyId: string } } | null {
+  const code = normalizePairingCode(target.pairingCode);
+  if (code) return { secret: code, claim: { pairing: true } };
+  return target.key ? { secret: target.key.key, claim: { keyId: target.key.keyId } } : null;
+}
+
+/** What a close code says about the credential this socket offered, if anything. */
+function refusalFor(code: number, pairing: boolean): PairingReason | null {
+  if (pairing) {
+    if (code === CLOSE_AUTH_FAILED) return 'code_refused';
+    if (code === CLOSE_NO_PAIRING) return 'no_code_active';
+    return null;
+  }
+  // Our proof with this key failed, or the hub does not know the key: either way the key is of no use any more.
+  return code === CLOSE_AUTH_FAILED || code === CLOSE_UNKNOWN_KEY ? 'key_unknown' : null;
 }

@@ -7,16 +7,19 @@ import { History } from './history.js';
 import { Inbox, usePendingRequests } from './inbox.js';
 import { RequestDetail } from './review/request-detail.js';
 import { ReviewView } from './review/review-view.js';
+import { PairingForm } from './pairing-form.js';
 import { SettingsForm } from './settings-form.js';
 import { useLiveQuery } from './use-live-query.js';
 import { useNow } from './use-now.js';
+import { Welcome } from './welcome.js';
 
 type Route =
   | { name: 'inbox' }
   | { name: 'review'; id: string }
   | { name: 'history' }
   | { name: 'history-detail'; id: string }
-  | { name: 'settings' };
+  | { name: 'settings' }
+  | { name: 'welcome' };
 
 function decode(segment: string): string {
   try {
@@ -34,6 +37,7 @@ function parseRoute(hash: string): Route {
   if (section === 'history' && id) return { name: 'history-detail', id: decode(id) };
   if (section === 'history') return { name: 'history' };
   if (section === 'settings') return { name: 'settings' };
+  if (section === 'welcome') return { name: 'welcome' };
   return { name: 'inbox' };
 }
 
@@ -123,7 +127,13 @@ export function App({ db, client, mode, openInTab }: {
         )}
         {route.name === 'history' && <History db={db} onOpen={(id) => go(`#/history/${encodeURIComponent(id)}`)} />}
         {route.name === 'history-detail' && <HistoryDetailRoute key={route.id} db={db} id={route.id} />}
-        {route.name === 'settings' && <SettingsForm db={db} client={client} />}
+        {route.name === 'settings' && (
+          <>
+            <PairingForm db={db} client={client} />
+            <SettingsForm db={db} client={client} />
+          </>
+        )}
+        {route.name === 'welcome' && <Welcome db={db} client={client} />}
       </main>
     </div>
   );

@@ -1,5 +1,5 @@
 import type { ElicitlyDb } from '../db/database.js';
-import type { ConnectionState } from '../db/rows.js';
+import type { ConnectionState, PairingReason } from '../db/rows.js';
 import { readConnection, readSettings } from '../db/settings-repo.js';
 import { useLiveQuery } from './use-live-query.js';
 import { useNow } from './use-now.js';
@@ -8,6 +8,29 @@ function RetryCountdown({ retryAt }: { retryAt: number }) {
   const now = useNow();
   const seconds = Math.max(0, Math.ceil((retryAt - now) / 1000));
   return <span class="retry"> next try in {seconds} s</span>;
+}
+
+const PAIR = <code>npx elicitly-companion pair</code>;
+
+/** Why this browser must pair (again), for the person to act on. */
+function PairingReasonText({ reason, port }: { reason: PairingReason | undefined; port: number }) {
+  switch (reason) {
+    case undefined:
+      return null;
+    case 'code_refused':
+      return <> The pairing code was refused: check it, or make a new one with {PAIR}.</>;
+    case 'code_unproven':
+      return (
+        <>
+          {' '}The hub on port {port} did not prove it knows that pairing code: check it, or make a new one with {PAIR}. If the
+          code is right, something that is not this computer's Elicitly hub answers on the port.
+        </>
+      );
+    case 'no_code_active':
+      return <> No pairing code is active on the hub: run {PAIR} (or ask your agent) and enter the new code.</>;
+    case 'key_unknown':
+      return <> The hub on port {port} no longer knows this browser's key (it was removed, or the hub's state was reset): pair again.</>;
+  }
 }
 
 function describe(connection: ConnectionState, port: number | undefined) {
@@ -26,7 +49,17 @@ function describe(connection: ConnectionState, port: number | undefined) {
     case 'pairing_needed':
       return (
         <>
-          Pairing needed: run <code>npx elicitly-companion pair</code> and enter the code in Settings.
+          Pairing needed: enter the code from {PAIR} — or the one your agent showed you — in{' '}
+          <a href="#/settings">Settings → Pairing code</a>.
+          <PairingReasonText reason={connection.reason} port={connection.port} />
+        </>
+      );
+    case 'untrusted_hub':
+      return (
+        <>
+          Untrusted hub on port {connection.port}: something that is not this computer's Elicitly hub answers on the port, so
+          nothing was sent to it.
+          {connection.retryAt !== undefined && <RetryCountdown retryAt={connection.retryAt} />}
         </>
       );
     case 'version_mismatch':

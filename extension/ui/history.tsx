@@ -6,6 +6,7 @@ import type { RequestRow } from '../db/rows.js';
 import { dateTime } from './format-time.js';
 import { KIND_LABEL } from './labels.js';
 import { useLiveQuery } from './use-live-query.js';
+import { VisibleText } from './visible-text.js';
 
 const PAGE_SIZE = 50;
 const SEARCH_DEBOUNCE_MS = 150;
@@ -129,9 +130,9 @@ export function History({ db, onOpen }: { db: ElicitlyDb; onOpen(id: string): vo
                 <td>{KIND_LABEL[row.kind]}</td>
                 <td><span class={`status status-${row.status}`}>{row.status}</span></td>
                 <td>
-                  <button type="button" class="link" onClick={() => onOpen(row.elicitationId)}>{row.message}</button>
+                  <button type="button" class="link" onClick={() => onOpen(row.elicitationId)}><VisibleText text={row.message} /></button>
                 </td>
-                <td>{row.agent}</td>
+                <td><VisibleText text={row.agent} /></td>
               </tr>
             ))}
           </tbody>

@@ -5,6 +5,7 @@ import { age, timeLeft } from './format-time.js';
 import { KIND_LABEL } from './labels.js';
 import { useLiveQuery } from './use-live-query.js';
 import { useNow } from './use-now.js';
+import { VisibleText } from './visible-text.js';
 
 /**
  * Every pending row, read live regardless of deadline; the ticking clock (not the query) hides the expired ones, so
@@ -34,11 +35,11 @@ export function Inbox({ db, onOpen }: { db: ElicitlyDb; onOpen(id: string): void
       {rows.map((row) => (
         <li key={row.elicitationId}>
           <button type="button" class="inbox-item" onClick={() => onOpen(row.elicitationId)}>
-            <span class="message">{row.message}</span>{' '}
+            <span class="message"><VisibleText text={row.message} /></span>{' '}
             <span class="meta">
               <span class={`kind kind-${row.kind}`}>{KIND_LABEL[row.kind]}</span>
               {' · '}
-              <span class="agent">{row.agent}</span>
+              <span class="agent"><VisibleText text={row.agent} /></span>
               {' · '}
               <span>{age(row.createdAt, now)}</span>
               {' · '}

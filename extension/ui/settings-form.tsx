@@ -1,18 +1,21 @@
 import { useEffect, useState } from 'preact/hooks';
+import type { z } from 'zod';
 import type { BackgroundClient } from '../messages.js';
 import type { ElicitlyDb } from '../db/database.js';
 import { SettingsSchema, type Settings } from '../db/rows.js';
 import { patchSettings, readSettings } from '../db/settings-repo.js';
 
-type Field = keyof Settings;
+/** What this form edits; the pairing code and the keys are the pairing form's and the background's. */
+const EditableSchema = SettingsSchema.pick({ port: true, notifications: true, retentionDays: true });
+type Editable = z.infer<typeof EditableSchema>;
+type Field = keyof Editable;
 type Errors = Partial<Record<Field, string>>;
 
 /** What the reviewer typed, kept as typed: a rejected save must not reset a field. */
-interface Draft { port: string; pairingCode: string; notifications: boolean; retentionDays: string }
+interface Draft { port: string; notifications: boolean; retentionDays: string }
 
 const LABELS: Record<Field, string> = {
   port: 'Hub port',
-  pairingCode: 'Pairing code',
   notifications: 'Show a notification for each new request',
   retentionDays: 'Keep history for (days)',
 };
@@ -21,7 +24,6 @@ const RANGES: Partial<Record<Field, [number, number]>> = { port: [1024, 65535], 
 function toDraft(settings: Settings): Draft {
   return {
     port: String(settings.port),
-    pairingCode: settings.pairingCode,
     notifications: settings.notifications,
     retentionDays: String(settings.retentionDays),
   };
@@ -40,24 +42,21 @@ function explain(field: Field, code: string): string {
       ? `${label} must be between ${range[0]} and ${range[1]}.`
       : `${label} must be a whole number between ${range[0]} and ${range[1]}.`;
   }
-  if (field === 'pairingCode') return `${label} must be at most 200 characters.`;
   return `${label} is not valid.`;
 }
 
-/** Only the fields the person changed: a field the background changed meanwhile (a spent pairing code) stays its. */
-function changes(loaded: Settings, next: Settings): Partial<Settings> {
-  const patch: Partial<Settings> = {};
+/** Only the fields the person changed: a field changed elsewhere meanwhile (another page, the background) stays. */
+function changes(loaded: Editable, next: Editable): Partial<Editable> {
+  const patch: Partial<Editable> = {};
   if (next.port !== loaded.port) patch.port = next.port;
-  if (next.pairingCode !== loaded.pairingCode) patch.pairingCode = next.pairingCode;
   if (next.notifications !== loaded.notifications) patch.notifications = next.notifications;
   if (next.retentionDays !== loaded.retentionDays) patch.retentionDays = next.retentionDays;
   return patch;
 }
 
-function validate(draft: Draft): { ok: true; settings: Settings } | { ok: false; errors: Errors } {
-  const parsed = SettingsSchema.safeParse({
+function validate(draft: Draft): { ok: true; settings: Editable } | { ok: false; errors: Errors } {
+  const parsed = EditableSchema.safeParse({
     port: toNumber(draft.port),
-    pairingCode: draft.pairingCode.trim(),
     notifications: draft.notifications,
     retentionDays: toNumber(draft.retentionDays),
   });
@@ -72,7 +71,7 @@ function validate(draft: Draft): { ok: true; settings: Settings } | { ok: false;
 
 export function SettingsForm({ db, client }: { db: ElicitlyDb; client: BackgroundClient }) {
   // Read once, not live: a live read would overwrite what the reviewer is typing.
-  const [loaded, setLoaded] = useState<Settings | null>(null);
+  const [loaded, setLoaded] = useState<Editable | null>(null);
   const [draft, setDraft] = useState<Draft | null>(null);
   const [errors, setErrors] = useState<Errors>({});
   const [status, setStatus] = useState('');
@@ -147,22 +146,6 @@ export function SettingsForm({ db, client }: { db: ElicitlyDb; client: Backgroun
           {...described('port')}
         />
         {fieldError('port')}
-      </div>
-      <div class="field">
-        <label for="settings-pairing">{LABELS.pairingCode}</label>
-        <input
-          id="settings-pairing"
-          type="text"
-          autoComplete="off"
-          spellcheck={false}
-          value={draft.pairingCode}
-          onInput={(e) => change({ pairingCode: e.currentTarget.value })}
-          {...described('pairingCode', 'settings-pairing-hint')}
-        />
-        <p id="settings-pairing-hint" class="hint">
-          Only needed when the hub cannot recognise this browser's extension (Firefox). Run <code>npx elicitly-companion pair</code>.
-        </p>
-        {fieldError('pairingCode')}
       </div>
       <div class="field checkbox">
         <input

@@ -24,11 +24,15 @@ interface EngineOptions {
   purgeEveryMs?: number;
   /** Fault seam for the store (a slow or failing fsync). */
   io?: StoreIo;
+  /** Pending requests this hub keeps at most; one more create is refused naming the limit. Default 10,000. */
+  maxPending?: number;
 }
 
 type Handlers = { [M in ApprovalMethod]: (params: CallParams<M>, signal?: AbortSignal) => Promise<Answer<CallResult<M>>> };
 
 const HOUR_MS = 3_600_000;
+/** The benchmark's design point: 10,000 pending requests in well under 200 MB. */
+const MAX_PENDING = 10_000;
 
 /**
  * The hub's source of truth. Every change is fsync'd before anyone hears of it, and the changes to one request run one
@@ -46,7 +50,10 @@ export class ApprovalEngine implements ApprovalService {
   private sweeping = false;
   private closing = false;
   private closed: Promise<void> | undefined;
-  reviewerConnected: () => boolean = () => false;
+  /** Set by the hub: whether a reviewer is connected, and what an agent should tell the person when none can be. */
+  reviewer: () => { connected: boolean; next?: string } = () => ({ connected: false });
+  /** Pending requests by id, kept as changes commit: the cap is checked on every create without a scan. */
+  private readonly pending = new Set<string>();
 
   private readonly handlers: Handlers = {
     create: (p) => this.create(p),
@@ -76,6 +83,7 @@ export class ApprovalEngine implements ApprovalService {
       },
     });
     const engine = new ApprovalEngine(store, options, options.now ?? Date.now);
+    for (const record of store.all()) if (record.status === 'pending') engine.pending.add(record.id);
     await engine.purge();
     await engine.sweep();
     const every = (ms: number, run: () => Promise<unknown>, what: string) => {
@@ -238,6 +246,7 @@ export class ApprovalEngine implements ApprovalService {
   }
 
   private changed(record: ApprovalRecord): void {
+    if (record.status !== 'pending') this.pending.delete(record.id);
     this.wake(record.id);
     this.emit({ type: 'request.removed', elicitationId: record.id, status: record.status });
   }
@@ -259,6 +268,10 @@ export class ApprovalEngine implements ApprovalService {
       // A relay that lost its hub mid-call retries with the same id: answer the request that was already stored.
       const existing = this.store.get(params.id);
       if (existing) return { ok: true, value: this.created(existing) };
+      const max = this.options.maxPending ?? MAX_PENDING;
+      if (this.pending.size >= max) {
+        return fail('limit', `this hub already holds ${this.pending.size} pending requests, the most it keeps (${max}): wait for decisions, or withdraw some with elicit_cancel`);
+      }
       const now = this.now();
       const record: ApprovalRecord = {
         id: params.id,
@@ -272,13 +285,15 @@ export class ApprovalEngine implements ApprovalService {
         renderedTemplate: params.renderedTemplate,
       };
       if (!(await this.write(record))) return this.unavailable();
+      this.pending.add(record.id);
       this.emit({ type: 'request.created', request: toView(record) });
       return { ok: true, value: this.created(record) };
     });
   }
 
   private created(record: ApprovalRecord): Created {
-    return { elicitationId: record.id, status: 'pending', expiresAt: new Date(record.expiresAt).toISOString(), reviewer: { connected: this.reviewerConnected() } };
+    const { connected, next } = this.reviewer();
+    return { elicitationId: record.id, status: 'pending', expiresAt: new Date(record.expiresAt).toISOString(), reviewer: { connected }, ...(next ? { next } : {}) };
   }
 
   private status(id: string): Answer<{ status: Status }> {

@@ -1,14 +1,100 @@
-import { Liquid } from 'liquidjs';
-import { clipReason } from '../../shared/limits.js';
+import type { Context, Emitter, Template } from 'liquidjs';
+import { Liquid, ParseError, TokenizationError, toValue } from 'liquidjs';
 
-// Limits keep a hostile template from spinning the hub; the output is plain text the extension sanitizes.
-const engine = new Liquid({ ownPropertyOnly: true, strictFilters: true, parseLimit: 64 * 1024, renderLimit: 1000, memoryLimit: 4 * 1024 * 1024 });
+/**
+ * A `displayTemplate` is a pure text transform of the agent's own `context`: no tag that reads a file exists in this
+ * engine (no path, relative or absolute, can reach one), and every render is bounded in time, memory, output and block
+ * renders (each loop iteration is one). The rendered text is stored and shown as data; the extension sanitizes it.
+ */
+export const TEMPLATE_LIMITS = {
+  /** UTF-8 bytes of the rendered text, and of any `capture` on the way. */
+  outputBytes: 64 * 1024,
+  /** Template blocks rendered per call: every loop iteration, branch and capture counts. */
+  blockRenders: 10_000,
+  renderMs: 1000,
+  memoryBytes: 4 * 1024 * 1024,
+  parseBytes: 64 * 1024,
+} as const;
+
+class TemplateLimitError extends Error {}
+
+/** LiquidJS's own text conversion of an output value (strings as they are, nil empty, arrays joined). */
+function toText(value: unknown): string {
+  const plain: unknown = toValue(value);
+  if (typeof plain === 'string') return plain;
+  if (plain === null || plain === undefined) return '';
+  if (Array.isArray(plain)) return plain.map(toText).join('');
+  return String(plain);
+}
+
+/** Refuses to grow past the limit, so a 200-byte template cannot build 16 MB before anyone measures it. */
+class BoundedEmitter implements Emitter {
+  buffer = '';
+  write(html: unknown): void {
+    this.buffer += toText(html);
+    // Characters first (cheap); a UTF-8 character is at most 4 bytes, so the exact count is needed only near the edge.
+    if (this.buffer.length * 4 > TEMPLATE_LIMITS.outputBytes && Buffer.byteLength(this.buffer) > TEMPLATE_LIMITS.outputBytes) {
+      throw new TemplateLimitError(`renders to more than ${TEMPLATE_LIMITS.outputBytes} bytes, the limit for a display template`);
+    }
+  }
+}
+
+function createEngine(): Liquid {
+  const liquid = new Liquid({
+    // An empty in-memory file system: even a tag that looked a file up would find nothing.
+    templates: {},
+    ownPropertyOnly: true,
+    strictFilters: true,
+    parseLimit: TEMPLATE_LIMITS.parseBytes,
+    renderLimit: TEMPLATE_LIMITS.renderMs,
+    memoryLimit: TEMPLATE_LIMITS.memoryBytes,
+  });
+  for (const tag of ['include', 'render', 'layout', 'block']) Reflect.deleteProperty(liquid.tags, tag);
+
+  // Every block render (the body of each loop iteration, each branch, each capture) passes here: count them per render,
+  // and give every top-level and capture buffer the output bound.
+  const renderer = liquid.renderer;
+  const renderTemplates = renderer.renderTemplates.bind(renderer);
+  const blocks = new WeakMap<Context, number>();
+  renderer.renderTemplates = function* (templates: Template[], ctx: Context, emitter?: Emitter) {
+    const count = (blocks.get(ctx) ?? 0) + 1;
+    blocks.set(ctx, count);
+    if (count > TEMPLATE_LIMITS.blockRenders) throw new TemplateLimitError(`renders more than ${TEMPLATE_LIMITS.blockRenders} blocks (loop iterations included), the limit for a display template`);
+    return yield* renderTemplates(templates, ctx, emitter ?? new BoundedEmitter());
+  };
+  return liquid;
+}
+
+const engine = createEngine();
+
+function position(message: string): string {
+  const at = /line:(\d+), col:(\d+)/.exec(message);
+  return at ? ` at line ${at[1]}, column ${at[2]}` : '';
+}
+
+/**
+ * Why a template was refused, without echoing anything it produced: parse errors name the template's own text (the
+ * agent's input); render errors name only where, and which limit when one was hit.
+ */
+function describe(error: unknown): string {
+  if (error instanceof ParseError || error instanceof TokenizationError) return `it does not parse: ${error.message.split('\n')[0] ?? ''}`;
+  let cause: unknown = error;
+  for (let depth = 0; depth < 5 && cause instanceof Error; depth++) {
+    if (cause instanceof TemplateLimitError) return `it ${cause.message}`;
+    cause = 'originalError' in cause ? cause.originalError : cause.cause;
+  }
+  const message = error instanceof Error ? error.message : '';
+  if (/render limit/i.test(message)) return `it renders longer than ${TEMPLATE_LIMITS.renderMs} ms, the limit for a display template`;
+  if (/memory alloc limit/i.test(message)) return `it allocates more than ${TEMPLATE_LIMITS.memoryBytes} bytes, the limit for a display template`;
+  return `it failed while rendering${position(message)}`;
+}
 
 export async function renderTemplate(template: string, context: unknown): Promise<{ ok: true; html: string } | { ok: false; error: string }> {
   try {
-    const html = String(await engine.parseAndRender(template, { context: context ?? null }));
+    const html = toText(await engine.parseAndRender(template, { context: context ?? null }));
+    if (Buffer.byteLength(html) > TEMPLATE_LIMITS.outputBytes) return { ok: false, error: `it renders to more than ${TEMPLATE_LIMITS.outputBytes} bytes, the limit for a display template` };
     return { ok: true, html };
   } catch (error) {
-    return { ok: false, error: clipReason(String((error as Error).message ?? error)) };
+    return { ok: false, error: describe(error) };
   }
 }

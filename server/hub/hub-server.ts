@@ -5,10 +5,14 @@ import { WebSocketServer } from 'ws';
 import type { Answer, ApprovalMethod } from '../../shared/approval-calls.js';
 import { fail, parseCallParams } from '../../shared/approval-calls.js';
 import type { HubMessage, PeerMessage } from '../../shared/wire-protocol.js';
+import { constantTimeEqual, hubProof, newNonce, peerProof, sealKey } from '../../shared/hub-auth.js';
 import {
+  CLOSE_AUTH_FAILED,
   CLOSE_GOING_AWAY,
   CLOSE_HELLO_TIMEOUT,
+  CLOSE_NO_PAIRING,
   CLOSE_PROTOCOL_MISMATCH,
+  CLOSE_UNKNOWN_KEY,
   HEARTBEAT_MS,
   HelloVersionSchema,
   MAX_FRAME_BYTES,
@@ -21,29 +25,39 @@ import {
 } from '../../shared/wire-protocol.js';
 import type { ApprovalEngine } from '../approvals/approval-engine.js';
 import { log } from '../log.js';
-import { addPairedOrigin, clearPairingCode, pairedOrigins, readPairingCode } from '../state-dir.js';
+import { PAIRING_TTL_MS } from '../state-dir.js';
+import type { StateDir } from '../state-dir.js';
 import { TokenBucket } from './rate-limit.js';
 import type { PeerRole } from './upgrade-guard.js';
 import { checkUpgrade } from './upgrade-guard.js';
 
 interface HubOptions {
   port: number;
-  /** The state dir: paired origins and the pairing code live there. */
-  dir: string;
-  secret: string;
+  /** The install key, the pairing code and the paired extensions live there; read on every handshake. */
+  state: StateDir;
   heartbeatMs?: number;
-  /** A peer must say hello within this. Default 10 s. */
+  /** A peer must be through its hello and proof within this. Default 10 s. */
   helloTimeoutMs?: number;
+  /** Sockets open at once; one more gets 503. Default 64. */
+  maxSockets?: number;
 }
+
+type Stage = 'hello' | 'busy' | 'challenged' | 'ready';
 
 interface Peer {
   socket: WebSocket;
   role: PeerRole;
-  greeted: boolean;
+  origin: string | null;
+  /** Came to pair from an origin the hub did not know: it may do nothing else. */
+  pairingOnly: boolean;
+  stage: Stage;
+  auth?: { key: string; peerNonce: string; hubNonce: string; pairingCode?: string };
   bucket: TokenBucket;
   /** A relay's calls still running, so a `call.abort` or a closing socket can stop them. */
   calls: Map<string, AbortController>;
 }
+
+const REFUSAL_LOG_EVERY_MS = 10_000;
 
 function send(socket: WebSocket, message: HubMessage): void {
   if (socket.readyState === socket.OPEN) socket.send(JSON.stringify(message));
@@ -67,6 +81,9 @@ export class HubServer {
   private accepting = false;
   private unsubscribe: (() => void) | undefined;
   private readonly heartbeat: NodeJS.Timeout;
+  /** Per origin: failed pairing attempts and until when it must wait before the next one. */
+  private readonly pairingBackoff = new Map<string, { failures: number; until: number }>();
+  private refusals = { loggedAt: 0, suppressed: 0 };
 
   private constructor(
     private readonly http: Server,
@@ -79,23 +96,26 @@ export class HubServer {
         socket.end('HTTP/1.1 503 Service Unavailable\r\nConnection: close\r\nContent-Length: 0\r\n\r\n');
         return;
       }
-      const { port, dir, secret } = this.options;
-      const verdict = checkUpgrade(req, { port, secret, pairedOrigins: () => pairedOrigins(dir), pairingCode: () => readPairingCode(dir) });
+      const { port, state } = this.options;
+      const verdict = checkUpgrade(req, {
+        port,
+        pairedOrigins: () => state.pairedExtensions().map((e) => e.origin),
+        pairingBackoffUntil: (origin) => this.pairingBackoff.get(origin)?.until ?? 0,
+        sockets: () => this.peers.size,
+        maxSockets: this.options.maxSockets ?? 64,
+        now: Date.now,
+      });
       if (!verdict.ok) {
-        log('warn', 'refused a hub connection', { status: verdict.status, reason: verdict.reason });
-        socket.end(`HTTP/1.1 ${verdict.status} ${verdict.status === 401 ? 'Unauthorized' : 'Forbidden'}\r\nConnection: close\r\nContent-Length: 0\r\n\r\n`);
+        this.logRefusal(verdict.status, verdict.reason);
+        const text = { 403: 'Forbidden', 429: 'Too Many Requests', 503: 'Service Unavailable' }[verdict.status];
+        socket.end(`HTTP/1.1 ${verdict.status} ${text}\r\nConnection: close\r\nContent-Length: 0\r\n\r\n`);
         return;
       }
-      if (verdict.pairedNow && verdict.origin) {
-        addPairedOrigin(dir, verdict.origin);
-        clearPairingCode(dir);
-        log('info', 'paired a new extension origin', { origin: verdict.origin });
-      }
-      wss.handleUpgrade(req, socket, head, (ws) => this.accept(ws, verdict.role));
+      wss.handleUpgrade(req, socket, head, (ws) => this.accept(ws, verdict.role, verdict.origin, verdict.pairingOnly));
     });
     // Sent on a timer and never in answer to one: a peer that answers every heartbeat then sees a handful a minute.
     this.heartbeat = setInterval(() => {
-      for (const peer of this.peers) if (peer.greeted) send(peer.socket, { type: 'heartbeat', t: Date.now() });
+      for (const peer of this.peers) if (peer.stage === 'ready') send(peer.socket, { type: 'heartbeat', t: Date.now() });
     }, options.heartbeatMs ?? HEARTBEAT_MS);
     this.heartbeat.unref();
   }
@@ -123,16 +143,29 @@ export class HubServer {
   /** Starts accepting peers, serving them from `engine`. */
   attach(engine: ApprovalEngine): void {
     this.engine = engine;
-    engine.reviewerConnected = () => this.extensionsConnected() > 0;
+    engine.reviewer = () => ({ connected: this.extensionsConnected() > 0, next: this.pairingHint() });
     this.unsubscribe = engine.onEvent((event) => {
-      for (const peer of this.peers) if (peer.role === 'extension' && peer.greeted) send(peer.socket, event);
+      for (const peer of this.peers) if (peer.role === 'extension' && peer.stage === 'ready') send(peer.socket, event);
     });
     this.accepting = true;
     log('info', 'hub listening', { port: this.options.port });
   }
 
+  /** With no extension paired yet, an agent's new request carries a code and what to do with it, to show the person. */
+  private pairingHint(): string | undefined {
+    const { state } = this.options;
+    if (state.pairedExtensions().length > 0) return undefined;
+    const { code, expiresAt } = state.activePairing();
+    const minutes = Math.max(1, Math.round((expiresAt - Date.now()) / 60_000));
+    return (
+      `No browser extension is paired with this computer yet, so nobody can see this request. Tell the person: install the Elicitly ` +
+      `extension, open its Settings, enter the pairing code ${code} under "Pairing code" and press "Pair" (the code is valid ` +
+      `${minutes} of ${PAIRING_TTL_MS / 60_000} minutes; \`npx elicitly-companion pair\` makes a new one). The request waits meanwhile.`
+    );
+  }
+
   extensionsConnected(): number {
-    return [...this.peers].filter((p) => p.role === 'extension' && p.greeted).length;
+    return [...this.peers].filter((p) => p.role === 'extension' && p.stage === 'ready').length;
   }
 
   /** New sockets get 503 from now on; the peers already connected stay until `close`. */
@@ -158,11 +191,11 @@ export class HubServer {
     this.http.closeAllConnections();
   }
 
-  private accept(socket: WebSocket, role: PeerRole): void {
-    const peer: Peer = { socket, role, greeted: false, bucket: new TokenBucket(), calls: new Map() };
+  private accept(socket: WebSocket, role: PeerRole, origin: string | null, pairingOnly: boolean): void {
+    const peer: Peer = { socket, role, origin, pairingOnly, stage: 'hello', bucket: new TokenBucket(), calls: new Map() };
     this.peers.add(peer);
     const helloTimer = setTimeout(() => {
-      if (!peer.greeted) socket.close(CLOSE_HELLO_TIMEOUT, 'no hello');
+      if (peer.stage !== 'ready') socket.close(CLOSE_HELLO_TIMEOUT, 'no hello');
     }, this.options.helloTimeoutMs ?? 10_000);
     socket.on('message', (data, isBinary) => this.receive(peer, isBinary ? null : data.toString()));
     socket.on('close', () => {
@@ -171,6 +204,17 @@ export class HubServer {
       for (const controller of peer.calls.values()) controller.abort();
     });
     socket.on('error', (error) => log('debug', 'peer socket error', { error: error.message }));
+  }
+
+  /** Refused upgrades are logged at most once per 10 s, with how many were not: a flood must not flood the log. */
+  private logRefusal(status: number, reason: string): void {
+    const now = Date.now();
+    if (now - this.refusals.loggedAt < REFUSAL_LOG_EVERY_MS) {
+      this.refusals.suppressed += 1;
+      return;
+    }
+    log('warn', 'refused a hub connection', { status, reason, ...(this.refusals.suppressed > 0 ? { alsoRefusedSinceLastLine: this.refusals.suppressed } : {}) });
+    this.refusals = { loggedAt: now, suppressed: 0 };
   }
 
   private receive(peer: Peer, text: string | null): void {
@@ -203,14 +247,87 @@ export class HubServer {
       return;
     }
     const message = parsed.data;
-    if (!peer.greeted && message.type !== 'hello') {
-      send(socket, { type: 'error', code: 'not_hello', message: 'send hello first' });
+    if (peer.stage !== 'ready' && message.type !== 'hello' && message.type !== 'auth') {
+      send(socket, { type: 'error', code: 'not_hello', message: 'send hello and prove your key first' });
       return;
     }
     this.dispatch(peer, message).catch((error: unknown) => {
       log('error', 'a hub message failed', { type: message.type, error: String(error) });
       send(socket, { type: 'error', code: 'invalid_message', message: `the hub could not process this ${message.type}` });
     });
+  }
+
+  /** Step one of `hub-auth.ts`: pick the key this peer must know, and prove first that this hub knows it too. */
+  private async hello(peer: Peer, hello: Extract<PeerMessage, { type: 'hello' }>): Promise<void> {
+    if (peer.stage !== 'hello') {
+      send(peer.socket, { type: 'error', code: 'not_hello', message: 'hello was already sent on this socket' });
+      return;
+    }
+    if (hello.role !== peer.role) {
+      send(peer.socket, { type: 'error', code: 'forbidden', message: `your connection makes you a ${peer.role}, not a ${hello.role}` });
+      return;
+    }
+    peer.stage = 'busy';
+    const chosen = this.keyFor(peer, hello);
+    if ('close' in chosen) {
+      peer.socket.close(chosen.close, chosen.reason);
+      return;
+    }
+    const hubNonce = newNonce();
+    peer.auth = { key: chosen.key, peerNonce: hello.nonce, hubNonce, ...(chosen.pairingCode ? { pairingCode: chosen.pairingCode } : {}) };
+    send(peer.socket, { type: 'challenge', nonce: hubNonce, proof: await hubProof(chosen.key, peer.role, hello.nonce, hubNonce) });
+    peer.stage = 'challenged';
+  }
+
+  private keyFor(peer: Peer, hello: Extract<PeerMessage, { type: 'hello' }>): { key: string; pairingCode?: string } | { close: number; reason: string } {
+    const { state } = this.options;
+    if (peer.role === 'relay') return { key: state.relayKey() };
+    if (hello.pairing) {
+      const pairing = state.pairing();
+      if (!pairing) return { close: CLOSE_NO_PAIRING, reason: 'no pairing code is active: run elicitly-companion pair' };
+      return { key: pairing.code, pairingCode: pairing.code };
+    }
+    const entry = peer.pairingOnly || !hello.keyId ? undefined : state.pairedExtensions().find((e) => e.keyId === hello.keyId && e.origin === peer.origin);
+    if (!entry) return { close: CLOSE_UNKNOWN_KEY, reason: 'this extension is not paired with this hub: pair again' };
+    return { key: entry.key };
+  }
+
+  /** Step two: check the peer's proof; a pairing peer then gets its own key, sealed with the code. */
+  private async auth(peer: Peer, engine: ApprovalEngine, proof: string): Promise<void> {
+    const auth = peer.auth;
+    if (peer.stage !== 'challenged' || !auth) {
+      send(peer.socket, { type: 'error', code: 'not_hello', message: 'auth comes after hello and its challenge' });
+      return;
+    }
+    peer.stage = 'busy';
+    const expected = await peerProof(auth.key, peer.role, auth.hubNonce, auth.peerNonce);
+    if (!constantTimeEqual(proof, expected)) {
+      if (auth.pairingCode !== undefined && peer.origin) this.pairingFailed(peer.origin);
+      this.logRefusal(4001, `a ${peer.role} failed to prove its key`);
+      peer.socket.close(CLOSE_AUTH_FAILED, 'authentication failed');
+      return;
+    }
+    if (auth.pairingCode !== undefined && peer.origin) {
+      const { state } = this.options;
+      // Spent before anything else: a code opens exactly one pairing.
+      state.clearPairing();
+      const entry = state.addPairedExtension(peer.origin);
+      this.pairingBackoff.delete(peer.origin);
+      log('info', 'paired a browser extension', { origin: peer.origin, keyId: entry.keyId });
+      send(peer.socket, { type: 'paired', keyId: entry.keyId, sealedKey: await sealKey(entry.key, auth.pairingCode, auth.hubNonce, auth.peerNonce) });
+    }
+    delete peer.auth;
+    peer.stage = 'ready';
+    // Every (re)connect gets every pending request: delivery survives dropped sockets and restarted workers.
+    send(peer.socket, { type: 'welcome', protocol: PROTOCOL_VERSION, hubPid: process.pid, pending: peer.role === 'extension' ? engine.pendingViews() : [] });
+  }
+
+  /** A wrong code: it counts against the code (burnt at the cap) and makes that origin wait, doubling up to a minute. */
+  private pairingFailed(origin: string): void {
+    const left = this.options.state.recordPairingFailure();
+    const failures = (this.pairingBackoff.get(origin)?.failures ?? 0) + 1;
+    this.pairingBackoff.set(origin, { failures, until: Date.now() + Math.min(60_000, 1000 * 2 ** (failures - 1)) });
+    log('warn', 'a pairing attempt failed', { origin, attemptsLeftOnThisCode: left });
   }
 
   /** A frame that failed its schema is answered with the id it carried, when it carried one the peer waits on. */
@@ -238,13 +355,10 @@ export class HubServer {
     if (!engine) return;
     switch (message.type) {
       case 'hello':
-        if (message.role !== peer.role) {
-          send(peer.socket, { type: 'error', code: 'forbidden', message: `your credentials make you a ${peer.role}, not a ${message.role}` });
-          return;
-        }
-        peer.greeted = true;
-        // Every (re)connect gets every pending request: delivery survives dropped sockets and restarted workers.
-        send(peer.socket, { type: 'welcome', protocol: PROTOCOL_VERSION, hubPid: process.pid, pending: peer.role === 'extension' ? engine.pendingViews() : [] });
+        await this.hello(peer, message);
+        return;
+      case 'auth':
+        await this.auth(peer, engine, message.proof);
         return;
       case 'heartbeat':
         return;

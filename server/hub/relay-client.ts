@@ -3,11 +3,12 @@ import { WebSocket } from 'ws';
 import type { Answer, ApprovalMethod, ApprovalService, CallParams, CallResult } from '../../shared/approval-calls.js';
 import { fail, parseCallResult } from '../../shared/approval-calls.js';
 import type { HubMessage, PeerMessage } from '../../shared/wire-protocol.js';
+import { constantTimeEqual, hubProof, newNonce, peerProof } from '../../shared/hub-auth.js';
 import {
+  CLOSE_AUTH_FAILED,
   CLOSE_PROTOCOL_MISMATCH,
   HubMessageSchema,
   PROTOCOL_VERSION,
-  RELAY_AUTH_PREFIX,
   SUBPROTOCOL,
   firstIssue,
   hubProtocolFromReason,
@@ -17,7 +18,8 @@ import { log } from '../log.js';
 
 interface RelayClientOptions {
   port: number;
-  secret: string;
+  /** The install key; it never travels: the relay checks the hub's proof of it, then proves it in turn. */
+  key: string;
   /** Connect, hello and welcome must all happen within this. Default 3 s. */
   handshakeTimeoutMs?: number;
   /** How long a call other than `await` may take. Default 15 s. */
@@ -29,7 +31,7 @@ const AWAIT_SLACK_MS = 5000;
 
 type RelayConnection =
   | { ok: true; relay: RelayClient }
-  | { ok: false; reason: 'refused' | 'timeout' | 'closed' | 'version_mismatch'; detail: string; hubProtocol?: number };
+  | { ok: false; reason: 'refused' | 'timeout' | 'closed' | 'version_mismatch' | 'untrusted'; detail: string; hubProtocol?: number };
 
 type CallResultFrame = Extract<HubMessage, { type: 'call.result' }>;
 
@@ -66,10 +68,15 @@ export class RelayClient implements ApprovalService {
     socket.on('error', (error) => log('debug', 'relay socket error', { error: error.message }));
   }
 
+  /**
+   * Opens the socket and runs the handshake of `hub-auth.ts`: a hub that cannot prove it knows the install key is not
+   * ours (another program, or another user's, holds the port), and the relay tells it nothing but its hello.
+   */
   static connect(options: RelayClientOptions): Promise<RelayConnection> {
     const handshakeTimeoutMs = options.handshakeTimeoutMs ?? 3000;
     return new Promise((resolve) => {
-      const socket = new WebSocket(`ws://127.0.0.1:${options.port}`, [SUBPROTOCOL, `${RELAY_AUTH_PREFIX}${options.secret}`], { handshakeTimeout: handshakeTimeoutMs });
+      const socket = new WebSocket(`ws://127.0.0.1:${options.port}`, [SUBPROTOCOL], { handshakeTimeout: handshakeTimeoutMs });
+      const nonce = newNonce();
       let settled = false;
       // The handshake's listeners go before the steady-state client adds its own.
       const settle = (result: RelayConnection | 'welcomed') => {
@@ -88,22 +95,40 @@ export class RelayClient implements ApprovalService {
       socket.once('close', (code, reason) => {
         const hubProtocol = code === CLOSE_PROTOCOL_MISMATCH ? hubProtocolFromReason(reason.toString()) : null;
         if (hubProtocol !== null) settle({ ok: false, reason: 'version_mismatch', detail: reason.toString(), hubProtocol });
+        else if (code === CLOSE_AUTH_FAILED) settle({ ok: false, reason: 'closed', detail: 'the hub refused this install key (it was replaced meanwhile?)' });
         else settle({ ok: false, reason: 'closed', detail: `the hub closed the socket (${code}) before its welcome` });
       });
       socket.once('open', () => {
-        const hello: PeerMessage = { type: 'hello', protocol: PROTOCOL_VERSION, role: 'relay', client: { name: 'elicitly-relay', version: String(process.pid) } };
+        const hello: PeerMessage = { type: 'hello', protocol: PROTOCOL_VERSION, role: 'relay', client: { name: 'elicitly-relay', version: String(process.pid) }, nonce };
         socket.send(JSON.stringify(hello));
-        socket.once('message', (data) => {
-          const parsed = parseFrame(HubMessageSchema, data.toString());
-          if (!parsed.ok) return settle({ ok: false, reason: 'closed', detail: `the hub's first frame was invalid: ${parsed.error}` });
-          const message = parsed.message;
-          if (message.type === 'welcome' && message.protocol === PROTOCOL_VERSION) {
-            return settle('welcomed');
-          }
-          if (message.type === 'welcome') return settle({ ok: false, reason: 'version_mismatch', detail: `the hub speaks protocol ${message.protocol}`, hubProtocol: message.protocol });
-          if (message.type === 'error' && message.code === 'unsupported_protocol') return settle({ ok: false, reason: 'version_mismatch', detail: message.message });
-          settle({ ok: false, reason: 'closed', detail: `the hub answered hello with ${message.type}` });
-        });
+      });
+      // Frames are few and in order here: challenge, then welcome. Each is checked before anything more is sent.
+      // A real hub sends nothing between its challenge and our auth: anything arriving while we check its proof is refused.
+      let stage: 'challenge' | 'verifying' | 'welcome' = 'challenge';
+      socket.on('message', (data) => {
+        const parsed = parseFrame(HubMessageSchema, data.toString());
+        if (!parsed.ok) return settle({ ok: false, reason: 'closed', detail: `the hub sent an invalid frame: ${parsed.error}` });
+        const message = parsed.message;
+        if (message.type === 'welcome' && stage === 'welcome') {
+          if (message.protocol === PROTOCOL_VERSION) return settle('welcomed');
+          return settle({ ok: false, reason: 'version_mismatch', detail: `the hub speaks protocol ${message.protocol}`, hubProtocol: message.protocol });
+        }
+        if (message.type === 'challenge' && stage === 'challenge') {
+          stage = 'verifying';
+          void (async () => {
+            const expected = await hubProof(options.key, 'relay', nonce, message.nonce);
+            if (!constantTimeEqual(message.proof, expected)) {
+              return settle({ ok: false, reason: 'untrusted', detail: `the process on 127.0.0.1:${options.port} could not prove it is this install's hub` });
+            }
+            const auth: PeerMessage = { type: 'auth', proof: await peerProof(options.key, 'relay', message.nonce, nonce) };
+            if (settled) return;
+            stage = 'welcome';
+            socket.send(JSON.stringify(auth));
+          })();
+          return;
+        }
+        if (message.type === 'error' && message.code === 'unsupported_protocol') return settle({ ok: false, reason: 'version_mismatch', detail: message.message });
+        settle({ ok: false, reason: 'untrusted', detail: `the process on 127.0.0.1:${options.port} answered the handshake with ${message.type}` });
       });
     });
   }

@@ -3,15 +3,14 @@ import { fail } from '../../shared/approval-calls.js';
 import { PROTOCOL_VERSION } from '../../shared/wire-protocol.js';
 import type { ApprovalEngine } from '../approvals/approval-engine.js';
 import { log } from '../log.js';
+import type { StateDir } from '../state-dir.js';
 import { HubServer } from './hub-server.js';
 import { RelayClient } from './relay-client.js';
 
 interface RoleElectionOptions {
   port: number;
-  /** The state dir (paired origins, pairing code); the store in it is opened only through `openEngine`. */
-  dir: string;
-  /** Reads, or creates once, the per-install secret relays present. */
-  secret: () => string;
+  /** The install key, the pairing code and the paired extensions; the store beside them is opened only by `openEngine`. */
+  state: StateDir;
   /** Opens the store and its engine; called only after this process bound the port. */
   openEngine: () => Promise<ApprovalEngine>;
   /** How long a call may look for a hub (binding or relaying) before it answers `unavailable`. Default 5 s. */
@@ -89,19 +88,25 @@ export class RoleElection implements ApprovalService {
 
   private async findRole(): Promise<Role> {
     const { port } = this.options;
-    const secret = this.options.secret();
     const deadline = Date.now() + (this.options.findHubWithinMs ?? 5000);
     let last = 'nothing answered';
     while (Date.now() < deadline && !this.closing) {
       if (Date.now() >= this.stepDownUntil) {
-        const hub = await this.becomeHub(secret);
+        const hub = await this.becomeHub();
         if (hub) return hub;
       }
-      const connection = await RelayClient.connect({ port, secret, handshakeTimeoutMs: this.options.handshakeTimeoutMs, callTimeoutMs: this.options.callTimeoutMs });
+      // Read afresh each time: a damaged key replaced by another process is picked up on the next attempt.
+      const connection = await RelayClient.connect({ port, key: this.options.state.relayKey(), handshakeTimeoutMs: this.options.handshakeTimeoutMs, callTimeoutMs: this.options.callTimeoutMs });
       if (connection.ok) {
         const role: Role = { kind: 'relay', relay: connection.relay };
         connection.relay.onclose = () => this.lost(role);
         return role;
+      }
+      if (connection.reason === 'untrusted') {
+        throw new Error(
+          `something else holds 127.0.0.1:${port}: it answered but could not prove it is this computer's elicitly hub, so nothing was sent to it. ` +
+            'Stop that program, or give elicitly-companion another port with ELICITLY_PORT (the same for every agent and the extension)',
+        );
       }
       if (connection.reason === 'version_mismatch') {
         throw new Error(
@@ -116,9 +121,9 @@ export class RoleElection implements ApprovalService {
     throw new Error(`no approval hub could be reached on 127.0.0.1:${port} and the port could not be bound (${last})`);
   }
 
-  private async becomeHub(secret: string): Promise<Role | null> {
-    const { port, dir, heartbeatMs } = this.options;
-    const hub = await HubServer.listen({ port, dir, secret, heartbeatMs }).catch((error: unknown) => {
+  private async becomeHub(): Promise<Role | null> {
+    const { port, state, heartbeatMs } = this.options;
+    const hub = await HubServer.listen({ port, state, heartbeatMs }).catch((error: unknown) => {
       log('warn', 'could not listen', { port, error: String(error) });
       return null;
     });

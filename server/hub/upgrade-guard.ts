@@ -1,32 +1,37 @@
-import { timingSafeEqual } from 'node:crypto';
 import type { IncomingMessage } from 'node:http';
 import { EXTENSION_ORIGIN } from '../../shared/extension-id.js';
-import { PAIRING_PREFIX, RELAY_AUTH_PREFIX, SUBPROTOCOL } from '../../shared/wire-protocol.js';
+import { PAIRING_SUBPROTOCOL, SUBPROTOCOL } from '../../shared/wire-protocol.js';
 
 export type PeerRole = 'extension' | 'relay';
 
 type GuardVerdict =
-  | { ok: true; role: PeerRole; origin: string | null; pairedNow: boolean }
-  | { ok: false; status: 401 | 403; reason: string };
+  | { ok: true; role: PeerRole; origin: string | null; pairingOnly: boolean }
+  | { ok: false; status: 403 | 429 | 503; reason: string };
 
 interface GuardConfig {
   port: number;
-  secret: string;
+  /** Origins an extension was paired from (read per upgrade: `pair --remove` takes effect at once). */
   pairedOrigins: () => string[];
-  pairingCode: () => { code: string; expiresAt: number } | undefined;
+  /** Until when this origin must wait after a failed pairing attempt. */
+  pairingBackoffUntil: (origin: string) => number;
+  /** Sockets open now, and the most there may be. */
+  sockets: () => number;
+  maxSockets: number;
+  now: () => number;
 }
 
-function equalSecret(given: string, expected: string): boolean {
-  const a = Buffer.from(given);
-  const b = Buffer.from(expected);
-  return a.length === b.length && timingSafeEqual(a, b);
-}
+/** The origins a browser gives an extension: Chrome's 32 letters a–p, Firefox's per-install UUID. */
+const EXTENSION_ORIGIN_PATTERN = /^(chrome-extension:\/\/[a-p]{32}|moz-extension:\/\/[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12})$/;
 
-const EXTENSION_SCHEMES = ['chrome-extension://', 'moz-extension://'];
+export function isExtensionOrigin(origin: string): boolean {
+  return EXTENSION_ORIGIN_PATTERN.test(origin);
+}
 
 /**
- * Decides, from the HTTP upgrade request alone, whether a socket may exist: Host must be loopback with our port (DNS
- * rebinding), relays prove the per-install secret, extensions must come from the pinned or a paired origin.
+ * The first filter, from the HTTP upgrade request alone, before a socket exists: Host must be loopback with our port
+ * (DNS rebinding); a browser page's Origin never passes; an extension comes from the pinned or a paired origin, or
+ * comes to pair from a well-formed extension origin. It admits nobody to anything: every peer then proves a key on the
+ * socket (`hub-auth.ts`), so a local process that forges an Origin header gets no further than its hello.
  */
 export function checkUpgrade(req: IncomingMessage, config: GuardConfig): GuardVerdict {
   const host = req.headers.host ?? '';
@@ -35,23 +40,17 @@ export function checkUpgrade(req: IncomingMessage, config: GuardConfig): GuardVe
 
   const protocols = (req.headers['sec-websocket-protocol'] ?? '').split(',').map((p) => p.trim()).filter(Boolean);
   if (!protocols.includes(SUBPROTOCOL)) return { ok: false, status: 403, reason: `subprotocol ${SUBPROTOCOL} missing` };
+  if (config.sockets() >= config.maxSockets) return { ok: false, status: 503, reason: `${config.maxSockets} sockets are open, the most this hub takes` };
+
   const origin = typeof req.headers.origin === 'string' ? req.headers.origin : null;
+  // Browsers always send an Origin; a relay is a Node process and never does. It still has to prove the install key.
+  if (origin === null) return { ok: true, role: 'relay', origin: null, pairingOnly: false };
+  if (origin === EXTENSION_ORIGIN || config.pairedOrigins().includes(origin)) return { ok: true, role: 'extension', origin, pairingOnly: false };
 
-  const auth = protocols.find((p) => p.startsWith(RELAY_AUTH_PREFIX));
-  if (auth !== undefined) {
-    // Browsers always send an Origin; a relay is a Node process and never does.
-    if (origin !== null) return { ok: false, status: 403, reason: 'relay credentials from a browser origin' };
-    if (!equalSecret(auth.slice(RELAY_AUTH_PREFIX.length), config.secret)) return { ok: false, status: 401, reason: 'wrong relay secret' };
-    return { ok: true, role: 'relay', origin: null, pairedNow: false };
-  }
-
-  if (origin === null || origin === 'null') return { ok: false, status: 401, reason: 'no origin and no secret' };
-  if (origin === EXTENSION_ORIGIN || config.pairedOrigins().includes(origin)) return { ok: true, role: 'extension', origin, pairedNow: false };
-
-  const pairing = protocols.find((p) => p.startsWith(PAIRING_PREFIX));
-  const code = config.pairingCode();
-  if (pairing !== undefined && code !== undefined && Date.now() < code.expiresAt && EXTENSION_SCHEMES.some((s) => origin.startsWith(s))) {
-    if (equalSecret(pairing.slice(PAIRING_PREFIX.length), code.code)) return { ok: true, role: 'extension', origin, pairedNow: true };
+  if (protocols.includes(PAIRING_SUBPROTOCOL) && isExtensionOrigin(origin)) {
+    const until = config.pairingBackoffUntil(origin);
+    if (until > config.now()) return { ok: false, status: 429, reason: `origin ${origin} failed to pair; it may try again in ${Math.ceil((until - config.now()) / 1000)} s` };
+    return { ok: true, role: 'extension', origin, pairingOnly: true };
   }
   return { ok: false, status: 403, reason: `origin ${JSON.stringify(origin)} is not trusted` };
 }

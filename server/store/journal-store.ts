@@ -1,9 +1,10 @@
 import { constants as fsConstants } from 'node:fs';
 import type { FileHandle } from 'node:fs/promises';
-import { chmod, mkdir, open, readFile, rename, unlink } from 'node:fs/promises';
+import { open, rename, unlink } from 'node:fs/promises';
 import path from 'node:path';
 import { z } from 'zod';
 import { log } from '../log.js';
+import { ensurePrivateDir } from '../private-files.js';
 import { decodeLine, encodeLine } from './journal-line.js';
 
 /** The store is generic over records with an id; the caller validates its own shape. */
@@ -70,6 +71,9 @@ interface Quarantined {
 const DEFAULT_FILE = 'requests.jsonl';
 const DEFAULT_COMPACT_AFTER_LINES = 10_000;
 const NEWLINE = 0x0a;
+/** Never through a symlink: one planted in the journal's place would send what people approved elsewhere. */
+const NO_FOLLOW = fsConstants.O_NOFOLLOW ?? 0;
+const APPEND = fsConstants.O_WRONLY | fsConstants.O_CREAT | fsConstants.O_APPEND | NO_FOLLOW;
 
 function toError(error: unknown): Error {
   return error instanceof Error ? error : new Error(String(error));
@@ -154,13 +158,17 @@ export class JournalStore<T extends StoredRecord = StoredRecord> {
     const parse = options.parse ?? defaultParse;
     const io = options.io ?? REAL_IO;
 
-    await mkdir(dir, { recursive: true, mode: 0o700 });
-    // mkdir's mode is filtered by the umask and ignored for an existing dir; the journal holds what humans approved.
-    await chmod(dir, 0o700);
+    // A real directory of this user's, 0700: the journal holds what humans approved.
+    ensurePrivateDir(dir);
 
     let content: Buffer;
     try {
-      content = await readFile(filePath);
+      const reading = await open(filePath, fsConstants.O_RDONLY | NO_FOLLOW);
+      try {
+        content = await reading.readFile();
+      } finally {
+        await reading.close();
+      }
     } catch (error) {
       if (errorCode(error) !== 'ENOENT') throw error;
       content = Buffer.alloc(0);
@@ -217,7 +225,7 @@ export class JournalStore<T extends StoredRecord = StoredRecord> {
     const quarantineFile = `${filePath}.quarantine`;
     if (damaged.length > 0) await quarantine(quarantineFile, filePath, damaged, io);
 
-    const handle = await open(filePath, 'a', 0o600);
+    const handle = await open(filePath, APPEND, 0o600);
     try {
       // open()'s mode only applies on creation and is filtered by the umask.
       await handle.chmod(0o600);
@@ -417,7 +425,7 @@ export class JournalStore<T extends StoredRecord = StoredRecord> {
     let tmp: FileHandle | undefined;
     try {
       // O_APPEND from the start: once renamed, this very handle is the journal's append handle, so no reopen can fail after the swap.
-      tmp = await open(tmpPath, fsConstants.O_WRONLY | fsConstants.O_CREAT | fsConstants.O_TRUNC | fsConstants.O_APPEND, 0o600);
+      tmp = await open(tmpPath, APPEND | fsConstants.O_TRUNC, 0o600);
       await tmp.chmod(0o600);
       await writeFully(tmp, snapshot.map((r) => encodeLine(JSON.stringify(r))).join(''));
       await this.io.sync(tmp);
@@ -473,7 +481,7 @@ export class JournalStore<T extends StoredRecord = StoredRecord> {
 async function quarantine(quarantineFile: string, journal: string, damaged: readonly Quarantined[], io: StoreIo): Promise<void> {
   const at = new Date().toISOString();
   const text = damaged.map((d) => `${JSON.stringify({ quarantinedAt: at, journal, line: d.line, reason: d.reason, text: d.text })}\n`).join('');
-  const handle = await open(quarantineFile, 'a', 0o600);
+  const handle = await open(quarantineFile, APPEND, 0o600);
   try {
     await handle.chmod(0o600);
     await writeFully(handle, text);

@@ -1,8 +1,11 @@
+import { execFile } from 'node:child_process';
 import { existsSync, mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
+import { promisify } from 'node:util';
 import { chromium, type BrowserContext, type Page, type Worker } from 'playwright-core';
+import { SERVER_ENTRY } from '../helpers/mcp-harness.js';
 
 export const CHROMIUM_PATH = process.env.CHROME_PATH ?? '/usr/bin/chromium';
 export const EXTENSION_DIR = fileURLToPath(new URL('../../.output/chrome-mv3', import.meta.url));
@@ -14,6 +17,8 @@ export const browserFound = existsSync(CHROMIUM_PATH);
 export interface ExtensionBrowser {
   context: BrowserContext;
   extensionId: string;
+  /** The tab the extension opened on install to ask for the pairing code. */
+  firstRunPage: () => Promise<Page>;
   worker: () => Promise<Worker>;
   openPopup: (hash?: string) => Promise<Page>;
   stopServiceWorkers: () => Promise<void>;
@@ -38,6 +43,10 @@ export async function launchExtension(): Promise<ExtensionBrowser> {
     context,
     extensionId,
     worker,
+    async firstRunPage() {
+      const isWelcome = (page: Page) => page.url() === `chrome-extension://${extensionId}/review.html#/welcome`;
+      return context.pages().find(isWelcome) ?? context.waitForEvent('page', { predicate: isWelcome, timeout: 10_000 });
+    },
     async openPopup(hash = '#/inbox') {
       const page = await context.newPage();
       await page.goto(`chrome-extension://${extensionId}/popup.html${hash}`);
@@ -55,4 +64,20 @@ export async function launchExtension(): Promise<ExtensionBrowser> {
       rmSync(profile, { recursive: true, force: true });
     },
   };
+}
+
+/** A fresh code from the built server's own `pair` command, for the hub whose state dir `env` names (last stdout line). */
+export async function pairingCode(env: Record<string, string>): Promise<string> {
+  const { stdout } = await promisify(execFile)(process.execPath, [SERVER_ENTRY, 'pair'], { env: { ...process.env, ...env }, timeout: 15_000 });
+  const code = stdout.trim().split('\n').at(-1)?.trim();
+  if (!code) throw new Error(`elicitly-companion pair printed no code: ${JSON.stringify(stdout)}`);
+  return code;
+}
+
+/** What a person does once: Settings → Pairing code → Pair, then the header says Connected. */
+export async function pairInSettings(page: Page, code: string, timeout: number): Promise<void> {
+  if (!page.url().endsWith('#/settings')) await page.evaluate(() => (location.hash = '#/settings'));
+  await page.getByLabel('Pairing code').fill(code);
+  await page.getByRole('button', { name: 'Pair', exact: true }).click();
+  await page.locator('[data-state="connected"]').first().waitFor({ timeout });
 }

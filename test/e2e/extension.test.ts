@@ -7,10 +7,15 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { WebSocketServer } from 'ws';
+import { randomHex } from '../../shared/hub-auth.js';
+import { PAIRING_SUBPROTOCOL, PROTOCOL_VERSION, SUBPROTOCOL } from '../../shared/wire-protocol.js';
 import { northmarkProposal } from '../fixtures/northmark.js';
 import { connect, type Harness } from '../helpers/mcp-harness.js';
 import { freePort } from '../helpers/scripted-extension.js';
-import { BROWSER_REQUIRED, CHROMIUM_PATH, INSTALL_HINT, browserFound, launchExtension, type ExtensionBrowser } from './extension-browser.js';
+import {
+  BROWSER_REQUIRED, CHROMIUM_PATH, INSTALL_HINT, browserFound, launchExtension, pairInSettings, pairingCode, type ExtensionBrowser,
+} from './extension-browser.js';
 
 const UI_TIMEOUT = 15_000;
 const ARTIFACTS = join(process.cwd(), 'test-results');
@@ -44,6 +49,18 @@ describe.skipIf(!browserFound)(title, () => {
     await page.getByRole('button', { name: message }).first().click({ timeout: UI_TIMEOUT });
   }
 
+  /** Creates an approval, lets the hub go away, and approves it in the popup: the decision waits in the outbox. */
+  async function approveWhileHubAway(message: string, step: string): Promise<string> {
+    const id = created(await agent.callTool('elicit_approval', { message, context: { step } }));
+    await openFromInbox(popup, message);
+    await popup.getByRole('button', { name: 'Approve' }).waitFor({ timeout: UI_TIMEOUT });
+    await agent.close();
+    await popup.locator('[data-state="reconnecting"]').first().waitFor({ timeout: UI_TIMEOUT });
+    await popup.getByRole('button', { name: 'Approve' }).click();
+    await popup.getByText('Waiting for the hub to deliver this decision.').waitFor({ timeout: UI_TIMEOUT });
+    return id;
+  }
+
   async function waitConnected(page: Page): Promise<void> {
     await page.locator('[data-state="connected"]').first().waitFor({ timeout: UI_TIMEOUT });
   }
@@ -59,13 +76,23 @@ describe.skipIf(!browserFound)(title, () => {
     await popup.getByLabel('Hub port').fill(String(port));
     await popup.getByRole('button', { name: 'Save' }).click();
     await popup.getByText('Saved.').waitFor({ timeout: UI_TIMEOUT });
-    await waitConnected(popup);
+    // Every extension pairs once, Chrome's pinned id included: with no key it opens no socket and says so.
+    await popup.locator('[data-state="pairing_needed"]').first().waitFor({ timeout: UI_TIMEOUT });
+    await pairInSettings(popup, await pairingCode(env), UI_TIMEOUT);
   }, 60_000);
 
   afterAll(async () => {
     await browser?.close();
     await agent?.close();
     rmSync(stateDir, { recursive: true, force: true });
+  });
+
+  it('the install opened the first-run page, which asks for the pairing code; the popup says this browser is paired', async () => {
+    const welcome = await browser.firstRunPage();
+    await welcome.getByRole('heading', { name: 'Pair this browser with elicitly-companion' }).waitFor({ timeout: UI_TIMEOUT });
+    expect(await welcome.getByLabel('Pairing code').count()).toBe(1);
+    expect(await welcome.getByRole('button', { name: 'Pair', exact: true }).count()).toBe(1);
+    expect(await popup.getByText(`This browser is paired with the hub on port ${port}.`).count()).toBe(1);
   });
 
   it('NorthMark (seed 004): edit, double-click a source, untick a row, submit → elicit_result has exactly the included values', async () => {
@@ -164,14 +191,7 @@ describe.skipIf(!browserFound)(title, () => {
   });
 
   it('a decision made while the hub is down is delivered once it returns', async () => {
-    const message = 'Approve while the hub is away';
-    const id = created(await agent.callTool('elicit_approval', { message, context: { step: 'migrate' } }));
-    await openFromInbox(popup, message);
-    await popup.getByRole('button', { name: 'Approve' }).waitFor({ timeout: UI_TIMEOUT });
-    await agent.close();
-    await popup.locator('[data-state="reconnecting"]').first().waitFor({ timeout: UI_TIMEOUT });
-    await popup.getByRole('button', { name: 'Approve' }).click();
-    await popup.getByText('Waiting for the hub to deliver this decision.').waitFor({ timeout: UI_TIMEOUT });
+    const id = await approveWhileHubAway('Approve while the hub is away', 'migrate');
 
     agent = await connect('v2-2025', { env });
     await agent.callTool('elicit_status', { elicitationId: 'el_warmup' });
@@ -197,15 +217,15 @@ describe.skipIf(!browserFound)(title, () => {
     const page = await browser.context.newPage();
     try {
       await page.goto(`http://127.0.0.1:${(server.address() as AddressInfo).port}/`);
-      const outcome = await page.evaluate(async (hubPort) => {
+      const outcome = await page.evaluate(async ({ hubPort, protocols }) => {
         const attempt = (protocols: string[]) => new Promise<string>((resolve) => {
           const ws = new WebSocket(`ws://127.0.0.1:${hubPort}`, protocols);
           ws.onopen = () => resolve('opened');
           ws.onclose = () => resolve('refused');
           setTimeout(() => resolve('timeout'), 5000);
         });
-        return [await attempt(['elicitly.v1']), await attempt(['elicitly.v1', 'pair.000000'])];
-      }, port);
+        return [await attempt([protocols.plain]), await attempt([protocols.plain, protocols.pairing])];
+      }, { hubPort: port, protocols: { plain: SUBPROTOCOL, pairing: PAIRING_SUBPROTOCOL } });
       expect(outcome).toEqual(['refused', 'refused']);
     } finally {
       await page.close();
@@ -214,4 +234,55 @@ describe.skipIf(!browserFound)(title, () => {
       await new Promise<void>((resolve) => server.close(() => resolve()));
     }
   });
+
+  it('a process holding the port after the hub left: "Untrusted hub on port N", it gets only hellos, and the decision waits for the real hub', async () => {
+    const id = await approveWhileHubAway('Approve while something squats the port', 'squat');
+
+    // It accepts any socket and answers every hello with a challenge it cannot prove (it does not hold the key).
+    const impostor = new WebSocketServer({ host: '127.0.0.1', port });
+    await new Promise<void>((resolve) => impostor.once('listening', resolve));
+    const connections: { protocol: string | undefined; frames: unknown[] }[] = [];
+    impostor.on('connection', (socket, request) => {
+      const seen = { protocol: request.headers['sec-websocket-protocol'], frames: [] as unknown[] };
+      connections.push(seen);
+      socket.on('error', () => undefined);
+      socket.on('message', (data) => {
+        const frame: unknown = JSON.parse(String(data));
+        seen.frames.push(frame);
+        if (seen.frames.length === 1) socket.send(JSON.stringify({ type: 'challenge', nonce: randomHex(32), proof: randomHex(32) }));
+      });
+    });
+    try {
+      // A page opening wakes the background, which connects at once instead of waiting out its backoff.
+      await popup.reload();
+      const header = popup.locator('[data-state="untrusted_hub"]').first();
+      await header.waitFor({ timeout: UI_TIMEOUT });
+      expect(await header.textContent()).toMatch(new RegExp(
+        `^Untrusted hub on port ${port}: something that is not this computer's Elicitly hub answers on the port, so nothing was sent to it\\. next try in \\d+ s$`,
+      ));
+      // A second attempt meets it again, and the header keeps saying so.
+      await popup.reload();
+      for (let i = 0; i < 100 && connections.length < 2; i++) await new Promise((r) => setTimeout(r, 100));
+      await new Promise((r) => setTimeout(r, 500));
+      await header.waitFor({ timeout: UI_TIMEOUT });
+      expect(connections.length).toBeGreaterThanOrEqual(2);
+      for (const connection of connections) {
+        expect(connection.protocol).toBe(SUBPROTOCOL);
+        expect(connection.frames).toEqual([{
+          type: 'hello', protocol: PROTOCOL_VERSION, role: 'extension', client: { name: 'elicitly-companion-extension', version: expect.any(String) },
+          nonce: expect.stringMatching(/^[0-9a-f]{64}$/), keyId: expect.stringMatching(/^k_[0-9a-f]{16}$/),
+        }]);
+      }
+    } finally {
+      for (const client of impostor.clients) client.terminate();
+      await new Promise<void>((resolve) => impostor.close(() => resolve()));
+    }
+
+    agent = await connect('v2-2025', { env });
+    await agent.callTool('elicit_status', { elicitationId: 'el_warmup' });
+    await popup.reload();
+    await waitConnected(popup);
+    expect((await agent.callTool('elicit_await', { elicitationId: id, waitSeconds: 15 })).structuredContent).toEqual({ status: 'approved' });
+    expect(pageErrors).toEqual([]);
+  }, 90_000);
 });

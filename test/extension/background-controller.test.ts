@@ -2,32 +2,36 @@ import { beforeEach, describe, expect, it } from 'vitest';
 import type { BackgroundController } from '../../extension/background/background-controller.js';
 import type { ElicitlyDb } from '../../extension/db/database.js';
 import { getRequest } from '../../extension/db/requests-repo.js';
-import { patchSettings, readConnection, readSettings } from '../../extension/db/settings-repo.js';
+import { patchSettings, readConnection } from '../../extension/db/settings-repo.js';
 import { PROTOCOL_VERSION } from '../../shared/wire-protocol.js';
-import { harness, type RecordingPlatform } from './background-harness.js';
-import { proposalView, settle, type FakeSocket, type ManualClock } from './fakes.js';
+import { harness, type Harness, type RecordingPlatform } from './background-harness.js';
+import { TEST_KEY_ID, proposalView, settle, type FakeSocket, type ManualClock } from './fakes.js';
 
 let db: ElicitlyDb;
 let clock: ManualClock;
 let platform: RecordingPlatform;
 let sockets: FakeSocket[];
-let controller: (options?: { originNeedsPairing?: boolean; everConnected?: boolean }) => BackgroundController;
+let controller: () => BackgroundController;
 let connect: (c: BackgroundController, pending?: ReturnType<typeof proposalView>[]) => Promise<FakeSocket>;
+let h: Harness;
 
 beforeEach(() => {
-  const h = harness();
+  h = harness();
   ({ db, clock, platform, sockets } = h);
-  controller = (options) => h.controller(options);
+  controller = () => h.controller();
   connect = (c, pending) => h.connect(c, pending);
 });
 
 describe('BackgroundController', () => {
-  it('connects to the port from settings with the subprotocol, says hello, and mirrors the welcome', async () => {
+  it('connects to the port from settings with the subprotocol, proves its key, and mirrors the welcome', async () => {
     await patchSettings(db, { port: 23456 });
     const socket = await connect(controller());
     expect(socket.url).toBe('ws://127.0.0.1:23456');
     expect(socket.protocols).toEqual(['elicitly.v1']);
-    expect(socket.sent).toEqual([{ type: 'hello', protocol: PROTOCOL_VERSION, role: 'extension', client: { name: 'test', version: '1' } }]);
+    expect(socket.sent).toEqual([
+      { type: 'hello', protocol: PROTOCOL_VERSION, role: 'extension', client: { name: 'test', version: '1' }, nonce: expect.stringMatching(/^[0-9a-f]{64}$/), keyId: TEST_KEY_ID },
+      { type: 'auth', proof: expect.stringMatching(/^[0-9a-f]{64}$/) },
+    ]);
     expect((await getRequest(db, 'el_1'))?.status).toBe('pending');
     expect(platform.badge.at(-1)).toBe(1);
     expect(platform.notified.map((r) => r.elicitationId)).toEqual(['el_1']);
@@ -107,9 +111,7 @@ describe('BackgroundController', () => {
     await settle();
     const again = sockets.at(-1)!;
     expect(again).not.toBe(socket);
-    again.open();
-    again.deliver({ type: 'welcome', protocol: PROTOCOL_VERSION, hubPid: 1, pending: [proposalView('el_1', clock.t - 5000)] });
-    await settle();
+    await h.accept(again, [proposalView('el_1', clock.t - 5000)]);
     const decides = again.sent.filter((m) => m.type === 'decide');
     expect(decides).toEqual([{ type: 'decide', elicitationId: 'el_1', idempotencyKey: 'key-1', decision: 'approved', values: {}, included: [] }]);
     again.deliver({ type: 'decision.result', elicitationId: 'el_1', idempotencyKey: 'key-1', ok: true, status: 'approved' });
@@ -129,6 +131,7 @@ describe('BackgroundController', () => {
   });
 
   it('reconnects with a jittered backoff that doubles up to 30 s', async () => {
+    await h.paired();
     const c = controller();
     c.start();
     await settle();
@@ -155,25 +158,6 @@ describe('BackgroundController', () => {
     await c.tick();
     await settle();
     expect(sockets).toHaveLength(2);
-  });
-
-  it('says pairing is needed when an unpaired Firefox origin is refused, and offers the code from settings', async () => {
-    await patchSettings(db, { pairingCode: 'abc123' });
-    const c = controller({ originNeedsPairing: true });
-    c.start();
-    await settle();
-    expect(sockets[0]!.protocols).toEqual(['elicitly.v1', 'pair.abc123']);
-    sockets[0]!.drop();
-    await settle();
-    expect((await readConnection(db))?.state).toBe('pairing_needed');
-    clock.advance(1000);
-    await settle();
-    const s = sockets.at(-1)!;
-    s.open();
-    s.deliver({ type: 'welcome', protocol: PROTOCOL_VERSION, hubPid: 1, pending: [] });
-    await settle();
-    // A spent code is forgotten.
-    expect((await readSettings(db)).pairingCode).toBe('');
   });
 
   it('answers malformed page messages and hub frames without throwing', async () => {

@@ -1,9 +1,11 @@
-// A BackgroundController wired to fakes: a recording platform, fake sockets the test drives, manual time.
+// A BackgroundController wired to fakes: a recording platform, fake sockets the test drives, manual time, and a hub
+// that proves the key this browser holds.
 import { BackgroundController, type Platform } from '../../extension/background/background-controller.js';
 import type { ElicitlyDb } from '../../extension/db/database.js';
-import type { RequestRow } from '../../extension/db/rows.js';
+import { hubKeyFor, type RequestRow } from '../../extension/db/rows.js';
+import { patchSettings, readSettings } from '../../extension/db/settings-repo.js';
 import { PROTOCOL_VERSION, type RequestView } from '../../shared/wire-protocol.js';
-import { FakeSocket, ManualClock, freshDb, proposalView, settle } from './fakes.js';
+import { FakeSocket, ManualClock, TEST_KEY, TEST_KEY_ID, freshDb, proposalView, proveHub, settle } from './fakes.js';
 
 export class RecordingPlatform implements Platform {
   badge: number[] = [];
@@ -21,10 +23,16 @@ export interface Harness {
   clock: ManualClock;
   platform: RecordingPlatform;
   sockets: FakeSocket[];
-  controller(options?: { originNeedsPairing?: boolean; everConnected?: boolean; socketFactory?: (url: string, protocols: string[]) => FakeSocket }): BackgroundController;
-  /** Starts the controller, opens its socket and welcomes it with `pending`. */
+  controller(options?: { socketFactory?: (url: string, protocols: string[]) => FakeSocket }): BackgroundController;
+  /** Stores TEST_KEY as this browser's key for the hub on the port in settings (as a past pairing would have). */
+  paired(): Promise<void>;
+  /** Pairs (if not yet), starts the controller, opens its socket, proves the key and welcomes it with `pending`. */
   connect(c: BackgroundController, pending?: RequestView[]): Promise<FakeSocket>;
-  /** Lets the backoff run out and welcomes the next socket with `pending`. */
+  /** Opens `socket`, proves the key like the real hub, and welcomes it with `pending`. */
+  accept(socket: FakeSocket, pending?: RequestView[]): Promise<void>;
+  /** Lets the backoff run out (bounded) and returns the next socket, unopened. */
+  nextSocket(): Promise<FakeSocket>;
+  /** Lets the backoff run out and accepts the next socket with `pending`. */
   reconnect(pending: RequestView[]): Promise<FakeSocket>;
 }
 
@@ -45,32 +53,41 @@ export function harness(): Harness {
           return s;
         },
         client: { name: 'test', version: '1' },
-        originNeedsPairing: options.originNeedsPairing ?? false,
-        everConnected: options.everConnected ?? false,
         answerTimeoutMs: 5000,
       });
     },
+    async paired() {
+      const settings = await readSettings(h.db);
+      if (hubKeyFor(settings, settings.port)) return;
+      await patchSettings(h.db, { hubKeys: { ...settings.hubKeys, [String(settings.port)]: { keyId: TEST_KEY_ID, key: TEST_KEY } } });
+    },
     async connect(c, pending = [proposalView('el_1', h.clock.t - 1000)]) {
+      await h.paired();
       c.start();
       await settle();
       const socket = h.sockets.at(-1)!;
-      socket.open();
-      socket.deliver({ type: 'welcome', protocol: PROTOCOL_VERSION, hubPid: 1, pending });
-      await settle();
+      await h.accept(socket, pending);
       return socket;
     },
-    async reconnect(pending) {
+    async accept(socket, pending = []) {
+      socket.open();
+      await proveHub(socket, TEST_KEY);
+      socket.deliver({ type: 'welcome', protocol: PROTOCOL_VERSION, hubPid: 1, pending });
+      await settle();
+    },
+    async nextSocket() {
       const before = h.sockets.length;
       // Small steps, bounded by the longest backoff: only as much time passes as the reconnect needs.
       for (let waited = 0; h.sockets.length === before && waited <= 30_000; waited += 250) {
         h.clock.advance(250);
         await settle();
       }
-      const socket = h.sockets.at(-1)!;
       if (h.sockets.length === before) throw new Error('no new socket was opened');
-      socket.open();
-      socket.deliver({ type: 'welcome', protocol: PROTOCOL_VERSION, hubPid: 1, pending });
-      await settle();
+      return h.sockets.at(-1)!;
+    },
+    async reconnect(pending) {
+      const socket = await h.nextSocket();
+      await h.accept(socket, pending);
       return socket;
     },
   };

@@ -1,6 +1,7 @@
 import { beforeEach, describe, expect, it } from 'vitest';
 import { fakeBrowser } from 'wxt/testing';
 import { browser } from 'wxt/browser';
+import { openWelcomeOnInstall } from '../../entrypoints/background/first-run.js';
 import { createPlatform, listenForNotificationClicks, NOTIFICATION_PREFIX } from '../../entrypoints/background/platform.js';
 import { ensureSafetyAlarm, onSafetyAlarm, SAFETY_ALARM } from '../../entrypoints/background/safety-alarm.js';
 import { rowFromView } from '../../extension/db/rows.js';
@@ -52,5 +53,16 @@ describe('background platform (WXT fake browser)', () => {
     await browser.alarms.onAlarm.trigger({ name: 'something-else', scheduledTime: 0 });
     await browser.alarms.onAlarm.trigger({ name: SAFETY_ALARM, scheduledTime: 0 });
     expect(ticks).toBe(1);
+  });
+
+  it('opens the page that asks for the pairing code on install, and only then', async () => {
+    const urls = async () => (await browser.tabs.query({})).map((t: { url?: string }) => t.url);
+    const before = await urls();
+    openWelcomeOnInstall();
+    await browser.runtime.onInstalled.trigger({ reason: 'update', previousVersion: '0.0.1', temporary: false });
+    await browser.runtime.onInstalled.trigger({ reason: 'browser_update', temporary: false });
+    expect(await urls()).toEqual(before);
+    await browser.runtime.onInstalled.trigger({ reason: 'install', temporary: false });
+    expect(await urls()).toEqual([...before, 'chrome-extension://test-extension-id/review.html#/welcome']);
   });
 });

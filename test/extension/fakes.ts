@@ -1,5 +1,6 @@
 import { IDBFactory, IDBKeyRange } from 'fake-indexeddb';
 import { checkProposalInput } from '../../shared/approval-input.js';
+import { hubProof, newNonce, peerProof, sealKey } from '../../shared/hub-auth.js';
 import type { HubMessage, PeerMessage, RequestView } from '../../shared/wire-protocol.js';
 import { openDb, type ElicitlyDb } from '../../extension/db/database.js';
 import type { Clock, SocketLike } from '../../extension/hub/hub-connection.js';
@@ -102,4 +103,51 @@ export function proposalView(id: string, createdAt: number, overrides: Partial<R
 /** Settles promise chains the code under test started without awaiting (bounded). */
 export async function settle(rounds = 20): Promise<void> {
   for (let i = 0; i < rounds; i++) await new Promise((r) => setTimeout(r, 0));
+}
+
+/**
+ * Waits (bounded) until `ready()` holds: the handshake's proofs are Web Crypto, which settles on its own schedule rather
+ * than in a fixed number of turns of the event loop.
+ */
+export async function until(ready: () => boolean, what: string, attempts = 500): Promise<void> {
+  for (let i = 0; i < attempts; i++) {
+    if (ready()) return;
+    await new Promise((r) => setTimeout(r, 1));
+  }
+  throw new Error(`gave up waiting for ${what}`);
+}
+
+/** A key and key id as a hub hands them out. */
+export const TEST_KEY = '5e'.repeat(32);
+export const TEST_KEY_ID = 'k_0123456789abcdef';
+/** A pairing code as `elicitly-companion pair` prints it. */
+export const TEST_CODE = '0a1b2c3d4e5f';
+
+type Sent<T extends PeerMessage['type']> = Extract<PeerMessage, { type: T }>;
+
+export async function nextSent<T extends PeerMessage['type']>(socket: FakeSocket, type: T, after = 0): Promise<Sent<T>> {
+  const find = () => socket.sent.slice(after).find((m): m is Sent<T> => m.type === type);
+  await until(() => find() !== undefined, `the extension to send ${type}`);
+  return find()!;
+}
+
+/**
+ * The hub's side of the handshake: it answers the hello with its proof of `secret` (or a forged one), then checks the
+ * extension's proof. Returns both nonces, which a pairing needs to seal the key.
+ */
+export async function proveHub(socket: FakeSocket, secret: string, options: { forge?: boolean } = {}): Promise<{ hubNonce: string; peerNonce: string }> {
+  const hello = await nextSent(socket, 'hello');
+  const hubNonce = newNonce();
+  const proof = await hubProof(options.forge ? 'f0'.repeat(32) : secret, 'extension', hello.nonce, hubNonce);
+  socket.deliver({ type: 'challenge', nonce: hubNonce, proof });
+  if (options.forge) return { hubNonce, peerNonce: hello.nonce };
+  const auth = await nextSent(socket, 'auth');
+  if (auth.proof !== await peerProof(secret, 'extension', hubNonce, hello.nonce)) throw new Error('the extension proved another secret');
+  return { hubNonce, peerNonce: hello.nonce };
+}
+
+/** A pairing as the hub does it: prove the code, then hand over `key` sealed with it. */
+export async function pairHub(socket: FakeSocket, code: string, key = TEST_KEY, keyId = TEST_KEY_ID): Promise<void> {
+  const { hubNonce, peerNonce } = await proveHub(socket, code);
+  socket.deliver({ type: 'paired', keyId, sealedKey: await sealKey(key, code, hubNonce, peerNonce) });
 }

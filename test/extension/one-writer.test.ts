@@ -8,7 +8,8 @@ import { patchSettings, readConnection, readSettings } from '../../extension/db/
 import { WELCOME_TIMEOUT_MS } from '../../extension/hub/hub-connection.js';
 import { HEARTBEAT_MS, MAX_FRAME_BYTES, PROTOCOL_VERSION, type PeerMessage } from '../../shared/wire-protocol.js';
 import { harness, type Harness } from './background-harness.js';
-import { proposalView, settle } from './fakes.js';
+import { TEST_CODE, TEST_KEY, TEST_KEY_ID, pairHub, proposalView, proveHub, settle, until } from './fakes.js';
+import { sealKey } from '../../shared/hub-auth.js';
 
 let h: Harness;
 beforeEach(() => {
@@ -33,6 +34,7 @@ describe('the mirror handles one frame at a time, and a welcome in one transacti
     await settle();
     const socket = h.sockets.at(-1)!;
     socket.open();
+    await proveHub(socket, TEST_KEY);
     // The welcome was written before the request was created, so it does not list it.
     socket.deliver({ type: 'welcome', protocol: PROTOCOL_VERSION, hubPid: 1, pending: [proposalView('el_1', h.clock.t - 1000), ...manyViews(40, h.clock.t)] });
     socket.deliver({ type: 'request.created', request: proposalView('el_new', h.clock.t) });
@@ -50,25 +52,28 @@ describe('the mirror handles one frame at a time, and a welcome in one transacti
     await settle();
     const socket = h.sockets.at(-1)!;
     socket.open();
+    await proveHub(socket, TEST_KEY);
     socket.deliver({ type: 'welcome', protocol: PROTOCOL_VERSION, hubPid: 1, pending: [...manyViews(40, h.clock.t), proposalView('el_1', h.clock.t - 1000)] });
     socket.deliver({ type: 'request.removed', elicitationId: 'el_1', status: 'canceled' });
     await settle(300);
     expect((await getRequest(h.db, 'el_1'))?.status).toBe('canceled');
   });
 
-  it('a frame waits for the whole welcome before it, including the work the welcome does before its transaction', async () => {
-    await patchSettings(h.db, { pairingCode: 'abc123' });
-    const c = h.controller({ originNeedsPairing: true });
+  it('a pairing\'s key is stored before the welcome is applied, and a frame after the welcome waits for both', async () => {
+    await patchSettings(h.db, { pairingCode: TEST_CODE });
+    const c = h.controller();
     c.start();
     await settle();
     const socket = h.sockets[0]!;
     socket.open();
-    // Spending the pairing code comes first in a welcome: a frame handled alongside it would land before the sweep.
+    // The key (Web Crypto, then a settings write) and the welcome arrive back to back: a frame handled alongside them
+    // would land before the welcome's sweep.
+    await pairHub(socket, TEST_CODE);
     socket.deliver({ type: 'welcome', protocol: PROTOCOL_VERSION, hubPid: 1, pending: [] });
     socket.deliver({ type: 'request.created', request: proposalView('el_new', h.clock.t) });
     await settle(100);
     expect((await getRequest(h.db, 'el_new'))?.status).toBe('pending');
-    expect((await readSettings(h.db)).pairingCode).toBe('');
+    expect(await readSettings(h.db)).toMatchObject({ pairingCode: '', hubKeys: { 17391: { keyId: TEST_KEY_ID, key: TEST_KEY } } });
   });
 
   it('drops frames from a socket that is no longer the current one', async () => {
@@ -85,7 +90,7 @@ describe('the mirror handles one frame at a time, and a welcome in one transacti
     const socket = await h.connect(h.controller());
     socket.deliver({ type: 'request.created', request: proposalView('el_2', h.clock.t) });
     await settle();
-    expect(socket.sent.map((m) => m.type)).toEqual(['hello']);
+    expect(socket.sent.map((m) => m.type)).toEqual(['hello', 'auth']);
   });
 });
 
@@ -198,6 +203,7 @@ describe('a decision the hub could not record (unavailable)', () => {
 
 describe('bounded waits and a loop-free keep-alive', () => {
   it(`closes a socket that gets no welcome within ${WELCOME_TIMEOUT_MS} ms and reconnects with backoff`, async () => {
+    await h.paired();
     const c = h.controller();
     c.start();
     await settle();
@@ -253,32 +259,32 @@ describe('bounded waits and a loop-free keep-alive', () => {
 
 describe('a visible version mismatch', () => {
   it('a hub that closes with 4002 and a newer protocol: the state says so, and it keeps retrying with backoff', async () => {
+    await h.paired();
     const c = h.controller();
     c.start();
     await settle();
     const socket = h.sockets[0]!;
     socket.open();
-    socket.closeFromHub(4002, 'hub speaks protocol 3');
+    socket.closeFromHub(4002, `hub speaks protocol ${PROTOCOL_VERSION + 1}`);
     await settle();
-    expect(await readConnection(h.db)).toMatchObject({ state: 'version_mismatch', hubProtocol: 3, extensionProtocol: PROTOCOL_VERSION });
+    expect(await readConnection(h.db)).toMatchObject({ state: 'version_mismatch', hubProtocol: PROTOCOL_VERSION + 1, extensionProtocol: PROTOCOL_VERSION });
     // The next attempt does not flip the header back to "reconnecting" while the mismatch is all it knows.
     h.clock.advance(750);
     await settle();
     expect(h.sockets).toHaveLength(2);
     expect((await readConnection(h.db))?.state).toBe('version_mismatch');
-    const next = h.sockets[1]!;
-    next.open();
-    next.deliver({ type: 'welcome', protocol: PROTOCOL_VERSION, hubPid: 2, pending: [] });
-    await settle();
+    await h.accept(h.sockets[1]!);
     expect((await readConnection(h.db))?.state).toBe('connected');
   });
 
   it('a welcome of another protocol is not applied: the socket is closed and the mismatch shown', async () => {
+    await h.paired();
     const c = h.controller();
     c.start();
     await settle();
     const socket = h.sockets[0]!;
     socket.open();
+    await proveHub(socket, TEST_KEY);
     socket.deliver({ type: 'welcome', protocol: PROTOCOL_VERSION + 1, hubPid: 1, pending: [proposalView('el_1', h.clock.t)] });
     await settle();
     expect(socket.closed).toBe(true);
@@ -288,6 +294,7 @@ describe('a visible version mismatch', () => {
   });
 
   it('a hub of protocol 1 (error unsupported_protocol before welcome) reads as an older hub', async () => {
+    await h.paired();
     const c = h.controller();
     c.start();
     await settle();
@@ -300,6 +307,7 @@ describe('a visible version mismatch', () => {
   });
 
   it('a plain close after a mismatch goes back to "reconnecting" (the hub is gone, not just old)', async () => {
+    await h.paired();
     const c = h.controller();
     c.start();
     await settle();
@@ -316,16 +324,17 @@ describe('a visible version mismatch', () => {
 
 describe('settings writes are patches', () => {
   /**
-   * Welcomes a controller that spent `code`, and runs `save` (the person's own write) at the exact moment the background
-   * reads the settings to clear the code: the interleaving a read-modify-write loses.
+   * Pairs a controller with `TEST_CODE`, and runs `save` (the person's own write) at the exact moment the background
+   * reads the settings to store the key and forget the code: the interleaving a read-modify-write loses.
    */
-  async function spendCodeWhile(save: () => Promise<unknown>): Promise<void> {
-    await patchSettings(h.db, { pairingCode: 'abc123' });
-    const c = h.controller({ originNeedsPairing: true });
+  async function pairWhile(save: () => Promise<unknown>): Promise<void> {
+    await patchSettings(h.db, { pairingCode: TEST_CODE });
+    const c = h.controller();
     c.start();
     await settle();
     const socket = h.sockets[0]!;
     socket.open();
+    const { hubNonce, peerNonce } = await proveHub(socket, TEST_CODE);
     let saving: Promise<unknown> | null = null;
     const get = h.db.settings.get.bind(h.db.settings);
     vi.spyOn(h.db.settings, 'get').mockImplementation(((key: 'current') => {
@@ -334,20 +343,19 @@ describe('settings writes are patches', () => {
       saving ??= Dexie.ignoreTransaction(() => save());
       return read;
     }) as typeof h.db.settings.get);
-    socket.deliver({ type: 'welcome', protocol: PROTOCOL_VERSION, hubPid: 1, pending: [] });
-    await settle();
-    expect(saving).not.toBeNull();
+    socket.deliver({ type: 'paired', keyId: TEST_KEY_ID, sealedKey: await sealKey(TEST_KEY, TEST_CODE, hubNonce, peerNonce) });
+    await until(() => saving !== null, 'the background to store the key');
     await saving;
     await settle();
   }
 
-  it('the background clears a spent pairing code without undoing a port saved at the same moment', async () => {
-    await spendCodeWhile(() => patchSettings(h.db, { port: 23456 }));
-    expect(await readSettings(h.db)).toMatchObject({ port: 23456, pairingCode: '' });
+  it('the background stores the key and forgets the spent code without undoing a port saved at the same moment', async () => {
+    await pairWhile(() => patchSettings(h.db, { port: 23456 }));
+    expect(await readSettings(h.db)).toMatchObject({ port: 23456, pairingCode: '', hubKeys: { 17391: { keyId: TEST_KEY_ID, key: TEST_KEY } } });
   });
 
   it('keeps a new pairing code typed in while the old one was being spent', async () => {
-    await spendCodeWhile(() => patchSettings(h.db, { pairingCode: 'new-code' }));
-    expect((await readSettings(h.db)).pairingCode).toBe('new-code');
+    await pairWhile(() => patchSettings(h.db, { pairingCode: 'ffffffffffff' }));
+    expect(await readSettings(h.db)).toMatchObject({ pairingCode: 'ffffffffffff', hubKeys: { 17391: { keyId: TEST_KEY_ID } } });
   });
 });

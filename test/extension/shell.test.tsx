@@ -2,17 +2,19 @@ import { fireEvent, render, screen, waitFor, within } from '@testing-library/pre
 import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
 import type { ElicitlyDb } from '../../extension/db/database.js';
 import { rowFromView, type RequestRow } from '../../extension/db/rows.js';
-import { patchSettings, readSettings, writeConnection } from '../../extension/db/settings-repo.js';
+import { patchSettings, readSettings, savePairing, writeConnection } from '../../extension/db/settings-repo.js';
 import type { BackgroundClient } from '../../extension/messages.js';
 import { App } from '../../extension/ui/app.js';
 import { ConnectionHeader } from '../../extension/ui/connection-header.js';
 import { History } from '../../extension/ui/history.js';
 import { Inbox } from '../../extension/ui/inbox.js';
+import { PairingForm } from '../../extension/ui/pairing-form.js';
 import { SettingsForm } from '../../extension/ui/settings-form.js';
 import type { RequestView } from '../../shared/wire-protocol.js';
-import { freshDb, proposalView } from './fakes.js';
+import { TEST_CODE, TEST_KEY, TEST_KEY_ID, freshDb, proposalView } from './fakes.js';
 
 const MIN = 60_000;
+const PAIRING_NEEDED = 'Pairing needed: enter the code from npx elicitly-companion pair — or the one your agent showed you — in Settings → Pairing code\\.';
 const HOUR = 60 * MIN;
 
 let db: ElicitlyDb;
@@ -106,8 +108,19 @@ describe('ConnectionHeader', () => {
     ['connecting', { state: 'connecting', since: 0 }, /^Connecting to the hub…$/],
     ['reconnecting', { state: 'reconnecting', since: 0, retryAt: Date.now() + 60_000 },
       /^Reconnecting — no hub on port 17400\. Start an agent that runs elicitly-companion\. next try in (5\d|60) s$/],
-    ['pairing_needed', { state: 'pairing_needed', since: 0 },
-      /^Pairing needed: run npx elicitly-companion pair and enter the code in Settings\.$/],
+    ['pairing_needed', { state: 'pairing_needed', port: 17400, since: 0 },
+      new RegExp(`^${PAIRING_NEEDED}$`)],
+    ['pairing_needed', { state: 'pairing_needed', port: 17400, reason: 'code_refused', since: 0 },
+      new RegExp(`^${PAIRING_NEEDED} The pairing code was refused: check it, or make a new one with npx elicitly-companion pair\\.$`)],
+    ['pairing_needed', { state: 'pairing_needed', port: 17400, reason: 'code_unproven', since: 0 },
+      new RegExp(`^${PAIRING_NEEDED} The hub on port 17400 did not prove it knows that pairing code: check it, or make a new one with npx elicitly-companion pair\\. `
+        + 'If the code is right, something that is not this computer\'s Elicitly hub answers on the port\\.$')],
+    ['pairing_needed', { state: 'pairing_needed', port: 17400, reason: 'no_code_active', since: 0 },
+      new RegExp(`^${PAIRING_NEEDED} No pairing code is active on the hub: run npx elicitly-companion pair \\(or ask your agent\\) and enter the new code\\.$`)],
+    ['pairing_needed', { state: 'pairing_needed', port: 17400, reason: 'key_unknown', since: 0 },
+      new RegExp(`^${PAIRING_NEEDED} The hub on port 17400 no longer knows this browser's key \\(it was removed, or the hub's state was reset\\): pair again\\.$`)],
+    ['untrusted_hub', { state: 'untrusted_hub', port: 17401, since: 0, retryAt: Date.now() + 60_000 },
+      /^Untrusted hub on port 17401: something that is not this computer's Elicitly hub answers on the port, so nothing was sent to it\. next try in (5\d|60) s$/],
     ['version_mismatch', { state: 'version_mismatch', hubProtocol: 3, extensionProtocol: 2, since: 0, retryAt: Date.now() + 60_000 },
       /^Version mismatch: the hub speaks protocol 3, this extension protocol 2\. Update the Elicitly extension\.$/],
     ['version_mismatch', { state: 'version_mismatch', hubProtocol: 1, extensionProtocol: 2, since: 0 },
@@ -220,13 +233,9 @@ describe('SettingsForm', () => {
     const port = await screen.findByLabelText('Hub port') as HTMLInputElement;
     expect(port.value).toBe('17391');
     const days = screen.getByLabelText('Keep history for (days)') as HTMLInputElement;
-    const code = screen.getByLabelText('Pairing code') as HTMLInputElement;
-    expect(code.getAttribute('aria-describedby')).toBeTruthy();
-    expect(screen.getByText(/Only needed when the hub cannot recognise this browser's extension \(Firefox\)/)).toBeTruthy();
 
     fireEvent.input(port, { target: { value: '80' } });
     fireEvent.input(days, { target: { value: '' } });
-    fireEvent.input(code, { target: { value: 'ABCD-1234' } });
     fireEvent.click(screen.getByRole('checkbox', { name: 'Show a notification for each new request' }));
     fireEvent.click(screen.getByRole('button', { name: 'Save' }));
 
@@ -236,7 +245,6 @@ describe('SettingsForm', () => {
       'Keep history for (days) must be a whole number between 1 and 3650.',
     ]);
     expect(port.value).toBe('80');
-    expect(code.value).toBe('ABCD-1234');
     expect(port.getAttribute('aria-invalid')).toBe('true');
     expect(client.reconnect).not.toHaveBeenCalled();
     expect(await readSettings(db)).toMatchObject({ port: 17391 });
@@ -247,28 +255,65 @@ describe('SettingsForm', () => {
     await waitFor(() => expect(screen.getByRole('status').textContent).toBe('Saved.'));
     expect(screen.queryAllByRole('alert')).toHaveLength(0);
     expect(client.reconnect).toHaveBeenCalledTimes(1);
-    expect(await readSettings(db)).toEqual({ port: 18000, pairingCode: 'ABCD-1234', notifications: false, retentionDays: 14 });
+    expect(await readSettings(db)).toEqual({ port: 18000, pairingCode: '', notifications: false, retentionDays: 14, hubKeys: {} });
   });
 });
 
 describe('SettingsForm and the background', () => {
-  it('saves only what the person changed: a pairing code the background spent meanwhile stays spent', async () => {
-    await patchSettings(db, { pairingCode: 'abc123' });
+  it('saves only what the person changed: a key and a spent code the background wrote meanwhile stay as it left them', async () => {
+    await patchSettings(db, { pairingCode: TEST_CODE });
     const client = fakeClient();
     render(<SettingsForm db={db} client={client} />);
     const port = await screen.findByLabelText('Hub port');
-    expect((screen.getByLabelText('Pairing code') as HTMLInputElement).value).toBe('abc123');
-    // The hub accepted the code while the form was open; the background forgets it.
-    await patchSettings(db, { pairingCode: '' }, (current) => current.pairingCode === 'abc123');
+    // The hub paired this browser while the form was open: the background stored the key and forgot the code.
+    await savePairing(db, 17391, { keyId: TEST_KEY_ID, key: TEST_KEY }, TEST_CODE);
     fireEvent.input(port, { target: { value: '18000' } });
     fireEvent.click(screen.getByRole('button', { name: 'Save' }));
     await waitFor(() => expect(screen.getByRole('status').textContent).toBe('Saved.'));
-    expect(await readSettings(db)).toEqual({ port: 18000, pairingCode: '', notifications: true, retentionDays: 90 });
-    // A second save compares with what the first one saved: the untouched code is still not written back.
+    const paired = { 17391: { keyId: TEST_KEY_ID, key: TEST_KEY } };
+    expect(await readSettings(db)).toEqual({ port: 18000, pairingCode: '', notifications: true, retentionDays: 90, hubKeys: paired });
+    // A second save compares with what the first one saved.
     fireEvent.input(screen.getByLabelText('Keep history for (days)'), { target: { value: '30' } });
     fireEvent.click(screen.getByRole('button', { name: 'Save' }));
     await waitFor(() => expect(client.reconnect).toHaveBeenCalledTimes(2));
-    expect(await readSettings(db)).toEqual({ port: 18000, pairingCode: '', notifications: true, retentionDays: 30 });
+    expect(await readSettings(db)).toEqual({ port: 18000, pairingCode: '', notifications: true, retentionDays: 30, hubKeys: paired });
+  });
+});
+
+describe('PairingForm', () => {
+  it('"Pairing code" and "Pair": a typo is caught here; a good code is stored normalized and the background pairs at once', async () => {
+    const client = fakeClient();
+    render(<PairingForm db={db} client={client} />);
+    const code = await screen.findByLabelText('Pairing code') as HTMLInputElement;
+    expect(code.getAttribute('aria-describedby')).toBe('pairing-hint');
+    await waitFor(() => expect(screen.getByRole('status').textContent).toBe('This browser is not paired with the hub on port 17391 yet.'));
+
+    fireEvent.input(code, { target: { value: '0a1b-2c3d-4e5' } });
+    fireEvent.click(screen.getByRole('button', { name: 'Pair' }));
+    expect((await screen.findByRole('alert')).textContent).toBe(
+      'Pairing code must be the 12 letters and digits (0–9, a–f) that npx elicitly-companion pair printed.',
+    );
+    expect(code.getAttribute('aria-invalid')).toBe('true');
+    expect(client.reconnect).not.toHaveBeenCalled();
+    expect((await readSettings(db)).pairingCode).toBe('');
+
+    fireEvent.input(code, { target: { value: ' 0A1B-2C3D 4E5F ' } });
+    fireEvent.click(screen.getByRole('button', { name: 'Pair' }));
+    await waitFor(() => expect(client.reconnect).toHaveBeenCalledTimes(1));
+    expect((await readSettings(db)).pairingCode).toBe(TEST_CODE);
+    expect(code.value).toBe('');
+    await waitFor(() => expect(screen.getByRole('status').textContent).toBe('Pairing with the hub on port 17391…'));
+
+    // The background paired: the status follows the stored key.
+    await savePairing(db, 17391, { keyId: TEST_KEY_ID, key: TEST_KEY }, TEST_CODE);
+    await waitFor(() => expect(screen.getByRole('status').textContent).toBe('This browser is paired with the hub on port 17391.'));
+  });
+
+  it('the status is about the port in settings: a key for another port does not count', async () => {
+    await savePairing(db, 17391, { keyId: TEST_KEY_ID, key: TEST_KEY }, '');
+    await patchSettings(db, { port: 18000 });
+    render(<PairingForm db={db} client={fakeClient()} />);
+    await waitFor(() => expect(screen.getByRole('status').textContent).toBe('This browser is not paired with the hub on port 18000 yet.'));
   });
 });
 
@@ -283,6 +328,8 @@ describe('App', () => {
 
     window.location.hash = '#/settings';
     expect(await screen.findByLabelText('Hub port')).toBeTruthy();
+    expect(screen.getByLabelText('Pairing code')).toBeTruthy();
+    expect(screen.getByRole('button', { name: 'Pair' })).toBeTruthy();
 
     window.location.hash = '#/history';
     const table = await screen.findByRole('table', { name: 'History' });
@@ -302,6 +349,22 @@ describe('App', () => {
     expect(await screen.findByRole('table', { name: 'Proposed changes' })).toBeTruthy();
     fireEvent.click(screen.getByRole('button', { name: 'Open in a tab' }));
     expect(openInTab).toHaveBeenCalledWith('#/review/p1');
+  });
+
+  it('the first-run page (#/welcome) asks for the pairing code, and the header links to where it goes', async () => {
+    window.location.hash = '#/welcome';
+    await writeConnection(db, { state: 'pairing_needed', port: 17391, since: 0 });
+    const client = fakeClient();
+    render(<App db={db} client={client} mode="tab" />);
+    expect(await screen.findByRole('heading', { name: 'Pair this browser with elicitly-companion' })).toBeTruthy();
+    expect(await screen.findByText(/The hub listens on port 17391\./)).toBeTruthy();
+    fireEvent.input(screen.getByLabelText('Pairing code'), { target: { value: TEST_CODE } });
+    fireEvent.click(screen.getByRole('button', { name: 'Pair' }));
+    await waitFor(() => expect(client.reconnect).toHaveBeenCalledTimes(1));
+    expect((await readSettings(db)).pairingCode).toBe(TEST_CODE);
+    const link = await screen.findByRole('link', { name: 'Settings → Pairing code' });
+    fireEvent.click(link);
+    expect(link.getAttribute('href')).toBe('#/settings');
   });
 
   it('renders the review route directly, and says so when the request is missing', async () => {

@@ -9,12 +9,13 @@ import type { ApprovalRecord } from '../../server/approvals/approval-record.js';
 import { ApprovalRecordSchema } from '../../server/approvals/approval-record.js';
 import { JournalStore } from '../../server/store/journal-store.js';
 import { EXTENSION_ORIGIN } from '../../shared/extension-id.js';
+import { constantTimeEqual, hubProof, newNonce, peerProof } from '../../shared/hub-auth.js';
 import { effectiveStatus } from '../../shared/lifecycle.js';
 import type { HubMessage } from '../../shared/wire-protocol.js';
 import { HubMessageSchema, PROTOCOL_VERSION, SUBPROTOCOL } from '../../shared/wire-protocol.js';
 import type { Harness, ToolResult } from './mcp-harness.js';
 import { connect } from './mcp-harness.js';
-import { freePort } from './scripted-extension.js';
+import { freePort, pairedKey, type PairedKey } from './scripted-extension.js';
 import { prng } from './prng.js';
 
 export interface SoakOptions {
@@ -41,6 +42,7 @@ export interface SoakReport {
     lostCancels: string[];
     replayMismatches: string[];
     resultDisagrees: string[];
+    protocolErrors: string[];
   };
 }
 
@@ -57,12 +59,17 @@ class SoakExtension {
   sent = 0;
   refused = 0;
   secondSurface = 0;
+  /** Anything the hub sent that broke the protocol: each is a violation. */
+  readonly protocolErrors: string[] = [];
   private socket: WebSocket | null = null;
   private running = true;
   private readonly decidedHere = new Set<string>();
   private readonly sentKeys = new Map<string, Decision>();
 
-  constructor(private readonly port: number) {
+  constructor(
+    private readonly port: number,
+    private readonly key: PairedKey,
+  ) {
     void this.loop();
   }
 
@@ -71,8 +78,13 @@ class SoakExtension {
       const socket = new WebSocket(`ws://127.0.0.1:${this.port}`, [SUBPROTOCOL], { origin: EXTENSION_ORIGIN, handshakeTimeout: 2000 });
       socket.on('error', () => undefined);
       const closed = new Promise<void>((resolve) => socket.once('close', () => resolve()));
-      socket.once('open', () => socket.send(JSON.stringify({ type: 'hello', protocol: PROTOCOL_VERSION, role: 'extension', client: { name: 'soak', version: '1' } })));
-      socket.on('message', (data) => this.receive(socket, data.toString()));
+      const nonce = newNonce();
+      socket.once('open', () => socket.send(JSON.stringify({ type: 'hello', protocol: PROTOCOL_VERSION, role: 'extension', client: { name: 'soak', version: '1' }, nonce, keyId: this.key.keyId })));
+      // In order, like the real extension: the proof is checked before the welcome is looked at.
+      let queue = Promise.resolve();
+      socket.on('message', (data) => {
+        queue = queue.then(() => this.receive(socket, data.toString(), nonce)).catch((error: unknown) => void this.protocolErrors.push(String(error)));
+      });
       this.socket = socket;
       await closed;
       this.socket = null;
@@ -81,11 +93,15 @@ class SoakExtension {
     }
   }
 
-  private receive(socket: WebSocket, text: string): void {
+  private async receive(socket: WebSocket, text: string, nonce: string): Promise<void> {
     const parsed = HubMessageSchema.safeParse(JSON.parse(text));
     if (!parsed.success) throw new Error(`the hub sent an invalid frame: ${text.slice(0, 200)}`);
     const message: HubMessage = parsed.data;
     switch (message.type) {
+      case 'challenge':
+        if (!constantTimeEqual(message.proof, await hubProof(this.key.key, 'extension', nonce, message.nonce))) throw new Error('the hub did not prove the key');
+        socket.send(JSON.stringify({ type: 'auth', proof: await peerProof(this.key.key, 'extension', message.nonce, nonce) }));
+        return;
       case 'welcome':
         this.hubPid = message.hubPid;
         for (const view of message.pending) this.pending.add(view.elicitationId);
@@ -169,7 +185,7 @@ export async function runSoak(options: SoakOptions): Promise<SoakReport> {
     creates: { acknowledged: 0, refused: 0, lostWithProcess: 0 },
     decisions: { sent: 0, acknowledged: 0, refused: 0, secondSurface: 0 },
     cancels: { acknowledged: 0 }, awaits: 0, results: 0, finalRequests: 0,
-    violations: { missingAfterRestart: [], decidedTwice: [], lostDecisions: [], lostCancels: [], replayMismatches: [], resultDisagrees: [] },
+    violations: { missingAfterRestart: [], decidedTwice: [], lostDecisions: [], lostCancels: [], replayMismatches: [], resultDisagrees: [], protocolErrors: [] },
   };
   const started = Date.now();
   const deadline = started + options.durationMs;
@@ -178,7 +194,7 @@ export async function runSoak(options: SoakOptions): Promise<SoakReport> {
   for (let i = 0; i < options.agents; i++) agents.push(await spawnAgent());
   // The first approval call elects the hub; the extension needs one to connect to.
   await agents[0]?.callTool('elicit_status', { elicitationId: 'el_warmup' });
-  const ext = new SoakExtension(port);
+  const ext = new SoakExtension(port, pairedKey(dir));
 
   /** A call to a process that was killed throws (its pipe closed): that slot gets a new process. */
   async function call(slot: number, name: string, args: Record<string, unknown>): Promise<ToolResult | null> {
@@ -262,6 +278,7 @@ export async function runSoak(options: SoakOptions): Promise<SoakReport> {
     report.decisions.sent = ext.sent;
     report.decisions.refused = ext.refused;
     report.decisions.secondSurface = ext.secondSurface;
+    report.violations.protocolErrors.push(...ext.protocolErrors);
     const accepted = ext.accepted();
     report.decisions.acknowledged = accepted.size;
     report.creates.acknowledged = createdAcked.size;

@@ -1,16 +1,49 @@
 import WebSocket from 'ws';
+import { StateDir } from '../../server/state-dir.js';
 import { EXTENSION_ORIGIN } from '../../shared/extension-id.js';
-import type { HubMessage } from '../../shared/wire-protocol.js';
+import { constantTimeEqual, hubProof, newNonce, peerProof } from '../../shared/hub-auth.js';
+import type { HubMessage, PeerMessage } from '../../shared/wire-protocol.js';
 import { PROTOCOL_VERSION, SUBPROTOCOL } from '../../shared/wire-protocol.js';
 
-/** A stand-in for the browser extension: it speaks the wire protocol with the pinned Origin, scripted by the test. */
+export interface PairedKey {
+  /** None for a relay: it proves the install key. */
+  keyId?: string;
+  key: string;
+}
+
+/** The key an extension of `origin` holds for the hub of this state dir: paired once, as `pair` and the Pair button would. */
+export function pairedKey(dir: string, origin = EXTENSION_ORIGIN): PairedKey {
+  const state = new StateDir(dir);
+  const entry = state.pairedExtensions().find((e) => e.origin === origin) ?? state.addPairedExtension(origin);
+  return { keyId: entry.keyId, key: entry.key };
+}
+
+export interface ScriptedOptions {
+  origin?: string;
+  protocols?: string[];
+  /** false: open the socket only; the test runs `handshake()` (or sends its own frames). */
+  hello?: boolean;
+  /** The key to prove. Without one the handshake cannot succeed (a test of that passes `key` explicitly). */
+  key?: PairedKey;
+  /** A relay sends no Origin and proves the install key (`new StateDir(dir).relayKey()`). */
+  role?: 'extension' | 'relay';
+}
+
+/**
+ * A stand-in for the browser extension (or, with role 'relay', another server process): it speaks the wire protocol
+ * with the pinned Origin, scripted by the test.
+ */
 export class ScriptedExtension {
   readonly received: HubMessage[] = [];
   /** How the hub closed this socket, once it did. */
   readonly closed: Promise<{ code: number; reason: string }>;
   private waiters: (() => void)[] = [];
 
-  private constructor(readonly socket: WebSocket) {
+  private constructor(
+    readonly socket: WebSocket,
+    private readonly key: PairedKey | undefined,
+    private readonly role: 'extension' | 'relay',
+  ) {
     socket.on('message', (data) => {
       this.received.push(JSON.parse(data.toString()) as HubMessage);
       this.waiters.splice(0).forEach((wake) => wake());
@@ -19,19 +52,29 @@ export class ScriptedExtension {
     socket.on('error', () => undefined);
   }
 
-  static async connect(port: number, options: { origin?: string; protocols?: string[]; hello?: boolean } = {}): Promise<ScriptedExtension> {
-    const socket = new WebSocket(`ws://127.0.0.1:${port}`, options.protocols ?? [SUBPROTOCOL], { origin: options.origin ?? EXTENSION_ORIGIN });
+  static async connect(port: number, options: ScriptedOptions = {}): Promise<ScriptedExtension> {
+    const role = options.role ?? 'extension';
+    const socket = new WebSocket(`ws://127.0.0.1:${port}`, options.protocols ?? [SUBPROTOCOL], role === 'relay' ? {} : { origin: options.origin ?? EXTENSION_ORIGIN });
     await new Promise<void>((resolve, reject) => {
       socket.once('open', () => resolve());
       socket.once('error', reject);
       socket.once('unexpected-response', (_req, res) => reject(new Error(`HTTP ${res.statusCode}`)));
     });
-    const ext = new ScriptedExtension(socket);
-    if (options.hello !== false) {
-      ext.send({ type: 'hello', protocol: PROTOCOL_VERSION, role: 'extension', client: { name: 'scripted-extension', version: '1' } });
-      await ext.next((m) => m.type === 'welcome');
-    }
+    const ext = new ScriptedExtension(socket, options.key, role);
+    if (options.hello !== false) await ext.handshake();
     return ext;
+  }
+
+  /** hello, the hub's proof checked, our proof, the welcome: what the real extension does before anything else. */
+  async handshake(key: PairedKey | undefined = this.key): Promise<Extract<HubMessage, { type: 'welcome' }>> {
+    if (!key) throw new Error('ScriptedExtension: no key to prove; pass one from pairedKey(dir)');
+    const nonce = newNonce();
+    const { role } = this;
+    this.send({ type: 'hello', protocol: PROTOCOL_VERSION, role, client: { name: `scripted-${role}`, version: '1' }, nonce, ...(key.keyId ? { keyId: key.keyId } : {}) } satisfies PeerMessage);
+    const challenge = await this.next<'challenge'>((m) => m.type === 'challenge');
+    if (!constantTimeEqual(challenge.proof, await hubProof(key.key, role, nonce, challenge.nonce))) throw new Error('the hub did not prove the key');
+    this.send({ type: 'auth', proof: await peerProof(key.key, role, challenge.nonce, nonce) } satisfies PeerMessage);
+    return this.next<'welcome'>((m) => m.type === 'welcome');
   }
 
   send(message: unknown): void {

@@ -22,8 +22,8 @@ afterEach(async () => {
   rmSync(dir, { recursive: true, force: true });
 });
 
-async function open(options: { io?: FaultIo; now?: () => number; purgeEveryMs?: number; retentionMs?: number } = {}): Promise<ApprovalEngine> {
-  const engine = await ApprovalEngine.open({ dir, retentionMs: options.retentionMs ?? 7 * DAY_MS, io: options.io, now: options.now, purgeEveryMs: options.purgeEveryMs });
+async function open(options: { io?: FaultIo; now?: () => number; purgeEveryMs?: number; retentionMs?: number; maxPending?: number } = {}): Promise<ApprovalEngine> {
+  const engine = await ApprovalEngine.open({ dir, retentionMs: options.retentionMs ?? 7 * DAY_MS, io: options.io, now: options.now, purgeEveryMs: options.purgeEveryMs, maxPending: options.maxPending });
   engines.push(engine);
   return engine;
 }
@@ -127,6 +127,20 @@ describe('the engine keeps its own house', () => {
     expect(status).toMatchObject({ ok: false, error: { code: 'not_found' } });
     // Pending requests are never purged, however old (this one is past its deadline, so it reads as expired).
     expect(await engine.call('status', { id: 'el_live' })).toMatchObject({ ok: true });
+  });
+
+  it('caps the pending requests it keeps, naming the limit; a decision makes room again', async () => {
+    const engine = await open({ maxPending: 3 });
+    for (const id of ['el_p1', 'el_p2', 'el_p3']) await create(engine, id);
+    const refused = await engine.call('create', { id: 'el_p4', request: request('one too many'), renderedTemplate: null, timeoutMs: 60_000, requester: { client: null, pid: 1 } });
+    expect(refused).toMatchObject({ ok: false, error: { code: 'limit', message: expect.stringContaining('the most it keeps (3)') } });
+    expect(await engine.call('status', { id: 'el_p4' })).toMatchObject({ ok: false, error: { code: 'not_found' } });
+    expect((await engine.decide(decision('el_p1', 'k'))).ok).toBe(true);
+    await create(engine, 'el_p4');
+    // A reopened hub counts what is pending on disk, not from zero.
+    await engine.close();
+    const reopened = await open({ maxPending: 3 });
+    expect(await reopened.call('create', { id: 'el_p5', request: request('again'), renderedTemplate: null, timeoutMs: 60_000, requester: { client: null, pid: 1 } })).toMatchObject({ ok: false, error: { code: 'limit' } });
   });
 
   it('an aborted await stops waiting at once', async () => {

@@ -5,8 +5,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { northmarkProposal } from '../fixtures/northmark.js';
 import type { Harness } from '../helpers/mcp-harness.js';
 import { connect } from '../helpers/mcp-harness.js';
-import { PROTOCOL_VERSION } from '../../shared/wire-protocol.js';
-import { ScriptedExtension, freePort } from '../helpers/scripted-extension.js';
+import { ScriptedExtension, freePort, pairedKey } from '../helpers/scripted-extension.js';
 
 const dir = mkdtempSync(join(tmpdir(), 'elicitly-approvals-'));
 const port = freePort();
@@ -28,7 +27,7 @@ beforeAll(async () => {
   // The first approval call makes this process the hub.
   const warm = await agent.callTool('elicit_status', { elicitationId: 'el_none' });
   expect(json(warm)).toMatchObject({ error: 'not_found' });
-  ext = await ScriptedExtension.connect(port);
+  ext = await ScriptedExtension.connect(port, { key: pairedKey(dir) });
 });
 
 afterAll(async () => {
@@ -175,9 +174,8 @@ describe('approvals', () => {
 
   it('a reconnecting extension gets every pending request in its welcome', async () => {
     const id = await create('elicit_approval', { message: 'Still here?', context: { a: 1 } });
-    const again = await ScriptedExtension.connect(port, { hello: false });
-    again.send({ type: 'hello', protocol: PROTOCOL_VERSION, role: 'extension', client: { name: 'again', version: '1' } });
-    const welcome = await again.next<'welcome'>((m) => m.type === 'welcome');
+    const again = await ScriptedExtension.connect(port, { hello: false, key: pairedKey(dir) });
+    const welcome = await again.handshake();
     expect(welcome.pending.map((r) => r.elicitationId)).toContain(id);
     again.close();
   });

@@ -1,6 +1,5 @@
-import { spawnSync } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
-import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { mkdtempSync, rmSync } from 'node:fs';
 import { request } from 'node:http';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -10,8 +9,10 @@ import { EXTENSION_ORIGIN } from '../../shared/extension-id.js';
 import type { HubMessage } from '../../shared/wire-protocol.js';
 import { CLOSE_PROTOCOL_MISMATCH, PROTOCOL_VERSION, SUBPROTOCOL } from '../../shared/wire-protocol.js';
 import type { Harness } from '../helpers/mcp-harness.js';
-import { SERVER_ENTRY, connect } from '../helpers/mcp-harness.js';
-import { ScriptedExtension, freePort } from '../helpers/scripted-extension.js';
+import { connect } from '../helpers/mcp-harness.js';
+import { StateDir } from '../../server/state-dir.js';
+import { newNonce } from '../../shared/hub-auth.js';
+import { ScriptedExtension, freePort, pairedKey, type ScriptedOptions } from '../helpers/scripted-extension.js';
 import { prng } from '../helpers/prng.js';
 
 const dir = mkdtempSync(join(tmpdir(), 'elicitly-hub-security-'));
@@ -39,8 +40,8 @@ afterAll(async () => {
   rmSync(dir, { recursive: true, force: true });
 });
 
-async function extension(options: { origin?: string; protocols?: string[]; hello?: boolean } = {}): Promise<ScriptedExtension> {
-  const ext = await ScriptedExtension.connect(port, options);
+async function extension(options: ScriptedOptions = {}): Promise<ScriptedExtension> {
+  const ext = await ScriptedExtension.connect(port, { key: pairedKey(dir), ...options });
   opened.push(ext);
   return ext;
 }
@@ -167,7 +168,7 @@ function waitForClose(socket: WebSocket, timeoutMs = 5000): Promise<number> {
   });
 }
 
-const helloAs = (role: 'extension' | 'relay', protocol = PROTOCOL_VERSION) => ({ type: 'hello', protocol, role, client: { name: 'hub-security', version: '1' } });
+const helloAs = (role: 'extension' | 'relay', protocol = PROTOCOL_VERSION) => ({ type: 'hello', protocol, role, client: { name: 'hub-security', version: '1' }, nonce: newNonce() });
 const isError = (code: string) => (m: HubMessage) => m.type === 'error' && m.code === code;
 
 describe('the upgrade guard refuses before any socket exists', () => {
@@ -183,9 +184,8 @@ describe('the upgrade guard refuses before any socket exists', () => {
     expect(await handshake([SUBPROTOCOL], 'chrome-extension://aaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaa')).toEqual({ opened: false, status: 403 });
   });
 
-  it('no Origin and no secret gets 401; so does Origin: null', async () => {
-    expect(await handshake([SUBPROTOCOL])).toEqual({ opened: false, status: 401 });
-    expect(await handshake([SUBPROTOCOL], 'null')).toEqual({ opened: false, status: 401 });
+  it('Origin: null (a sandboxed page, a file) gets 403', async () => {
+    expect(await handshake([SUBPROTOCOL], 'null')).toEqual({ opened: false, status: 403 });
   });
 
   it('a DNS-rebinding Host header gets 403, even with the pinned origin', async () => {
@@ -196,19 +196,11 @@ describe('the upgrade guard refuses before any socket exists', () => {
     expect(await rawUpgrade({ ...headers, Host: `localhost:${port + 1}` })).toEqual({ upgraded: false, status: 403 });
   });
 
-  it('a relay with a wrong secret gets 401; with the right one it opens and is welcomed as a relay', async () => {
-    const secret = readFileSync(join(dir, 'secret'), 'utf8').trim();
-    expect(secret).toMatch(/^[0-9a-f]{64}$/);
-    const wrong = (secret.startsWith('0') ? '1' : '0') + secret.slice(1);
-    expect(await handshake([SUBPROTOCOL, `auth.${wrong}`])).toEqual({ opened: false, status: 401 });
-    expect(await handshake([SUBPROTOCOL, `auth.${'ab'.repeat(40)}`])).toEqual({ opened: false, status: 401 });
-    // Relay credentials presented from a browser origin are refused too.
-    expect(await handshake([SUBPROTOCOL, `auth.${secret}`], 'https://evil.example')).toEqual({ opened: false, status: 403 });
-
+  it('no credential travels in the upgrade any more: an old-style auth.<secret> subprotocol is just ignored', async () => {
+    const secret = new StateDir(dir).relayKey();
     const relay = await Inbox.open([SUBPROTOCOL, `auth.${secret}`]);
-    expect(relay.socket.protocol).toBe(SUBPROTOCOL);
-    relay.socket.send(JSON.stringify(helloAs('relay')));
-    expect(await relay.next((m) => m.type === 'welcome')).toMatchObject({ type: 'welcome', protocol: PROTOCOL_VERSION, pending: [] });
+    relay.socket.send(JSON.stringify({ type: 'decide', elicitationId: 'el_x', idempotencyKey: 'k', decision: 'approved' }));
+    expect(await relay.next(isError('not_hello'))).toMatchObject({ code: 'not_hello' });
     relay.socket.close();
   });
 
@@ -227,8 +219,7 @@ describe('accepted sockets: framing and message validation', () => {
     expect(await closed).toBe(1009);
 
     const next = await extension({ hello: false });
-    next.send(helloAs('extension'));
-    expect(await next.next((m) => m.type === 'welcome')).toMatchObject({ type: 'welcome', protocol: PROTOCOL_VERSION });
+    expect(await next.handshake()).toMatchObject({ type: 'welcome', protocol: PROTOCOL_VERSION });
     next.close();
   });
 
@@ -383,10 +374,10 @@ function fuzzer(seed: number) {
 describe('fuzzing one extension does not hurt the hub or other extensions', () => {
   it(`survives ${FUZZ_FRAMES} random frames (seed ${FUZZ_SEED.toString(16)}) while a good extension completes an approval`, async () => {
     const good = await extension();
-    const fuzz = await Inbox.open([SUBPROTOCOL], EXTENSION_ORIGIN);
-    // Greeted, so well-formed frames reach the handlers (decide, call, ack, heartbeat) rather than stopping at not_hello.
-    fuzz.socket.send(JSON.stringify(helloAs('extension')));
-    await fuzz.next((m) => m.type === 'welcome');
+    // Through the handshake, so well-formed frames reach the handlers (decide, call, heartbeat) rather than stopping at not_hello.
+    const fuzz = await extension();
+    let fuzzClosed: number | undefined;
+    void fuzz.closed.then(({ code }) => (fuzzClosed = code));
     const next = fuzzer(FUZZ_SEED);
 
     const BATCH = 100;
@@ -395,7 +386,7 @@ describe('fuzzing one extension does not hurt the hub or other extensions', () =
       for (let sent = 0; sent < FUZZ_FRAMES; sent += BATCH) {
         for (let i = 0; i < BATCH && sent + i < FUZZ_FRAMES; i++) {
           const frame = next();
-          if (fuzz.socket.readyState !== fuzz.socket.OPEN) throw new Error(`fuzz socket closed (code ${fuzz.closed?.code}) after ${sent + i} frames`);
+          if (fuzz.socket.readyState !== fuzz.socket.OPEN) throw new Error(`fuzz socket closed (code ${fuzzClosed}) after ${sent + i} frames`);
           fuzz.socket.send(frame, { binary: typeof frame !== 'string' });
         }
         await sleep(BATCH_EVERY_MS);
@@ -416,7 +407,7 @@ describe('fuzzing one extension does not hurt the hub or other extensions', () =
     await fuzzing;
     // Let the hub drain the backlog; the fuzzing socket is still up (no frame was over the limit or invalid UTF-8).
     await sleep(500);
-    expect(fuzz.closed).toBeUndefined();
+    expect(fuzzClosed).toBeUndefined();
     expect(fuzz.received.length).toBeGreaterThan(0);
     const unexpected = fuzz.received.filter((m) => m.type === 'error' && !['invalid_message', 'rate_limited', 'not_hello', 'unsupported_protocol', 'forbidden'].includes(m.code));
     expect(unexpected).toEqual([]);
@@ -438,57 +429,9 @@ describe('fuzzing one extension does not hurt the hub or other extensions', () =
 
     // A fresh extension is still welcomed by the same hub.
     const later = await extension({ hello: false });
-    later.send(helloAs('extension'));
-    expect(await later.next((m) => m.type === 'welcome')).toMatchObject({ type: 'welcome', protocol: PROTOCOL_VERSION });
+    expect(await later.handshake()).toMatchObject({ type: 'welcome', protocol: PROTOCOL_VERSION });
     fuzz.socket.close();
     later.close();
     good.close();
-  });
-});
-
-describe('pairing an extension origin the hub cannot know in advance', () => {
-  const MOZ = 'moz-extension://0f3b5c9e-1111-2222-3333-444455556666';
-
-  function pairCode(): string {
-    const run = spawnSync(process.execPath, [SERVER_ENTRY, 'pair'], { env: { ...process.env, ELICITLY_STATE_DIR: dir }, encoding: 'utf8', timeout: 10_000 });
-    expect(run.status).toBe(0);
-    const code = run.stdout.trim();
-    expect(code).toMatch(/^[0-9a-f]{12}$/);
-    return code;
-  }
-
-  it('a one-time code pins the origin; it cannot be reused, and wrong or expired codes are refused', async () => {
-    expect(await handshake([SUBPROTOCOL], MOZ)).toEqual({ opened: false, status: 403 });
-
-    const code = pairCode();
-    const paired = await extension({ origin: MOZ, protocols: [SUBPROTOCOL, `pair.${code}`] });
-    expect(paired.socket.protocol).toBe(SUBPROTOCOL);
-    paired.send({ type: 'decide', elicitationId: 'el_nobody', idempotencyKey: 'k-paired', decision: 'rejected' });
-    expect(await paired.next((m) => m.type === 'decision.result')).toMatchObject({ ok: false, reason: 'not_found' });
-    paired.close();
-    expect(JSON.parse(readFileSync(join(dir, 'paired-origins.json'), 'utf8'))).toContain(MOZ);
-
-    // Pinned: the same origin is accepted without any code from now on.
-    const again = await extension({ origin: MOZ });
-    again.close();
-
-    // The code was spent: another origin cannot use it.
-    const other = 'moz-extension://aaaaaaaa-bbbb-cccc-dddd-eeeeeeeeeeee';
-    expect(await handshake([SUBPROTOCOL, `pair.${code}`], other)).toEqual({ opened: false, status: 403 });
-
-    // A wrong code is refused while a valid one is outstanding; a web page cannot use the valid one either.
-    const fresh = pairCode();
-    const wrong = (fresh.startsWith('0') ? '1' : '0') + fresh.slice(1);
-    expect(await handshake([SUBPROTOCOL, `pair.${wrong}`], other)).toEqual({ opened: false, status: 403 });
-    expect(await handshake([SUBPROTOCOL, `pair.${fresh}`], 'https://evil.example')).toEqual({ opened: false, status: 403 });
-    expect(await handshake([SUBPROTOCOL, `pair.${fresh}`], 'null')).toEqual({ opened: false, status: 401 });
-    // Control: the outstanding code itself does work for that origin, so the refusals above were about the code.
-    expect(await handshake([SUBPROTOCOL, `pair.${fresh}`], other)).toEqual({ opened: true, protocol: SUBPROTOCOL });
-
-    // An expired code is refused.
-    const third = 'chrome-extension://bbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbb';
-    writeFileSync(join(dir, 'pairing.json'), JSON.stringify({ code: 'abcdef012345', expiresAt: Date.now() - 1000 }), { mode: 0o600 });
-    expect(await handshake([SUBPROTOCOL, 'pair.abcdef012345'], third)).toEqual({ opened: false, status: 403 });
-    expect(JSON.parse(readFileSync(join(dir, 'paired-origins.json'), 'utf8'))).toEqual([MOZ, other]);
   });
 });

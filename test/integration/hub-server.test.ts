@@ -1,25 +1,23 @@
 // The hub's dispatch in process: the real HubServer and engine on a temp state dir, raw peers on real sockets.
-import { randomBytes } from 'node:crypto';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import WebSocket from 'ws';
 import { ApprovalEngine } from '../../server/approvals/approval-engine.js';
 import { HubServer } from '../../server/hub/hub-server.js';
 import type { HubMessage } from '../../shared/wire-protocol.js';
-import { PROTOCOL_VERSION, RELAY_AUTH_PREFIX, SUBPROTOCOL } from '../../shared/wire-protocol.js';
-import { ScriptedExtension, freePort } from '../helpers/scripted-extension.js';
+import { StateDir } from '../../server/state-dir.js';
+import { ScriptedExtension, freePort, pairedKey } from '../helpers/scripted-extension.js';
 
 const HEARTBEAT_MS = 100;
 const dir = mkdtempSync(join(tmpdir(), 'elicitly-hub-'));
 const port = freePort();
-const secret = randomBytes(32).toString('hex');
+const state = new StateDir(dir);
 let hub: HubServer;
 let engine: ApprovalEngine;
 
 beforeAll(async () => {
-  const bound = await HubServer.listen({ port, dir, secret, heartbeatMs: HEARTBEAT_MS });
+  const bound = await HubServer.listen({ port, state, heartbeatMs: HEARTBEAT_MS });
   if (!bound) throw new Error(`port ${port} is taken`);
   hub = bound;
   engine = await ApprovalEngine.open({ dir, retentionMs: 86_400_000 });
@@ -32,28 +30,9 @@ afterAll(async () => {
   rmSync(dir, { recursive: true, force: true });
 });
 
-/** A relay peer speaking raw frames, so the test can send what a buggy or hostile relay would. */
-async function rawRelay(): Promise<{ send: (m: unknown) => void; next: (match: (m: HubMessage) => boolean) => Promise<HubMessage>; close: () => void }> {
-  const socket = new WebSocket(`ws://127.0.0.1:${port}`, [SUBPROTOCOL, `${RELAY_AUTH_PREFIX}${secret}`]);
-  const received: HubMessage[] = [];
-  socket.on('message', (data) => received.push(JSON.parse(data.toString()) as HubMessage));
-  await new Promise<void>((resolve, reject) => {
-    socket.once('open', () => resolve());
-    socket.once('error', reject);
-  });
-  const send = (m: unknown) => socket.send(JSON.stringify(m));
-  const next = async (match: (m: HubMessage) => boolean) => {
-    const deadline = Date.now() + 3000;
-    for (;;) {
-      const index = received.findIndex(match);
-      if (index !== -1) return received.splice(index, 1)[0] as HubMessage;
-      if (Date.now() > deadline) throw new Error(`no matching frame; got ${JSON.stringify(received)}`);
-      await new Promise((r) => setTimeout(r, 10));
-    }
-  };
-  send({ type: 'hello', protocol: PROTOCOL_VERSION, role: 'relay', client: { name: 'raw', version: '1' } });
-  await next((m) => m.type === 'welcome');
-  return { send, next, close: () => socket.close() };
+/** A relay peer that proves the install key, then sends raw frames as a buggy or hostile relay would. */
+async function rawRelay(): Promise<ScriptedExtension> {
+  return ScriptedExtension.connect(port, { role: 'relay', key: { key: state.relayKey() } });
 }
 
 describe('hub dispatch: every answer carries the id it answers', () => {
@@ -85,7 +64,7 @@ describe('hub dispatch: every answer carries the id it answers', () => {
 
 describe('a loop-free keep-alive', () => {
   it('a peer that answers every heartbeat it receives sees only the hub’s own timer, never a storm', async () => {
-    const mirror = await ScriptedExtension.connect(port);
+    const mirror = await ScriptedExtension.connect(port, { key: pairedKey(dir) });
     let mirrored = 0;
     mirror.socket.on('message', (data) => {
       const message = JSON.parse(data.toString()) as HubMessage;

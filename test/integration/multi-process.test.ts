@@ -4,8 +4,7 @@ import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
 import type { Harness } from '../helpers/mcp-harness.js';
 import { connect } from '../helpers/mcp-harness.js';
-import { PROTOCOL_VERSION } from '../../shared/wire-protocol.js';
-import { ScriptedExtension, freePort } from '../helpers/scripted-extension.js';
+import { ScriptedExtension, freePort, pairedKey } from '../helpers/scripted-extension.js';
 
 const dir = mkdtempSync(join(tmpdir(), 'elicitly-multi-'));
 const port = freePort();
@@ -30,7 +29,7 @@ async function reconnect(withinMs: number): Promise<{ ext: ScriptedExtension; to
   const began = Date.now();
   while (Date.now() - began < withinMs) {
     try {
-      const ext = await ScriptedExtension.connect(port, { hello: false });
+      const ext = await ScriptedExtension.connect(port, { hello: false, key: pairedKey(dir) });
       return { ext, tookMs: Date.now() - began };
     } catch {
       await new Promise((resolve) => setTimeout(resolve, 50));
@@ -46,10 +45,9 @@ describe('three server processes sharing one hub', () => {
     // a becomes the hub by being first; b and c relay.
     const ids = [await createThrough(a, 'from a'), await createThrough(b, 'from b'), await createThrough(c, 'from c'), await createThrough(b, 'second from b')];
 
-    const ext = await ScriptedExtension.connect(port, { hello: false });
+    const ext = await ScriptedExtension.connect(port, { hello: false, key: pairedKey(dir) });
     extensions.push(ext);
-    ext.send({ type: 'hello', protocol: PROTOCOL_VERSION, role: 'extension', client: { name: 'multi', version: '1' } });
-    const welcome = await ext.next<'welcome'>((m) => m.type === 'welcome');
+    const welcome = await ext.handshake();
     expect(welcome.pending.map((r) => r.elicitationId).sort()).toEqual([...ids].sort());
     const hubPid = welcome.hubPid;
 
@@ -62,8 +60,7 @@ describe('three server processes sharing one hub', () => {
     const { ext: again, tookMs } = await reconnect(5000);
     extensions.push(again);
     expect(tookMs).toBeLessThan(2000);
-    again.send({ type: 'hello', protocol: PROTOCOL_VERSION, role: 'extension', client: { name: 'multi', version: '1' } });
-    const after = await again.next<'welcome'>((m) => m.type === 'welcome');
+    const after = await again.handshake();
     expect(after.hubPid).not.toBe(hubPid);
     const stillPending = after.pending.map((r) => r.elicitationId);
     expect(stillPending).toEqual(expect.arrayContaining([ids[2], ids[3]]));

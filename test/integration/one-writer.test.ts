@@ -10,7 +10,7 @@ import { JournalStore } from '../../server/store/journal-store.js';
 import { checkApprovalInput } from '../../shared/approval-input.js';
 import type { Harness } from '../helpers/mcp-harness.js';
 import { connect } from '../helpers/mcp-harness.js';
-import { ScriptedExtension, freePort } from '../helpers/scripted-extension.js';
+import { ScriptedExtension, freePort, pairedKey } from '../helpers/scripted-extension.js';
 
 const DAY_MS = 86_400_000;
 const ENDED = 6000;
@@ -64,7 +64,7 @@ describe('a relay never touches the store', () => {
     expect((await relay.callTool('elicit_status', { elicitationId: 'el_old_1' })).structuredContent).toEqual({ status: 'consumed' });
     expect(fingerprint()).toEqual(before);
 
-    const ext = await ScriptedExtension.connect(port);
+    const ext = await ScriptedExtension.connect(port, { key: pairedKey(dir) });
     const ids: string[] = [];
     for (let i = 0; i < 20; i++) {
       const created = await relay.callTool('elicit_approval', { message: `new ${i}`, context: { i } });

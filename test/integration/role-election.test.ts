@@ -1,6 +1,5 @@
 // Role election in process: two "server processes" are two RoleElection objects on one port and one state dir, with
 // real sockets, a real journal, and fake hubs squatting the port where a test needs a misbehaving one.
-import { randomBytes } from 'node:crypto';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { createServer, type Server } from 'node:http';
 import { tmpdir } from 'node:os';
@@ -9,14 +8,15 @@ import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { WebSocketServer, type WebSocket } from 'ws';
 import { ApprovalEngine } from '../../server/approvals/approval-engine.js';
 import { RoleElection } from '../../server/hub/role-election.js';
+import { StateDir } from '../../server/state-dir.js';
 import { checkApprovalInput } from '../../shared/approval-input.js';
+import { hubProof, newNonce } from '../../shared/hub-auth.js';
 import { CLOSE_PROTOCOL_MISMATCH, PROTOCOL_VERSION } from '../../shared/wire-protocol.js';
 import { FaultIo } from '../helpers/fault-io.js';
-import { ScriptedExtension, freePort } from '../helpers/scripted-extension.js';
+import { ScriptedExtension, freePort, pairedKey } from '../helpers/scripted-extension.js';
 
 let dir: string;
 let port: number;
-const secret = randomBytes(32).toString('hex');
 let cleanup: (() => Promise<void> | void)[];
 
 beforeEach(() => {
@@ -32,8 +32,7 @@ afterEach(async () => {
 function election(options: { io?: FaultIo; onOpen?: () => void; handshakeTimeoutMs?: number; findHubWithinMs?: number; callTimeoutMs?: number } = {}): RoleElection {
   const roles = new RoleElection({
     port,
-    dir,
-    secret: () => secret,
+    state: new StateDir(dir),
     openEngine: () => {
       options.onOpen?.();
       return ApprovalEngine.open({ dir, retentionMs: 7 * 86_400_000, io: options.io });
@@ -138,13 +137,46 @@ describe('bounded everywhere', () => {
   });
 
   it('a hub that welcomes but never answers a call: the call settles with unavailable after its timeout', async () => {
-    await squatter((socket) =>
-      socket.once('message', () => socket.send(JSON.stringify({ type: 'welcome', protocol: PROTOCOL_VERSION, hubPid: 1, pending: [] }))),
-    );
+    // It knows the install key (a hung hub, not an impostor): it completes the handshake, then ignores every call.
+    const key = new StateDir(dir).relayKey();
+    await squatter((socket) => {
+      let nonce = '';
+      socket.on('message', (data) => {
+        const frame = JSON.parse(data.toString()) as { type: string; nonce?: string };
+        if (frame.type === 'hello') {
+          nonce = frame.nonce ?? '';
+          const hubNonce = newNonce();
+          void hubProof(key, 'relay', nonce, hubNonce).then((proof) => socket.send(JSON.stringify({ type: 'challenge', nonce: hubNonce, proof })));
+        }
+        if (frame.type === 'auth') socket.send(JSON.stringify({ type: 'welcome', protocol: PROTOCOL_VERSION, hubPid: 1, pending: [] }));
+      });
+    });
     const b = election({ callTimeoutMs: 300 });
     const started = Date.now();
     expect(await b.call('status', { id: 'el_x' })).toMatchObject({ ok: false, error: { code: 'unavailable', message: 'the hub did not answer status within 300 ms' } });
     expect(Date.now() - started).toBeLessThan(2000);
+  });
+
+  it('something squatting the port that cannot prove the install key gets nothing but a hello, and the agent is told', async () => {
+    const heard: string[] = [];
+    await squatter((socket) =>
+      socket.on('message', (data) => {
+        heard.push(data.toString());
+        // Pretends to be a hub: a challenge with a proof it cannot make, then a welcome for good measure.
+        socket.send(JSON.stringify({ type: 'challenge', nonce: newNonce(), proof: 'ab'.repeat(32) }));
+        socket.send(JSON.stringify({ type: 'welcome', protocol: PROTOCOL_VERSION, hubPid: 1, pending: [] }));
+      }),
+    );
+    const b = election();
+    const answer = await b.call('create', createParams('el_secret_request'));
+    expect(answer).toMatchObject({ ok: false, error: { code: 'unavailable', message: expect.stringContaining(`something else holds 127.0.0.1:${port}`) } });
+    expect(heard.length).toBeGreaterThan(0);
+    const key = new StateDir(dir).relayKey();
+    for (const frame of heard) {
+      expect(JSON.parse(frame)).toMatchObject({ type: 'hello', role: 'relay' });
+      expect(frame).not.toContain(key);
+      expect(frame).not.toContain('el_secret_request');
+    }
   });
 
   it('a hub of another protocol version: the agent is told which, at once', async () => {
@@ -153,7 +185,7 @@ describe('bounded everywhere', () => {
     const started = Date.now();
     expect(await b.call('status', { id: 'el_x' })).toMatchObject({
       ok: false,
-      error: { code: 'unavailable', message: expect.stringMatching(/another elicitly-companion version \(hub speaks protocol 9; this one speaks protocol 2\)/) },
+      error: { code: 'unavailable', message: expect.stringContaining(`another elicitly-companion version (hub speaks protocol 9; this one speaks protocol ${PROTOCOL_VERSION})`) },
     });
     expect(Date.now() - started).toBeLessThan(1000);
   });
@@ -182,7 +214,7 @@ describe('a hub whose store fails steps down', () => {
     expect((await a.call('create', createParams('el_before'))).ok).toBe(true);
     await b.call('status', { id: 'el_before' });
     expect([a.role(), b.role()]).toEqual(['hub', 'relay']);
-    const ext = await ScriptedExtension.connect(port);
+    const ext = await ScriptedExtension.connect(port, { key: pairedKey(dir) });
     cleanup.push(() => ext.close());
 
     io.fail();

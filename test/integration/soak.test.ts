@@ -16,6 +16,7 @@ describe('a bounded soak: 4 server processes, a scripted extension, the hub SIGK
       lostCancels: [],
       replayMismatches: [],
       resultDisagrees: [],
+      protocolErrors: [],
     });
   }, 90_000);
 });

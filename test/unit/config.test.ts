@@ -12,6 +12,7 @@ describe('parseConfig: defaults', () => {
       ok: true,
       config: {
         command: 'serve',
+        pair: { kind: 'code' },
         port: DEFAULT_HUB_PORT,
         stateDir: '/home/ada/.local/state/elicitly-companion',
         retentionDays: 7,
@@ -40,7 +41,9 @@ describe('parseConfig: values', () => {
     [['--port=23457'], { ELICITLY_PORT: '1' }, { port: 23457 }],
     [[], { ELICITLY_PORT: ' 30000 ' }, { port: 30000 }],
     [['pair'], {}, { command: 'pair' }],
-    [['pair', '--port', '2000'], {}, { command: 'pair', port: 2000 }],
+    [['pair', '--port', '2000'], {}, { command: 'pair', port: 2000, pair: { kind: 'code' } }],
+    [['pair', '--list'], {}, { command: 'pair', pair: { kind: 'list' } }],
+    [['pair', '--remove', 'moz-extension://x'], {}, { command: 'pair', pair: { kind: 'remove', origin: 'moz-extension://x' } }],
     [[], { ELICITLY_RETENTION_DAYS: '0.5' }, { retentionDays: 0.5 }],
     [[], { ELICITLY_MIN_TIMEOUT_SECONDS: '1' }, { minTimeoutSeconds: 1 }],
     [[], { ELICITLY_PROBE_TIMEOUT_MS: ' 1500 ' }, { probeTimeoutMs: 1500 }],
@@ -63,6 +66,8 @@ describe('parseConfig: refusals name the variable and the rule', () => {
     [[], { ELICITLY_PROBE_TIMEOUT_MS: '1.5' }, /^ELICITLY_PROBE_TIMEOUT_MS: .*expected int/],
     [[], { ELICITLY_LOG_LEVEL: 'loud' }, /^ELICITLY_LOG_LEVEL: .*"debug"\|"info"\|"warn"\|"error".*got "loud"$/],
     [['--verbose'], {}, /^"--verbose": unknown argument/],
+    [['--list'], {}, /^"--list": unknown argument/],
+    [['pair', '--remove'], {}, /^pair --remove <origin>: Too small/],
   ])('%j %j is refused', (argv, env, message) => {
     const parsed = parse([...argv], { ...env });
     expect(parsed.ok).toBe(false);

@@ -8,6 +8,7 @@ import { ReviewFooter } from './review-footer.js';
 import { SafeHtml } from './safe-html.js';
 import { refusedAttempt } from './refused-attempt.js';
 import { useReview } from './use-review.js';
+import { VisibleText } from '../visible-text.js';
 import './review.css';
 
 function initialValues(schema: RequestedSchema | null): Record<string, unknown> {
@@ -58,11 +59,11 @@ export function ApprovalReview({ row, request, client, onDone }: {
 
   return (
     <section class="review approval-review" ref={review.root}>
-      <h2 class="review-message">{row.message}</h2>
+      <h2 class="review-message"><VisibleText text={row.message} /></h2>
       {row.renderedTemplate !== null ? (
         <SafeHtml html={row.renderedTemplate} />
       ) : (
-        showContext && <pre class="context-json" aria-label="Context">{contextText(request.context)}</pre>
+        showContext && <pre class="context-json" aria-label="Context"><VisibleText text={contextText(request.context)} /></pre>
       )}
 
       {schema && (
@@ -78,10 +79,10 @@ export function ApprovalReview({ row, request, client, onDone }: {
             return (
               <div class="field" key={key}>
                 <label for={inputId}>
-                  {title}
+                  <VisibleText text={title} />
                   {isRequired && <span class="required" aria-hidden="true">*</span>}
                 </label>
-                {p.description && <div id={descId} class="description muted">{p.description}</div>}
+                {p.description && <div id={descId} class="description muted"><VisibleText text={p.description} /></div>}
                 <FieldEditor
                   id={inputId}
                   schema={p}
@@ -92,7 +93,7 @@ export function ApprovalReview({ row, request, client, onDone }: {
                   describedBy={describedBy || undefined}
                   onChange={(v) => edit(key, v)}
                 />
-                {errors && <div id={errorId} class="field-error">{errors.join(' ')}</div>}
+                {errors && <div id={errorId} class="field-error"><VisibleText text={errors.join(' ')} /></div>}
               </div>
             );
           })}

@@ -1,4 +1,5 @@
 import { useEffect, useRef } from 'preact/hooks';
+import { VisibleText } from '../visible-text.js';
 
 /**
  * Escape is easy to hit by accident, so it asks first; in-page rather than window.confirm, which blocks the
@@ -15,7 +16,7 @@ export function ConfirmCancel({ cancelLabel, busy, onConfirm, onClose }: {
   useEffect(() => keep.current?.focus(), []);
   return (
     <div role="alertdialog" aria-label="Cancel this request?" class="confirm-cancel">
-      <p>Cancel this request? The agent is told you chose “{cancelLabel}”; the values here are not sent.</p>
+      <p>Cancel this request? The agent is told you chose “<VisibleText text={cancelLabel} />”; the values here are not sent.</p>
       <button type="button" class="danger" disabled={busy} onClick={onConfirm}>Yes, cancel</button>
       <button type="button" ref={keep} onClick={onClose}>Keep reviewing</button>
     </div>

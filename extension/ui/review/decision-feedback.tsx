@@ -2,6 +2,7 @@ import { useCallback, useRef, useState } from 'preact/hooks';
 import type { FieldIssue } from '../../../shared/requested-schema.js';
 import type { LocalOutcome, RefusalReason } from '../../db/rows.js';
 import type { BackgroundClient, DecideReply, Decision } from '../../messages.js';
+import { VisibleText } from '../visible-text.js';
 export interface Feedback { tone: 'status' | 'alert'; text: string }
 
 const SENT = 'Decision sent.';
@@ -137,7 +138,7 @@ export function GeneralIssues({ issues }: { issues: readonly string[] }) {
   if (issues.length === 0) return null;
   return (
     <ul class="issues error" aria-label="Problems">
-      {issues.map((text, i) => <li key={i}>{text}</li>)}
+      {issues.map((text, i) => <li key={i}><VisibleText text={text} /></li>)}
     </ul>
   );
 }

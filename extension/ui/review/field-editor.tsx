@@ -1,5 +1,7 @@
-import { useLayoutEffect, useRef, useState } from 'preact/hooks';
+import { useId, useLayoutEffect, useRef, useState } from 'preact/hooks';
 import { enumOptions, propertyKind, type PropertySchema } from '../../../shared/requested-schema.js';
+import { hasHiddenCharacters, revealHidden } from '../../../shared/visible-text.js';
+import { HiddenCharactersWarning } from '../visible-text.js';
 
 interface FieldEditorProps {
   schema: PropertySchema;
@@ -55,18 +57,26 @@ function StringEditor(props: FieldEditorProps & { common: Record<string, unknown
 
 export function FieldEditor(props: FieldEditorProps) {
   const { schema, value, label, onChange, invalid, describedBy, disabled, id, required } = props;
+  const warningId = useId();
+  const kind = propertyKind(schema);
+  // Free text keeps its real value, so what is sent is exactly what is there; the warning tells what does not show.
+  const warn = kind === 'string' && typeof value === 'string' && hasHiddenCharacters(value);
   const common: Record<string, unknown> = {
     id,
-    'aria-label': label,
+    'aria-label': revealHidden(label),
     'aria-invalid': invalid ? 'true' : undefined,
-    'aria-describedby': describedBy,
+    'aria-describedby': [describedBy, warn ? warningId : undefined].filter(Boolean).join(' ') || undefined,
     'aria-required': required ? 'true' : undefined,
     disabled,
   };
-  const kind = propertyKind(schema);
   switch (kind) {
     case 'string':
-      return <StringEditor {...props} common={common} />;
+      return (
+        <>
+          <StringEditor {...props} common={common} />
+          {warn && <HiddenCharactersWarning id={warningId} value={value} />}
+        </>
+      );
     case 'number':
     case 'integer': {
       const min = 'minimum' in schema ? schema.minimum : undefined;
@@ -93,7 +103,7 @@ export function FieldEditor(props: FieldEditorProps) {
       return (
         <select {...common} value={typeof value === 'string' ? value : ''} onChange={(e) => onChange(e.currentTarget.value === '' ? null : e.currentTarget.value)}>
           <option value="">—</option>
-          {options.map((o) => <option key={o.value} value={o.value}>{o.title}</option>)}
+          {options.map((o) => <option key={o.value} value={o.value}>{revealHidden(o.title)}</option>)}
         </select>
       );
     }
@@ -107,7 +117,7 @@ export function FieldEditor(props: FieldEditorProps) {
           size={Math.min(Math.max(options.length, 2), 6)}
           onChange={(e) => onChange(Array.from(e.currentTarget.options).filter((o) => o.selected).map((o) => o.value))}
         >
-          {options.map((o) => <option key={o.value} value={o.value} selected={chosen.includes(o.value)}>{o.title}</option>)}
+          {options.map((o) => <option key={o.value} value={o.value} selected={chosen.includes(o.value)}>{revealHidden(o.title)}</option>)}
         </select>
       );
     }

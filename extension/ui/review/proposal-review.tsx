@@ -13,6 +13,8 @@ import { ReviewFooter } from './review-footer.js';
 import { SafeHtml } from './safe-html.js';
 import { refusedAttempt } from './refused-attempt.js';
 import { useReview } from './use-review.js';
+import { revealHidden } from '../../../shared/visible-text.js';
+import { VisibleText } from '../visible-text.js';
 import './review.css';
 
 export function ProposalReview({ row, request, client, onDone }: {
@@ -45,7 +47,7 @@ export function ProposalReview({ row, request, client, onDone }: {
 
   return (
     <section class="review proposal-review" ref={review.root}>
-      <h2 class="review-message">{row.message}</h2>
+      <h2 class="review-message"><VisibleText text={row.message} /></h2>
       {row.renderedTemplate !== null && <SafeHtml html={row.renderedTemplate} />}
 
       <div class="grid-actions">
@@ -67,8 +69,8 @@ export function ProposalReview({ row, request, client, onDone }: {
           <thead>
             <tr>
               <th scope="col">Field</th>
-              {sources.map((s) => <th scope="col" key={s.key}>{s.label}</th>)}
-              <th scope="col">{currentColumn.label}</th>
+              {sources.map((s) => <th scope="col" key={s.key}><VisibleText text={s.label} /></th>)}
+              <th scope="col"><VisibleText text={currentColumn.label} /></th>
               <th scope="col">Proposed</th>
               <th scope="col">Include</th>
             </tr>
@@ -81,9 +83,10 @@ export function ProposalReview({ row, request, client, onDone }: {
               const current = field?.current ?? null;
               const errors = issues.byKey[r.key];
               const errorId = `${id}-error-${i}`;
+              const title = revealHidden(r.title);
               return (
                 <tr key={r.key} class={r.included ? 'included' : 'excluded'}>
-                  <th scope="row">{r.title}</th>
+                  <th scope="row"><VisibleText text={r.title} /></th>
                   {sources.map((s) => {
                     const value = field?.sources[s.key];
                     const has = value !== undefined && value !== null;
@@ -91,24 +94,24 @@ export function ProposalReview({ row, request, client, onDone }: {
                       <td
                         key={s.key}
                         class={`source${sourceDiffers(value, current) ? ' differs' : ''}`}
-                        aria-label={`${s.label}: ${r.title}`}
+                        aria-label={`${revealHidden(s.label)}: ${title}`}
                         title={has ? 'Double-click to use as proposed value.' : undefined}
                         onDblClick={has ? () => update(i, (g) => takeSource(g, value), true) : undefined}
                       >
-                        {displayValue(schema, value)}
+                        <VisibleText text={displayValue(schema, value)} />
                       </td>
                     );
                   })}
                   {isEmptyValue(current) ? (
-                    <td class="current" aria-label={`${currentColumn.label}: ${r.title}`}>{displayValue(schema, current)}</td>
+                    <td class="current" aria-label={`${revealHidden(currentColumn.label)}: ${title}`}><VisibleText text={displayValue(schema, current)} /></td>
                   ) : (
                     <td
                       class="current"
-                      aria-label={`${currentColumn.label}: ${r.title}`}
+                      aria-label={`${revealHidden(currentColumn.label)}: ${title}`}
                       title="Double-click to restore the current value."
                       onDblClick={() => update(i, (g) => restoreCurrent(g, current), true)}
                     >
-                      {displayValue(schema, current)}
+                      <VisibleText text={displayValue(schema, current)} />
                     </td>
                   )}
                   <td class="proposed">
@@ -120,12 +123,12 @@ export function ProposalReview({ row, request, client, onDone }: {
                       describedBy={errors ? errorId : undefined}
                       onChange={(v) => update(i, (g) => ({ ...g, proposed: v, included: true }), true)}
                     />
-                    {errors && <div id={errorId} class="field-error">{errors.join(' ')}</div>}
+                    {errors && <div id={errorId} class="field-error"><VisibleText text={errors.join(' ')} /></div>}
                   </td>
                   <td class="include">
                     <input
                       type="checkbox"
-                      aria-label={`Include ${r.title}`}
+                      aria-label={`Include ${title}`}
                       title={r.locked ? 'Required, and the record has no value yet.' : undefined}
                       checked={r.included || r.locked}
                       disabled={r.locked}

@@ -7,6 +7,7 @@ import { displayValue } from './display-value.js';
 import { SafeHtml } from './safe-html.js';
 import { dateTime } from '../format-time.js';
 import { KIND_LABEL } from '../labels.js';
+import { VisibleText } from '../visible-text.js';
 import './review.css';
 
 export const STATUS_TEXT: Record<Status, string> = {
@@ -42,19 +43,19 @@ function Asked({ row, request }: { row: RequestRow; request: ReviewRequest }) {
           <thead><tr><th scope="col">Field</th><th scope="col">Proposed</th></tr></thead>
           <tbody>
             {Object.entries(request.requestedSchema.properties).map(([key, p]) => (
-              <tr key={key}><th scope="row">{p.title ?? key}</th><td>{displayValue(p, p.default)}</td></tr>
+              <tr key={key}><th scope="row"><VisibleText text={p.title ?? key} /></th><td><VisibleText text={displayValue(p, p.default)} /></td></tr>
             ))}
           </tbody>
         </table>
       </>
     );
   }
-  const context = request.context === null ? null : <pre class="context-json" aria-label="Context">{json(request.context)}</pre>;
+  const context = request.context === null ? null : <pre class="context-json" aria-label="Context"><VisibleText text={json(request.context)} /></pre>;
   const fields = request.requestedSchema ? Object.entries(request.requestedSchema.properties) : [];
   return (
     <>
       {template ?? context}
-      {fields.length > 0 && <p>Asked for: {fields.map(([key, p]) => p.title ?? key).join(', ')}</p>}
+      {fields.length > 0 && <p>Asked for: <VisibleText text={fields.map(([key, p]) => p.title ?? key).join(', ')} /></p>}
     </>
   );
 }
@@ -74,11 +75,11 @@ function Decided({ row, request }: { row: RequestRow; request: ReviewRequest }) 
         <dl aria-label="Values sent">
           {values.map(([key, v]) => {
             const p = props[key];
-            return [<dt key={`t-${key}`}>{p?.title ?? key}</dt>, <dd key={`d-${key}`}>{displayValue(p, v)}</dd>];
+            return [<dt key={`t-${key}`}><VisibleText text={p?.title ?? key} /></dt>, <dd key={`d-${key}`}><VisibleText text={displayValue(p, v)} /></dd>];
           })}
         </dl>
       )}
-      {outcome.comment && <p>Comment: {outcome.comment}</p>}
+      {outcome.comment && <p>Comment: <VisibleText text={outcome.comment} /></p>}
     </>
   );
 }
@@ -87,10 +88,10 @@ export function RequestDetail({ row }: { row: RequestRow }) {
   const { request } = row;
   return (
     <section class="review request-detail">
-      <h2 class="review-message">{row.message}</h2>
+      <h2 class="review-message"><VisibleText text={row.message} /></h2>
       <dl aria-label="Request">
         <dt>Kind</dt><dd>{KIND_LABEL[row.kind]}</dd>
-        <dt>Agent</dt><dd>{row.agent}</dd>
+        <dt>Agent</dt><dd><VisibleText text={row.agent} /></dd>
         <dt>Created</dt><dd>{dateTime(row.createdAt)}</dd>
         {row.decidedAt !== undefined && <><dt>Decided</dt><dd>{dateTime(row.decidedAt)}</dd></>}
         <dt>Status</dt><dd>{STATUS_TEXT[row.status]}</dd>
@@ -104,7 +105,7 @@ export function RequestDetail({ row }: { row: RequestRow }) {
         <div class="error">
           <p>The hub did not take this decision: {REFUSAL_TEXT[row.refusal.reason]}</p>
           {row.refusal.issues && row.refusal.issues.length > 0 && (
-            <ul class="issues">{row.refusal.issues.map((i, n) => <li key={n}>{i.message}</li>)}</ul>
+            <ul class="issues">{row.refusal.issues.map((i, n) => <li key={n}><VisibleText text={i.message} /></li>)}</ul>
           )}
         </div>
       )}

@@ -1,6 +1,7 @@
 import type { ReviewLabels } from '../../../shared/approval-input.js';
 import { ConfirmCancel } from './confirm-cancel.js';
 import { FeedbackView, GeneralIssues, type Feedback } from './decision-feedback.js';
+import { VisibleText } from '../visible-text.js';
 
 interface ReviewFooterProps {
   generalIssues: readonly string[];
@@ -29,8 +30,8 @@ export function ReviewFooter(p: ReviewFooterProps) {
       <FeedbackView feedback={p.feedback} />
 
       <footer class="review-footer">
-        <button type="button" class="primary" disabled={p.frozen} onClick={p.onOk}>{p.labels.ok}</button>
-        <button type="button" disabled={p.frozen} onClick={p.onCancel}>{p.labels.cancel}</button>
+        <button type="button" class="primary" disabled={p.frozen} onClick={p.onOk}><VisibleText text={p.labels.ok} /></button>
+        <button type="button" disabled={p.frozen} onClick={p.onCancel}><VisibleText text={p.labels.cancel} /></button>
         <span class="muted hint">Ctrl+Enter submits · Esc cancels</span>
       </footer>
 

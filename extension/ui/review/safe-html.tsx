@@ -1,6 +1,7 @@
 import { h, type ComponentChild } from 'preact';
 import { useMemo } from 'preact/hooks';
 import { elementPolicy } from '../../../shared/safe-html.js';
+import { visibleChildren } from '../visible-text.js';
 
 // A template deep or large enough to hit these is either broken or hostile; what fits is still shown.
 const MAX_DEPTH = 32;
@@ -18,8 +19,9 @@ function convert(nodes: NodeListOf<ChildNode>, depth: number, budget: Budget): C
     if (budget.nodes >= MAX_NODES) break;
     budget.nodes += 1;
     if (node.nodeType === TEXT_NODE) {
-      // A string child is a text node to Preact: the browser never parses it as markup.
-      out.push(node.textContent ?? '');
+      // A string child is a text node to Preact: the browser never parses it as markup. Characters that would not show
+      // (a bidi override, a zero-width space) become visible tokens.
+      out.push(...visibleChildren(node.textContent ?? ''));
       continue;
     }
     // Comments, processing instructions and the like carry nothing a reviewer needs.

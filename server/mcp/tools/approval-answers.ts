@@ -15,6 +15,7 @@ function hint(code: ServiceErrorCode, retentionDays: number): string {
     already_decided: 'Read the decision with elicit_result.',
     already_canceled: 'Nothing to do.',
     invalid: 'Fix the named field and call again.',
+    limit: 'Wait for the person to decide, or withdraw requests you no longer need with elicit_cancel, then call again.',
     unavailable: 'The approval hub could not be reached; call again in a moment.',
   };
   return hints[code];

@@ -30,7 +30,7 @@ export async function createReviewRequest<T extends ReviewRequest>(
   let renderedTemplate: string | null = null;
   if (checked.displayTemplate !== null) {
     const rendered = await renderTemplate(checked.displayTemplate, checked.request.context);
-    if (!rendered.ok) return refusal('invalid_arguments', `displayTemplate: the LiquidJS template failed: ${rendered.error}`, 'Fix the template and call again.');
+    if (!rendered.ok) return refusal('invalid_arguments', `displayTemplate: the LiquidJS template was refused: ${rendered.error}`, 'Fix the template and call again.');
     renderedTemplate = rendered.html;
   }
   // The check clamps to the seed's 60 s minimum; ELICITLY_MIN_TIMEOUT_SECONDS may lower it (tests, demos).

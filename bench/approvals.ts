@@ -5,54 +5,48 @@ import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { Client } from '@modelcontextprotocol/client';
 import { StdioClientTransport } from '@modelcontextprotocol/client/stdio';
-import WebSocket from 'ws';
+import type { HubMessage } from '../shared/wire-protocol.js';
+import { ScriptedExtension, pairedKey } from '../test/helpers/scripted-extension.js';
 
 const SERVER = fileURLToPath(new URL('../dist/server/main.js', import.meta.url));
-const ORIGIN = `chrome-extension://${/EXTENSION_ID = '([a-p]{32})'/.exec(readFileSync(new URL('../shared/extension-id.ts', import.meta.url), 'utf8'))[1]}`;
-const PROTOCOL = Number(/PROTOCOL_VERSION = (\d+)/.exec(readFileSync(new URL('../shared/wire-protocol.ts', import.meta.url), 'utf8'))[1]);
 const N = 1000;
 const PENDING = 10_000;
 
-const pct = (xs, p) => {
+const pct = (xs: number[], p: number): number => {
   const s = [...xs].sort((a, b) => a - b);
-  return s[Math.min(s.length - 1, Math.floor((p / 100) * s.length))];
+  return s[Math.min(s.length - 1, Math.floor((p / 100) * s.length))] ?? Number.NaN;
 };
 
-export async function approvals() {
+export async function approvals(): Promise<void> {
   const dir = mkdtempSync(join(tmpdir(), 'elicitly-bench-'));
   const port = 30_000 + Math.floor(Math.random() * 20_000);
   const transport = new StdioClientTransport({ command: process.execPath, args: [SERVER], env: { ...process.env, ELICITLY_STATE_DIR: dir, ELICITLY_PORT: String(port), ELICITLY_LOG_LEVEL: 'error' }, stderr: 'ignore' });
   const client = new Client({ name: 'bench', version: '0' }, { capabilities: {} });
   await client.connect(transport);
-  const call = async (name, args) => (await client.callTool({ name, arguments: args }, { timeout: 60_000 })).structuredContent;
+  const call = async (name: string, args: Record<string, unknown>) => (await client.callTool({ name, arguments: args }, { timeout: 60_000 })).structuredContent as Record<string, unknown> | undefined;
   await call('elicit_status', { elicitationId: 'warm' });
 
-  const ws = new WebSocket(`ws://127.0.0.1:${port}`, ['elicitly.v1'], { origin: ORIGIN });
-  await new Promise((resolve, reject) => (ws.once('open', resolve), ws.once('error', reject)));
-  const seen = new Map();
-  const acks = new Map();
-  ws.on('message', (data) => {
-    const m = JSON.parse(data.toString());
+  const ext = await ScriptedExtension.connect(port, { key: pairedKey(dir) });
+  const seen = new Map<string, number>();
+  ext.socket.on('message', (data) => {
+    const m = JSON.parse(data.toString()) as HubMessage;
     if (m.type === 'request.created') seen.set(m.request.message, performance.now());
-    if (m.type === 'decision.result') acks.get(m.elicitationId)?.();
   });
-  ws.send(JSON.stringify({ type: 'hello', protocol: PROTOCOL, role: 'extension', client: { name: 'bench', version: '0' } }));
-  await new Promise((resolve) => setTimeout(resolve, 200));
 
-  const deliver = [];
-  const wake = [];
+  const deliver: number[] = [];
+  const wake: number[] = [];
   let lost = 0;
   for (let i = 0; i < N; i++) {
     const message = `bench ${i}`;
     const sent = performance.now();
-    const { elicitationId } = await call('elicit_approval', { message, context: { i } });
+    const elicitationId = (await call('elicit_approval', { message, context: { i } }))?.elicitationId;
     for (let spin = 0; !seen.has(message) && spin < 200; spin++) await new Promise((resolve) => setTimeout(resolve, 1));
     if (!seen.has(message)) lost++;
-    else deliver.push(seen.get(message) - sent);
+    else deliver.push((seen.get(message) ?? sent) - sent);
     const waiting = call('elicit_await', { elicitationId, waitSeconds: 10 });
     await new Promise((resolve) => setTimeout(resolve, 2));
     const decided = performance.now();
-    ws.send(JSON.stringify({ type: 'decide', elicitationId, idempotencyKey: `k${i}`, decision: 'approved' }));
+    ext.send({ type: 'decide', elicitationId, idempotencyKey: `k${i}`, decision: 'approved' });
     const status = await waiting;
     if (status?.status !== 'approved') lost++;
     wake.push(performance.now() - decided);
@@ -77,7 +71,7 @@ export async function approvals() {
   const pid = transport.pid;
   const rss = Number(/VmRSS:\s+(\d+)/.exec(readFileSync(`/proc/${pid}/status`, 'utf8'))?.[1] ?? NaN) / 1024;
   console.log(`hub RSS with ${PENDING} pending: ${rss.toFixed(1)} MB (goal ≤ 200 MB); lost: ${lost}`);
-  ws.close();
+  ext.close();
   await client.close();
   rmSync(dir, { recursive: true, force: true });
 }

@@ -1,0 +1,97 @@
+/**
+ * Mutual authentication on the hub socket, used by the hub, the relays and the extension alike (Web Crypto, which Node
+ * and browsers share). Each side proves it knows the shared key by an HMAC over both sides' fresh nonces; the key
+ * itself never travels, so whoever answers on the port learns nothing it could replay. The hub proves first, so a
+ * process squatting the port gets no proof to test guesses against; and the peer checks that proof before it sends
+ * anything else.
+ *
+ *   peer → hub   hello { nonce: Np, keyId? | pairing? }
+ *   hub  → peer  challenge { nonce: Nh, proof: HMAC(K, "elicitly hub v1|role|Np|Nh") }
+ *   peer → hub   auth { proof: HMAC(K, "elicitly peer v1|role|Nh|Np") }
+ *   hub  → peer  paired { keyId, sealedKey } (pairing only), then welcome
+ *
+ * K is the install secret for a relay, the extension's paired key for an extension, and the one-time pairing code
+ * while pairing; then the hub hands over a fresh key sealed with HMAC(code, "elicitly seal v1|Nh|Np").
+ */
+
+export type AuthRole = 'extension' | 'relay';
+
+const encoder = new TextEncoder();
+export const NONCE_HEX_LENGTH = 64;
+/** 32 random bytes, hex: the install secret and every paired extension key. */
+export const KEY_HEX_LENGTH = 64;
+const HEX = /^[0-9a-f]*$/;
+
+export function toHex(bytes: Uint8Array): string {
+  return Array.from(bytes, (b) => b.toString(16).padStart(2, '0')).join('');
+}
+
+/** The bytes of an even-length lowercase hex string, or null. */
+export function fromHex(hex: string): Uint8Array | null {
+  if (hex.length % 2 !== 0 || !HEX.test(hex)) return null;
+  const bytes = new Uint8Array(hex.length / 2);
+  for (let i = 0; i < bytes.length; i++) bytes[i] = Number.parseInt(hex.slice(i * 2, i * 2 + 2), 16);
+  return bytes;
+}
+
+export function randomHex(bytes: number): string {
+  return toHex(crypto.getRandomValues(new Uint8Array(bytes)));
+}
+
+export function newNonce(): string {
+  return randomHex(NONCE_HEX_LENGTH / 2);
+}
+
+/** A 32-byte key as stored (64 lowercase hex characters); anything shorter, longer or not hex is refused. */
+export function isKeyHex(value: unknown): value is string {
+  return typeof value === 'string' && value.length === KEY_HEX_LENGTH && HEX.test(value);
+}
+
+async function hmac(key: string, message: string): Promise<Uint8Array> {
+  // A key is the UTF-8 text it is stored as (hex for keys, the printed pairing code): the same bytes on every side.
+  const imported = await crypto.subtle.importKey('raw', encoder.encode(key), { name: 'HMAC', hash: 'SHA-256' }, false, ['sign']);
+  return new Uint8Array(await crypto.subtle.sign('HMAC', imported, encoder.encode(message)));
+}
+
+export async function hubProof(key: string, role: AuthRole, peerNonce: string, hubNonce: string): Promise<string> {
+  return toHex(await hmac(key, `elicitly hub v1|${role}|${peerNonce}|${hubNonce}`));
+}
+
+export async function peerProof(key: string, role: AuthRole, hubNonce: string, peerNonce: string): Promise<string> {
+  return toHex(await hmac(key, `elicitly peer v1|${role}|${hubNonce}|${peerNonce}`));
+}
+
+/** Compares two strings in time that depends only on their length, so a proof cannot be guessed byte by byte. */
+export function constantTimeEqual(a: string, b: string): boolean {
+  if (a.length !== b.length) return false;
+  let difference = 0;
+  for (let i = 0; i < a.length; i++) difference |= a.charCodeAt(i) ^ b.charCodeAt(i);
+  return difference === 0;
+}
+
+async function pad(code: string, hubNonce: string, peerNonce: string): Promise<Uint8Array> {
+  return hmac(code, `elicitly seal v1|${hubNonce}|${peerNonce}`);
+}
+
+/** Seals a fresh 32-byte key for the peer that just proved it knows the pairing code (a one-time pad from the code). */
+export async function sealKey(keyHex: string, code: string, hubNonce: string, peerNonce: string): Promise<string> {
+  const key = fromHex(keyHex);
+  if (!key || key.length !== 32) throw new Error('sealKey: a key is 32 bytes of hex');
+  const mask = await pad(code, hubNonce, peerNonce);
+  return toHex(key.map((b, i) => b ^ (mask[i] ?? 0)));
+}
+
+export async function openSealedKey(sealedHex: string, code: string, hubNonce: string, peerNonce: string): Promise<string | null> {
+  const sealed = fromHex(sealedHex);
+  if (!sealed || sealed.length !== 32) return null;
+  const mask = await pad(code, hubNonce, peerNonce);
+  return toHex(sealed.map((b, i) => b ^ (mask[i] ?? 0)));
+}
+
+/** What `elicitly-companion pair` prints: 12 hex digits (48 bits), valid 10 minutes. */
+export const PAIRING_CODE_PATTERN = /^[0-9a-f]{12}$/;
+
+/** What a pairing code looks like when the person types it: any case, spaces and dashes ignored. */
+export function normalizePairingCode(typed: string): string {
+  return typed.toLowerCase().replace(/[\s-]/g, '');
+}

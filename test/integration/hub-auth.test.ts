@@ -1,0 +1,276 @@
+// Mutual authentication and pairing against the real server process: who may connect, what a peer without the key
+// learns (nothing), and every limit on guessing.
+import { spawnSync } from 'node:child_process';
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import WebSocket from 'ws';
+import { StateDir } from '../../server/state-dir.js';
+import { EXTENSION_ORIGIN } from '../../shared/extension-id.js';
+import { constantTimeEqual, hubProof, newNonce, openSealedKey, peerProof } from '../../shared/hub-auth.js';
+import type { HubMessage, PeerMessage } from '../../shared/wire-protocol.js';
+import {
+  CLOSE_AUTH_FAILED,
+  CLOSE_NO_PAIRING,
+  CLOSE_UNKNOWN_KEY,
+  PAIRING_SUBPROTOCOL,
+  PROTOCOL_VERSION,
+  SUBPROTOCOL,
+} from '../../shared/wire-protocol.js';
+import type { Harness } from '../helpers/mcp-harness.js';
+import { SERVER_ENTRY, connect } from '../helpers/mcp-harness.js';
+import { ScriptedExtension, freePort, pairedKey } from '../helpers/scripted-extension.js';
+
+const dir = mkdtempSync(join(tmpdir(), 'elicitly-hub-auth-'));
+const port = freePort();
+const env = { ELICITLY_STATE_DIR: dir, ELICITLY_PORT: String(port), ELICITLY_MIN_TIMEOUT_SECONDS: '1' };
+let agent: Harness;
+const sockets: WebSocket[] = [];
+
+beforeAll(async () => {
+  agent = await connect('v2-2025', { env });
+  await agent.callTool('elicit_status', { elicitationId: 'el_warmup' });
+});
+afterAll(async () => {
+  for (const socket of sockets) socket.terminate();
+  await agent?.close();
+  rmSync(dir, { recursive: true, force: true });
+});
+
+/** A raw peer: every frame it received, as text, and how it was closed. */
+interface RawPeer {
+  socket: WebSocket;
+  frames: string[];
+  send(message: unknown): void;
+  next(type: HubMessage['type'], timeoutMs?: number): Promise<HubMessage>;
+  closed: Promise<{ code: number; reason: string }>;
+}
+
+async function rawPeer(options: { origin?: string; protocols?: string[] }): Promise<RawPeer | { status: number }> {
+  const socket = new WebSocket(`ws://127.0.0.1:${port}`, options.protocols ?? [SUBPROTOCOL], options.origin === undefined ? {} : { origin: options.origin });
+  sockets.push(socket);
+  socket.on('error', () => undefined);
+  const frames: string[] = [];
+  socket.on('message', (data) => frames.push(data.toString()));
+  const closed = new Promise<{ code: number; reason: string }>((resolve) => socket.once('close', (code, reason) => resolve({ code, reason: reason.toString() })));
+  const status = await new Promise<number>((resolve, reject) => {
+    const timer = setTimeout(() => reject(new Error('open timed out')), 5000);
+    socket.once('open', () => (clearTimeout(timer), resolve(101)));
+    socket.once('unexpected-response', (_req, res) => (clearTimeout(timer), res.resume(), resolve(res.statusCode ?? 0)));
+  });
+  if (status !== 101) return { status };
+  return {
+    socket,
+    frames,
+    closed,
+    send: (message) => socket.send(JSON.stringify(message)),
+    async next(type, timeoutMs = 5000) {
+      const deadline = Date.now() + timeoutMs;
+      for (;;) {
+        const found = frames.map((f) => JSON.parse(f) as HubMessage).find((m) => m.type === type);
+        if (found) return found;
+        if (Date.now() > deadline) throw new Error(`no ${type} within ${timeoutMs} ms; got ${frames.join(' ')}`);
+        await new Promise((r) => setTimeout(r, 10));
+      }
+    },
+  };
+}
+
+function opened(peer: RawPeer | { status: number }): RawPeer {
+  if (!('socket' in peer)) throw new Error(`expected the upgrade to succeed, got HTTP ${peer.status}`);
+  return peer;
+}
+
+const hello = (extra: Partial<Extract<PeerMessage, { type: 'hello' }>> = {}, nonce = newNonce()) =>
+  ({ type: 'hello', protocol: PROTOCOL_VERSION, role: 'extension', client: { name: 'hub-auth-test', version: '1' }, nonce, ...extra }) as const;
+
+function pairCommand(...args: string[]): { status: number | null; stdout: string; stderr: string } {
+  const run = spawnSync(process.execPath, [SERVER_ENTRY, 'pair', ...args], { env: { ...process.env, ELICITLY_STATE_DIR: dir }, encoding: 'utf8', timeout: 10_000 });
+  return { status: run.status, stdout: run.stdout, stderr: run.stderr };
+}
+
+function newCode(): string {
+  const run = pairCommand();
+  expect(run.status).toBe(0);
+  const code = run.stdout.trim().split('\n').at(-1) ?? '';
+  expect(code).toMatch(/^[0-9a-f]{12}$/);
+  return code;
+}
+
+/** The extension's side of pairing, step by step; returns the key it received, or how the hub closed it. */
+async function pairWith(origin: string, code: string): Promise<{ keyId: string; key: string } | { closed: number }> {
+  const peer = opened(await rawPeer({ origin, protocols: [SUBPROTOCOL, PAIRING_SUBPROTOCOL] }));
+  const nonce = newNonce();
+  peer.send(hello({ pairing: true }, nonce));
+  const first = await Promise.race([peer.next('challenge'), peer.closed.then((c) => ({ closedWith: c.code }))]);
+  if ('closedWith' in first) return { closed: first.closedWith };
+  if (first.type !== 'challenge') throw new Error('expected a challenge');
+  // The hub proves the code before the extension says anything that could be tested against a guess.
+  expect(constantTimeEqual(first.proof, await hubProof(code, 'extension', nonce, first.nonce))).toBe(true);
+  peer.send({ type: 'auth', proof: await peerProof(code, 'extension', first.nonce, nonce) });
+  const paired = await peer.next('paired');
+  if (paired.type !== 'paired') throw new Error('expected paired');
+  await peer.next('welcome');
+  peer.socket.close();
+  const key = await openSealedKey(paired.sealedKey, code, first.nonce, nonce);
+  if (!key) throw new Error('could not open the sealed key');
+  return { keyId: paired.keyId, key };
+}
+
+/** A pairing attempt with a wrong code: the hub's challenge arrives, our proof is wrong. */
+async function guess(origin: string, wrong: string): Promise<number | { status: number }> {
+  const peer = await rawPeer({ origin, protocols: [SUBPROTOCOL, PAIRING_SUBPROTOCOL] });
+  if (!('socket' in peer)) return peer;
+  const nonce = newNonce();
+  peer.send(hello({ pairing: true }, nonce));
+  const first = await Promise.race([peer.next('challenge'), peer.closed.then((c) => ({ closedWith: c.code }))]);
+  if ('closedWith' in first) return first.closedWith;
+  if (first.type !== 'challenge') throw new Error('expected a challenge');
+  peer.send({ type: 'auth', proof: await peerProof(wrong, 'extension', first.nonce, nonce) });
+  return (await peer.closed).code;
+}
+
+const moz = (n: number) => `moz-extension://${n.toString(16).padStart(8, '0')}-1111-2222-3333-444455556666`;
+
+describe('a peer that cannot prove a key learns nothing and decides nothing', () => {
+  it('a non-browser process sending the pinned Origin, without the extension’s key', async () => {
+    const created = await agent.callTool('elicit_approval', { message: 'the secret plan', context: { plan: 'secret' } });
+    const id = (created.structuredContent as { elicitationId: string }).elicitationId;
+    const real = pairedKey(dir);
+
+    const attempts: { extra: Partial<Extract<PeerMessage, { type: 'hello' }>>; closedWith: number }[] = [
+      { extra: {}, closedWith: CLOSE_UNKNOWN_KEY },
+      { extra: { keyId: 'k_0123456789abcdef' }, closedWith: CLOSE_UNKNOWN_KEY },
+      { extra: { keyId: real.keyId }, closedWith: CLOSE_AUTH_FAILED },
+    ];
+    for (const { extra, closedWith } of attempts) {
+      const peer = opened(await rawPeer({ origin: EXTENSION_ORIGIN }));
+      peer.send({ type: 'decide', elicitationId: id, idempotencyKey: 'forged', decision: 'approved' });
+      const nonce = newNonce();
+      peer.send(hello(extra, nonce));
+      const challenge = extra.keyId === real.keyId ? await peer.next('challenge') : undefined;
+      if (challenge?.type === 'challenge') peer.send({ type: 'auth', proof: await peerProof('ab'.repeat(32), 'extension', challenge.nonce, nonce) });
+      peer.send({ type: 'decide', elicitationId: id, idempotencyKey: 'forged', decision: 'approved' });
+      expect((await peer.closed).code).toBe(closedWith);
+      const text = peer.frames.join('\n');
+      expect(text).not.toContain('secret');
+      expect(text).not.toContain(id);
+      expect(peer.frames.map((f) => (JSON.parse(f) as HubMessage).type).filter((t) => t !== 'error' && t !== 'challenge')).toEqual([]);
+    }
+    expect((await agent.callTool('elicit_status', { elicitationId: id })).structuredContent).toEqual({ status: 'pending' });
+
+    // Control: with the real key the same request is there to see, so the refusals above were about the key.
+    const ext = await ScriptedExtension.connect(port, { key: real, hello: false });
+    expect((await ext.handshake()).pending.map((r) => r.elicitationId)).toContain(id);
+    ext.close();
+  });
+
+  it('a local process without the install key cannot pose as a relay', async () => {
+    const peer = opened(await rawPeer({}));
+    const nonce = newNonce();
+    peer.send({ ...hello({}, nonce), role: 'relay' });
+    const challenge = await peer.next('challenge');
+    if (challenge.type !== 'challenge') throw new Error('expected a challenge');
+    peer.send({ type: 'auth', proof: await peerProof('cd'.repeat(32), 'relay', challenge.nonce, nonce) });
+    peer.send({ type: 'call', callId: 'c1', method: 'create', params: {} });
+    expect((await peer.closed).code).toBe(CLOSE_AUTH_FAILED);
+    expect(peer.frames.map((f) => (JSON.parse(f) as HubMessage).type)).not.toContain('call.result');
+
+    // Control: the install key does get a relay in.
+    const relay = await ScriptedExtension.connect(port, { role: 'relay', key: { key: new StateDir(dir).relayKey() }, hello: false });
+    expect(await relay.handshake()).toMatchObject({ type: 'welcome', pending: [] });
+    relay.close();
+  });
+});
+
+describe('pairing: one step for the person, nothing for a guesser', () => {
+  it('a code from `pair` gives an extension its own key; the code is spent; --list and --remove', async () => {
+    const origin = moz(1);
+    const code = newCode();
+    const paired = await pairWith(origin, code);
+    if (!('key' in paired)) throw new Error(`pairing was closed with ${paired.closed}`);
+    expect(paired.key).toMatch(/^[0-9a-f]{64}$/);
+
+    // Known now: it connects with its key, without the pairing subprotocol.
+    const ext = await ScriptedExtension.connect(port, { origin, key: paired });
+    ext.close();
+    // Spent: the same code pairs nobody else.
+    expect(await pairWith(moz(2), code)).toEqual({ closed: CLOSE_NO_PAIRING });
+
+    const list = pairCommand('--list');
+    expect(list.status).toBe(0);
+    expect(list.stdout).toContain(`${origin}\t${paired.keyId}\t`);
+    expect(pairCommand('--remove', origin)).toMatchObject({ status: 0 });
+    expect(pairCommand('--list').stdout).not.toContain(origin);
+    // Forgotten at once: its origin is no longer let in.
+    expect(await rawPeer({ origin })).toEqual({ status: 403 });
+    expect(pairCommand('--remove', origin)).toMatchObject({ status: 1, stderr: expect.stringContaining('is not paired') });
+  });
+
+  it('a wrong code closes with 4001, that origin must wait, and ten wrong guesses burn the code', async () => {
+    const code = newCode();
+    const wrong = (code.startsWith('0') ? '1' : '0') + code.slice(1);
+    expect(await guess(moz(10), wrong)).toBe(CLOSE_AUTH_FAILED);
+    // The same origin again at once: refused before a socket exists.
+    expect(await guess(moz(10), wrong)).toEqual({ status: 429 });
+    for (let n = 11; n < 20; n++) expect(await guess(moz(n), wrong)).toBe(CLOSE_AUTH_FAILED);
+    // Ten failures: the right code no longer exists.
+    expect(await pairWith(moz(30), code)).toEqual({ closed: CLOSE_NO_PAIRING });
+  });
+
+  it.each([
+    ['chrome-extension://abc'],
+    [`chrome-extension://${'z'.repeat(32)}`],
+    ['chrome-extension://'],
+    ['moz-extension://'],
+    ['moz-extension://not-a-uuid'],
+    ['https://evil.example'],
+    ['null'],
+  ])('only a well-formed extension origin may come to pair: %s gets 403', async (origin) => {
+    expect(await rawPeer({ origin, protocols: [SUBPROTOCOL, PAIRING_SUBPROTOCOL] })).toEqual({ status: 403 });
+  });
+
+  it('an approval made while no extension is paired tells the agent the code and where to enter it', async () => {
+    const fresh = mkdtempSync(join(tmpdir(), 'elicitly-unpaired-'));
+    const lonely = await connect('v2-2025', { env: { ELICITLY_STATE_DIR: fresh, ELICITLY_PORT: String(freePort()) } });
+    try {
+      const first = (await lonely.callTool('elicit_approval', { message: 'anyone?', context: { a: 1 } })).structuredContent as { next?: string };
+      const code = /pairing code ([0-9a-f]{12})/.exec(first.next ?? '')?.[1];
+      expect(first.next).toContain('"Pairing code"');
+      expect(first.next).toContain('"Pair"');
+      expect(code).toBeDefined();
+      // Asking again shows the same code, so the person is not chasing a moving target.
+      const second = (await lonely.callTool('elicit_approval', { message: 'still?', context: { a: 2 } })).structuredContent as { next?: string };
+      expect(second.next).toContain(code);
+      new StateDir(fresh).addPairedExtension(EXTENSION_ORIGIN);
+      expect((await lonely.callTool('elicit_approval', { message: 'now', context: { a: 3 } })).structuredContent).not.toHaveProperty('next');
+    } finally {
+      await lonely.close();
+      rmSync(fresh, { recursive: true, force: true });
+    }
+  });
+});
+
+describe('caps', () => {
+  it('a flood of refused upgrades is logged at most once per 10 s, with the count of the rest', async () => {
+    const before = agent.stderr().split('refused a hub connection').length;
+    for (let i = 0; i < 40; i++) expect(await rawPeer({ origin: 'https://evil.example' })).toEqual({ status: 403 });
+    const lines = agent.stderr().split('\n').filter((l) => l.includes('refused a hub connection'));
+    expect(agent.stderr().split('refused a hub connection').length - before).toBeLessThanOrEqual(1);
+    expect(lines.length).toBeGreaterThan(0);
+  });
+
+  it('sockets past the cap are refused with 503 before they exist', async () => {
+    const held: WebSocket[] = [];
+    let refused: number | undefined;
+    for (let i = 0; i < 70 && refused === undefined; i++) {
+      const peer = await rawPeer({});
+      if ('socket' in peer) held.push(peer.socket);
+      else refused = peer.status;
+    }
+    expect(refused).toBe(503);
+    expect(held.length).toBeLessThanOrEqual(64);
+    for (const socket of held) socket.close();
+  });
+});

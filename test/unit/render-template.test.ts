@@ -1,0 +1,88 @@
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { TEMPLATE_LIMITS, renderTemplate } from '../../server/approvals/render-template.js';
+
+// Files a hostile template would like to read: one relative to the working directory, one by absolute path.
+const MARKER = 'SECRET-FILE-CONTENT-7f3a';
+let dir: string;
+let cwd: string;
+beforeAll(() => {
+  dir = mkdtempSync(join(tmpdir(), 'elicitly-template-'));
+  writeFileSync(join(dir, 'notes.txt'), MARKER);
+  writeFileSync(join(dir, 'notes.liquid'), MARKER);
+  cwd = process.cwd();
+  process.chdir(dir);
+});
+afterAll(() => {
+  process.chdir(cwd);
+  rmSync(dir, { recursive: true, force: true });
+});
+
+describe('a display template reads no file, by any tag or path', () => {
+  const absolute = () => join(dir, 'notes.txt');
+  it.each([
+    ["{% include 'notes.txt' %}"],
+    ["{% include 'notes' %}"],
+    ["{% render 'notes.txt' %}"],
+    ["{% layout 'notes.txt' %}x"],
+    ['{% include "/ABS" %}'],
+    ['{% render "/ABS" %}'],
+    ["{% include '../' | append: 'notes.txt' %}"],
+    ['{% include context.file %}'],
+    ["{% capture c %}notes.txt{% endcapture %}{% include c %}"],
+    ["{% capture c %}{% include 'notes.txt' %}{% endcapture %}{% include c %}"],
+    ["{% block b %}{% include 'notes.txt' %}{% endblock %}"],
+    ["{% liquid include 'notes.txt' %}"],
+  ])('%s is refused, and the refusal echoes no file', async (template) => {
+    const result = await renderTemplate(template.replace('/ABS', absolute()), { file: absolute() });
+    expect(result.ok).toBe(false);
+    expect(JSON.stringify(result)).not.toContain(MARKER);
+  });
+
+  it('the same text without file tags renders normally (control)', async () => {
+    expect(await renderTemplate('Hello {{ context.name | upcase }}: {{ context.n | plus: 1 }}', { name: 'Ada', n: 41 })).toEqual({ ok: true, html: 'Hello ADA: 42' });
+  });
+});
+
+describe('a display template is bounded', () => {
+  it(`renders at most ${TEMPLATE_LIMITS.outputBytes} bytes: a 200-byte template cannot grow to megabytes`, async () => {
+    const template = "{% for a in (1..400) %}{% for b in (1..400) %}{{ 'xxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxx' }}{% endfor %}{% endfor %}";
+    expect(template.length).toBeLessThan(200);
+    expect(await renderTemplate(template, null)).toEqual({ ok: false, error: `it renders to more than ${TEMPLATE_LIMITS.outputBytes} bytes, the limit for a display template` });
+  });
+
+  it('counts UTF-8 bytes, not characters', async () => {
+    const justOver = '€'.repeat(Math.floor(TEMPLATE_LIMITS.outputBytes / 3) + 1);
+    expect((await renderTemplate('{{ context }}', justOver)).ok).toBe(false);
+    const under = '€'.repeat(Math.floor(TEMPLATE_LIMITS.outputBytes / 3) - 1);
+    expect(await renderTemplate('{{ context }}', under)).toEqual({ ok: true, html: under });
+  });
+
+  it('a capture that doubles itself stops at the same bound', async () => {
+    const result = await renderTemplate("{% assign s = 'x' %}{% for a in (1..40) %}{% capture s %}{{ s }}{{ s }}{% endcapture %}{% endfor %}{{ s | size }}", null);
+    expect(result).toEqual({ ok: false, error: `it renders to more than ${TEMPLATE_LIMITS.outputBytes} bytes, the limit for a display template` });
+  });
+
+  it(`runs at most ${TEMPLATE_LIMITS.blockRenders} loop iterations, even when they print nothing`, async () => {
+    expect(await renderTemplate('{% for a in (1..100000) %}{% endfor %}done', null)).toEqual({
+      ok: false,
+      error: `it renders more than ${TEMPLATE_LIMITS.blockRenders} blocks (loop iterations included), the limit for a display template`,
+    });
+    expect((await renderTemplate('{% for a in (1..1000) %}.{% endfor %}', null)).ok).toBe(true);
+  });
+
+  it('a range too big to allocate is refused, not a crash of the hub (plain LiquidJS aborts the process on this one)', async () => {
+    expect(await renderTemplate('{% assign x = (1..1000000000000) %}{{ x }}', null)).toEqual({
+      ok: false,
+      error: `it allocates more than ${TEMPLATE_LIMITS.memoryBytes} bytes, the limit for a display template`,
+    });
+  });
+
+  it('a refusal never echoes what the template had produced before it', async () => {
+    const result = await renderTemplate(`{% capture c %}{{ '${MARKER}' }}{% endcapture %}{{ c }}{% for i in (1..100000000) %}{{ c }}{% endfor %}`, null);
+    expect(result.ok).toBe(false);
+    expect(JSON.stringify(result)).not.toContain(MARKER);
+  });
+});
