@@ -1,6 +1,6 @@
 import { z } from 'zod';
 import { StatusSchema } from '../shared/lifecycle.js';
-import { DecideMessageSchema, DecisionRefusalSchema, FieldIssueSchema } from '../shared/wire-protocol.js';
+import { DecideMessageSchema, DecisionRefusalSchema, FieldIssueSchema } from '../shared/wire-fields.js';
 import { LocalOutcomeSchema } from './db/rows.js';
 
 /**

@@ -1,14 +1,13 @@
 import { z } from 'zod';
 import { ReviewRequestSchema } from './approval-input.js';
 import { ResultEnvelopeSchema, StatusSchema } from './lifecycle.js';
+import { ElicitationIdSchema, RequesterSchema } from './wire-fields.js';
 
 /**
  * The approval service's calls, defined once as a `{ method: { params, result } }` map of zod schemas. The hub's
  * engine implements them, a relay forwards them over the wire (`call` / `call.result`) and validates what comes back,
  * and the MCP tools call them without knowing which of the two answers.
  */
-export const ElicitationIdSchema = z.string().min(1).max(100);
-export const RequesterSchema = z.strictObject({ client: z.string().nullable(), pid: z.number() });
 
 const CreateParamsSchema = z.strictObject({
   /** Made by the caller, so a relay that lost its hub mid-call can retry without creating a twin. */

@@ -1,8 +1,12 @@
 import { z } from 'zod';
-import { ApprovalMethodSchema, ElicitationIdSchema, RequesterSchema, ServiceErrorSchema } from './approval-calls.js';
+import { ApprovalMethodSchema, ServiceErrorSchema } from './approval-calls.js';
 import { ReviewRequestSchema } from './approval-input.js';
 import { NONCE_HEX_LENGTH } from './hub-auth.js';
 import { OutcomeSchema, StatusSchema } from './lifecycle.js';
+import { DecideMessageSchema, DecisionRefusalSchema, ElicitationIdSchema, FieldIssueSchema, IdempotencyKeySchema, KeyIdSchema, RequesterSchema } from './wire-fields.js';
+
+export { DecideMessageSchema, DecisionRefusalSchema, FieldIssueSchema, IdempotencyKeySchema, KeyIdSchema };
+export type { DecideMessage, DecisionRefusal } from './wire-fields.js';
 
 /**
  * Messages between the hub and its peers (the browser extension, and relay server processes), one JSON object per
@@ -59,16 +63,11 @@ const RequestViewSchema = z.strictObject({
 });
 export type RequestView = z.infer<typeof RequestViewSchema>;
 
-export const FieldIssueSchema = z.strictObject({ path: z.string(), rule: z.string(), message: z.string() });
 
-/** `unavailable`: the hub could not record the decision (its store failed); it stays queued and is sent again. */
-export const DecisionRefusalSchema = z.enum(['invalid', 'already_decided', 'expired', 'withdrawn', 'not_found', 'unavailable']);
-export type DecisionRefusal = z.infer<typeof DecisionRefusalSchema>;
 
 const Hex = (length: number) => z.string().length(length).regex(/^[0-9a-f]+$/, 'must be lowercase hex');
 const Nonce = Hex(NONCE_HEX_LENGTH);
 const Proof = Hex(64);
-export const KeyIdSchema = z.string().regex(/^k_[0-9a-f]{16}$/, 'must be a key id (k_ and 16 hex digits)');
 
 /**
  * The first message. An extension names the key it was paired with (`keyId`), or asks to pair (`pairing: true`,
@@ -87,17 +86,6 @@ const Auth = z.strictObject({ type: z.literal('auth'), proof: Proof });
 /** Read before the full hello, so a peer of any version, whatever else its hello holds, learns of a mismatch. */
 export const HelloVersionSchema = z.looseObject({ type: z.literal('hello'), protocol: z.number().int() });
 const Heartbeat = z.strictObject({ type: z.literal('heartbeat'), t: z.number() });
-export const IdempotencyKeySchema = z.string().min(1).max(200);
-export const DecideMessageSchema = z.strictObject({
-  type: z.literal('decide'),
-  elicitationId: ElicitationIdSchema,
-  idempotencyKey: IdempotencyKeySchema,
-  decision: z.enum(['approved', 'rejected']),
-  values: z.record(z.string(), z.unknown()).optional(),
-  included: z.array(z.string()).max(1000).optional(),
-  comment: z.string().max(4000).optional(),
-});
-export type DecideMessage = z.infer<typeof DecideMessageSchema>;
 
 /** A relay forwards one approval call; `params` is checked against the method's schema in `approval-calls.ts`. */
 const CallId = z.string().min(1).max(100);

@@ -1,8 +1,8 @@
 import { z } from 'zod';
-import { ElicitationIdSchema, RequesterSchema } from '../../shared/approval-calls.js';
 import { ReviewRequestSchema } from '../../shared/approval-input.js';
 import { StatusSchema } from '../../shared/lifecycle.js';
-import { DecisionRefusalSchema, FieldIssueSchema, IdempotencyKeySchema, KeyIdSchema, type RequestView } from '../../shared/wire-protocol.js';
+import type { RequestView } from '../../shared/wire-protocol.js';
+import { DecisionRefusalSchema, ElicitationIdSchema, FieldIssueSchema, IdempotencyKeySchema, KeyIdSchema, RequesterSchema } from '../../shared/wire-fields.js';
 import { isKeyHex } from '../../shared/hub-auth.js';
 import { DEFAULT_HUB_PORT } from '../../shared/extension-id.js';
 import { searchWords } from '../../shared/search-words.js';

@@ -7,11 +7,12 @@ import { History } from './history.js';
 import { Inbox, usePendingRequests } from './inbox.js';
 import { RequestDetail } from './review/request-detail.js';
 import { ReviewView } from './review/review-view.js';
-import { PairingForm } from './pairing-form.js';
-import { SettingsForm } from './settings-form.js';
+import { lazyView } from './lazy-view.js';
 import { useLiveQuery } from './use-live-query.js';
 import { useNow } from './use-now.js';
-import { Welcome } from './welcome.js';
+
+const SettingsView = lazyView(() => import('./settings-view.js').then((m) => m.SettingsView));
+const Welcome = lazyView(() => import('./welcome.js').then((m) => m.Welcome));
 
 type Route =
   | { name: 'inbox' }
@@ -127,12 +128,7 @@ export function App({ db, client, mode, openInTab }: {
         )}
         {route.name === 'history' && <History db={db} onOpen={(id) => go(`#/history/${encodeURIComponent(id)}`)} />}
         {route.name === 'history-detail' && <HistoryDetailRoute key={route.id} db={db} id={route.id} />}
-        {route.name === 'settings' && (
-          <>
-            <PairingForm db={db} client={client} />
-            <SettingsForm db={db} client={client} />
-          </>
-        )}
+        {route.name === 'settings' && <SettingsView db={db} client={client} />}
         {route.name === 'welcome' && <Welcome db={db} client={client} />}
       </main>
     </div>

@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { ElicitationIdSchema, RequesterSchema } from '../../shared/approval-calls.js';
+import { ElicitationIdSchema, RequesterSchema } from '../../shared/wire-fields.js';
 import { ReviewRequestSchema } from '../../shared/approval-input.js';
 import { OutcomeSchema, StatusSchema } from '../../shared/lifecycle.js';
 import type { RequestView } from '../../shared/wire-protocol.js';

@@ -1,0 +1,14 @@
+import type { ElicitlyDb } from '../db/database.js';
+import type { BackgroundClient } from '../messages.js';
+import { PairingForm } from './pairing-form.js';
+import { SettingsForm } from './settings-form.js';
+
+/** Settings: pairing first (the one step without which nothing connects), then the rest. */
+export function SettingsView({ db, client }: { db: ElicitlyDb; client: BackgroundClient }) {
+  return (
+    <>
+      <PairingForm db={db} client={client} />
+      <SettingsForm db={db} client={client} />
+    </>
+  );
+}
