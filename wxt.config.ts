@@ -1,3 +1,4 @@
+import { fileURLToPath } from 'node:url';
 import preact from '@preact/preset-vite';
 import { defineConfig } from 'wxt';
 import { EXTENSION_PUBLIC_KEY } from './shared/extension-id.js';
@@ -9,7 +10,14 @@ export default defineConfig({
   entrypointsDir: 'entrypoints',
   outDir: '.output',
   imports: false,
-  vite: () => ({ plugins: [preact()] }),
+  vite: () => ({
+    plugins: [preact()],
+    resolve: {
+      // Dexie's ES2018 build, not its wrapper around the ES5 one: every browser this supports runs it, and it is ~9 KB
+      // smaller (the popup's bundle has a budget).
+      alias: [{ find: /^dexie$/, replacement: fileURLToPath(new URL('./node_modules/dexie/dist/modern/dexie.mjs', import.meta.url)) }],
+    },
+  }),
   manifest: ({ browser }) => ({
     name: 'Elicitly Companion',
     description: 'Review and decide what your AI agents ask you.',

@@ -1,4 +1,4 @@
-import { z } from 'zod';
+import * as z from 'zod';
 import { StatusSchema } from '../shared/lifecycle.js';
 import { DecideMessageSchema, DecisionRefusalSchema, FieldIssueSchema } from '../shared/wire-fields.js';
 import { LocalOutcomeSchema } from './db/rows.js';

@@ -1,10 +1,19 @@
 // Bundles the stdio server into one file: a host spawns it for every session, and one file starts ~25% faster
 // than resolving the SDK's and zod's module graphs from node_modules on each start (see bench/cold-start.mjs).
+import { rmSync } from 'node:fs';
 import { build } from 'esbuild';
 
+// Chunk names carry content hashes: without a clean directory every build would leave the previous ones behind.
+rmSync('dist/server', { recursive: true, force: true });
+
+// What only an approval call needs (the hub, the store, LiquidJS) is split into chunks loaded on first use: a host
+// spawns a server per session and most never make one, so it is memory and start-up time saved each time.
 await build({
   entryPoints: ['server/main.ts'],
-  outfile: 'dist/server/main.js',
+  outdir: 'dist/server',
+  entryNames: '[name]',
+  chunkNames: 'chunks/[name]-[hash]',
+  splitting: true,
   bundle: true,
   platform: 'node',
   target: 'node20.12',

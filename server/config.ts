@@ -1,6 +1,6 @@
 import { homedir } from 'node:os';
 import { join } from 'node:path';
-import { z } from 'zod';
+import * as z from 'zod';
 import { DEFAULT_PROBE_TIMEOUT_MS } from '../shared/doctor-verdict.js';
 import { DEFAULT_HUB_PORT } from '../shared/extension-id.js';
 import { LogLevelSchema } from './log.js';

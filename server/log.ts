@@ -1,4 +1,4 @@
-import { z } from 'zod';
+import * as z from 'zod';
 
 /** stdout carries the MCP protocol, so every diagnostic goes to stderr, one JSON line each. */
 export const LogLevelSchema = z.enum(['debug', 'info', 'warn', 'error']);

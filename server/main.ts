@@ -1,7 +1,6 @@
 import { serveStdio } from '@modelcontextprotocol/server/stdio';
-import { ApprovalEngine } from './approvals/approval-engine.js';
 import { parseConfig } from './config.js';
-import { RoleElection } from './hub/role-election.js';
+import { LazyApprovals } from './lazy-approvals.js';
 import { log, setLogLevel } from './log.js';
 import { createServer } from './mcp/create-server.js';
 import { StdioTapTransport } from './mcp/stdio-tap-transport.js';
@@ -28,11 +27,15 @@ if (config.command === 'pair') {
     process.exitCode = 1;
   }
 } else {
-  // Nothing is bound or opened here: hosts spawn throw-away servers, so the hub is elected on the first approval call.
-  const approvals = new RoleElection({
-    port: config.port,
-    state,
-    openEngine: () => ApprovalEngine.open({ dir: config.stateDir, retentionMs: config.retentionDays * DAY_MS }),
+  // Nothing is bound, opened or even loaded here: hosts spawn throw-away servers, so the hub is elected on the first
+  // approval call.
+  const approvals = new LazyApprovals(async () => {
+    const [{ RoleElection }, { ApprovalEngine }] = await Promise.all([import('./hub/role-election.js'), import('./approvals/approval-engine.js')]);
+    return new RoleElection({
+      port: config.port,
+      state,
+      openEngine: () => ApprovalEngine.open({ dir: config.stateDir, retentionMs: config.retentionDays * DAY_MS }),
+    });
   });
   const transport = new StdioTapTransport();
   // stdout is the protocol; the one-line hint for a person who started it by hand goes to stderr.

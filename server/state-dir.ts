@@ -1,5 +1,5 @@
 import { join } from 'node:path';
-import { z } from 'zod';
+import * as z from 'zod';
 import { PAIRING_CODE_PATTERN, isKeyHex, randomHex } from '../shared/hub-auth.js';
 import { KeyIdSchema } from '../shared/wire-protocol.js';
 import { log } from './log.js';

@@ -1,4 +1,4 @@
-import { z } from 'zod';
+import * as z from 'zod';
 import { ReviewRequestSchema } from './approval-input.js';
 import { ResultEnvelopeSchema, StatusSchema } from './lifecycle.js';
 import { ElicitationIdSchema, RequesterSchema } from './wire-fields.js';

@@ -1,11 +1,15 @@
 // Tool inputs of the approval family (elicit_proposal, elicit_approval): the check the server
 // runs before storing a request, and the check of a reviewer's decision against that request.
 // Shared by the Node server and the browser extension, so it imports nothing but zod and shared/.
-import { z } from 'zod';
+import * as z from 'zod';
 import { clamp } from './limits.js';
 import { RequestedSchemaSchema, checkRequestedSchema, isObject, validateValues, type FieldIssue, type RequestedSchema } from './requested-schema.js';
 
-export const LIMITS = { templateBytes: 16 * 1024, contextBytes: 64 * 1024, requestBytes: 512 * 1024 } as const;
+/**
+ * `depth`: arrays and objects nested in one another. Real records are a few levels deep; thousands of levels made the
+ * extension's IndexedDB write (a recursive clone) fail with "Maximum call stack" and block every later request.
+ */
+export const LIMITS = { templateBytes: 16 * 1024, contextBytes: 64 * 1024, requestBytes: 512 * 1024, depth: 32 } as const;
 
 const TIMEOUT = { fallback: 3600, min: 60, max: 86_400 } as const;
 const PROPOSAL_LABELS = { ok: 'Submit Changes', cancel: 'Cancel' } as const;
@@ -22,6 +26,10 @@ const ColumnsSchema = z
     current: z.strictObject({ label: z.string().min(1) }),
   })
   .superRefine((c, ctx) => {
+    // zod drops a "__proto__" key from every record it parses, so fields[k].sources.__proto__ would vanish: refuse it.
+    c.sources.forEach((s, i) => {
+      if (s.key === '__proto__') ctx.addIssue({ code: 'custom', path: ['sources', i, 'key'], message: '"__proto__" cannot name a column; choose another key', params: { rule: 'reserved_name' } });
+    });
     // Keys address fields[k].sources, and two columns with one header would be indistinguishable.
     for (const field of ['key', 'label'] as const) {
       const seen = c.sources.map((s) => s[field]);
@@ -153,6 +161,24 @@ export function byteLength(value: unknown): number {
   return text === undefined ? 0 : encoder.encode(text).length;
 }
 
+/**
+ * How deep arrays and objects nest in `value` (a scalar is 0), counted without recursion so that a hostile input cannot
+ * exhaust the stack; it stops looking once it is past `stopAbove`.
+ */
+export function nestingDepth(value: unknown, stopAbove = Number.POSITIVE_INFINITY): number {
+  let deepest = 0;
+  const stack: [unknown, number][] = [[value, 0]];
+  while (stack.length > 0) {
+    const [node, depth] = stack.pop() as [unknown, number];
+    if (typeof node !== 'object' || node === null) continue;
+    const here = depth + 1;
+    if (here > deepest) deepest = here;
+    if (deepest > stopAbove) return deepest;
+    for (const child of Array.isArray(node) ? node : Object.values(node)) stack.push([child, here]);
+  }
+  return deepest;
+}
+
 // Naming the keys that are allowed is the quickest fix for a typo, so walk the schema to the object that refused one.
 function keysAt(schema: z.core.$ZodType, at: readonly Seg[]): string[] {
   let node: unknown = schema;
@@ -225,6 +251,12 @@ type Parsed<T> = { ok: true; data: T; schema: RequestedSchema | null; issues: Fi
 // Shared front half: request size, zod shape, the requestedSchema subset, template/context size.
 function parseCommon<T>(zodSchema: z.ZodType<T>, input: unknown): Parsed<T> {
   if (!isObject(input)) return { ok: false, issues: [issue([], 'not_object', `must be an object of named parameters, got ${describe(input)}`)] };
+  // Checked first, and without recursion: everything after (sizes, zod, storage in the extension) walks the value.
+  const tooDeep = Object.entries(input).flatMap(([key, value]) => {
+    const depth = nestingDepth(value, LIMITS.depth);
+    return depth > LIMITS.depth ? [issue([key], 'too_deep', `nests arrays and objects more than ${LIMITS.depth} levels deep; the limit is ${LIMITS.depth}`)] : [];
+  });
+  if (tooDeep.length > 0) return { ok: false, issues: tooDeep };
   const size = byteLength(input);
   if (size > LIMITS.requestBytes) {
     return { ok: false, issues: [issue([], 'too_large', `serializes to ${size} bytes of JSON; the limit is ${LIMITS.requestBytes} bytes`)] };
@@ -354,8 +386,8 @@ export function checkDecisionValues(
   const checked = validateValues(schema, values, { only: keys, prefix: 'values' });
   if (!checked.ok) issues.push(...checked.issues);
   if (issues.length || !checked.ok) return { ok: false, issues };
-  const out: Record<string, unknown> = { ...checked.values };
   const given = values as Record<string, unknown>;
-  for (const k of keys) if (!(k in out) && given[k] === null) out[k] = null;
-  return { ok: true, values: out };
+  // Built from entries, so every key (the agent's property names) is an own key, whatever it is called.
+  const cleared = keys.filter((k) => !Object.hasOwn(checked.values, k) && Object.hasOwn(given, k) && given[k] === null).map((k) => [k, null] as const);
+  return { ok: true, values: Object.fromEntries([...Object.entries(checked.values), ...cleared]) };
 }

@@ -1,4 +1,4 @@
-import { z } from 'zod';
+import * as z from 'zod';
 
 /**
  * A request is pending until a reviewer decides (approved / rejected), the agent withdraws it (canceled) or its

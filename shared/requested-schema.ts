@@ -1,7 +1,7 @@
 // MCP 2025-11-25 elicitation `requestedSchema`: the restricted, flat JSON Schema subset
 // clients can render as a form, and the check of values submitted against it.
 // Shared by the Node server and the browser extension, so it imports nothing but zod.
-import { z } from 'zod';
+import * as z from 'zod';
 
 export interface FieldIssue { path: string; rule: string; message: string }
 
@@ -258,8 +258,13 @@ export function checkRequestedSchema(
     const msg = `must be an object like {"type": "object", "properties": {...}}, got ${describe(input)}`;
     return { ok: false, issues: finish(prefix, [{ at: [], rule: 'not_object', msg }]) };
   }
+  // zod leaves a "__proto__" key out of a record without a word (assigning it would replace the object's prototype), so
+  // such a property would vanish between the agent and the person: it is refused by name instead.
+  const reserved: Raw[] = isObject(input.properties) && Object.hasOwn(input.properties, '__proto__')
+    ? [{ at: ['properties', '__proto__'], rule: 'reserved_name', msg: 'cannot be a property name (JavaScript objects reserve it, so its value would be lost); rename the property' }]
+    : [];
   const parsed = RequestedSchemaSchema.safeParse(input);
-  if (parsed.success) return { ok: true, schema: parsed.data };
+  if (parsed.success) return reserved.length ? { ok: false, issues: finish(prefix, reserved) } : { ok: true, schema: parsed.data };
   const dispatched = new Map<string, Raw[]>();
   const raws = parsed.error.issues.flatMap((iss): Raw[] => {
     const name = iss.path[0] === 'properties' && iss.path.length > 1 ? String(iss.path[1]) : undefined;
@@ -271,7 +276,7 @@ export function checkRequestedSchema(
     if (own.length === 0) return fromZod([iss], input, []);
     return seen ? [] : own;
   });
-  return { ok: false, issues: finish(prefix, raws) };
+  return { ok: false, issues: finish(prefix, [...reserved, ...raws]) };
 }
 
 const EMAIL = /^[^\s@]+@[^\s@.]+(\.[^\s@.]+)+$/;
@@ -358,10 +363,12 @@ export function validateValues(
     const why = Object.hasOwn(schema.properties, key) ? 'is not among the fields being submitted here' : 'is not a property of the schema';
     raws.push({ at: [key], rule: 'unknown_key', msg: `${why}; expected only ${list(fields)}` });
   }
-  const out: Record<string, unknown> = {};
+  // Keys are the agent's property names: a Map, then own keys, so "__proto__" or "constructor" stay plain names.
+  const out = new Map<string, unknown>();
   for (const key of fields) {
     const p = schema.properties[key];
-    const v = values[key];
+    // A value left out must read as missing, not as Object.prototype's member of that name ("toString").
+    const v = Object.hasOwn(values, key) ? values[key] : undefined;
     if (!p) continue;
     // null counts as "left empty": form UIs and models both use it for an unset optional field.
     if (v === undefined || v === null) {
@@ -370,9 +377,9 @@ export function validateValues(
     }
     const found = checkValue(p, v);
     raws.push(...found.map((r) => ({ ...r, at: [key, ...r.at] })));
-    if (found.length === 0) out[key] = v;
+    if (found.length === 0) out.set(key, v);
   }
-  return raws.length ? { ok: false, issues: finish(prefix, raws) } : { ok: true, values: out };
+  return raws.length ? { ok: false, issues: finish(prefix, raws) } : { ok: true, values: Object.fromEntries(out) };
 }
 
 export function formatIssues(issues: readonly FieldIssue[]): string {

@@ -1,4 +1,4 @@
-import { z } from 'zod';
+import * as z from 'zod';
 
 /**
  * The small shapes both the hub protocol and the extension's own storage and page messages use. Kept apart from

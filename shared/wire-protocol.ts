@@ -1,4 +1,4 @@
-import { z } from 'zod';
+import * as z from 'zod';
 import { ApprovalMethodSchema, ServiceErrorSchema } from './approval-calls.js';
 import { ReviewRequestSchema } from './approval-input.js';
 import { NONCE_HEX_LENGTH } from './hub-auth.js';

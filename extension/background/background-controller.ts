@@ -166,10 +166,19 @@ export class BackgroundController {
     await forgetPairingCode(this.o.db, target.pairingCode);
   }
 
+  /**
+   * A request that cannot be stored is reported and skipped by applyWelcome; should the welcome fail as a whole
+   * anyway, the queued decisions are still re-sent: they do not depend on it, and the hub is waiting for them.
+   */
   private async welcome(pending: RequestView[]): Promise<void> {
     const { db, clock } = this.o;
-    const added = await applyWelcome(db, pending, clock.now());
-    await this.notifyAll(added.slice(0, MAX_NOTIFICATIONS_PER_WELCOME));
+    try {
+      const { added, skipped } = await applyWelcome(db, pending, clock.now());
+      for (const row of skipped) this.log(`skipped request ${row.elicitationId} of the welcome: it cannot be stored here (${row.reason})`);
+      await this.notifyAll(added.slice(0, MAX_NOTIFICATIONS_PER_WELCOME));
+    } catch (error) {
+      this.log(`applying the welcome failed: ${String(error)}`);
+    }
     await this.replayOutbox();
     await this.refreshBadge();
   }
@@ -193,8 +202,11 @@ export class BackgroundController {
     const { db, clock } = this.o;
     switch (message.type) {
       case 'request.created': {
-        const { row, isNew } = await upsertView(db, message.request);
-        if (isNew) await this.notifyAll([row]);
+        const stored = await upsertView(db, message.request).catch((error: unknown) => {
+          this.log(`skipped request ${message.request.elicitationId}: it cannot be stored here (${String(error)})`);
+          return null;
+        });
+        if (stored?.isNew) await this.notifyAll([stored.row]);
         break;
       }
       case 'request.removed':

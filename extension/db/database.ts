@@ -1,10 +1,73 @@
-import { Dexie, type DexieOptions, type EntityTable } from 'dexie';
+import { Dexie, type DBCore, type DBCoreMutateRequest, type DexieOptions, type EntityTable } from 'dexie';
+import * as z from 'zod';
+import { StatusSchema } from '../../shared/lifecycle.js';
 import { searchWords } from '../../shared/search-words.js';
 import type { ConnectionState, OutboxRow, RequestRow, Settings } from './rows.js';
+import { VerdictSchema, deriveVerdict, type Verdict } from './verdict.js';
 
 const DB_NAME = 'elicitly';
 
 interface Keyed<T> { key: 'current'; value: T }
+
+/**
+ * The history's filters, each a compound index that ends in the primary key so its pages are keyset ranges: one index
+ * per combination of kind, verdict and agent, in that order (`historyIndex` in requests-repo.ts picks one).
+ */
+const HISTORY_INDEXES = [
+  '[createdAt+elicitationId]',
+  '[kind+createdAt+elicitationId]',
+  '[verdict+createdAt+elicitationId]',
+  '[agent+createdAt+elicitationId]',
+  '[kind+verdict+createdAt+elicitationId]',
+  '[kind+agent+createdAt+elicitationId]',
+  '[verdict+agent+createdAt+elicitationId]',
+  '[kind+verdict+agent+createdAt+elicitationId]',
+].join(', ');
+
+/** What the verdict is derived from; anything else in the row is left alone, and a row without a status is not touched. */
+const VerdictFieldsSchema = z.object({
+  status: StatusSchema,
+  outcome: z.object({ decision: z.enum(['approved', 'rejected']) }).optional(),
+  delivery: z.enum(['queued', 'delivered', 'refused']).optional(),
+  verdict: VerdictSchema.optional().catch(undefined),
+});
+
+function isRecord(value: unknown): value is Record<string, unknown> {
+  return typeof value === 'object' && value !== null && !Array.isArray(value);
+}
+
+/** A stored row's verdict as of now; the verdict it carries is what was known before this write. */
+function verdictOf(value: unknown): Verdict | undefined {
+  const fields = VerdictFieldsSchema.safeParse(value);
+  return fields.success ? deriveVerdict(fields.data, fields.data.verdict) : undefined;
+}
+
+function withVerdict(value: unknown): unknown {
+  const verdict = verdictOf(value);
+  return verdict === undefined || !isRecord(value) || value.verdict === verdict ? value : { ...value, verdict };
+}
+
+/**
+ * Every write of a request row passes here, whoever makes it (the outbox's settle, a sweep, a welcome): the verdict
+ * index can never disagree with the row's status. A `put` carries the whole row, and Dexie's `update` is a read,
+ * a change and a `put` of the whole row too, so the verdict stored before the change travels with it.
+ */
+function verdictMiddleware(down: DBCore): DBCore {
+  return {
+    ...down,
+    table(name) {
+      const table = down.table(name);
+      if (name !== 'requests') return table;
+      return {
+        ...table,
+        mutate(req: DBCoreMutateRequest) {
+          if (req.type !== 'add' && req.type !== 'put') return table.mutate(req);
+          return table.mutate({ ...req, values: req.values.map(withVerdict) });
+        },
+      };
+    },
+  };
+}
 
 /**
  * The extension's store, shared by the service worker (the only writer of requests) and the pages (readers through
@@ -39,6 +102,15 @@ export class ElicitlyDb extends Dexie {
     this.version(3).stores({
       requests: 'elicitationId, [createdAt+elicitationId], [status+createdAt+elicitationId], [kind+createdAt+elicitationId], [kind+status+createdAt+elicitationId], *words',
     });
+    // v4: the history filters by what was decided (the verdict, back-filled here) and by agent instead of by status;
+    // `[status+…]` stays for the inbox's pending rows, `[kind+status+…]` served only the old status filter.
+    this.version(4)
+      .stores({ requests: `elicitationId, ${HISTORY_INDEXES}, [status+createdAt+elicitationId], *words` })
+      .upgrade((tx) => tx.table<RequestRow, string>('requests').toCollection().modify((row) => {
+        const verdict = verdictOf(row);
+        if (verdict !== undefined) row.verdict = verdict;
+      }));
+    this.use({ stack: 'dbcore', name: 'RequestVerdict', create: verdictMiddleware });
   }
 }
 

@@ -4,6 +4,7 @@ import type { RequestView } from '../../shared/wire-protocol.js';
 import { searchWords } from '../../shared/search-words.js';
 import type { ElicitlyDb } from './database.js';
 import { RequestRowSchema, rowFromView, type RequestRow } from './rows.js';
+import type { Verdict } from './verdict.js';
 
 /**
  * Compound-key bounds are written as "the prefix alone" to "the prefix then maxKey": a shorter array sorts before every
@@ -49,19 +50,62 @@ export async function upsertView(db: ElicitlyDb, view: RequestView): Promise<{ r
   });
 }
 
+/** A request the hub listed that this browser could not keep, and why (it is not shown; the others are). */
+export interface SkippedRow { elicitationId: string; reason: string }
+
+function reasonOf(error: unknown): string {
+  const text = error instanceof Error ? `${error.name}: ${error.message}` : String(error);
+  return text.length > 300 ? `${text.slice(0, 299)}…` : text;
+}
+
+/**
+ * Rows in one write when they can; otherwise each on its own, so a row the store refuses (a value nested too deep for
+ * the browser's structured clone: "Maximum call stack") costs only itself. Runs inside the caller's transaction: a
+ * refused put is caught here, so it does not abort the others.
+ */
+async function putEach(db: ElicitlyDb, rows: RequestRow[], skipped: SkippedRow[]): Promise<Set<string>> {
+  try {
+    await db.requests.bulkPut(rows);
+    return new Set(rows.map((r) => r.elicitationId));
+  } catch {
+    const stored = new Set<string>();
+    for (const row of rows) {
+      try {
+        await db.requests.put(row);
+        stored.add(row.elicitationId);
+      } catch (error) {
+        skipped.push({ elicitationId: row.elicitationId, reason: reasonOf(error) });
+      }
+    }
+    return stored;
+  }
+}
+
 /**
  * A welcome lists everything pending at the hub. A row we still show as pending that is not in it left while we were
  * away: past its deadline it expired, otherwise it was withdrawn (or decided through another reviewer). A row with a
  * decision still in the outbox stays as it is until the hub answers that decision. One transaction: a page never sees
  * half a welcome, and nothing else writes a request between the upserts and the sweep of what the welcome left out.
+ * A listed request that cannot be validated or stored is skipped and returned in `skipped`; it never takes the
+ * others with it, and it is not swept either (the hub still lists it).
  */
-export async function applyWelcome(db: ElicitlyDb, views: RequestView[], now: number): Promise<RequestRow[]> {
+export async function applyWelcome(db: ElicitlyDb, views: RequestView[], now: number): Promise<{ added: RequestRow[]; skipped: SkippedRow[] }> {
   const byId = new Map(views.map((v) => [v.elicitationId, v]));
   return db.transaction('rw', db.requests, db.outbox, async () => {
     const unique = [...byId.values()];
     const previous = (await db.requests.bulkGet(unique.map((v) => v.elicitationId))).map(readRow);
-    const rows = unique.map((view, i) => RequestRowSchema.parse(rowFromView(view, previous[i])));
-    await db.requests.bulkPut(rows);
+    const skipped: SkippedRow[] = [];
+    const rows: RequestRow[] = [];
+    const isNew = new Set<string>();
+    unique.forEach((view, i) => {
+      try {
+        rows.push(RequestRowSchema.parse(rowFromView(view, previous[i])));
+        if (previous[i] === undefined) isNew.add(view.elicitationId);
+      } catch (error) {
+        skipped.push({ elicitationId: view.elicitationId, reason: reasonOf(error) });
+      }
+    });
+    const stored = await putEach(db, rows, skipped);
     const stale = (await pendingRequests(db)).filter((r) => !byId.has(r.elicitationId));
     if (stale.length > 0) {
       const queued = new Set(await db.outbox.where('elicitationId').anyOf(stale.map((r) => r.elicitationId)).keys());
@@ -70,7 +114,7 @@ export async function applyWelcome(db: ElicitlyDb, views: RequestView[], now: nu
         await db.requests.update(row.elicitationId, { status: row.expiresAt <= now ? 'expired' : 'canceled', decidedAt: now });
       }
     }
-    return rows.filter((_, i) => previous[i] === undefined);
+    return { added: rows.filter((r) => isNew.has(r.elicitationId) && stored.has(r.elicitationId)), skipped };
   });
 }
 
@@ -101,26 +145,31 @@ export async function pruneHistory(db: ElicitlyDb, retentionDays: number, now: n
 }
 
 export interface HistoryQuery {
-  status?: Status;
   kind?: RequestRow['kind'];
+  verdict?: Verdict;
+  agent?: string;
   search?: string;
 }
 export interface HistoryCursor { createdAt: number; elicitationId: string }
-interface HistoryPage { rows: RequestRow[]; next: HistoryCursor | null }
+export interface HistoryPage { rows: RequestRow[]; next: HistoryCursor | null }
 
 /** Below this many candidate rows a word search reads them all; above it, it walks the newest-first index instead. */
 const SEARCH_CANDIDATE_LIMIT = 2000;
 
-function indexFor(query: HistoryQuery): { index: string; prefix: unknown[] } {
-  if (query.kind && query.status) return { index: '[kind+status+createdAt+elicitationId]', prefix: [query.kind, query.status] };
-  if (query.kind) return { index: '[kind+createdAt+elicitationId]', prefix: [query.kind] };
-  if (query.status) return { index: '[status+createdAt+elicitationId]', prefix: [query.status] };
-  return { index: '[createdAt+elicitationId]', prefix: [] };
+/** The index whose leading parts are exactly the query's filters (database.ts has one per combination), and their values. */
+function historyIndex(query: HistoryQuery): { index: string; prefix: unknown[] } {
+  const filters = ([['kind', query.kind], ['verdict', query.verdict], ['agent', query.agent]] as const)
+    .filter(([, value]) => value !== undefined);
+  return {
+    index: `[${[...filters.map(([name]) => name), 'createdAt', 'elicitationId'].join('+')}]`,
+    prefix: filters.map(([, value]) => value),
+  };
 }
 
 function matches(row: RequestRow, query: HistoryQuery, words: string[]): boolean {
-  if (query.status && row.status !== query.status) return false;
-  if (query.kind && row.kind !== query.kind) return false;
+  if (query.kind !== undefined && row.kind !== query.kind) return false;
+  if (query.verdict !== undefined && row.verdict !== query.verdict) return false;
+  if (query.agent !== undefined && row.agent !== query.agent) return false;
   return words.every((w) => row.words.some((rw) => rw.startsWith(w)));
 }
 
@@ -145,7 +194,7 @@ export async function historyPage(db: ElicitlyDb, query: HistoryQuery, cursor?: 
       .sort((a, b) => b.createdAt - a.createdAt || (a.elicitationId < b.elicitationId ? 1 : -1))
       .slice(0, limit + 1);
   } else {
-    const { index, prefix } = indexFor(query);
+    const { index, prefix } = historyIndex(query);
     const [lower, end] = prefixRange(prefix);
     const upper = cursor ? [...prefix, cursor.createdAt, cursor.elicitationId] : end;
     const range = db.requests.where(index).between(lower, upper, true, cursor === undefined).reverse();
@@ -170,7 +219,18 @@ export async function historyPage(db: ElicitlyDb, query: HistoryQuery, cursor?: 
   return { rows: page, next: rows.length > limit && last ? { createdAt: last.createdAt, elicitationId: last.elicitationId } : null };
 }
 
-/** Everything, oldest first, for the reviewer's own export. */
-export async function exportRequests(db: ElicitlyDb): Promise<RequestRow[]> {
-  return readRows(await db.requests.orderBy('[createdAt+elicitationId]').toArray());
+/**
+ * The agents the history knows, for the agent filter: one short index read per agent (a skip to the next name on
+ * `[agent+createdAt+elicitationId]`), never a scan of the rows. At most `max`, alphabetical.
+ */
+export async function historyAgents(db: ElicitlyDb, max = 100): Promise<string[]> {
+  const index = '[agent+createdAt+elicitationId]';
+  const agents: string[] = [];
+  let key = (await db.requests.orderBy(index).limit(1).keys())[0];
+  while (Array.isArray(key) && typeof key[0] === 'string' && agents.length < max) {
+    const agent = key[0];
+    agents.push(agent);
+    key = (await db.requests.where(index).above([agent, Dexie.maxKey]).limit(1).keys())[0];
+  }
+  return agents;
 }

@@ -1,4 +1,4 @@
-import { z } from 'zod';
+import * as z from 'zod';
 import { ReviewRequestSchema } from '../../shared/approval-input.js';
 import { StatusSchema } from '../../shared/lifecycle.js';
 import type { RequestView } from '../../shared/wire-protocol.js';
@@ -6,6 +6,7 @@ import { DecisionRefusalSchema, ElicitationIdSchema, FieldIssueSchema, Idempoten
 import { isKeyHex } from '../../shared/hub-auth.js';
 import { DEFAULT_HUB_PORT } from '../../shared/extension-id.js';
 import { searchWords } from '../../shared/search-words.js';
+import { VerdictSchema, deriveVerdict } from './verdict.js';
 
 /** What the reviewer decided, as sent (the hub keeps the authoritative copy). */
 export const LocalOutcomeSchema = z.strictObject({
@@ -47,6 +48,11 @@ export const RequestRowSchema = z.strictObject({
   /** queued: waiting in the outbox for the hub; delivered: the hub took it; refused: see `refusal`. */
   delivery: z.enum(['queued', 'delivered', 'refused']).optional(),
   refusal: RefusalSchema.optional(),
+  /**
+   * What became of it (`verdict.ts`), kept up to date by the database on every write so the history can filter on it
+   * by index. Optional only for rows built outside the database; every stored row has it (v4 back-filled it).
+   */
+  verdict: VerdictSchema.optional(),
 });
 export type RequestRow = z.infer<typeof RequestRowSchema>;
 
@@ -145,5 +151,6 @@ export function rowFromView(view: RequestView, previous?: RequestRow): RequestRo
   if (previous?.delivery) row.delivery = previous.delivery;
   if (previous?.refusal) row.refusal = previous.refusal;
   if (view.outcome && !row.outcome) row.outcome = view.outcome;
+  row.verdict = deriveVerdict(row, previous?.verdict);
   return row;
 }

@@ -1,16 +1,21 @@
-import { useEffect, useState } from 'preact/hooks';
+import { useCallback, useEffect, useRef, useState } from 'preact/hooks';
 import type { ElicitlyDb } from '../db/database.js';
+import type { RequestRow } from '../db/rows.js';
 import { getRequest } from '../db/requests-repo.js';
 import type { BackgroundClient } from '../messages.js';
 import { ConnectionHeader } from './connection-header.js';
-import { History } from './history.js';
+import { isShortcut } from './keyboard.js';
 import { Inbox, usePendingRequests } from './inbox.js';
-import { RequestDetail } from './review/request-detail.js';
-import { ReviewView } from './review/review-view.js';
 import { lazyView } from './lazy-view.js';
 import { useLiveQuery } from './use-live-query.js';
 import { useNow } from './use-now.js';
 
+// Only the shell, the header and the inbox load with the popup: each view is fetched (from the extension itself, in
+// milliseconds) the first time it is opened, which keeps the popup's bundle within its budget.
+const ReviewView = lazyView(() => import('./review/review-view.js').then((m) => m.ReviewView));
+const History = lazyView(() => import('./history.js').then((m) => m.History));
+const HistoryDetail = lazyView(() => import('./history-detail.js').then((m) => m.HistoryDetail));
+const ShortcutsHelp = lazyView(() => import('./shortcuts-help.js').then((m) => m.ShortcutsHelp));
 const SettingsView = lazyView(() => import('./settings-view.js').then((m) => m.SettingsView));
 const Welcome = lazyView(() => import('./welcome.js').then((m) => m.Welcome));
 
@@ -100,9 +105,54 @@ function HistoryDetailRoute({ db, id }: { db: ElicitlyDb; id: string }) {
   return (
     <>
       <p><a href="#/history">Back to history</a></p>
-      {row === undefined ? <p class="muted">Loading…</p> : row === null ? <p>Request not found.</p> : <RequestDetail row={row} />}
+      {row === undefined ? <p class="muted">Loading…</p> : row === null ? <p>Request not found.</p> : <HistoryDetail row={row} />}
     </>
   );
+}
+
+/**
+ * The next request to look at: the first pending one in inbox order (newest first) that is not the one on screen and
+ * has no decision of this browser's on its way.
+ */
+function nextPending(rows: RequestRow[] | undefined, current: string | undefined): string | undefined {
+  return rows?.find((r) => r.elicitationId !== current && r.delivery === undefined)?.elicitationId;
+}
+
+/**
+ * `?` shows the shortcuts; `n` opens the next pending request — from the inbox, or from a review already decided. Its
+ * own component, so the per-second clock behind the pending list re-renders only this, not the open review.
+ */
+function AppKeys({ db, route }: { db: ElicitlyDb; route: Route }) {
+  const [help, setHelp] = useState(false);
+  const now = useNow();
+  const pending = usePendingRequests(db, now);
+  const current = route.name === 'review' ? route.id : undefined;
+  const currentRow = useLiveQuery(async () => (current ? ((await getRequest(db, current)) ?? null) : null), [db, current]);
+  const latest = useRef({ pending, route, currentRow });
+  latest.current = { pending, route, currentRow };
+  useEffect(() => {
+    const onKeyDown = (e: KeyboardEvent) => {
+      if (e.key === '?' && isShortcut(e)) {
+        e.preventDefault();
+        setHelp((open) => !open);
+        return;
+      }
+      if (e.key !== 'n' || !isShortcut(e)) return;
+      const { pending: rows, route: at, currentRow: row } = latest.current;
+      // In a review, only once it is known to be decided (or its decision is on its way): `n` never skips an open question.
+      // (The live query keeps the last route's row until it has read the new one: the id must match.)
+      if (at.name === 'review' && !(row && row.elicitationId === at.id && (row.status !== 'pending' || row.delivery !== undefined))) return;
+      if (at.name !== 'review' && at.name !== 'inbox') return;
+      const next = nextPending(rows, at.name === 'review' ? at.id : undefined);
+      if (next === undefined) return;
+      e.preventDefault();
+      go(`#/review/${encodeURIComponent(next)}`);
+    };
+    document.addEventListener('keydown', onKeyDown);
+    return () => document.removeEventListener('keydown', onKeyDown);
+  }, []);
+  const closeHelp = useCallback(() => setHelp(false), []);
+  return help ? <ShortcutsHelp onClose={closeHelp} /> : null;
 }
 
 export function App({ db, client, mode, openInTab }: {
@@ -122,7 +172,7 @@ export function App({ db, client, mode, openInTab }: {
         <a href="#/settings" aria-current={section === 'settings' ? 'page' : undefined}>Settings</a>
       </nav>
       <main>
-        {route.name === 'inbox' && <Inbox db={db} onOpen={(id) => go(`#/review/${encodeURIComponent(id)}`)} />}
+        {route.name === 'inbox' && <Inbox db={db} client={client} onOpen={(id) => go(`#/review/${encodeURIComponent(id)}`)} />}
         {route.name === 'review' && (
           <ReviewRoute key={route.id} db={db} client={client} id={route.id} mode={mode} openInTab={openInTab} />
         )}
@@ -131,6 +181,8 @@ export function App({ db, client, mode, openInTab }: {
         {route.name === 'settings' && <SettingsView db={db} client={client} />}
         {route.name === 'welcome' && <Welcome db={db} client={client} />}
       </main>
+      <AppKeys db={db} route={route} />
+      <p class="shortcuts-hint muted">Press <kbd>?</kbd> for keyboard shortcuts.</p>
     </div>
   );
 }

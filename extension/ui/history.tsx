@@ -1,16 +1,19 @@
 import { useEffect, useState } from 'preact/hooks';
-import type { Status } from '../../shared/lifecycle.js';
+import { revealHidden } from '../../shared/visible-text.js';
 import type { ElicitlyDb } from '../db/database.js';
-import { exportRequests, historyPage, type HistoryCursor, type HistoryQuery } from '../db/requests-repo.js';
+import { exportBlob, type ExportFormat } from '../db/export-history.js';
+import { historyAgents, historyPage, type HistoryCursor, type HistoryQuery } from '../db/requests-repo.js';
 import type { RequestRow } from '../db/rows.js';
+import { VerdictSchema, type Verdict } from '../db/verdict.js';
 import { dateTime } from './format-time.js';
+import { VERDICT_LABEL, decisionSummary } from './history-decision.js';
 import { KIND_LABEL } from './labels.js';
 import { useLiveQuery } from './use-live-query.js';
 import { VisibleText } from './visible-text.js';
+import './history.css';
 
 const PAGE_SIZE = 50;
 const SEARCH_DEBOUNCE_MS = 150;
-const STATUSES: Status[] = ['pending', 'approved', 'rejected', 'canceled', 'expired', 'consumed'];
 
 interface Loaded { rows: RequestRow[]; next: HistoryCursor | null }
 
@@ -36,13 +39,11 @@ function localDate(date: Date): string {
 }
 
 /** A download through a temporary link to a blob, so the extension needs no downloads permission. */
-async function downloadExport(db: ElicitlyDb): Promise<void> {
-  const rows = await exportRequests(db);
-  const blob = new Blob([JSON.stringify(rows, null, 2)], { type: 'application/json' });
+function download(blob: Blob, name: string): void {
   const url = URL.createObjectURL(blob);
   const link = document.createElement('a');
   link.href = url;
-  link.download = `elicitly-history-${localDate(new Date())}.json`;
+  link.download = name;
   document.body.append(link);
   link.click();
   link.remove();
@@ -50,13 +51,50 @@ async function downloadExport(db: ElicitlyDb): Promise<void> {
   setTimeout(() => URL.revokeObjectURL(url), 10_000);
 }
 
+const EXPORTS: { format: ExportFormat; label: string; extension: string }[] = [
+  { format: 'jsonl', label: 'Export JSON Lines', extension: 'jsonl' },
+  { format: 'csv', label: 'Export CSV', extension: 'csv' },
+];
+
+/**
+ * Exports what the filters show, all of it. The exporter is small and bundled: loaded on first use it cost more than
+ * it saved, as splitting it off made the bundler split the popup's shared code into more, less compressible chunks.
+ */
+function ExportButtons({ db, query }: { db: ElicitlyDb; query: HistoryQuery }) {
+  const [progress, setProgress] = useState<number | null>(null);
+  const [error, setError] = useState<string | null>(null);
+  const run = (format: ExportFormat, extension: string) => {
+    setError(null);
+    setProgress(0);
+    exportBlob(db, query, format, setProgress)
+      .then(({ blob }) => download(blob, `elicitly-history-${localDate(new Date())}.${extension}`))
+      .catch(() => setError('The export failed: the history could not be read.'))
+      .finally(() => setProgress(null));
+  };
+  return (
+    <>
+      <span>
+        {EXPORTS.map((e) => (
+          <button key={e.format} type="button" disabled={progress !== null} onClick={() => run(e.format, e.extension)}>{e.label}</button>
+        ))}
+        {progress !== null && <span role="status" class="muted">Exporting… {progress.toLocaleString()} rows</span>}
+      </span>
+      {error && <p role="alert" class="error">{error}</p>}
+    </>
+  );
+}
+
+function isVerdict(value: string): value is Verdict {
+  return VerdictSchema.safeParse(value).success;
+}
+
 export function History({ db, onOpen }: { db: ElicitlyDb; onOpen(id: string): void }) {
-  const [status, setStatus] = useState<Status | ''>('');
+  const [verdict, setVerdict] = useState<Verdict | ''>('');
   const [kind, setKind] = useState<RequestRow['kind'] | ''>('');
+  const [agent, setAgent] = useState('');
   const [searchText, setSearchText] = useState('');
   const [search, setSearch] = useState('');
   const [pages, setPages] = useState(1);
-  const [exportError, setExportError] = useState<string | null>(null);
 
   useEffect(() => {
     const timer = setTimeout(() => {
@@ -69,34 +107,42 @@ export function History({ db, onOpen }: { db: ElicitlyDb; onOpen(id: string): vo
   }, [searchText, search]);
 
   const query: HistoryQuery = {};
-  if (status) query.status = status;
   if (kind) query.kind = kind;
+  if (verdict) query.verdict = verdict;
+  if (agent) query.agent = agent;
   if (search) query.search = search;
-  const loaded = useLiveQuery(() => loadPages(db, query, pages), [db, status, kind, search, pages]);
-
-  const onExport = () => {
-    setExportError(null);
-    downloadExport(db).catch(() => setExportError('The export failed: the history could not be read.'));
-  };
+  const loaded = useLiveQuery(() => loadPages(db, query, pages), [db, verdict, kind, agent, search, pages]);
+  const agents = useLiveQuery(() => historyAgents(db), [db]);
+  // A chosen agent whose rows were all pruned still names what the list is filtered by.
+  const agentOptions = agent && agents && !agents.includes(agent) ? [agent, ...agents] : (agents ?? []);
 
   return (
     <section class="history">
       <div class="filters">
-        <select aria-label="Status" value={status} onChange={(e) => {
-          // Another filter is another list: start again from its first page.
-          setStatus(e.currentTarget.value as Status | '');
-          setPages(1);
-        }}>
-          <option value="">All</option>
-          {STATUSES.map((s) => <option key={s} value={s}>{s}</option>)}
-        </select>
         <select aria-label="Kind" value={kind} onChange={(e) => {
-          setKind(e.currentTarget.value as RequestRow['kind'] | '');
+          // Another filter is another list: start again from its first page.
+          const value = e.currentTarget.value;
+          setKind(value === 'approval' || value === 'proposal' ? value : '');
           setPages(1);
         }}>
-          <option value="">All</option>
+          <option value="">All kinds</option>
           <option value="approval">{KIND_LABEL.approval}</option>
           <option value="proposal">{KIND_LABEL.proposal}</option>
+        </select>
+        <select aria-label="Decision" value={verdict} onChange={(e) => {
+          const value = e.currentTarget.value;
+          setVerdict(isVerdict(value) ? value : '');
+          setPages(1);
+        }}>
+          <option value="">All decisions</option>
+          {VerdictSchema.options.map((v) => <option key={v} value={v}>{VERDICT_LABEL[v]}</option>)}
+        </select>
+        <select aria-label="Agent" value={agent} onChange={(e) => {
+          setAgent(e.currentTarget.value);
+          setPages(1);
+        }}>
+          <option value="">All agents</option>
+          {agentOptions.map((a) => <option key={a} value={a}>{revealHidden(a)}</option>)}
         </select>
         <input
           type="search"
@@ -105,9 +151,8 @@ export function History({ db, onOpen }: { db: ElicitlyDb; onOpen(id: string): vo
           value={searchText}
           onInput={(e) => setSearchText(e.currentTarget.value)}
         />
-        <button type="button" onClick={onExport}>Export JSON</button>
+        <ExportButtons db={db} query={query} />
       </div>
-      {exportError && <p role="alert" class="error">{exportError}</p>}
       {loaded === undefined ? (
         <p class="muted">Loading…</p>
       ) : loaded.rows.length === 0 ? (
@@ -118,23 +163,29 @@ export function History({ db, onOpen }: { db: ElicitlyDb; onOpen(id: string): vo
             <tr>
               <th scope="col">Created</th>
               <th scope="col">Kind</th>
-              <th scope="col">Status</th>
+              <th scope="col">Decision</th>
               <th scope="col">Message</th>
               <th scope="col">Agent</th>
             </tr>
           </thead>
           <tbody>
-            {loaded.rows.map((row) => (
-              <tr key={row.elicitationId}>
-                <td class="nowrap">{dateTime(row.createdAt)}</td>
-                <td>{KIND_LABEL[row.kind]}</td>
-                <td><span class={`status status-${row.status}`}>{row.status}</span></td>
-                <td>
-                  <button type="button" class="link" onClick={() => onOpen(row.elicitationId)}><VisibleText text={row.message} /></button>
-                </td>
-                <td><VisibleText text={row.agent} /></td>
-              </tr>
-            ))}
+            {loaded.rows.map((row) => {
+              const summary = decisionSummary(row);
+              return (
+                <tr key={row.elicitationId}>
+                  <td class="nowrap">{dateTime(row.createdAt)}</td>
+                  <td>{KIND_LABEL[row.kind]}</td>
+                  <td>
+                    <span class={`verdict verdict-${summary.verdict}`}>{summary.label}</span>
+                    {summary.note && <span class="decision-note">{summary.note}</span>}
+                  </td>
+                  <td>
+                    <button type="button" class="link" onClick={() => onOpen(row.elicitationId)}><VisibleText text={row.message} /></button>
+                  </td>
+                  <td><VisibleText text={row.agent} /></td>
+                </tr>
+              );
+            })}
           </tbody>
         </table>
       )}

@@ -1,5 +1,5 @@
 import { useEffect, useState } from 'preact/hooks';
-import type { z } from 'zod';
+import type * as z from 'zod';
 import type { BackgroundClient } from '../messages.js';
 import type { ElicitlyDb } from '../db/database.js';
 import { SettingsSchema, type Settings } from '../db/rows.js';

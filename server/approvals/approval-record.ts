@@ -1,4 +1,4 @@
-import { z } from 'zod';
+import * as z from 'zod';
 import { ElicitationIdSchema, RequesterSchema } from '../../shared/wire-fields.js';
 import { ReviewRequestSchema } from '../../shared/approval-input.js';
 import { OutcomeSchema, StatusSchema } from '../../shared/lifecycle.js';

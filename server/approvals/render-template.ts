@@ -2,7 +2,7 @@ import type { Context, Emitter, Template } from 'liquidjs';
 import { Liquid, ParseError, TokenizationError, toValue } from 'liquidjs';
 
 /**
- * A `displayTemplate` is a pure text transform of the agent's own `context`: no tag that reads a file exists in this
+ * A `displayTemplate` is a pure text transform of the agent's own `context`, whose values it escapes as HTML: no tag that reads a file exists in this
  * engine (no path, relative or absolute, can reach one), and every render is bounded in time, memory, output and block
  * renders (each loop iteration is one). The rendered text is stored and shown as data; the extension sanitizes it.
  */
@@ -43,6 +43,9 @@ function createEngine(): Liquid {
   const liquid = new Liquid({
     // An empty in-memory file system: even a tag that looked a file up would find nothing.
     templates: {},
+    // Every {{ value }} is HTML-escaped, so text from `context` shows literally ("John <john@x.com>", "<script>") while
+    // the formatting the template itself writes stays markup (for the extension's tag allowlist to keep or drop).
+    outputEscape: 'escape',
     ownPropertyOnly: true,
     strictFilters: true,
     parseLimit: TEMPLATE_LIMITS.parseBytes,

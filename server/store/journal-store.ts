@@ -2,7 +2,7 @@ import { constants as fsConstants } from 'node:fs';
 import type { FileHandle } from 'node:fs/promises';
 import { open, rename, unlink } from 'node:fs/promises';
 import path from 'node:path';
-import { z } from 'zod';
+import * as z from 'zod';
 import { log } from '../log.js';
 import { ensurePrivateDir } from '../private-files.js';
 import { decodeLine, encodeLine } from './journal-line.js';

@@ -19,6 +19,8 @@ import {
 
 const UI_TIMEOUT = 15_000;
 const ARTIFACTS = join(process.cwd(), 'test-results');
+/** The browser's time zone, pinned (Chromium reads TZ) so a local time has a known offset: +01:00 on 2026-11-30. */
+const BROWSER_ZONE = 'Europe/Paris';
 
 const title = browserFound
   ? 'the extension end to end in headless Chromium'
@@ -38,6 +40,7 @@ describe.skipIf(!browserFound)(title, () => {
   let browser: ExtensionBrowser;
   let popup: Page;
   const pageErrors: string[] = [];
+  const originalZone = process.env.TZ;
 
   const created = (result: { structuredContent?: Record<string, unknown>; isError?: boolean }) => {
     expect(result.isError).toBeFalsy();
@@ -70,6 +73,8 @@ describe.skipIf(!browserFound)(title, () => {
     agent = await connect('v2-2025', { env });
     // The first approval-family call makes this process the hub.
     await agent.callTool('elicit_status', { elicitationId: 'el_warmup' });
+    // Playwright starts the browser with this process's environment.
+    process.env.TZ = BROWSER_ZONE;
     browser = await launchExtension();
     popup = await browser.openPopup('#/settings');
     popup.on('pageerror', (error) => pageErrors.push(error.message));
@@ -82,6 +87,7 @@ describe.skipIf(!browserFound)(title, () => {
   }, 60_000);
 
   afterAll(async () => {
+    process.env.TZ = originalZone;
     await browser?.close();
     await agent?.close();
     rmSync(stateDir, { recursive: true, force: true });
@@ -155,6 +161,43 @@ describe.skipIf(!browserFound)(title, () => {
     });
   });
 
+  it('a proposal with a required yes/no without default and date-times: the agent gets false, its own default, and local time with the browser\'s offset', async () => {
+    const message = 'Schedule the Beta kickoff';
+    const id = created(await agent.callTool('elicit_proposal', {
+      message,
+      columns: { sources: [{ key: 'crm', label: 'CRM' }], current: { label: 'Calendar' } },
+      requestedSchema: {
+        type: 'object',
+        properties: {
+          confirmed: { type: 'boolean', title: 'Confirmed' },
+          startsAt: { type: 'string', format: 'date-time', title: 'Starts at', default: '2026-11-30T16:05:00Z' },
+          endsAt: { type: 'string', format: 'date-time', title: 'Ends at' },
+        },
+        required: ['confirmed'],
+      },
+      fields: { startsAt: { sources: { crm: '2026-11-30T16:05:00Z' }, current: null } },
+    }));
+    await openFromInbox(popup, message);
+    const confirmed = popup.getByLabel('Proposed Confirmed');
+    await confirmed.waitFor({ timeout: UI_TIMEOUT });
+    // The unticked box is what the agent gets: false, not null.
+    expect(await confirmed.isChecked()).toBe(false);
+    expect(await popup.getByRole('checkbox', { name: 'Include Confirmed' }).isDisabled()).toBe(true);
+    // The agent's default, written in UTC, is shown in the browser's local time.
+    expect(await popup.getByLabel('Proposed Starts at').inputValue()).toBe('2026-11-30T17:05');
+    const ends = popup.getByLabel('Proposed Ends at');
+    expect(await ends.getAttribute('type')).toBe('datetime-local');
+    await ends.fill('2026-11-30T18:30');
+    expect(await popup.getByText('Your local time (UTC+01:00)').count()).toBe(2);
+    await popup.getByRole('button', { name: 'Submit Changes' }).click();
+
+    expect((await agent.callTool('elicit_await', { elicitationId: id, waitSeconds: 10 })).structuredContent).toEqual({ status: 'approved' });
+    expect((await agent.callTool('elicit_result', { elicitationId: id })).structuredContent).toMatchObject({
+      decision: 'approved',
+      values: { confirmed: false, startsAt: '2026-11-30T16:05:00Z', endsAt: '2026-11-30T18:30:00+01:00' },
+    });
+  });
+
   it('a json-mode approval with a template: formatting shows, scripts and remote loads do not, the comment travels back', async () => {
     const message = 'Deploy 2.1 to production';
     const id = created(await agent.callTool('elicit_approval', {
@@ -167,13 +210,75 @@ describe.skipIf(!browserFound)(title, () => {
     await popup.getByRole('heading', { name: 'Deploy 2.1', exact: true }).waitFor({ timeout: UI_TIMEOUT });
     expect(await popup.locator('.template b').textContent()).toBe('production');
     expect(await popup.locator('.template img, .template script').count()).toBe(0);
-    expect(await popup.evaluate(() => (window as unknown as { __pwned?: number }).__pwned)).toBeUndefined();
+    expect(await popup.evaluate(() => Reflect.get(window, '__pwned') as unknown)).toBeUndefined();
     await popup.getByLabel('Comment (optional)').fill('after the standup');
     await popup.getByRole('button', { name: 'Ship it' }).click();
     await agent.callTool('elicit_await', { elicitationId: id, waitSeconds: 10 });
     expect((await agent.callTool('elicit_result', { elicitationId: id })).structuredContent).toEqual({
       status: 'consumed', decision: 'approved', action: 'submit', context: { env: 'production', version: '2.1' }, values: {}, comment: 'after the standup',
     });
+  });
+
+  it('looks: the popup fits 800×600 with the grid scrolling inside it, long values wrap, focus shows, dark mode follows the system', async () => {
+    const long = 'x'.repeat(400);
+    const properties: Record<string, unknown> = {};
+    const fields: Record<string, unknown> = {};
+    for (let i = 0; i < 40; i++) {
+      properties[`f${i}`] = { type: 'string', title: `A rather long field title number ${i} that needs to wrap`, default: `${long}${i}` };
+      fields[`f${i}`] = { sources: { crm: `${long}-source-${i}` }, current: `${long}-current-${i}` };
+    }
+    const message = 'Forty long fields';
+    const id = created(await agent.callTool('elicit_proposal', {
+      message, columns: { sources: [{ key: 'crm', label: 'CRM' }], current: { label: 'Now' } },
+      requestedSchema: { type: 'object', properties }, fields,
+    }));
+    await popup.setViewportSize({ width: 800, height: 600 });
+    await openFromInbox(popup, message);
+    await popup.getByRole('table', { name: 'Proposed changes' }).waitFor({ timeout: UI_TIMEOUT });
+    const layout = await popup.evaluate(() => {
+      const app = document.querySelector('.app') as HTMLElement;
+      const scroll = document.querySelector('.grid-scroll') as HTMLElement;
+      const cell = document.querySelector('.proposal-grid td.source') as HTMLElement;
+      const box = app.getBoundingClientRect();
+      return {
+        appWidth: box.width, appHeight: box.height, pageScrollWidth: document.documentElement.scrollWidth,
+        gridScrolls: scroll.scrollHeight > scroll.clientHeight, gridOverflowsSideways: scroll.scrollWidth > scroll.clientWidth + 1,
+        cellRight: cell.getBoundingClientRect().right, scrollRight: scroll.getBoundingClientRect().right, cellLines: cell.getClientRects().length, cellHeight: cell.getBoundingClientRect().height,
+      };
+    });
+    expect(layout.appWidth).toBeLessThanOrEqual(800);
+    expect(layout.appHeight).toBeLessThanOrEqual(600);
+    expect(layout.pageScrollWidth).toBeLessThanOrEqual(800);
+    expect(layout.gridScrolls).toBe(true);
+    expect(layout.gridOverflowsSideways).toBe(false);
+    // A 400-character value wraps inside its cell instead of pushing the grid wider.
+    expect(layout.cellRight).toBeLessThanOrEqual(layout.scrollRight);
+    expect(layout.cellHeight).toBeGreaterThan(60);
+
+    // Focus is visible on an editor inside the scrolling grid.
+    await popup.getByLabel('Proposed A rather long field title number 0 that needs to wrap').focus();
+    await popup.keyboard.press('Tab');
+    const outline = await popup.evaluate(() => {
+      const style = getComputedStyle(document.activeElement as Element);
+      return { style: style.outlineStyle, width: parseFloat(style.outlineWidth) };
+    });
+    expect(outline.style).not.toBe('none');
+    expect(outline.width).toBeGreaterThan(0);
+
+    // Light and dark follow prefers-color-scheme.
+    const luminance = () => popup.evaluate(() => {
+      const [r, g, b] = getComputedStyle(document.body).backgroundColor.match(/\d+/g)!.map(Number);
+      return (0.2126 * r! + 0.7152 * g! + 0.0722 * b!) / 255;
+    });
+    await popup.emulateMedia({ colorScheme: 'light' });
+    expect(await luminance()).toBeGreaterThan(0.8);
+    await popup.emulateMedia({ colorScheme: 'dark' });
+    expect(await luminance()).toBeLessThan(0.2);
+    await popup.screenshot({ path: join(ARTIFACTS, 'popup-dark-grid.png') });
+    await popup.emulateMedia({ colorScheme: 'light' });
+
+    expect((await agent.callTool('elicit_cancel', { elicitationId: id })).structuredContent).toEqual({ status: 'canceled' });
+    await popup.evaluate(() => (location.hash = '#/inbox'));
   });
 
   it('the service worker stopped through the DevTools protocol comes back with every pending request', async () => {

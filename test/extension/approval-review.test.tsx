@@ -1,8 +1,9 @@
 import { fireEvent, render, screen, waitFor, within } from '@testing-library/preact';
-import { describe, expect, it, vi } from 'vitest';
+import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
+import type { ApprovalRequest } from '../../shared/approval-input.js';
 import type { DecideReply } from '../../extension/messages.js';
 import { ApprovalReview } from '../../extension/ui/review/approval-review.js';
-import { approval, fakeClient, rowFor } from './review-helpers.js';
+import { approval, descriptions, fakeClient, rowFor } from './review-helpers.js';
 
 const form = {
   type: 'object',
@@ -72,7 +73,7 @@ describe('ApprovalReview: form mode', () => {
     const label = document.querySelector(`label[for="${recipient.id}"]`);
     expect(label?.textContent).toBe('Recipient*');
     expect((screen.getByRole('spinbutton', { name: 'Amount' }) as HTMLInputElement).value).toBe('');
-    expect(screen.getByText('In euros').id).toBe(screen.getByRole('spinbutton', { name: 'Amount' }).getAttribute('aria-describedby'));
+    expect(descriptions(screen.getByRole('spinbutton', { name: 'Amount' }))).toEqual(['In euros', 'A number, at least 0']);
     expect((screen.getByRole('checkbox', { name: 'Urgent' }) as HTMLInputElement).checked).toBe(false);
     expect((screen.getByRole('combobox', { name: 'Channel' }) as HTMLSelectElement).value).toBe('mail');
     expect(screen.getByRole('checkbox', { name: 'Urgent' }).getAttribute('aria-required')).toBeNull();
@@ -84,10 +85,10 @@ describe('ApprovalReview: form mode', () => {
     fireEvent.click(button('Approve'));
     const recipient = screen.getByRole('textbox', { name: 'Recipient' });
     await waitFor(() => expect(recipient.getAttribute('aria-invalid')).toBe('true'));
-    expect(document.getElementById(recipient.getAttribute('aria-describedby') ?? '')?.textContent).toMatch(/format "email"/);
+    expect(descriptions(recipient)[0]).toMatch(/format "email"/);
     const amount = screen.getByRole('spinbutton', { name: 'Amount' });
     expect(amount.getAttribute('aria-invalid')).toBe('true');
-    expect(amount.getAttribute('aria-describedby')?.split(' ')).toHaveLength(2);
+    expect(descriptions(amount)).toEqual(['In euros', 'Required.', 'A number, at least 0']);
     expect(calls).toEqual([]);
   });
 
@@ -236,5 +237,117 @@ describe('ApprovalReview: reopening a decision the hub refused', () => {
     expect((screen.getByLabelText('Recipient') as HTMLInputElement).value).toBe('not-mail');
     expect((screen.getByLabelText('Amount') as HTMLInputElement).value).toBe('12');
     expect(screen.getByText('must be an e-mail address')).toBeTruthy();
+  });
+});
+
+describe('ApprovalReview: checked as the person types, with the shared validator', () => {
+  it('says what is wrong next to the field at once, and clears it when fixed', () => {
+    const { calls } = setup({ requestedSchema: form });
+    const recipient = screen.getByRole('textbox', { name: 'Recipient' });
+    fireEvent.input(recipient, { target: { value: 'not an email' } });
+    expect(recipient.getAttribute('aria-invalid')).toBe('true');
+    expect(descriptions(recipient)[0]).toMatch(/must be an email address .* \(format "email"\)/);
+    fireEvent.input(recipient, { target: { value: 'payouts@example.com' } });
+    expect(recipient.getAttribute('aria-invalid')).toBeNull();
+    fireEvent.input(recipient, { target: { value: '' } });
+    expect(descriptions(recipient)[0]).toBe('Required.');
+    expect(calls).toEqual([]);
+  });
+
+  it('shows a string\'s length limits as a hint and checks them in characters, as the validator counts', () => {
+    setup({ requestedSchema: { type: 'object', properties: { code: { type: 'string', title: 'Code', minLength: 2, maxLength: 3 } } } });
+    const code = screen.getByRole('textbox', { name: 'Code' });
+    expect(descriptions(code)).toEqual(['2–3 characters']);
+    fireEvent.input(code, { target: { value: '😀😀😀' } });
+    expect(code.getAttribute('aria-invalid')).toBeNull();
+    fireEvent.input(code, { target: { value: '😀😀😀😀' } });
+    expect(descriptions(code)).toEqual(['must be at most 3 characters long, got 4', '2–3 characters']);
+  });
+});
+
+describe('ApprovalReview: a date-time field', () => {
+  const originalZone = process.env.TZ;
+  beforeAll(() => {
+    process.env.TZ = 'Europe/Paris';
+  });
+  afterAll(() => {
+    process.env.TZ = originalZone;
+  });
+  const schedule = { type: 'object', properties: { at: { type: 'string', title: 'Start at', format: 'date-time', default: '2026-11-30T16:05:00Z' } } };
+
+  it('an untouched default reaches the agent exactly as the agent wrote it, shown in local time', async () => {
+    const { calls } = setup({ requestedSchema: schedule });
+    expect((screen.getByLabelText('Start at') as HTMLInputElement).value).toBe('2026-11-30T17:05');
+    fireEvent.click(button('Approve'));
+    await screen.findByText('Decision sent.');
+    expect(calls[0]?.values).toEqual({ at: '2026-11-30T16:05:00Z' });
+  });
+
+  it('a local time set by the person is sent as RFC 3339 with their offset', async () => {
+    const { calls } = setup({ requestedSchema: schedule });
+    fireEvent.input(screen.getByLabelText('Start at'), { target: { value: '2026-12-01T09:30' } });
+    fireEvent.click(button('Approve'));
+    await screen.findByText('Decision sent.');
+    expect(calls[0]?.values).toEqual({ at: '2026-12-01T09:30:00+01:00' });
+  });
+});
+
+const HOSTILE = ['constructor', 'toString', 'hasOwnProperty'] as const;
+
+function hostileForm(name: string) {
+  return { type: 'object', properties: { [name]: { type: 'string', title: 'Odd', minLength: 2 }, flag: { type: 'boolean', title: 'Flag' } }, required: [name] };
+}
+
+describe('ApprovalReview: names an agent may choose', () => {
+  it.each(HOSTILE)('a form property named %s: the review renders, checks and decides', async (name) => {
+    const { calls } = setup({ requestedSchema: hostileForm(name) });
+    const odd = screen.getByRole('textbox', { name: 'Odd' });
+    expect(odd.getAttribute('aria-invalid')).toBeNull();
+    fireEvent.input(odd, { target: { value: 'x' } });
+    expect(descriptions(odd)[0]).toBe('must be at least 2 characters long, got 1');
+    fireEvent.input(odd, { target: { value: 'ok' } });
+    fireEvent.click(button('Approve'));
+    await screen.findByText('Decision sent.');
+    expect(calls[0]).toMatchObject({ decision: 'approved', values: { [name]: 'ok', flag: false } });
+  });
+
+  it.each(HOSTILE)('a submit-time issue for %s shows next to its field', async (name) => {
+    const { calls } = setup({ requestedSchema: hostileForm(name) });
+    fireEvent.click(button('Approve'));
+    await waitFor(() => expect(screen.getByRole('textbox', { name: 'Odd' }).getAttribute('aria-invalid')).toBe('true'));
+    expect(screen.getByText('Required.')).toBeTruthy();
+    expect(calls).toEqual([]);
+  });
+
+  it('a property named "__proto__" that reaches the review is an ordinary field, and its value is sent', async () => {
+    const base = approval({ message: 'Send the payout?', requestedSchema: hostileForm('zzproto') });
+    const request = JSON.parse(JSON.stringify(base).replaceAll('zzproto', '__proto__')) as ApprovalRequest;
+    const { client, calls } = fakeClient();
+    render(<ApprovalReview row={rowFor(request)} request={request} client={client} />);
+    const odd = screen.getByRole('textbox', { name: 'Odd' });
+    fireEvent.input(odd, { target: { value: 'x' } });
+    expect(descriptions(odd)[0]).toBe('must be at least 2 characters long, got 1');
+    fireEvent.input(odd, { target: { value: 'ok' } });
+    fireEvent.click(button('Approve'));
+    await screen.findByText('Decision sent.');
+    const values = calls[0]?.values ?? {};
+    expect(Object.hasOwn(values, '__proto__') && values.__proto__).toBe('ok');
+    expect(Object.getPrototypeOf(values)).toBe(Object.prototype);
+  });
+});
+
+describe('ApprovalReview: the footer says what each button does, whatever its label', () => {
+  it.each<[string, Record<string, unknown>, string, string]>([
+    ['json mode', { context: { id: 7 } }, 'approves', 'rejects'],
+    ['form mode', { requestedSchema: form }, 'approves: sends the form', 'rejects: sends nothing'],
+  ])('%s: an ok labelled "No, keep it" is announced and shown as approving', async (_name, input, ok, cancel) => {
+    const { calls } = setup({ ...input, labels: { ok: 'No, keep it', cancel: 'Yes, delete it' } });
+    expect(descriptions(button('No, keep it'))).toEqual([ok]);
+    expect(descriptions(button('Yes, delete it'))).toEqual([cancel]);
+    expect(button('No, keep it').nextElementSibling?.textContent).toBe(ok);
+    fireEvent.input(screen.queryByRole('spinbutton', { name: 'Amount' }) ?? document.createElement('input'), { target: { value: '1' } });
+    fireEvent.click(button('No, keep it'));
+    await screen.findByText('Decision sent.');
+    expect(calls[0]?.decision).toBe('approved');
   });
 });

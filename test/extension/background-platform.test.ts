@@ -1,4 +1,4 @@
-import { beforeEach, describe, expect, it } from 'vitest';
+import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { fakeBrowser } from 'wxt/testing';
 import { browser } from 'wxt/browser';
 import { openWelcomeOnInstall } from '../../entrypoints/background/first-run.js';
@@ -9,6 +9,18 @@ import { proposalView } from './fakes.js';
 
 beforeEach(() => fakeBrowser.reset());
 
+const { action: mv3Action, browserAction: mv2BrowserAction } = fakeBrowser;
+// Put back what a test reshaped before the next reset (which walks every namespace, and would trip on a missing one).
+afterEach(() => Object.assign(fakeBrowser, { action: mv3Action, browserAction: mv2BrowserAction }));
+
+/**
+ * The Firefox build's shape: MV2 has `browserAction` and no `action`. The fake's `browserAction` is not implemented,
+ * and its badge calls are the same as `action`'s, so the in-memory `action` stands in for it under the MV2 name.
+ */
+function shapeAsManifestV2(): void {
+  Object.assign(fakeBrowser, { action: undefined, browserAction: mv3Action });
+}
+
 describe('background platform (WXT fake browser)', () => {
   it('shows the pending count on the badge, blank at zero, capped at 99+', async () => {
     const platform = createPlatform();
@@ -18,6 +30,38 @@ describe('background platform (WXT fake browser)', () => {
     expect(await browser.action.getBadgeText({})).toBe('99+');
     await platform.setBadge(0);
     expect(await browser.action.getBadgeText({})).toBe('');
+  });
+
+  it('MV2 (the Firefox build): the badge goes through browser.browserAction, since there is no browser.action', async () => {
+    shapeAsManifestV2();
+    const logged: string[] = [];
+    const platform = createPlatform((m) => logged.push(m));
+    await platform.setBadge(4);
+    expect(await browser.browserAction.getBadgeText({})).toBe('4');
+    expect(await browser.browserAction.getBadgeBackgroundColor({})).toEqual([180, 83, 9, 255]);
+    await platform.setBadge(0);
+    expect(await browser.browserAction.getBadgeText({})).toBe('');
+    expect(logged).toEqual([]);
+  });
+
+  it('a badge that cannot be set fails loudly once, not on every change, and still rejects', async () => {
+    Object.assign(fakeBrowser, { action: undefined, browserAction: undefined });
+    const logged: string[] = [];
+    const platform = createPlatform((m) => logged.push(m));
+    await expect(platform.setBadge(1)).rejects.toThrow('neither browser.action nor browser.browserAction');
+    await expect(platform.setBadge(2)).rejects.toThrow();
+    expect(logged).toEqual(['the toolbar badge cannot be set: this browser has neither browser.action nor browser.browserAction']);
+  });
+
+  it('an API that throws is logged once too', async () => {
+    // The fake's MV2 namespace is unimplemented: every call throws, as a broken API would.
+    Object.assign(fakeBrowser, { action: undefined });
+    const logged: string[] = [];
+    const platform = createPlatform((m) => logged.push(m));
+    await expect(platform.setBadge(1)).rejects.toThrow('not implemented');
+    await expect(platform.setBadge(2)).rejects.toThrow('not implemented');
+    expect(logged).toHaveLength(1);
+    expect(logged[0]).toMatch(/^the toolbar badge cannot be set: Browser\.browserAction\.setBadgeText not implemented/);
   });
 
   it('raises one plain-text notification per request and clears it by request id', async () => {

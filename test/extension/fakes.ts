@@ -3,6 +3,7 @@ import { checkProposalInput } from '../../shared/approval-input.js';
 import { hubProof, newNonce, peerProof, sealKey } from '../../shared/hub-auth.js';
 import type { HubMessage, PeerMessage, RequestView } from '../../shared/wire-protocol.js';
 import { openDb, type ElicitlyDb } from '../../extension/db/database.js';
+import { rowFromView, type RequestRow } from '../../extension/db/rows.js';
 import type { Clock, SocketLike } from '../../extension/hub/hub-connection.js';
 import { northmarkProposal } from '../fixtures/northmark.js';
 
@@ -98,6 +99,23 @@ export function proposalView(id: string, createdAt: number, overrides: Partial<R
     renderedTemplate: null,
     ...overrides,
   };
+}
+
+/** A pending json-mode approval (approve as-is) as the extension stores it, created at `createdAt`, live for an hour. */
+export function jsonApprovalRow(id: string, createdAt: number, overrides: Partial<RequestView> = {}): RequestRow {
+  const message = overrides.message ?? `Approve ${id}`;
+  return rowFromView({
+    elicitationId: id,
+    kind: 'approval',
+    status: 'pending',
+    message,
+    createdAt,
+    expiresAt: createdAt + 3_600_000,
+    requester: { client: 'claude-code', pid: 4242 },
+    request: { kind: 'approval', message, mode: 'json', context: { ok: true }, requestedSchema: null, labels: { ok: 'Approve', cancel: 'Reject' }, timeoutSeconds: 3600 },
+    renderedTemplate: null,
+    ...overrides,
+  });
 }
 
 /** Settles promise chains the code under test started without awaiting (bounded). */

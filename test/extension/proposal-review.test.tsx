@@ -1,8 +1,9 @@
 import { fireEvent, render, screen, waitFor, within } from '@testing-library/preact';
 import { describe, expect, it, vi } from 'vitest';
+import type { ProposalRequest } from '../../shared/approval-input.js';
 import type { DecideReply } from '../../extension/messages.js';
 import { ProposalReview } from '../../extension/ui/review/proposal-review.js';
-import { deferred, fakeClient, northmark, proposal, rowFor } from './review-helpers.js';
+import { deferred, descriptions, fakeClient, northmark, proposal, rowFor } from './review-helpers.js';
 
 function setup(input: unknown = northmark(), replies: (DecideReply | Promise<DecideReply>)[] = [], template: string | null = null) {
   const request = proposal(input);
@@ -275,8 +276,7 @@ describe('ProposalReview: submit', () => {
     fireEvent.click(button('Submit Changes'));
     const input = proposed('Website');
     await waitFor(() => expect(input.getAttribute('aria-invalid')).toBe('true'));
-    const error = document.getElementById(input.getAttribute('aria-describedby') ?? '');
-    expect(error?.textContent).toMatch(/format "uri"/);
+    expect(descriptions(input)[0]).toMatch(/format "uri"/);
     expect(calls).toEqual([]);
   });
 
@@ -345,7 +345,7 @@ describe('ProposalReview: replies', () => {
     expect(alert.textContent).toMatch(/refused/);
     const count = proposed('Number of Employees');
     expect(count.getAttribute('aria-invalid')).toBe('true');
-    expect(document.getElementById(count.getAttribute('aria-describedby') ?? '')?.textContent).toBe('must be at most 100, got 231');
+    expect(descriptions(count)).toEqual(['must be at most 100, got 231', 'A whole number']);
     expect(screen.getByRole('list', { name: 'Problems' }).textContent).toContain('included[0]: not a property');
     expect(count.value).toBe('231');
     expect(proposed('Name').value).toBe('NorthMark LLC');
@@ -457,5 +457,263 @@ describe('ProposalReview: reopening a decision the hub refused', () => {
     expect(include('Website').checked).toBe(false);
     expect(include('Number of Employees').checked).toBe(true);
     expect((screen.getByLabelText('Comment (optional)') as HTMLTextAreaElement).value).toBe('checked by hand');
+  });
+});
+
+/** Sources as agents' systems return them: numbers as text, options in another case, values that fit nowhere. */
+function messy() {
+  return {
+    message: 'Update Beta',
+    columns: { sources: [{ key: 'apollo', label: 'Apollo' }, { key: 'zoominfo', label: 'ZoomInfo' }], current: { label: 'Salesforce' } },
+    requestedSchema: {
+      type: 'object',
+      properties: {
+        employees: { type: 'integer', title: 'Employees', minimum: 1, default: 10 },
+        kind: { type: 'string', title: 'Kind', oneOf: [{ const: 'reit', title: 'REIT' }, { const: 'pe', title: 'Private Equity' }], default: 'pe' },
+        types: { type: 'array', title: 'Types', items: { enum: ['Asset Manager', 'REIT'] }, default: ['REIT'] },
+        public: { type: 'boolean', title: 'Public', default: false },
+        code: { type: 'string', title: 'Code', default: 'B-1' },
+      },
+    },
+    fields: {
+      employees: { sources: { apollo: '230', zoominfo: '3.5' }, current: '120' },
+      kind: { sources: { apollo: 'private equity', zoominfo: 'Bank' }, current: 'pe' },
+      types: { sources: { apollo: ['reit', 'asset manager'], zoominfo: ['REIT', 'Bank', 'Fund'] } },
+      public: { sources: { apollo: 'TRUE', zoominfo: 'yes' } },
+      code: { sources: { apollo: 2026 } },
+    },
+  };
+}
+
+const refusalIn = (name: string) => within(cell(name)).queryByRole('alert')?.textContent ?? null;
+
+/** Every Proposed editor's state as the person sees it. */
+function proposedState(): string[] {
+  return Array.from(document.querySelectorAll<HTMLInputElement | HTMLSelectElement>('td.proposed input, td.proposed select')).map((el) => {
+    if (el instanceof HTMLSelectElement) return Array.from(el.selectedOptions).map((o) => o.value).join('|');
+    return el.type === 'checkbox' ? String(el.checked) : el.value;
+  });
+}
+
+describe('ProposalReview: double-click copies the value converted to the field\'s type', () => {
+  it.each<[string, string, string, unknown]>([
+    ['numeric text into an integer', 'Apollo: Employees', 'employees', 230],
+    ['an option by its title, ignoring case', 'Apollo: Kind', 'kind', 'pe'],
+    ['a list of options, ignoring case', 'Apollo: Types', 'types', ['REIT', 'Asset Manager']],
+    ['"TRUE" into a boolean', 'Apollo: Public', 'public', true],
+    ['a number into a text field', 'Apollo: Code', 'code', '2026'],
+  ])('%s', async (_name, source, key, sent) => {
+    const { calls } = setup(messy());
+    fireEvent.click(button('Reject All'));
+    fireEvent.dblClick(cell(source));
+    expect(refusalIn(source)).toBeNull();
+    fireEvent.click(button('Submit Changes'));
+    await screen.findByText('Decision sent.');
+    expect(calls[0]?.included).toEqual([key]);
+    expect(calls[0]?.values).toEqual({ [key]: sent });
+  });
+
+  it.each<[string, string, string]>([
+    ['a fraction into an integer', 'ZoomInfo: Employees', 'Not copied: "3.5" is not a whole number.'],
+    ['a value that is not an option', 'ZoomInfo: Kind', 'Not copied: "Bank" is not one of the options.'],
+    ['a list with items that are not options: none is dropped', 'ZoomInfo: Types', 'Not copied: "Bank", "Fund" are not options.'],
+    ['"yes" into a boolean', 'ZoomInfo: Public', 'Not copied: "yes" is not true or false.'],
+  ])('refuses %s: the cell says why at once, Proposed and Include stay', (_name, source, text) => {
+    setup(messy());
+    const before = proposedState();
+    const counted = counter().textContent;
+    fireEvent.dblClick(cell(source));
+    // role="alert": announced to screen readers as it appears.
+    expect(refusalIn(source)).toBe(text);
+    expect(proposedState()).toEqual(before);
+    expect(counter().textContent).toBe(counted);
+  });
+
+  it('the reason goes with the next change', () => {
+    setup(messy());
+    fireEvent.dblClick(cell('ZoomInfo: Kind'));
+    expect(refusalIn('ZoomInfo: Kind')).not.toBeNull();
+    fireEvent.dblClick(cell('Apollo: Employees'));
+    expect(refusalIn('ZoomInfo: Kind')).toBeNull();
+    expect(proposed('Employees').value).toBe('230');
+  });
+
+  it('converts the Current cell too: numeric text restores as a number, the row left out', async () => {
+    const { calls } = setup(messy());
+    fireEvent.click(button('Reject All'));
+    fireEvent.dblClick(cell('Apollo: Employees'));
+    fireEvent.dblClick(cell('Salesforce: Employees'));
+    expect(proposed('Employees').value).toBe('120');
+    expect(include('Employees').checked).toBe(false);
+    fireEvent.click(include('Employees'));
+    fireEvent.click(button('Submit Changes'));
+    await screen.findByText('Decision sent.');
+    expect(calls[0]?.values).toEqual({ employees: 120 });
+  });
+});
+
+describe('ProposalReview: checked as the person types, with the shared validator', () => {
+  it('says what is wrong next to the field at once, and clears it when fixed', () => {
+    const { calls } = setup();
+    fireEvent.input(proposed('Website'), { target: { value: 'not a url' } });
+    expect(proposed('Website').getAttribute('aria-invalid')).toBe('true');
+    expect(descriptions(proposed('Website'))[0]).toMatch(/must be an absolute URI .* \(format "uri"\)/);
+    fireEvent.input(proposed('Website'), { target: { value: 'https://northmark.example/' } });
+    expect(proposed('Website').getAttribute('aria-invalid')).toBeNull();
+    expect(calls).toEqual([]);
+  });
+
+  it('checks a number as it is typed, against the schema\'s bounds', () => {
+    setup(messy());
+    fireEvent.input(proposed('Employees'), { target: { value: '0' } });
+    expect(descriptions(proposed('Employees'))).toEqual(['must be at least 1, got 0', 'A whole number, at least 1']);
+    fireEvent.input(proposed('Employees'), { target: { value: '2.5' } });
+    expect(descriptions(proposed('Employees'))[0]).toBe('must be an integer, got number 2.5');
+  });
+
+  it('a half-typed number is flagged, and nothing is sent for it', async () => {
+    const { calls } = setup();
+    const count = proposed('Number of Employees');
+    Object.defineProperty(count, 'validity', { configurable: true, value: { badInput: true } });
+    fireEvent.input(count, { target: { value: '' } });
+    expect(descriptions(count)[0]).toBe('Not a number.');
+    fireEvent.click(button('Submit Changes'));
+    await waitFor(() => expect(document.activeElement).toBe(count));
+    expect(calls).toEqual([]);
+  });
+
+  it('a value copied into an included row is checked too; leaving the row out clears its message', () => {
+    setup(messy());
+    fireEvent.input(proposed('Code'), { target: { value: '' } });
+    fireEvent.input(proposed('Employees'), { target: { value: '0' } });
+    expect(proposed('Employees').getAttribute('aria-invalid')).toBe('true');
+    fireEvent.click(include('Employees'));
+    expect(proposed('Employees').getAttribute('aria-invalid')).toBeNull();
+    fireEvent.click(include('Employees'));
+    expect(proposed('Employees').getAttribute('aria-invalid')).toBe('true');
+  });
+});
+
+/** Properties without a default, on a record that has values. */
+function blanks() {
+  return {
+    message: 'Update Beta',
+    columns: { sources: [{ key: 'apollo', label: 'Apollo' }], current: { label: 'Salesforce' } },
+    requestedSchema: {
+      type: 'object',
+      properties: {
+        name: { type: 'string', title: 'Name', default: 'Beta' },
+        phone: { type: 'string', title: 'Phone' },
+        active: { type: 'boolean', title: 'Active' },
+        verified: { type: 'boolean', title: 'Verified' },
+      },
+      required: ['verified'],
+    },
+    fields: {
+      name: { sources: {}, current: 'Beta Ltd' },
+      phone: { sources: { apollo: '+1 555 0199' }, current: '+1 555 0100' },
+      active: { sources: {}, current: true },
+    },
+  };
+}
+
+describe('ProposalReview: a property without a default proposes nothing', () => {
+  it('is not included, shows an unticked box for a boolean, and the agent receives no null', async () => {
+    const { calls } = setup(blanks());
+    expect(include('Phone').checked).toBe(false);
+    expect(include('Active').checked).toBe(false);
+    expect((screen.getByLabelText('Proposed Active') as HTMLInputElement).checked).toBe(false);
+    fireEvent.click(button('Submit Changes'));
+    await screen.findByText('Decision sent.');
+    expect(calls[0]?.values).toEqual({ name: 'Beta', verified: false });
+  });
+
+  it('a required boolean with no default is locked in unticked and sends false, with no "Required." beside it', async () => {
+    const { calls } = setup(blanks());
+    expect(include('Verified').disabled).toBe(true);
+    const box = screen.getByLabelText('Proposed Verified') as HTMLInputElement;
+    expect(box.checked).toBe(false);
+    fireEvent.click(button('Submit Changes'));
+    await screen.findByText('Decision sent.');
+    expect(screen.queryByText('Required.')).toBeNull();
+    expect(calls[0]?.values).toHaveProperty('verified', false);
+  });
+
+  it('Accept All leaves it out: it would clear the record\'s value although nobody proposed that', () => {
+    setup(blanks());
+    fireEvent.click(button('Accept All'));
+    expect(include('Phone').checked).toBe(false);
+    expect(include('Active').checked).toBe(false);
+    expect(counter().textContent).toBe('2 of 4 included');
+  });
+
+  it('a person who includes it and leaves it empty sends null on purpose', async () => {
+    const { calls } = setup(blanks());
+    fireEvent.click(include('Phone'));
+    fireEvent.click(button('Submit Changes'));
+    await screen.findByText('Decision sent.');
+    expect(calls[0]?.values).toEqual({ name: 'Beta', phone: null, verified: false });
+  });
+});
+
+// Agents choose property and column names; these are Object.prototype's.
+const HOSTILE = ['constructor', 'toString', 'hasOwnProperty'] as const;
+
+function hostile(name: string) {
+  return {
+    message: `Fields named ${name}`,
+    columns: { sources: [{ key: name, label: 'Odd source' }, { key: 'zoominfo', label: 'ZoomInfo' }], current: { label: 'Salesforce' } },
+    requestedSchema: {
+      type: 'object',
+      properties: { [name]: { type: 'string', title: 'Odd', default: 'kept' }, plain: { type: 'integer', title: 'Plain' } },
+      required: [name],
+    },
+    // Neither the odd property nor the odd column has an entry: a plain lookup would find Object.prototype's.
+    fields: { plain: { sources: { zoominfo: '7' }, current: 3 } },
+  };
+}
+
+/** The same request with a property named "__proto__", as JSON.parse gives it (the server refuses one at creation). */
+function protoRequest(): ProposalRequest {
+  const base = proposal(hostile('zzproto'));
+  return JSON.parse(JSON.stringify(base).replaceAll('zzproto', '__proto__')) as ProposalRequest;
+}
+
+describe('ProposalReview: names an agent may choose', () => {
+  it.each(HOSTILE)('a property and a column named %s: the review renders, checks and decides', async (name) => {
+    const { calls } = setup(hostile(name));
+    expect(cell('Odd source: Plain').textContent).toBe('');
+    expect(cell('Odd source: Plain').getAttribute('title')).toBeNull();
+    expect(cell('Odd source: Plain').classList.contains('differs')).toBe(false);
+    fireEvent.input(proposed('Odd'), { target: { value: '' } });
+    expect(descriptions(proposed('Odd'))).toEqual(['Required.']);
+    fireEvent.input(proposed('Odd'), { target: { value: 'edited' } });
+    fireEvent.dblClick(cell('ZoomInfo: Plain'));
+    fireEvent.click(button('Submit Changes'));
+    await screen.findByText('Decision sent.');
+    expect(calls[0]).toMatchObject({ decision: 'approved', included: [name, 'plain'], values: { [name]: 'edited', plain: 7 } });
+  });
+
+  it('a property named "__proto__" that reaches the review is an ordinary field', async () => {
+    const request = protoRequest();
+    const { client, calls } = fakeClient();
+    render(<ProposalReview row={rowFor(request)} request={request} client={client} />);
+    fireEvent.input(proposed('Odd'), { target: { value: 'edited' } });
+    fireEvent.click(button('Submit Changes'));
+    await screen.findByText('Decision sent.');
+    const values = calls[0]?.values ?? {};
+    expect(Object.hasOwn(values, '__proto__') && values.__proto__).toBe('edited');
+    expect(Object.getPrototypeOf(values)).toBe(Object.prototype);
+  });
+});
+
+describe('ProposalReview: the footer says what each button does, whatever its label', () => {
+  it('an ok labelled "No, keep it" is still described, and shown, as approving', () => {
+    setup({ ...northmark(), labels: { ok: 'No, keep it', cancel: 'Yes, change it' } });
+    const ok = button('No, keep it');
+    expect(descriptions(ok)).toEqual(['approves: sends the included fields']);
+    expect(descriptions(button('Yes, change it'))).toEqual(['rejects: changes nothing']);
+    expect(ok.nextElementSibling?.textContent).toBe('approves: sends the included fields');
+    expect(ok.classList.contains('primary')).toBe(true);
   });
 });

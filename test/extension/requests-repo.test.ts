@@ -1,11 +1,12 @@
 import { Dexie } from 'dexie';
 import { IDBFactory, IDBKeyRange } from 'fake-indexeddb';
-import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
 import { openDb, type ElicitlyDb } from '../../extension/db/database.js';
 import { queueDecision } from '../../extension/db/outbox-repo.js';
 import {
   applyWelcome,
   getRequest,
+  historyAgents,
   historyPage,
   pendingRequests,
   pruneHistory,
@@ -17,7 +18,9 @@ import {
 import { rowFromView, type RequestRow } from '../../extension/db/rows.js';
 import type { Status } from '../../shared/lifecycle.js';
 import type { RequestView } from '../../shared/wire-protocol.js';
-import { proposalView } from './fakes.js';
+import { BackgroundController } from '../../extension/background/background-controller.js';
+import { harness } from './background-harness.js';
+import { FakeSocket, proposalView, until } from './fakes.js';
 
 const T0 = 1_700_000_000_000;
 const HOUR = 3_600_000;
@@ -103,9 +106,10 @@ describe('applyWelcome', () => {
     ]);
     await db.outbox.put({ idempotencyKey: 'k1', elicitationId: 'queued', decision: 'approved', queuedAt: now - 1000 });
 
-    const added = await applyWelcome(db, [view('listed', now - 60_000, { expiresAt: now + HOUR }), view('fresh', now - 1000)], now);
+    const { added, skipped } = await applyWelcome(db, [view('listed', now - 60_000, { expiresAt: now + HOUR }), view('fresh', now - 1000)], now);
 
     expect(added.map((r) => r.elicitationId)).toEqual(['fresh']);
+    expect(skipped).toEqual([]);
     expect(await getRequest(db, 'listed')).toMatchObject({ status: 'pending' });
     expect(await getRequest(db, 'fresh')).toMatchObject({ status: 'pending' });
     expect(await getRequest(db, 'withdrawn')).toMatchObject({ status: 'canceled', decidedAt: now });
@@ -178,8 +182,9 @@ describe('pruneHistory', () => {
 
 describe('historyPage', () => {
   const statuses: Status[] = ['pending', 'approved', 'rejected', 'canceled', 'expired', 'consumed'];
+  const agents = ['claude-code', 'cursor', 'constructor'];
 
-  /** 230 rows, ten of them sharing one timestamp, ids not in time order, statuses and kinds interleaved. */
+  /** 230 rows, ten of them sharing one timestamp, ids not in time order, statuses, kinds and agents interleaved. */
   function many(): RequestRow[] {
     const rows: RequestRow[] = [];
     for (let i = 0; i < 230; i++) {
@@ -189,6 +194,7 @@ describe('historyPage', () => {
         status: statuses[i % statuses.length],
         kind: i % 4 === 0 ? 'proposal' : 'approval',
         message: i % 5 === 0 ? `Deploy service ${i} to production` : `Update record ${i}`,
+        requester: { client: agents[i % 7 % 3]!, pid: 4242 },
       }));
     }
     return rows;
@@ -207,19 +213,45 @@ describe('historyPage', () => {
     }
   });
 
-  it('filters by status, by kind and by both, still paging over the ties', async () => {
+  it('filters by kind, decision and agent in every combination, each a keyset range on its own index', async () => {
     const rows = many();
     await seed(rows);
     const cases: [HistoryQuery, (r: RequestRow) => boolean][] = [
-      [{ status: 'approved' }, (r) => r.status === 'approved'],
+      [{ verdict: 'approved' }, (r) => r.status === 'approved'],
+      [{ verdict: 'withdrawn' }, (r) => r.status === 'canceled'],
+      // Consumed with no decision seen here: decided elsewhere.
+      [{ verdict: 'unknown' }, (r) => r.status === 'consumed'],
       [{ kind: 'proposal' }, (r) => r.kind === 'proposal'],
-      [{ kind: 'approval', status: 'pending' }, (r) => r.kind === 'approval' && r.status === 'pending'],
+      [{ agent: 'cursor' }, (r) => r.agent === 'cursor'],
+      [{ agent: 'constructor' }, (r) => r.agent === 'constructor'],
+      [{ kind: 'approval', verdict: 'pending' }, (r) => r.kind === 'approval' && r.status === 'pending'],
+      [{ kind: 'approval', agent: 'claude-code' }, (r) => r.kind === 'approval' && r.agent === 'claude-code'],
+      [{ verdict: 'expired', agent: 'cursor' }, (r) => r.status === 'expired' && r.agent === 'cursor'],
+      [{ kind: 'approval', verdict: 'rejected', agent: 'constructor' }, (r) => r.kind === 'approval' && r.status === 'rejected' && r.agent === 'constructor'],
     ];
+    const walked: string[] = [];
+    const where = vi.spyOn(db.requests, 'where');
     for (const [query, keep] of cases) {
       const expected = newestFirst(rows.filter(keep));
-      expect(expected.length).toBeGreaterThan(5);
+      expect(expected.length).toBeGreaterThan(2);
+      where.mockClear();
       expect((await allPages(query, 4)).ids).toEqual(expected);
+      walked.push(...new Set(where.mock.calls.map(([index]) => String(index))));
     }
+    where.mockRestore();
+    // Every page is a range on the index that leads with exactly the filters: no filter is applied by scanning.
+    expect(walked).toEqual([
+      '[verdict+createdAt+elicitationId]', '[verdict+createdAt+elicitationId]', '[verdict+createdAt+elicitationId]',
+      '[kind+createdAt+elicitationId]', '[agent+createdAt+elicitationId]', '[agent+createdAt+elicitationId]',
+      '[kind+verdict+createdAt+elicitationId]', '[kind+agent+createdAt+elicitationId]', '[verdict+agent+createdAt+elicitationId]',
+      '[kind+verdict+agent+createdAt+elicitationId]',
+    ]);
+  });
+
+  it('lists the agents it knows, one index skip each', async () => {
+    await seed(many());
+    expect(await historyAgents(db)).toEqual(['claude-code', 'constructor', 'cursor']);
+    expect(await historyAgents(db, 2)).toEqual(['claude-code', 'constructor']);
   });
 
   it('searches word prefixes, several words at once, case-insensitively, combined with filters', async () => {
@@ -234,8 +266,11 @@ describe('historyPage', () => {
     );
     expect((await allPages({ search: 'deploy update' }, 10)).ids).toEqual([]);
     expect((await allPages({ search: 'nothing-like-this' }, 10)).ids).toEqual([]);
-    expect((await allPages({ search: 'deploy', status: 'pending', kind: 'proposal' }, 3)).ids).toEqual(
+    expect((await allPages({ search: 'deploy', verdict: 'pending', kind: 'proposal' }, 3)).ids).toEqual(
       newestFirst(rows.filter((r) => r.message.startsWith('Deploy') && r.status === 'pending' && r.kind === 'proposal')),
+    );
+    expect((await allPages({ search: 'update', agent: 'cursor' }, 3)).ids).toEqual(
+      newestFirst(rows.filter((r) => r.message.startsWith('Update') && r.agent === 'cursor')),
     );
   });
 
@@ -252,7 +287,7 @@ describe('historyPage', () => {
     expect(await db.requests.where('words').startsWith('alpha').count()).toBeGreaterThan(2000);
 
     expect((await allPages({ search: 'alpha beta' }, 25)).ids).toEqual(newestFirst(rows.filter((r) => r.message.includes('beta'))));
-    expect((await allPages({ search: 'alp', status: 'approved' }, 100)).ids).toEqual(newestFirst(rows.filter((r) => r.status === 'approved')));
+    expect((await allPages({ search: 'alp', verdict: 'approved' }, 100)).ids).toEqual(newestFirst(rows.filter((r) => r.status === 'approved')));
     const first = await historyPage(db, { search: 'alpha' }, undefined, 50);
     expect(first.rows.map((r) => r.elicitationId)).toEqual(newestFirst(rows).slice(0, 50));
     expect(first.next).not.toBeNull();
@@ -313,5 +348,123 @@ describe('the v2 → v3 migration', () => {
     expect(await db.outbox.where('elicitationId').equals('kept').count()).toBe(1);
     expect(db.requests.schema.indexes.map((i) => i.name)).not.toContain('expiresAt');
     expect(db.outbox.schema.indexes.map((i) => i.name)).toEqual(['elicitationId', 'queuedAt']);
+  });
+});
+
+describe('the v3 → v4 migration', () => {
+  it('back-fills the verdict from what the row knows, so the decision filter finds rows stored before it existed', async () => {
+    db.close();
+    const v3 = new Dexie('elicitly', { indexedDB: factory, IDBKeyRange });
+    v3.version(3).stores({
+      requests: 'elicitationId, [createdAt+elicitationId], [status+createdAt+elicitationId], [kind+createdAt+elicitationId], [kind+status+createdAt+elicitationId], *words',
+      outbox: 'idempotencyKey, elicitationId, queuedAt',
+      settings: 'key',
+      connection: 'key',
+    });
+    const legacy = (id: string, createdAt: number, overrides: Partial<RequestRow>) => {
+      const { verdict: _verdict, ...rest } = { ...row(id, createdAt), ...overrides };
+      return rest;
+    };
+    await v3.table('requests').bulkPut([
+      legacy('approved-collected', T0, { status: 'consumed', outcome: { decision: 'approved', action: 'submit', values: {} }, delivery: 'delivered' }),
+      legacy('rejected-collected', T0 + 1, { status: 'consumed', outcome: { decision: 'rejected', action: 'cancel' }, delivery: 'delivered' }),
+      legacy('elsewhere', T0 + 2, { status: 'consumed' }),
+      legacy('withdrawn', T0 + 3, { status: 'canceled' }),
+      legacy('waiting', T0 + 4, {}),
+    ]);
+    v3.close();
+
+    db = openDb({ indexedDB: factory, IDBKeyRange });
+    const verdicts = Object.fromEntries((await db.requests.toArray()).map((r) => [r.elicitationId, r.verdict]));
+    expect(verdicts).toEqual({
+      'approved-collected': 'approved', 'rejected-collected': 'rejected', elsewhere: 'unknown', withdrawn: 'withdrawn', waiting: 'pending',
+    });
+    expect((await historyPage(db, { verdict: 'approved' })).rows.map((r) => r.elicitationId)).toEqual(['approved-collected']);
+    const indexes = db.requests.schema.indexes.map((i) => i.name);
+    expect(indexes).toContain('[kind+verdict+agent+createdAt+elicitationId]');
+    expect(indexes).not.toContain('[kind+status+createdAt+elicitationId]');
+  });
+});
+
+/** A context nested `depth` objects deep: a few KB of JSON that the browser's structured clone cannot copy. */
+function deepContext(depth: number): unknown {
+  let value: unknown = 'bottom';
+  for (let i = 0; i < depth; i++) value = { next: value };
+  return value;
+}
+
+describe('a request that cannot be stored', () => {
+  const deepView = (id: string, createdAt: number) => {
+    const v = view(id, createdAt);
+    return { ...v, request: { ...v.request, context: deepContext(3000) } };
+  };
+
+  it('is skipped and named by a welcome, which still stores and sweeps everything else in one transaction', async () => {
+    const now = T0 + 2 * HOUR;
+    expect(JSON.stringify(deepView('x', now).request.context).length).toBeLessThan(30_000);
+    await seed([row('gone', now - 60_000, { expiresAt: now + HOUR })]);
+
+    const { added, skipped } = await applyWelcome(db, [view('before', now - 3000), deepView('deep', now - 2000), view('after', now - 1000)], now);
+
+    expect(skipped).toEqual([{ elicitationId: 'deep', reason: expect.stringMatching(/call stack/i) }]);
+    expect(added.map((r) => r.elicitationId)).toEqual(['before', 'after']);
+    expect(await getRequest(db, 'deep')).toBeUndefined();
+    expect((await pendingRequests(db)).map((r) => r.elicitationId)).toEqual(['after', 'before']);
+    expect(await getRequest(db, 'gone')).toMatchObject({ status: 'canceled' });
+  });
+
+  it('does not stop the background: the rest of the welcome shows, queued decisions are re-sent, later frames apply', async () => {
+    const h = harness();
+    const logs: string[] = [];
+    const c = new BackgroundController({
+      db: h.db, platform: h.platform, clock: h.clock, client: { name: 'test', version: '1' }, log: (m) => logs.push(m),
+      socketFactory: (url, protocols) => {
+        const socket = new FakeSocket(url, protocols);
+        h.sockets.push(socket);
+        return socket;
+      },
+    });
+    const at = h.clock.t;
+    // A decision made while the hub was away, waiting in the outbox for the next welcome.
+    await h.db.requests.put({ ...rowFromView(proposalView('el_decided', at - 5000)), outcome: { decision: 'approved', action: 'submit', values: {}, included: [] }, delivery: 'queued' });
+    await h.db.outbox.put({ idempotencyKey: 'key-queued', elicitationId: 'el_decided', decision: 'approved', values: {}, included: [], queuedAt: at - 4000 });
+
+    const socket = await h.connect(c, [proposalView('el_decided', at - 5000), proposalView('el_first', at - 3000), deepView('el_deep', at - 2000), proposalView('el_last', at - 1000)]);
+    await until(() => socket.sent.some((m) => m.type === 'decide'), 'the queued decision to be re-sent');
+
+    expect((await pendingRequests(h.db)).map((r) => r.elicitationId)).toEqual(['el_last', 'el_first', 'el_decided']);
+    expect(h.platform.notified.map((r) => r.elicitationId)).toEqual(['el_first', 'el_last']);
+    expect(socket.sent.filter((m) => m.type === 'decide')).toEqual([expect.objectContaining({ elicitationId: 'el_decided', idempotencyKey: 'key-queued' })]);
+    expect(logs).toContainEqual(expect.stringMatching(/^skipped request el_deep of the welcome: it cannot be stored here \(.*call stack/i));
+
+    socket.deliver({ type: 'request.created', request: deepView('el_deep_again', h.clock.t) });
+    socket.deliver({ type: 'request.created', request: proposalView('el_later', h.clock.t) });
+    await until(() => h.platform.notified.some((r) => r.elicitationId === 'el_later'), 'the later request to be stored');
+    expect(await getRequest(h.db, 'el_later')).toMatchObject({ status: 'pending' });
+    expect(logs).toContainEqual(expect.stringMatching(/^skipped request el_deep_again: it cannot be stored here/));
+    await until(() => h.platform.badge.at(-1) === 4, 'the badge to count the four stored requests');
+  });
+
+  it('a welcome that fails as a whole is reported, and the queued decisions are still re-sent', async () => {
+    const h = harness();
+    const logs: string[] = [];
+    const c = new BackgroundController({
+      db: h.db, platform: h.platform, clock: h.clock, client: { name: 'test', version: '1' }, log: (m) => logs.push(m),
+      socketFactory: (url, protocols) => {
+        const socket = new FakeSocket(url, protocols);
+        h.sockets.push(socket);
+        return socket;
+      },
+    });
+    const at = h.clock.t;
+    await h.db.requests.put({ ...rowFromView(proposalView('el_decided', at - 5000)), outcome: { decision: 'rejected', action: 'cancel' }, delivery: 'queued' });
+    await h.db.outbox.put({ idempotencyKey: 'key-queued', elicitationId: 'el_decided', decision: 'rejected', queuedAt: at - 4000 });
+    // The welcome's first read fails (a storage error, say): nothing of it can be applied.
+    vi.spyOn(h.db.requests, 'bulkGet').mockRejectedValueOnce(new Error('storage is gone'));
+
+    const socket = await h.connect(c, [proposalView('el_decided', at - 5000), proposalView('el_new', at - 1000)]);
+    await until(() => socket.sent.some((m) => m.type === 'decide'), 'the queued decision to be re-sent');
+    expect(socket.sent.filter((m) => m.type === 'decide')).toEqual([expect.objectContaining({ elicitationId: 'el_decided', idempotencyKey: 'key-queued' })]);
+    expect(logs).toContainEqual(expect.stringMatching(/^applying the welcome failed: .*storage is gone/));
   });
 });

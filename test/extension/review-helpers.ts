@@ -62,3 +62,8 @@ export function deferred<T>() {
   const promise = new Promise<T>((r) => { resolve = r; });
   return { promise, resolve };
 }
+
+/** The texts an element's aria-describedby points at, in order: what a screen reader reads after its name. */
+export function descriptions(el: Element): string[] {
+  return (el.getAttribute('aria-describedby') ?? '').split(' ').filter(Boolean).map((id) => document.getElementById(id)?.textContent ?? `(missing #${id})`);
+}

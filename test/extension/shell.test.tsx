@@ -6,12 +6,10 @@ import { patchSettings, readSettings, savePairing, writeConnection } from '../..
 import type { BackgroundClient } from '../../extension/messages.js';
 import { App } from '../../extension/ui/app.js';
 import { ConnectionHeader } from '../../extension/ui/connection-header.js';
-import { History } from '../../extension/ui/history.js';
 import { Inbox } from '../../extension/ui/inbox.js';
 import { PairingForm } from '../../extension/ui/pairing-form.js';
 import { SettingsForm } from '../../extension/ui/settings-form.js';
-import type { RequestView } from '../../shared/wire-protocol.js';
-import { TEST_CODE, TEST_KEY, TEST_KEY_ID, freshDb, proposalView } from './fakes.js';
+import { TEST_CODE, TEST_KEY, TEST_KEY_ID, freshDb, proposalView, jsonApprovalRow } from './fakes.js';
 
 const MIN = 60_000;
 const PAIRING_NEEDED = 'Pairing needed: enter the code from npx elicitly-companion pair — or the one your agent showed you — in Settings → Pairing code\\.';
@@ -32,21 +30,7 @@ function fakeClient(): BackgroundClient & { decide: ReturnType<typeof vi.fn>; re
   };
 }
 
-function approval(id: string, createdAt: number, overrides: Partial<RequestView> = {}): RequestRow {
-  const message = overrides.message ?? `Approve ${id}`;
-  return rowFromView({
-    elicitationId: id,
-    kind: 'approval',
-    status: 'pending',
-    message,
-    createdAt,
-    expiresAt: createdAt + HOUR,
-    requester: { client: 'claude-code', pid: 4242 },
-    request: { kind: 'approval', message, mode: 'json', context: { ok: true }, requestedSchema: null, labels: { ok: 'Approve', cancel: 'Reject' }, timeoutSeconds: 3600 },
-    renderedTemplate: null,
-    ...overrides,
-  });
-}
+const approval = jsonApprovalRow;
 
 async function seed(...rows: RequestRow[]): Promise<void> {
   await db.requests.bulkPut(rows);
@@ -135,94 +119,6 @@ describe('ConnectionHeader', () => {
     const status = screen.getByRole('status');
     await waitFor(() => expect(status.textContent).toMatch(text));
     expect(status.dataset.state).toBe(state);
-  });
-});
-
-describe('History', () => {
-  const base = Date.now() - 10 * HOUR;
-  function historyRows(): RequestRow[] {
-    return Array.from({ length: 60 }, (_, i) => {
-      const id = `h-${String(i).padStart(2, '0')}`;
-      const common = { status: i % 2 === 0 ? 'approved' as const : 'rejected' as const, message: i % 10 === 0 ? `Rotate key ${i}` : `Merge branch ${i}` };
-      return i % 3 === 0
-        ? rowFromView(proposalView(id, base + i * MIN, common))
-        : approval(id, base + i * MIN, common);
-    });
-  }
-  function messages(): string[] {
-    const table = screen.getByRole('table', { name: 'History' });
-    return within(table).getAllByRole('button').map((b) => b.textContent ?? '');
-  }
-
-  it('lists newest first and loads more by cursor until the end', async () => {
-    await seed(...historyRows());
-    render(<History db={db} onOpen={() => undefined} />);
-    await screen.findByRole('table', { name: 'History' });
-    expect(messages()).toHaveLength(50);
-    expect(messages()[0]).toBe('Merge branch 59');
-    const headers = within(screen.getByRole('table', { name: 'History' })).getAllByRole('columnheader').map((h) => h.textContent);
-    expect(headers).toEqual(['Created', 'Kind', 'Status', 'Message', 'Agent']);
-    fireEvent.click(screen.getByRole('button', { name: 'Load more' }));
-    await waitFor(() => expect(messages()).toHaveLength(60));
-    expect(messages()[59]).toBe('Rotate key 0');
-    expect(new Set(messages()).size).toBe(60);
-    expect(screen.queryByRole('button', { name: 'Load more' })).toBeNull();
-  });
-
-  it('filters by status and kind, searches after a pause, and shows new decisions live', async () => {
-    await seed(...historyRows());
-    render(<History db={db} onOpen={() => undefined} />);
-    await screen.findByRole('table', { name: 'History' });
-
-    fireEvent.change(screen.getByRole('combobox', { name: 'Status' }), { target: { value: 'rejected' } });
-    await waitFor(() => expect(messages()).toHaveLength(30));
-    fireEvent.change(screen.getByRole('combobox', { name: 'Kind' }), { target: { value: 'proposal' } });
-    await waitFor(() => expect(messages()).toHaveLength(10));
-    const table = screen.getByRole('table', { name: 'History' });
-    expect(within(table).getAllByText('Proposal')).toHaveLength(10);
-    expect(within(table).getAllByText('rejected')).toHaveLength(10);
-
-    fireEvent.change(screen.getByRole('combobox', { name: 'Status' }), { target: { value: '' } });
-    fireEvent.change(screen.getByRole('combobox', { name: 'Kind' }), { target: { value: '' } });
-    fireEvent.input(screen.getByRole('searchbox', { name: 'Search' }), { target: { value: 'rot' } });
-    await waitFor(() => expect(messages()).toEqual(['Rotate key 50', 'Rotate key 40', 'Rotate key 30', 'Rotate key 20', 'Rotate key 10', 'Rotate key 0']));
-
-    await seed(approval('fresh', Date.now(), { status: 'approved', message: 'Rotate key fresh' }));
-    await waitFor(() => expect(messages()[0]).toBe('Rotate key fresh'));
-
-    fireEvent.input(screen.getByRole('searchbox', { name: 'Search' }), { target: { value: 'nothing matches this' } });
-    expect(await screen.findByText('No requests match.')).toBeTruthy();
-  });
-
-  it('opens a row by its message and exports everything as a dated JSON file', async () => {
-    await seed(...historyRows());
-    const onOpen = vi.fn();
-    render(<History db={db} onOpen={onOpen} />);
-    fireEvent.click(await screen.findByRole('button', { name: 'Merge branch 58' }));
-    expect(onOpen).toHaveBeenCalledWith('h-58');
-
-    const blobs: Blob[] = [];
-    const createObjectURL = vi.fn((blob: Blob) => {
-      blobs.push(blob);
-      return 'blob:export';
-    });
-    vi.stubGlobal('URL', Object.assign(URL, { createObjectURL, revokeObjectURL: vi.fn() }));
-    const clicked: HTMLAnchorElement[] = [];
-    const click = vi.spyOn(HTMLAnchorElement.prototype, 'click').mockImplementation(function (this: HTMLAnchorElement) {
-      clicked.push(this);
-    });
-    try {
-      fireEvent.click(screen.getByRole('button', { name: 'Export JSON' }));
-      await waitFor(() => expect(clicked).toHaveLength(1));
-      expect(clicked[0]!.download).toMatch(/^elicitly-history-\d{4}-\d{2}-\d{2}\.json$/);
-      expect(clicked[0]!.getAttribute('href')).toBe('blob:export');
-      const exported = JSON.parse(await blobs[0]!.text()) as RequestRow[];
-      expect(exported).toHaveLength(60);
-      expect(exported[0]!.elicitationId).toBe('h-00');
-    } finally {
-      click.mockRestore();
-      vi.unstubAllGlobals();
-    }
   });
 });
 

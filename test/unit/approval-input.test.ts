@@ -5,6 +5,7 @@ import {
   checkDecisionValues,
   checkProposalInput,
   LIMITS,
+  nestingDepth,
   type ApprovalRequest,
   type ProposalRequest,
 } from '../../shared/approval-input.js';
@@ -210,6 +211,62 @@ describe('valid approvals', () => {
   it('defaults labels to Approve / Decline and context to null', () => {
     const req = mustApproval({ message: ' Why? ', requestedSchema: approvalSchema });
     expect(req).toMatchObject({ kind: 'approval', message: 'Why?', context: null, labels: { ok: 'Approve', cancel: 'Decline' }, timeoutSeconds: 3600 });
+  });
+});
+
+/** `depth` arrays (or objects) nested in one another, built without recursion. */
+function nested(depth: number, kind: 'array' | 'object' = 'object'): unknown {
+  let value: unknown = 'leaf';
+  for (let i = 0; i < depth; i++) value = kind === 'array' ? [value] : { a: value };
+  return value;
+}
+
+describe('names an agent chooses', () => {
+  it('a column keyed "__proto__" is refused by name (zod would drop it from every field)', () => {
+    const input = patch(northmarkProposal, ['columns', 'sources', 0, 'key'], '__proto__');
+    expect(checkProposalInput(input)).toMatchObject({ ok: false, issues: expect.arrayContaining([expect.objectContaining({ path: 'columns.sources[0].key', rule: 'reserved_name' })]) });
+  });
+
+  it('an included field cleared to null comes back as an own key, whatever its name', () => {
+    const request = mustProposal({
+      message: 'names',
+      columns: { sources: [{ key: 'crm', label: 'CRM' }], current: { label: 'Now' } },
+      requestedSchema: { type: 'object', properties: { constructor: { type: 'string' }, toString: { type: 'string' } } },
+      fields: {},
+    });
+    const checked = checkDecisionValues(request, { constructor: null, toString: 'x' }, ['constructor', 'toString']);
+    expect(checked).toEqual({ ok: true, values: { constructor: null, toString: 'x' } });
+    if (checked.ok) expect(Object.keys(checked.values)).toEqual(['toString', 'constructor']);
+  });
+});
+
+describe('nesting depth', () => {
+  it.each([
+    ['a scalar', 'x', 0],
+    ['an empty object', {}, 1],
+    ['an array of scalars', [1, 2], 1],
+    ['3 objects', nested(3), 3],
+    ['3 arrays', nested(3, 'array'), 3],
+    ['the deepest branch counts', { a: 1, b: { c: { d: [1] } } }, 4],
+  ])('%s → %i', (_what, value, depth) => {
+    expect(nestingDepth(value)).toBe(depth);
+  });
+
+  it('walks 100,000 levels without recursion, and stops early when asked', () => {
+    expect(nestingDepth(nested(100_000, 'array'))).toBe(100_000);
+    expect(nestingDepth(nested(100_000), 40)).toBe(41);
+  });
+
+  it(`refuses agent JSON nested more than ${LIMITS.depth} levels at creation, naming the field and the limit`, () => {
+    const deep = checkApprovalInput({ message: 'deep', context: nested(3000) });
+    expect(deep).toEqual({
+      ok: false,
+      issues: [{ path: 'context', rule: 'too_deep', message: `context: nests arrays and objects more than ${LIMITS.depth} levels deep; the limit is ${LIMITS.depth}` }],
+    });
+    expect(checkApprovalInput({ message: 'just over', context: nested(LIMITS.depth + 1) }).ok).toBe(false);
+    expect(checkApprovalInput({ message: 'at the limit', context: nested(LIMITS.depth) }).ok).toBe(true);
+    const proposal = patch(northmarkProposal, ['fields', 'name', 'sources', 'apollo'], nested(3000, 'array'));
+    expect(checkProposalInput(proposal)).toMatchObject({ ok: false, issues: [{ path: 'fields', rule: 'too_deep' }] });
   });
 });
 

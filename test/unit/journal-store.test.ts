@@ -4,7 +4,7 @@ import os from 'node:os';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
-import { z } from 'zod';
+import * as z from 'zod';
 import { crc32 } from '../../server/store/journal-line.js';
 import type { StoreIo, StoredRecord } from '../../server/store/journal-store.js';
 import { JournalStore, StoredRecordSchema } from '../../server/store/journal-store.js';

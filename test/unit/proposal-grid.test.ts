@@ -3,6 +3,7 @@ import { checkDecisionValues, checkProposalInput, type ProposalRequest } from '.
 import {
   acceptAll,
   defaultIncluded,
+  editProposed,
   includedCount,
   initialRows,
   isEmptyValue,
@@ -135,21 +136,78 @@ describe('defaultIncluded and requiredLocked', () => {
   });
 });
 
+// Properties without a default, against a record that has values: nothing is proposed for them.
+const blanks = request({
+  message: 'Update Beta',
+  columns: { sources: [{ key: 'apollo', label: 'Apollo' }], current: { label: 'Salesforce' } },
+  requestedSchema: {
+    type: 'object',
+    properties: {
+      phone: { type: 'string', title: 'Phone' },
+      fax: { type: 'string', title: 'Fax' },
+      active: { type: 'boolean', title: 'Active' },
+      verified: { type: 'boolean', title: 'Verified' },
+      size: { type: 'integer', title: 'Size' },
+      region: { type: 'string', title: 'Region' },
+      tags: { type: 'array', items: { enum: ['a', 'b'] } },
+    },
+    required: ['verified', 'size'],
+  },
+  fields: {
+    phone: { sources: { apollo: '+1 555 0199' }, current: '+1 555 0100' },
+    active: { current: true },
+    region: { current: 'EU', include: true },
+    tags: { current: ['a'] },
+  },
+});
+
+describe('honest defaults: a property without a default proposes nothing', () => {
+  it.each<[string, string, unknown, boolean, boolean]>([
+    ['a Current value is not cleared by default', 'phone', null, false, false],
+    ['nothing on either side', 'fax', null, false, false],
+    ['a boolean starts unticked, which is false, and is not included over Current', 'active', false, false, false],
+    ['a required boolean with no Current is locked in, sending false', 'verified', false, true, true],
+    ['a required field with no Current is locked in, blank for the person to fill', 'size', null, true, true],
+    ['an explicit include still wins (seed 004): the agent proposes clearing', 'region', null, true, false],
+    ['a multiselect with a Current value', 'tags', null, false, false],
+  ])('%s (%s)', (_name, key, proposed, included, locked) => {
+    expect(initialRows(blanks).find((r) => r.key === key)).toMatchObject({ proposed, included, locked, chosen: false });
+    expect(defaultIncluded(blanks, key)).toBe(included && !locked);
+  });
+
+  it('the untouched grid, and Accept All, send no null for a field nobody chose', () => {
+    for (const rows of [initialRows(blanks), acceptAll(initialRows(blanks))]) {
+      expect(submission(rows)).toEqual({ included: ['verified', 'size', 'region'], values: { verified: false, size: null, region: null } });
+    }
+  });
+
+  it('the locked blank must be filled before anything is sent; the false boolean passes', () => {
+    const { included, values } = submission(initialRows(blanks));
+    const checked = checkDecisionValues(blanks, values, included);
+    expect(checked.ok ? [] : checked.issues.map((i) => [i.path, i.rule])).toEqual([['values.size', 'required']]);
+  });
+
+  it('a person who includes a blank row and clears it sends null on purpose', () => {
+    const rows = initialRows(blanks).map((r) => (r.key === 'phone' ? editProposed(r, null) : r));
+    expect(submission(rows).values).toHaveProperty('phone', null);
+  });
+});
+
 describe('initialRows', () => {
   it('builds the NorthMark grid in property order', () => {
     expect(initialRows(northmark)).toEqual([
-      { key: 'name', title: 'Name', proposed: 'NorthMark Strategies', included: true, locked: true },
-      { key: 'website', title: 'Website', proposed: 'https://www.northmarkstrategies.com/', included: true, locked: false },
-      { key: 'employeeCount', title: 'Number of Employees', proposed: 230, included: true, locked: false },
-      { key: 'institutionTypes', title: 'Institution Types', proposed: ['Asset Manager', 'Private Equity'], included: true, locked: false },
+      { key: 'name', title: 'Name', proposed: 'NorthMark Strategies', included: true, locked: true, chosen: true },
+      { key: 'website', title: 'Website', proposed: 'https://www.northmarkstrategies.com/', included: true, locked: false, chosen: true },
+      { key: 'employeeCount', title: 'Number of Employees', proposed: 230, included: true, locked: false, chosen: true },
+      { key: 'institutionTypes', title: 'Institution Types', proposed: ['Asset Manager', 'Private Equity'], included: true, locked: false, chosen: true },
     ]);
   });
 
   it('falls back to the key as title and null as proposed, and keeps locked rows included', () => {
     const rows = initialRows(update);
     expect(rows.map((r) => r.key)).toEqual(['name', 'phone', 'employees', 'tags', 'notes', 'industry']);
-    expect(rows.find((r) => r.key === 'phone')).toEqual({ key: 'phone', title: 'phone', proposed: '+1 555 0100', included: true, locked: true });
-    expect(rows.find((r) => r.key === 'notes')).toEqual({ key: 'notes', title: 'Notes', proposed: null, included: false, locked: false });
+    expect(rows.find((r) => r.key === 'phone')).toEqual({ key: 'phone', title: 'phone', proposed: '+1 555 0100', included: true, locked: true, chosen: true });
+    expect(rows.find((r) => r.key === 'notes')).toEqual({ key: 'notes', title: 'Notes', proposed: null, included: false, locked: false, chosen: false });
     expect(includedCount(rows)).toEqual({ included: 2, total: 6 });
   });
 
@@ -169,7 +227,8 @@ describe('header actions', () => {
   const rows = initialRows(update);
 
   it.each<[string, (r: readonly GridRow[]) => GridRow[], number]>([
-    ['accept all', acceptAll, 6],
+    // "notes" proposes nothing: including it would send null and clear the record's value.
+    ['accept all includes every row that proposes something', acceptAll, 5],
     ['reject all keeps locked rows', rejectAll, 1],
   ])('%s', (_name, action, count) => {
     const next = action(rows);
@@ -178,12 +237,20 @@ describe('header actions', () => {
     expect(includedCount(rows)).toEqual({ included: 2, total: 6 });
   });
 
-  it('restore proposed resets values and keeps inclusion', () => {
-    const edited = rows.map((r) => ({ ...r, proposed: 'edited', included: true }));
+  it('restore proposed resets values and keeps inclusion, except a row without default, which proposes nothing again', () => {
+    const edited = rows.map((r) => editProposed(r, 'edited'));
     const restored = restoreProposed(edited, update);
     expect(restored.map((r) => r.proposed)).toEqual(initialRows(update).map((r) => r.proposed));
-    expect(restored.every((r) => r.included)).toBe(true);
+    expect(restored.map((r) => [r.key, r.included, r.chosen])).toEqual([
+      ['name', true, true], ['phone', true, true], ['employees', true, true], ['tags', true, true], ['notes', false, false], ['industry', true, true],
+    ]);
     expect(edited.every((r) => r.proposed === 'edited')).toBe(true);
+  });
+
+  it('accept all after an edit includes the edited blank row: the person chose its value', () => {
+    const notes = rows.findIndex((r) => r.key === 'notes');
+    const next = acceptAll(rows.map((r, i) => (i === notes ? editProposed({ ...r, included: false }, 'call back') : r)));
+    expect(next[notes]).toMatchObject({ proposed: 'call back', included: true, chosen: true });
   });
 });
 

@@ -86,3 +86,17 @@ describe('a display template is bounded', () => {
     expect(JSON.stringify(result)).not.toContain(MARKER);
   });
 });
+
+describe('values from context are escaped; the template’s own formatting stays', () => {
+  it.each([
+    ['John <john@x.com>', 'John &lt;john@x.com&gt;'],
+    ['<script>alert(1)</script>', '&lt;script&gt;alert(1)&lt;/script&gt;'],
+    ['Tom & "Jerry"', 'Tom &amp; &#34;Jerry&#34;'],
+  ])('%s', async (name, escaped) => {
+    expect(await renderTemplate('<b>To:</b> {{ context.name }}', { name })).toEqual({ ok: true, html: `<b>To:</b> ${escaped}` });
+  });
+
+  it('escapes filter results too', async () => {
+    expect(await renderTemplate('{{ context.name | upcase }}', { name: '<i>x</i>' })).toEqual({ ok: true, html: '&lt;I&gt;X&lt;/I&gt;' });
+  });
+});

@@ -249,6 +249,37 @@ describe('validateValues', () => {
   });
 });
 
+describe('property names an agent may choose', () => {
+  // JSON.parse keeps "__proto__" as an own key, as a JSON-RPC body does; an object literal would set the prototype.
+  const withProto = (rest = '') => JSON.parse(`{"type":"object","properties":{"__proto__":{"type":"string"}${rest}}}`) as unknown;
+
+  it('refuses "__proto__" by name instead of losing it (zod leaves it out of a parsed record)', () => {
+    const r = checkRequestedSchema(withProto(',"b":{"type":"string"}'));
+    expect(issuesOf(r).map((i) => [i.path, i.rule])).toEqual([['requestedSchema.properties.__proto__', 'reserved_name']]);
+    expect(issuesOf(r)[0]?.message).toMatch(/rename the property/);
+  });
+
+  it('reports "__proto__" beside the other problems of a schema', () => {
+    const r = checkRequestedSchema(withProto(',"b":{"type":"strin"}'));
+    expect(issuesOf(r).map((i) => i.rule)).toEqual(['reserved_name', 'type']);
+  });
+
+  const names = ['constructor', 'toString', 'hasOwnProperty', 'valueOf'] as const;
+  const schema = mustParse(obj(Object.fromEntries(names.map((n) => [n, { type: 'string' }])), { required: [...names] }));
+
+  it.each(names)('a missing %s is missing, not the Object.prototype member of that name', (name) => {
+    const values = Object.fromEntries(names.filter((n) => n !== name).map((n) => [n, 'x']));
+    expect(issuesOf(validateValues(schema, values)).map((i) => [i.path, i.rule])).toEqual([[`values.${name}`, 'required']]);
+  });
+
+  it('keeps a value named "__proto__" as an own key when a schema holding one reaches it', () => {
+    const hand = { type: 'object', properties: JSON.parse('{"__proto__":{"type":"string"}}') as RequestedSchema['properties'] } as const;
+    const r = validateValues(hand, JSON.parse('{"__proto__":"kept"}'));
+    expect(r.ok && Object.hasOwn(r.values, '__proto__') && r.values.__proto__).toBe('kept');
+    expect(r.ok && Object.getPrototypeOf(r.values)).toBe(Object.prototype);
+  });
+});
+
 describe('formatIssues', () => {
   it('joins and clips', () => {
     const issues = Array.from({ length: 12 }, (_, i) => ({ path: `p${i}`, rule: 'x', message: `m${i}` }));

@@ -1,6 +1,7 @@
 import { useId, useMemo, useState } from 'preact/hooks';
 import { checkDecisionValues, type ApprovalRequest } from '../../../shared/approval-input.js';
 import { propertyKind, type RequestedSchema } from '../../../shared/requested-schema.js';
+import { fieldMessages } from './decision-feedback.js';
 import type { RequestRow } from '../../db/rows.js';
 import type { BackgroundClient } from '../../messages.js';
 import { FieldEditor } from './field-editor.js';
@@ -11,16 +12,19 @@ import { useReview } from './use-review.js';
 import { VisibleText } from '../visible-text.js';
 import './review.css';
 
-function initialValues(schema: RequestedSchema | null): Record<string, unknown> {
-  if (!schema) return {};
-  return Object.fromEntries(
-    Object.entries(schema.properties).map(([key, p]) => {
-      // An unticked box reads as "no" to a reviewer, so it must not be submitted as "left empty".
-      const fallback = propertyKind(p) === 'boolean' ? false : null;
-      return [key, p.default ?? fallback];
-    }),
-  );
+/** Keyed by the agent's property names, hence a Map; a refused attempt's values win over the defaults. */
+function initialValues(schema: RequestedSchema | null, attempt: Readonly<Record<string, unknown>> | undefined): Map<string, unknown> {
+  if (!schema) return new Map();
+  return new Map(Object.entries(schema.properties).map(([key, p]) => {
+    if (attempt && Object.hasOwn(attempt, key)) return [key, attempt[key]];
+    // An unticked box reads as "no" to a reviewer, so it must not be submitted as "left empty".
+    const fallback = propertyKind(p) === 'boolean' ? false : null;
+    return [key, p.default ?? fallback];
+  }));
 }
+
+const JSON_HINTS = { ok: 'approves', cancel: 'rejects' };
+const FORM_HINTS = { ok: 'approves: sends the form', cancel: 'rejects: sends nothing' };
 
 /** Context as text: JSON.stringify output rendered as a string child is never parsed as markup. */
 function contextText(context: unknown): string {
@@ -39,19 +43,20 @@ export function ApprovalReview({ row, request, client, onDone }: {
 }) {
   const schema = request.mode === 'json' ? null : request.requestedSchema;
   const keys = useMemo(() => (schema ? Object.keys(schema.properties) : []), [schema]);
-  const [values, setValues] = useState<Record<string, unknown>>(() => ({ ...initialValues(schema), ...refusedAttempt(row)?.values }));
+  const [values, setValues] = useState<ReadonlyMap<string, unknown>>(() => initialValues(schema, refusedAttempt(row)?.values));
   const id = useId();
   const review = useReview(row, keys, client, onDone, () => {
     // A json-mode approval carries no values; a form's are checked (and normalized) before they leave.
     if (!schema) return { ok: true, payload: {} };
-    const checked = checkDecisionValues(request, values);
+    // fromEntries defines own keys, so every name the agent chose stays a plain value.
+    const checked = checkDecisionValues(request, Object.fromEntries(values));
     return checked.ok ? { ok: true, payload: { values: checked.values } } : checked;
   });
   const { issues } = review;
 
   const edit = (key: string, v: unknown) => {
-    setValues((prev) => ({ ...prev, [key]: v }));
-    review.clearIssue(key);
+    setValues((prev) => new Map(prev).set(key, v));
+    if (schema) review.showFieldMessages(new Map([[key, fieldMessages(schema, key, v)]]));
   };
 
   const showContext = request.mode !== 'form';
@@ -71,7 +76,7 @@ export function ApprovalReview({ row, request, client, onDone }: {
           {Object.entries(schema.properties).map(([key, p], i) => {
             const title = p.title ?? key;
             const inputId = `${id}-field-${i}`;
-            const errors = issues.byKey[key];
+            const errors = issues.byKey.get(key);
             const errorId = `${id}-error-${i}`;
             const descId = `${id}-desc-${i}`;
             const describedBy = [p.description ? descId : '', errors ? errorId : ''].filter(Boolean).join(' ');
@@ -86,7 +91,7 @@ export function ApprovalReview({ row, request, client, onDone }: {
                 <FieldEditor
                   id={inputId}
                   schema={p}
-                  value={values[key]}
+                  value={values.get(key)}
                   label={title}
                   required={isRequired}
                   invalid={errors !== undefined}
@@ -100,7 +105,7 @@ export function ApprovalReview({ row, request, client, onDone }: {
         </div>
       )}
 
-      <ReviewFooter {...review.footer} labels={request.labels} />
+      <ReviewFooter {...review.footer} labels={request.labels} hints={schema ? FORM_HINTS : JSON_HINTS} />
     </section>
   );
 }

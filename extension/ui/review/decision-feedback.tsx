@@ -1,5 +1,6 @@
 import { useCallback, useRef, useState } from 'preact/hooks';
-import type { FieldIssue } from '../../../shared/requested-schema.js';
+import { ownEntry } from '../../../shared/own-entry.js';
+import { validateValues, type FieldIssue, type RequestedSchema } from '../../../shared/requested-schema.js';
 import type { LocalOutcome, RefusalReason } from '../../db/rows.js';
 import type { BackgroundClient, DecideReply, Decision } from '../../messages.js';
 import { VisibleText } from '../visible-text.js';
@@ -51,7 +52,8 @@ function interpretReply(reply: DecideReply): ReplyOutcome {
   }
 }
 
-export interface SplitIssues { byKey: Record<string, string[]>; general: string[] }
+/** Field messages keyed by property name: a Map, since agents choose the names ("constructor", "toString"…). */
+export interface SplitIssues { byKey: ReadonlyMap<string, readonly string[]>; general: string[] }
 
 function keyOfPath(path: string, keys: readonly string[]): string | undefined {
   let best: string | undefined;
@@ -64,22 +66,37 @@ function keyOfPath(path: string, keys: readonly string[]): string | undefined {
   return best;
 }
 
+/** An issue as shown next to its field: the path is already said by where it appears; "required but null" is for agents. */
+function fieldText(issue: FieldIssue): string {
+  const prefix = `${issue.path}: `;
+  if (issue.rule === 'required') return 'Required.';
+  return issue.message.startsWith(prefix) ? issue.message.slice(prefix.length) : issue.message;
+}
+
 /** Sorts issues to their field (paths `values.<key>…`); the rest are shown as a general list. */
 export function splitIssues(issues: readonly FieldIssue[], keys: readonly string[]): SplitIssues {
-  const byKey: Record<string, string[]> = {};
+  const byKey = new Map<string, string[]>();
   const general: string[] = [];
   for (const issue of issues) {
     const key = keyOfPath(issue.path, keys);
-    if (key === undefined) {
-      general.push(issue.message);
-      continue;
-    }
-    // The path is already said by where the message appears; "required but null" is written for agents, not people.
-    const prefix = `${issue.path}: `;
-    const text = issue.rule === 'required' ? 'Required.' : issue.message.startsWith(prefix) ? issue.message.slice(prefix.length) : issue.message;
-    (byKey[key] ??= []).push(text);
+    if (key === undefined) general.push(issue.message);
+    else byKey.set(key, [...(byKey.get(key) ?? []), fieldText(issue)]);
   }
   return { byKey, general };
+}
+
+// Only number and date inputs report input they cannot read (a string field's is a date or a date-time).
+const UNREADABLE: Partial<Record<string, string>> = { string: 'Not a complete date or time.', number: 'Not a number.', integer: 'Not a number.' };
+
+/**
+ * What the shared validator says about one field's value, as the person types (the same check the submit runs, so the
+ * messages agree). NaN is an editor's "cannot read what is typed" (a half-typed number or date), said plainly.
+ */
+export function fieldMessages(schema: RequestedSchema, key: string, value: unknown): string[] {
+  if (typeof value === 'number' && Number.isNaN(value)) return [UNREADABLE[ownEntry(schema.properties, key)?.type ?? 'number'] ?? 'Not a number.'];
+  // A computed key defines an own property, whatever the name.
+  const checked = validateValues(schema, { [key]: value }, { only: [key] });
+  return checked.ok ? [] : checked.issues.map(fieldText);
 }
 
 interface DecisionState {

@@ -1,12 +1,16 @@
-import { useId, useMemo, useState } from 'preact/hooks';
+import { useId, useMemo, useRef, useState } from 'preact/hooks';
 import type { ProposalRequest } from '../../../shared/approval-input.js';
 import { checkDecisionValues } from '../../../shared/approval-input.js';
+import { convertForField } from '../../../shared/convert-value.js';
+import { ownEntry } from '../../../shared/own-entry.js';
 import {
-  acceptAll, includedCount, initialRows, isEmptyValue, rejectAll, restoreCurrent, restoreProposed, resumeRows, sourceDiffers,
-  submission, useSource as takeSource, type GridRow,
+  acceptAll, editProposed, includedCount, initialRows, isEmptyValue, rejectAll, restoreCurrent, restoreProposed, resumeRows,
+  sourceDiffers, submission, useSource as takeSource, type GridRow,
 } from '../../../shared/proposal-grid.js';
+import type { PropertySchema } from '../../../shared/requested-schema.js';
 import type { RequestRow } from '../../db/rows.js';
 import type { BackgroundClient } from '../../messages.js';
+import { fieldMessages } from './decision-feedback.js';
 import { displayValue } from './display-value.js';
 import { FieldEditor } from './field-editor.js';
 import { ReviewFooter } from './review-footer.js';
@@ -16,6 +20,11 @@ import { useReview } from './use-review.js';
 import { revealHidden } from '../../../shared/visible-text.js';
 import { VisibleText } from '../visible-text.js';
 import './review.css';
+
+const HINTS = { ok: 'approves: sends the included fields', cancel: 'rejects: changes nothing' };
+
+/** A double-click that could not copy: which cell (row index; column index, Current after the sources) and why. */
+interface Refusal { row: number; column: number; reason: string }
 
 export function ProposalReview({ row, request, client, onDone }: {
   row: RequestRow;
@@ -28,22 +37,54 @@ export function ProposalReview({ row, request, client, onDone }: {
     const attempt = refusedAttempt(row);
     return attempt ? resumeRows(initialRows(request), attempt) : initialRows(request);
   });
+  // Changes build on the newest rows even before the re-render that shows them (two events in one frame).
+  const latest = useRef(rows);
   const id = useId();
   const review = useReview(row, keys, client, onDone, () => {
-    const { included: keysIncluded, values } = submission(rows);
+    const { included: keysIncluded, values } = submission(latest.current);
     const checked = checkDecisionValues(request, values, keysIncluded);
     return checked.ok ? { ok: true, payload: { values, included: keysIncluded } } : checked;
   });
   const { issues } = review;
   const { included, total } = includedCount(rows);
+  const [refusal, setRefusal] = useState<Refusal | null>(null);
 
-  const update = (i: number, next: (r: GridRow) => GridRow, clearIssue = false) => {
-    setRows((prev) => prev.map((r, j) => (j === i ? next(r) : r)));
-    const key = rows[i]?.key;
-    if (clearIssue && key !== undefined) review.clearIssue(key);
+  /**
+   * Every change to the grid goes through here, so the messages next to the fields follow what would be sent: a row
+   * that is (or stays) included with a new value is checked by the shared validator at once, one left out loses its.
+   */
+  const commit = (next: GridRow[]) => {
+    const prev = latest.current;
+    const checks = new Map<string, string[]>();
+    next.forEach((n, i) => {
+      const before = prev[i];
+      if (!n.included) {
+        if (before?.included) checks.set(n.key, []);
+      } else if (!before?.included || before.proposed !== n.proposed) {
+        checks.set(n.key, fieldMessages(request.requestedSchema, n.key, n.proposed));
+      }
+    });
+    latest.current = next;
+    setRows(next);
+    setRefusal(null);
+    review.showFieldMessages(checks);
+  };
+  const update = (i: number, next: (r: GridRow) => GridRow) => commit(latest.current.map((r, j) => (j === i ? next(r) : r)));
+
+  /** Double-click: the cell's value converted to the field's type, or the reason it cannot be, shown in the cell. */
+  const copyCell = (i: number, column: number, schema: PropertySchema, value: unknown, take: (g: GridRow, v: unknown) => GridRow) => {
+    const converted = convertForField(schema, value);
+    if (!converted.ok) {
+      setRefusal({ row: i, column, reason: converted.reason });
+      return;
+    }
+    update(i, (g) => take(g, converted.value));
   };
 
   const { sources, current: currentColumn } = request.columns;
+  const refusalIn = (i: number, column: number) => (refusal?.row === i && refusal.column === column ? (
+    <div class="copy-refusal" role="alert">Not copied: <VisibleText text={refusal.reason} />.</div>
+  ) : null);
 
   return (
     <section class="review proposal-review" ref={review.root}>
@@ -51,9 +92,9 @@ export function ProposalReview({ row, request, client, onDone }: {
       {row.renderedTemplate !== null && <SafeHtml html={row.renderedTemplate} />}
 
       <div class="grid-actions">
-        <button type="button" onClick={() => setRows(acceptAll(rows))}>Accept All</button>
-        <button type="button" onClick={() => setRows(rejectAll(rows))}>Reject All</button>
-        <button type="button" onClick={() => { setRows(restoreProposed(rows, request)); review.clearFieldIssues(); }}>Restore Proposed</button>
+        <button type="button" onClick={() => commit(acceptAll(latest.current))}>Accept All</button>
+        <button type="button" onClick={() => commit(rejectAll(latest.current))}>Reject All</button>
+        <button type="button" onClick={() => commit(restoreProposed(latest.current, request))}>Restore Proposed</button>
         <span class="counter" aria-live="polite">{included} of {total} included</span>
       </div>
 
@@ -77,18 +118,18 @@ export function ProposalReview({ row, request, client, onDone }: {
           </thead>
           <tbody>
             {rows.map((r, i) => {
-              const schema = request.requestedSchema.properties[r.key];
+              const schema = ownEntry(request.requestedSchema.properties, r.key);
               if (!schema) return null;
-              const field = request.fields[r.key];
+              const field = ownEntry(request.fields, r.key);
               const current = field?.current ?? null;
-              const errors = issues.byKey[r.key];
+              const errors = issues.byKey.get(r.key);
               const errorId = `${id}-error-${i}`;
               const title = revealHidden(r.title);
               return (
                 <tr key={r.key} class={r.included ? 'included' : 'excluded'}>
                   <th scope="row"><VisibleText text={r.title} /></th>
-                  {sources.map((s) => {
-                    const value = field?.sources[s.key];
+                  {sources.map((s, column) => {
+                    const value = ownEntry(field?.sources, s.key);
                     const has = value !== undefined && value !== null;
                     return (
                       <td
@@ -96,9 +137,10 @@ export function ProposalReview({ row, request, client, onDone }: {
                         class={`source${sourceDiffers(value, current) ? ' differs' : ''}`}
                         aria-label={`${revealHidden(s.label)}: ${title}`}
                         title={has ? 'Double-click to use as proposed value.' : undefined}
-                        onDblClick={has ? () => update(i, (g) => takeSource(g, value), true) : undefined}
+                        onDblClick={has ? () => copyCell(i, column, schema, value, takeSource) : undefined}
                       >
                         <VisibleText text={displayValue(schema, value)} />
+                        {refusalIn(i, column)}
                       </td>
                     );
                   })}
@@ -109,9 +151,10 @@ export function ProposalReview({ row, request, client, onDone }: {
                       class="current"
                       aria-label={`${revealHidden(currentColumn.label)}: ${title}`}
                       title="Double-click to restore the current value."
-                      onDblClick={() => update(i, (g) => restoreCurrent(g, current), true)}
+                      onDblClick={() => copyCell(i, sources.length, schema, current, restoreCurrent)}
                     >
                       <VisibleText text={displayValue(schema, current)} />
+                      {refusalIn(i, sources.length)}
                     </td>
                   )}
                   <td class="proposed">
@@ -121,7 +164,7 @@ export function ProposalReview({ row, request, client, onDone }: {
                       label={`Proposed ${r.title}`}
                       invalid={errors !== undefined}
                       describedBy={errors ? errorId : undefined}
-                      onChange={(v) => update(i, (g) => ({ ...g, proposed: v, included: true }), true)}
+                      onChange={(v) => update(i, (g) => editProposed(g, v))}
                     />
                     {errors && <div id={errorId} class="field-error"><VisibleText text={errors.join(' ')} /></div>}
                   </td>
@@ -145,7 +188,7 @@ export function ProposalReview({ row, request, client, onDone }: {
         </table>
       </div>
 
-      <ReviewFooter {...review.footer} labels={request.labels} />
+      <ReviewFooter {...review.footer} labels={request.labels} hints={HINTS} />
     </section>
   );
 }

@@ -1,3 +1,4 @@
+import { useId } from 'preact/hooks';
 import type { ReviewLabels } from '../../../shared/approval-input.js';
 import { ConfirmCancel } from './confirm-cancel.js';
 import { FeedbackView, GeneralIssues, type Feedback } from './decision-feedback.js';
@@ -9,6 +10,8 @@ interface ReviewFooterProps {
   onComment(text: string): void;
   feedback: Feedback | null;
   labels: ReviewLabels;
+  /** What each button does, in fixed words: the agent's labels only rename them (seed 004) and may say anything. */
+  hints: { ok: string; cancel: string };
   frozen: boolean;
   onOk(): void;
   onCancel(): void;
@@ -18,6 +21,8 @@ interface ReviewFooterProps {
 
 /** What every review ends with, the same for approvals and proposals: issues, comment, feedback, the two buttons. */
 export function ReviewFooter(p: ReviewFooterProps) {
+  const okHint = useId();
+  const cancelHint = useId();
   return (
     <>
       <GeneralIssues issues={p.generalIssues} />
@@ -30,8 +35,10 @@ export function ReviewFooter(p: ReviewFooterProps) {
       <FeedbackView feedback={p.feedback} />
 
       <footer class="review-footer">
-        <button type="button" class="primary" disabled={p.frozen} onClick={p.onOk}><VisibleText text={p.labels.ok} /></button>
-        <button type="button" disabled={p.frozen} onClick={p.onCancel}><VisibleText text={p.labels.cancel} /></button>
+        <button type="button" class="primary" aria-describedby={okHint} disabled={p.frozen} onClick={p.onOk}><VisibleText text={p.labels.ok} /></button>
+        <span id={okHint} class="button-hint">{p.hints.ok}</span>
+        <button type="button" aria-describedby={cancelHint} disabled={p.frozen} onClick={p.onCancel}><VisibleText text={p.labels.cancel} /></button>
+        <span id={cancelHint} class="button-hint">{p.hints.cancel}</span>
         <span class="muted hint">Ctrl+Enter submits · Esc cancels</span>
       </footer>
 

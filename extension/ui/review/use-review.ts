@@ -7,7 +7,7 @@ import { splitIssues, useDecision, type SplitIssues } from './decision-feedback.
 import { refusedAttempt } from './refused-attempt.js';
 import { useReviewKeys } from './use-review-keys.js';
 
-const NO_ISSUES: SplitIssues = { byKey: {}, general: [] };
+const NO_ISSUES: SplitIssues = { byKey: new Map(), general: [] };
 
 /** What the person submits once the local check passed: the form's part of the decision. */
 type Checked = { ok: true; payload: Pick<Decision, 'values' | 'included'> } | { ok: false; issues: FieldIssue[] };
@@ -37,13 +37,21 @@ export function useReview(row: RequestRow, keys: readonly string[], client: Back
     if (found.length) setFocusInvalid((n) => n + 1);
   };
 
-  /** Only the edited field's message goes: the others still describe values that have not changed. */
-  const clearIssue = (key: string) => {
-    if (!issues.byKey[key]) return;
-    const { [key]: _gone, ...rest } = issues.byKey;
-    setIssues({ ...issues, byKey: rest });
+  /**
+   * The live check of the fields that changed (an empty list clears a field's messages); the others keep theirs, which
+   * still describe values that have not changed.
+   */
+  const showFieldMessages = (updates: ReadonlyMap<string, readonly string[]>) => {
+    if (updates.size === 0) return;
+    setIssues((prev) => {
+      const byKey = new Map(prev.byKey);
+      for (const [key, messages] of updates) {
+        if (messages.length) byKey.set(key, messages);
+        else byKey.delete(key);
+      }
+      return { ...prev, byKey };
+    });
   };
-  const clearFieldIssues = () => setIssues({ ...issues, byKey: {} });
 
   const cleanComment = comment.trim();
   const withComment = cleanComment ? { comment: cleanComment } : {};
@@ -75,8 +83,7 @@ export function useReview(row: RequestRow, keys: readonly string[], client: Back
   return {
     root,
     issues,
-    clearIssue,
-    clearFieldIssues,
+    showFieldMessages,
     footer: {
       generalIssues: issues.general,
       comment,

@@ -1,5 +1,5 @@
 import type { CallToolResult } from '@modelcontextprotocol/server';
-import { z } from 'zod';
+import * as z from 'zod';
 import type { Answer, ServiceErrorCode } from '../../../shared/approval-calls.js';
 import { structured } from '../tool-result.js';
 

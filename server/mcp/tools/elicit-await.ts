@@ -1,4 +1,4 @@
-import { z } from 'zod';
+import * as z from 'zod';
 import { clamp } from '../../../shared/limits.js';
 import { startProgress } from '../host-elicitation.js';
 import { answerResult, ElicitationIdSchema } from './approval-answers.js';

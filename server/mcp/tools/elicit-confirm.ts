@@ -1,4 +1,4 @@
-import { z } from 'zod';
+import * as z from 'zod';
 import { confirmRequestedSchema, mapConfirm } from '../../../shared/confirm.js';
 import { elicitFromHost } from '../host-elicitation.js';
 import { structured } from '../tool-result.js';

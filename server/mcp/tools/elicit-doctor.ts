@@ -1,5 +1,5 @@
 import type { ServerContext } from '@modelcontextprotocol/server';
-import { z } from 'zod';
+import * as z from 'zod';
 import type { ProbeObservation } from '../../../shared/doctor-verdict.js';
 import { classifyProbe, deriveSupport } from '../../../shared/doctor-verdict.js';
 import type { RequestedSchema } from '../../../shared/requested-schema.js';

@@ -1,4 +1,4 @@
-import { z } from 'zod';
+import * as z from 'zod';
 import { clamp } from '../../../shared/limits.js';
 import { checkRequestedSchema } from '../../../shared/requested-schema.js';
 import { elicitFromHost } from '../host-elicitation.js';

@@ -1,4 +1,4 @@
-import { z } from 'zod';
+import * as z from 'zod';
 import { ElicitProposalInputSchema, checkProposalInput } from '../../../shared/approval-input.js';
 import { createReviewRequest } from './review-request.js';
 import type { ToolDefinition } from './tool.js';

@@ -1,4 +1,4 @@
-import { z } from 'zod';
+import * as z from 'zod';
 import { answerResult, ElicitationIdSchema } from './approval-answers.js';
 import type { ToolDefinition } from './tool.js';
 

@@ -7,7 +7,6 @@ import type { Session } from '../session.js';
 import { hostView } from '../session.js';
 import { invalidArguments, refusal } from '../tool-result.js';
 import { answerResult } from './approval-answers.js';
-import { renderTemplate } from '../../approvals/render-template.js';
 
 type Checked<T> = { ok: true; request: T; displayTemplate: string | null } | { ok: false; issues: FieldIssue[] };
 
@@ -29,6 +28,8 @@ export async function createReviewRequest<T extends ReviewRequest>(
   if (!checked.ok) return invalidArguments(checked.issues, 'Fix the named field and call again; nothing was sent to the reviewer.');
   let renderedTemplate: string | null = null;
   if (checked.displayTemplate !== null) {
+    // LiquidJS is loaded only for a request that has a template.
+    const { renderTemplate } = await import('../../approvals/render-template.js');
     const rendered = await renderTemplate(checked.displayTemplate, checked.request.context);
     if (!rendered.ok) return refusal('invalid_arguments', `displayTemplate: the LiquidJS template was refused: ${rendered.error}`, 'Fix the template and call again.');
     renderedTemplate = rendered.html;

@@ -1,0 +1,181 @@
+import type { ApprovalRequest, ProposalRequest } from '../../shared/approval-input.js';
+import type { PropertySchema } from '../../shared/requested-schema.js';
+import type { LocalOutcome, RequestRow } from '../db/rows.js';
+import { dateTime } from './format-time.js';
+import { decisionSummary } from './history-decision.js';
+import { KIND_LABEL } from './labels.js';
+import { REFUSAL_TEXT } from './review/decision-feedback.js';
+import { displayValue } from './review/display-value.js';
+import { SafeHtml } from './review/safe-html.js';
+import { VisibleText } from './visible-text.js';
+import './review/review.css';
+import './history.css';
+
+/** One field of a past proposal: what was proposed, what went to the agent, and whether it was included. */
+export interface FieldLine {
+  key: string;
+  schema: PropertySchema;
+  current: unknown;
+  proposed: unknown;
+  /** What was sent for it; undefined when nothing was (not included, rejected, or not known here). */
+  submitted: unknown;
+  /** null when there is no answer: the proposal was rejected, or decided where this browser could not see it. */
+  included: boolean | null;
+  /** Sent with another value than the one proposed: the person changed it. */
+  edited: boolean;
+}
+
+function sameValue(a: unknown, b: unknown): boolean {
+  try {
+    return JSON.stringify(a) === JSON.stringify(b);
+  } catch {
+    return false;
+  }
+}
+
+/**
+ * A past proposal field by field, in the schema's order. Keys are the agent's: every lookup goes through a Map, so a
+ * field named `constructor` or `__proto__` is a field like any other.
+ */
+export function proposalLines(request: ProposalRequest, outcome: LocalOutcome | undefined): FieldLine[] {
+  const fields = new Map(Object.entries(request.fields));
+  const values = new Map(Object.entries(outcome?.values ?? {}));
+  const approved = outcome?.decision === 'approved';
+  // A decision recorded without the list (older rows) included exactly what it sent.
+  const included = approved ? new Set(outcome.included ?? values.keys()) : null;
+  return Object.entries(request.requestedSchema.properties).map(([key, schema]) => {
+    const isIncluded = included === null ? null : included.has(key);
+    const submitted = isIncluded ? values.get(key) : undefined;
+    return {
+      key,
+      schema,
+      current: fields.get(key)?.current ?? null,
+      proposed: schema.default,
+      submitted,
+      included: isIncluded,
+      edited: isIncluded === true && !sameValue(submitted, schema.default),
+    };
+  });
+}
+
+function json(value: unknown): string {
+  try {
+    return JSON.stringify(value, null, 2) ?? String(value);
+  } catch {
+    // A value too deep to print still shows that it is there.
+    return '(this value cannot be shown: it is nested too deeply)';
+  }
+}
+
+function Value({ schema, value }: { schema: PropertySchema | undefined; value: unknown }) {
+  const text = displayValue(schema, value);
+  return text === '' ? <span class="muted">(blank)</span> : <VisibleText text={text} />;
+}
+
+function ProposalFields({ request, outcome }: { request: ProposalRequest; outcome: LocalOutcome | undefined }) {
+  const lines = proposalLines(request, outcome);
+  return (
+    <table class="history-fields" aria-label="Fields">
+      <thead>
+        <tr>
+          <th scope="col">Field</th>
+          <th scope="col"><VisibleText text={request.columns.current.label} /></th>
+          <th scope="col">Proposed</th>
+          <th scope="col">Submitted</th>
+          <th scope="col">Included</th>
+        </tr>
+      </thead>
+      <tbody>
+        {lines.map((line) => (
+          <tr key={line.key} class={line.included === false ? 'excluded' : undefined}>
+            <th scope="row"><VisibleText text={line.schema.title ?? line.key} /></th>
+            <td><Value schema={line.schema} value={line.current} /></td>
+            <td><Value schema={line.schema} value={line.proposed} /></td>
+            <td>
+              {line.included ? (
+                <>
+                  <Value schema={line.schema} value={line.submitted} />
+                  {line.edited && <span class="edited"> (edited)</span>}
+                </>
+              ) : <span class="muted">not sent</span>}
+            </td>
+            <td>{line.included === null ? '—' : line.included ? 'Included' : 'Not included'}</td>
+          </tr>
+        ))}
+      </tbody>
+    </table>
+  );
+}
+
+function FormFields({ request, outcome }: { request: ApprovalRequest; outcome: LocalOutcome | undefined }) {
+  const properties = Object.entries(request.requestedSchema?.properties ?? {});
+  if (properties.length === 0) return null;
+  const values = new Map(Object.entries(outcome?.values ?? {}));
+  const sent = outcome?.decision === 'approved';
+  return (
+    <table class="history-fields" aria-label="Fields">
+      <thead><tr><th scope="col">Field</th><th scope="col">Submitted</th></tr></thead>
+      <tbody>
+        {properties.map(([key, schema]) => (
+          <tr key={key}>
+            <th scope="row"><VisibleText text={schema.title ?? key} /></th>
+            <td>{sent && values.has(key) ? <Value schema={schema} value={values.get(key)} /> : <span class="muted">not sent</span>}</td>
+          </tr>
+        ))}
+      </tbody>
+    </table>
+  );
+}
+
+function Delivery({ row }: { row: RequestRow }) {
+  if (row.delivery === 'queued') return <p role="status">Waiting for the hub to deliver this decision.</p>;
+  if (!row.refusal) return null;
+  return (
+    <div class="error">
+      <p>The hub did not take this browser's decision: {REFUSAL_TEXT[row.refusal.reason]}</p>
+      {row.refusal.issues && row.refusal.issues.length > 0 && (
+        <ul>{row.refusal.issues.map((issue, n) => <li key={n}><VisibleText text={issue.message} /></li>)}</ul>
+      )}
+    </div>
+  );
+}
+
+/** A past request, read-only: what the agent asked, what the person decided, when, and what the agent received. */
+export function HistoryDetail({ row }: { row: RequestRow }) {
+  const { request, outcome } = row;
+  const summary = decisionSummary(row);
+  const decidedHere = outcome !== undefined && row.delivery !== 'refused';
+  return (
+    <section class="history-detail request-detail">
+      <h2><VisibleText text={row.message} /></h2>
+      <dl aria-label="Request">
+        <dt>Decision</dt>
+        <dd>
+          <span class={`verdict verdict-${summary.verdict}`}>{summary.label}</span>
+          {summary.note && <span class="muted"> · {summary.note}</span>}
+        </dd>
+        <dt>Kind</dt><dd>{KIND_LABEL[row.kind]}{request.kind === 'approval' ? ` (${request.mode})` : ''}</dd>
+        <dt>Agent</dt><dd><VisibleText text={row.agent} /> <span class="muted">(pid {row.requester.pid})</span></dd>
+        <dt>Created</dt><dd>{dateTime(row.createdAt)}</dd>
+        {row.decidedAt !== undefined && <><dt>Decided</dt><dd>{dateTime(row.decidedAt)}</dd></>}
+        {outcome?.comment && <><dt>Comment</dt><dd><VisibleText text={outcome.comment} /></dd></>}
+      </dl>
+      {row.renderedTemplate !== null && <SafeHtml html={row.renderedTemplate} />}
+      {!decidedHere && (summary.verdict === 'approved' || summary.verdict === 'rejected' || summary.verdict === 'unknown') && (
+        <p class="muted">Decided by another reviewer: what was submitted is not known in this browser.</p>
+      )}
+      {request.kind === 'proposal' ? <ProposalFields request={request} outcome={decidedHere ? outcome : undefined} /> : (
+        <>
+          <FormFields request={request} outcome={decidedHere ? outcome : undefined} />
+          {request.context !== null && (
+            <>
+              <h3>Context</h3>
+              <pre class="context-json" aria-label="Context"><VisibleText text={json(request.context)} /></pre>
+            </>
+          )}
+        </>
+      )}
+      <Delivery row={row} />
+    </section>
+  );
+}

@@ -1,0 +1,26 @@
+import type { Answer, ApprovalMethod, ApprovalService, CallParams, CallResult } from '../shared/approval-calls.js';
+
+interface Closable extends ApprovalService {
+  close(): Promise<void>;
+}
+
+/**
+ * The approval machinery (role election, hub, relay, engine, store, their schemas) loaded on the first approval call
+ * instead of at start: most sessions never make one, and a host spawns a server per session, so what is not loaded
+ * is memory and start-up time saved every time (measured: idle RSS 78 → ~68 MB).
+ */
+export class LazyApprovals implements ApprovalService {
+  private loaded: Promise<Closable> | undefined;
+
+  constructor(private readonly load: () => Promise<Closable>) {}
+
+  call<M extends ApprovalMethod>(method: M, params: CallParams<M>, signal?: AbortSignal): Promise<Answer<CallResult<M>>> {
+    this.loaded ??= this.load();
+    return this.loaded.then((service) => service.call(method, params, signal));
+  }
+
+  /** Closes what was loaded, if anything was. */
+  async close(): Promise<void> {
+    await (await this.loaded?.catch(() => undefined))?.close();
+  }
+}
