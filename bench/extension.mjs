@@ -1,6 +1,6 @@
-// The extension in headless Chromium against the real server and hub: create → popup inbox, a 100-field proposal's
-// render, the first history page over 100,000 rows, the export of those rows (JSON Lines and CSV), and the popup
-// bundle's gzipped size.
+// The extension in headless Chromium against the real server and hub: create → popup inbox, an extension-routed
+// confirm from call to result, a 100-field proposal's render, the first history page over 100,000 rows, the export of
+// those rows (JSON Lines and CSV), and the popup bundle's gzipped size.
 /* global window, document, location, indexedDB, MutationObserver, requestAnimationFrame -- page.evaluate bodies run in the popup */
 import { execFileSync } from 'node:child_process';
 import { existsSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
@@ -17,6 +17,7 @@ const EXTENSION_DIR = fileURLToPath(new URL('../.output/chrome-mv3', import.meta
 const CHROMIUM = process.env.CHROME_PATH ?? '/usr/bin/chromium';
 const UI_TIMEOUT = 15_000;
 const INBOX_SAMPLES = 50;
+const CONFIRM_SAMPLES = 50;
 const PROPOSAL_FIELDS = 100;
 const PROPOSAL_RUNS = 5;
 const HISTORY_ROWS = Number(process.env.ELICITLY_BENCH_HISTORY_ROWS ?? 100_000); // lower it only to iterate on the other measures quickly
@@ -239,6 +240,62 @@ export async function extension() {
     }
     line(table, `create → in open popup inbox (p50 of ${INBOX_SAMPLES})`, `p50 ${ms(pct(inbox, 50))}, p95 ${ms(pct(inbox, 95))}, max ${ms(Math.max(...inbox))}`, '≤ 150 ms p50', pct(inbox, 50), 150);
     if (inboxLost) notes.push(`${inboxLost} of ${INBOX_SAMPLES} inbox samples never appeared within 10 s`);
+
+    // 1b. An extension-routed confirm, as the agent lives it: elicit_confirm is called (this client shows no dialog, so
+    // `auto` sends it to the extension) → the question is in the open popup's inbox → the person opens it and clicks
+    // Yes (clicked from inside the page, so no automation latency is counted) → the tool call returns.
+    const confirmTotal = [];
+    const confirmSeen = [];
+    const confirmAfterClick = [];
+    let confirmLost = 0;
+    for (let i = 0; i < CONFIRM_SAMPLES; i++) {
+      const message = `Bench confirm ${nonce} sample ${String(i).padStart(3, '0')} ok?`;
+      if (!popup.url().endsWith('#/inbox')) await popup.evaluate(() => (location.hash = '#/inbox'));
+      await popup.evaluate((m) => window.__benchWant.add(m), message);
+      const t0 = Date.now();
+      const pending = client.callTool({ name: 'elicit_confirm', arguments: { question: message } }, { timeout: 60_000 });
+      try {
+        const seen = await (await popup.waitForFunction((m) => window.__benchSeen[m], message, { timeout: 10_000, polling: 10 })).jsonValue();
+        const clicked = await popup.evaluate(({ message, timeout }) => new Promise((resolve) => {
+          const item = [...document.querySelectorAll('ul[aria-label="Pending requests"] button')].find((b) => (b.textContent ?? '').startsWith(message));
+          if (!item) return resolve({ error: 'inbox button not found' });
+          let done = false;
+          const check = () => {
+            const yes = [...document.querySelectorAll('.ask-review button')].find((b) => b.textContent === 'Yes' && !b.disabled);
+            if (done || !yes) return;
+            done = true;
+            observer.disconnect();
+            const at = Date.now();
+            yes.click();
+            resolve({ at });
+          };
+          const observer = new MutationObserver(check);
+          observer.observe(document.body, { childList: true, subtree: true });
+          setTimeout(() => { if (!done) { done = true; observer.disconnect(); resolve({ error: 'no Yes button in time' }); } }, timeout);
+          item.click();
+          check();
+        }), { message, timeout: 10_000 });
+        if (clicked.error) throw new Error(clicked.error);
+        const result = await pending;
+        const t2 = Date.now();
+        if (result.isError || result.structuredContent?.via !== 'extension' || result.structuredContent?.confirmed !== true) {
+          throw new Error(`unexpected result ${JSON.stringify(result.structuredContent ?? result.content).slice(0, 200)}`);
+        }
+        confirmSeen.push(seen - t0);
+        confirmAfterClick.push(t2 - clicked.at);
+        confirmTotal.push(t2 - t0);
+      } catch (error) {
+        confirmLost++;
+        if (confirmLost === 1) notes.push(`confirm sample ${i}: ${error instanceof Error ? error.message.split('\n')[0] : String(error)}`);
+        await pending.catch(() => undefined);
+      }
+      await popup.waitForURL(/#\/inbox$/, { timeout: UI_TIMEOUT }).catch(() => undefined);
+      await sleep(50);
+    }
+    line(table, `extension-routed confirm: call → in open popup (p50 of ${confirmSeen.length})`, `p50 ${ms(pct(confirmSeen, 50))}, p95 ${ms(pct(confirmSeen, 95))}`, 'no goal', undefined, undefined);
+    line(table, `extension-routed confirm: click Yes → tool result (p50 of ${confirmAfterClick.length})`, `p50 ${ms(pct(confirmAfterClick, 50))}, p95 ${ms(pct(confirmAfterClick, 95))}`, 'no goal', undefined, undefined);
+    line(table, `extension-routed confirm: call → visible → click → result, no human delay (p50 of ${confirmTotal.length})`, `p50 ${ms(pct(confirmTotal, 50))}, p95 ${ms(pct(confirmTotal, 95))}, max ${ms(Math.max(...confirmTotal))}`, 'no goal', undefined, undefined);
+    if (confirmLost) notes.push(`${confirmLost} of ${CONFIRM_SAMPLES} confirm samples did not complete`);
 
     // 2. A 100-field proposal: click in the inbox → the grid has all its body rows (DOM), and → the next frame after.
     const proposalMessage = `Bench proposal ${nonce} with ${PROPOSAL_FIELDS} fields`;

@@ -2,6 +2,7 @@ import type { Answer, ApprovalMethod, ApprovalService, CallParams, CallResult } 
 
 interface Closable extends ApprovalService {
   close(): Promise<void>;
+  role(): 'hub' | 'relay' | 'none';
 }
 
 /**
@@ -11,12 +12,18 @@ interface Closable extends ApprovalService {
  */
 export class LazyApprovals implements ApprovalService {
   private loaded: Promise<Closable> | undefined;
+  private service: Closable | undefined;
 
   constructor(private readonly load: () => Promise<Closable>) {}
 
   call<M extends ApprovalMethod>(method: M, params: CallParams<M>, signal?: AbortSignal): Promise<Answer<CallResult<M>>> {
-    this.loaded ??= this.load();
+    this.loaded ??= this.load().then((service) => (this.service = service));
     return this.loaded.then((service) => service.call(method, params, signal));
+  }
+
+  /** This process's part in the approvals, without electing one: 'none' until the first approval call. */
+  role(): 'hub' | 'relay' | 'none' {
+    return this.service?.role() ?? 'none';
   }
 
   /** Closes what was loaded, if anything was. */

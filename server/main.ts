@@ -51,6 +51,7 @@ if (config.command === 'pair') {
         minTimeoutSeconds: config.minTimeoutSeconds,
         retentionDays: config.retentionDays,
         probeTimeoutMs: config.probeTimeoutMs,
+        companion: { port: config.port, stateDir: config.stateDir, role: () => approvals.role() },
       }),
     { transport, onerror: (error) => log('warn', 'mcp error', { error: error.message }) },
   );

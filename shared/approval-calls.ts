@@ -1,6 +1,6 @@
 import * as z from 'zod';
-import { ReviewRequestSchema } from './approval-input.js';
-import { ResultEnvelopeSchema, StatusSchema } from './lifecycle.js';
+import { StatusSchema } from './lifecycle.js';
+import { ResultEnvelopeSchema, ReviewRequestSchema } from './review-request.js';
 import { ElicitationIdSchema, RequesterSchema } from './wire-fields.js';
 
 /**
@@ -30,6 +30,13 @@ const CreatedSchema = z.strictObject({
 export type Created = z.infer<typeof CreatedSchema>;
 
 const IdParamsSchema = z.strictObject({ id: ElicitationIdSchema });
+const HubInfoSchema = z.strictObject({
+  extensionsConnected: z.number().int().min(0),
+  /** When a reviewer's extension last sent anything (ms since the epoch), or null when none has yet. */
+  lastSeenAt: z.number().nullable(),
+  pending: z.number().int().min(0),
+});
+export type HubInfo = z.infer<typeof HubInfoSchema>;
 const StatusAnswerSchema = z.strictObject({ status: StatusSchema });
 /** The longest elicit_await window; the relay's own call timeout is derived from it. */
 const MAX_WAIT_MS = 600_000;
@@ -40,6 +47,8 @@ const APPROVAL_CALLS = {
   await: { params: z.strictObject({ id: ElicitationIdSchema, waitMs: z.number().int().positive().max(MAX_WAIT_MS) }), result: StatusAnswerSchema },
   result: { params: IdParamsSchema, result: ResultEnvelopeSchema },
   cancel: { params: IdParamsSchema, result: z.strictObject({ status: z.literal('canceled') }) },
+  /** What the doctor reports of the hub: its reviewers and its queue. */
+  info: { params: z.strictObject({}), result: HubInfoSchema },
 } as const;
 
 export type ApprovalMethod = keyof typeof APPROVAL_CALLS;
@@ -60,7 +69,7 @@ const ServiceErrorCodeSchema = z.enum([
 ]);
 export type ServiceErrorCode = z.infer<typeof ServiceErrorCodeSchema>;
 export const ServiceErrorSchema = z.strictObject({ code: ServiceErrorCodeSchema, message: z.string() });
-type ServiceError = z.infer<typeof ServiceErrorSchema>;
+export type ServiceError = z.infer<typeof ServiceErrorSchema>;
 
 export type Answer<T> = { ok: true; value: T } | { ok: false; error: ServiceError };
 

@@ -69,7 +69,6 @@ export const ElicitApprovalInputSchema = z.strictObject({
   timeoutSeconds: z.number().optional(),
 });
 
-
 const ReviewLabelsSchema = z.strictObject({ ok: z.string().min(1), cancel: z.string().min(1) });
 export type ReviewLabels = z.infer<typeof ReviewLabelsSchema>;
 
@@ -85,7 +84,7 @@ type ProposalField = z.infer<typeof StoredProposalFieldSchema>;
  * The normalized request that gets stored, relayed and sent to the reviewer: one schema for the server's records, the
  * relay's `create`, the wire's request views and the extension's rows.
  */
-const ProposalRequestSchema = z.strictObject({
+export const ProposalRequestSchema = z.strictObject({
   kind: z.literal('proposal'),
   message: z.string(),
   columns: ColumnsSchema,
@@ -99,7 +98,7 @@ const ProposalRequestSchema = z.strictObject({
 });
 export type ProposalRequest = z.infer<typeof ProposalRequestSchema>;
 
-const ApprovalRequestSchema = z.strictObject({
+export const ApprovalRequestSchema = z.strictObject({
   kind: z.literal('approval'),
   mode: z.enum(['json', 'form', 'both']),
   message: z.string(),
@@ -111,19 +110,19 @@ const ApprovalRequestSchema = z.strictObject({
 });
 export type ApprovalRequest = z.infer<typeof ApprovalRequestSchema>;
 
-export const ReviewRequestSchema = z.discriminatedUnion('kind', [ProposalRequestSchema, ApprovalRequestSchema]);
-export type ReviewRequest = z.infer<typeof ReviewRequestSchema>;
+/** The two kinds an agent asks through elicit_proposal and elicit_approval (the ask kinds are in `ask-input.ts`). */
+export type ReviewedRequest = ProposalRequest | ApprovalRequest;
 
 type Seg = string | number;
 type Checked<T> = { ok: true; request: T; displayTemplate: string | null } | { ok: false; issues: FieldIssue[] };
 
-function clip(s: string, n: number): string {
+export function clip(s: string, n: number): string {
   return s.length > n ? `${s.slice(0, n - 1)}…` : s;
 }
-function list(values: readonly string[]): string {
+export function list(values: readonly string[]): string {
   return clip(values.join(', '), 200);
 }
-function describe(v: unknown): string {
+export function describe(v: unknown): string {
   if (v === undefined) return 'nothing';
   if (v === null) return 'null';
   if (Array.isArray(v)) return 'an array';
@@ -139,7 +138,7 @@ function render(at: readonly Seg[]): string {
     return path === '' ? s : `${path}.${s}`;
   }, '');
 }
-function issue(at: readonly Seg[], rule: string, msg: string): FieldIssue {
+export function issue(at: readonly Seg[], rule: string, msg: string): FieldIssue {
   const path = render(at);
   return { path, rule, message: clip(`${path}: ${msg}`, 400) };
 }
@@ -198,7 +197,7 @@ const ARTICLE: Record<string, string> = {
 };
 const NOUN: Record<string, string> = { string: 'character(s)', array: 'entry(ies)', set: 'entry(ies)' };
 
-function fromZod(schema: z.core.$ZodType, issues: readonly z.core.$ZodIssue[], root: unknown): FieldIssue[] {
+export function fromZod(schema: z.core.$ZodType, issues: readonly z.core.$ZodIssue[], root: unknown): FieldIssue[] {
   return issues.flatMap((iss): FieldIssue[] => {
     const at = iss.path.map((s) => (typeof s === 'symbol' ? String(s) : s));
     const got = valueAt(root, at);
@@ -362,7 +361,7 @@ function needsContent(input: Record<string, unknown>): FieldIssue[] {
  * left empty is kept as null so the caller can tell "clear this field" from "leave it alone".
  */
 export function checkDecisionValues(
-  request: ReviewRequest,
+  request: ReviewedRequest,
   values: unknown,
   included?: readonly string[],
 ): { ok: true; values: Record<string, unknown> } | { ok: false; issues: FieldIssue[] } {

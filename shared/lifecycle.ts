@@ -62,7 +62,7 @@ export function consume<T extends LifecycleState>(state: T, now: number): T {
 }
 
 /** Seed 004's envelope: context echoed verbatim, values only when approved, the reviewer's comment when there is one. */
-export const ResultEnvelopeSchema = z.strictObject({
+export const ApprovalEnvelopeSchema = z.strictObject({
   status: z.literal('consumed'),
   decision: z.enum(['approved', 'rejected']),
   action: z.enum(['submit', 'cancel']),
@@ -70,10 +70,10 @@ export const ResultEnvelopeSchema = z.strictObject({
   values: z.record(z.string(), z.unknown()).optional(),
   comment: z.string().optional(),
 });
-export type ResultEnvelope = z.infer<typeof ResultEnvelopeSchema>;
+export type ApprovalEnvelope = z.infer<typeof ApprovalEnvelopeSchema>;
 
-export function resultEnvelope(context: unknown, outcome: Outcome): ResultEnvelope {
-  const envelope: ResultEnvelope = { status: 'consumed', decision: outcome.decision, action: outcome.action, context: context ?? null };
+export function approvalEnvelope(context: unknown, outcome: Outcome): ApprovalEnvelope {
+  const envelope: ApprovalEnvelope = { status: 'consumed', decision: outcome.decision, action: outcome.action, context: context ?? null };
   if (outcome.decision === 'approved') envelope.values = outcome.values ?? {};
   if (outcome.comment !== undefined && outcome.comment !== '') envelope.comment = outcome.comment;
   return envelope;

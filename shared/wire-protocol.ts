@@ -1,6 +1,6 @@
 import * as z from 'zod';
 import { ApprovalMethodSchema, ServiceErrorSchema } from './approval-calls.js';
-import { ReviewRequestSchema } from './approval-input.js';
+import { RequestKindSchema, ReviewRequestSchema } from './review-request.js';
 import { NONCE_HEX_LENGTH } from './hub-auth.js';
 import { OutcomeSchema, StatusSchema } from './lifecycle.js';
 import { DecideMessageSchema, DecisionRefusalSchema, ElicitationIdSchema, FieldIssueSchema, IdempotencyKeySchema, KeyIdSchema, RequesterSchema } from './wire-fields.js';
@@ -13,7 +13,7 @@ export type { DecideMessage, DecisionRefusal } from './wire-fields.js';
  * WebSocket text frame. Both ends validate every frame. Bump the version on any incompatible change: the hub closes a
  * peer that says another version with `CLOSE_PROTOCOL_MISMATCH`, and the peer tells its user which side to update.
  */
-export const PROTOCOL_VERSION = 3;
+export const PROTOCOL_VERSION = 4;
 
 /** The hub's `maxPayload`: a bigger frame closes the socket (1009), so a peer refuses to send one. */
 export const MAX_FRAME_BYTES = 1024 * 1024;
@@ -50,7 +50,7 @@ export function hubProtocolFromReason(reason: string): number | null {
 /** What a reviewer needs to show one request; the full request as the agent sent it (validated at creation). */
 const RequestViewSchema = z.strictObject({
   elicitationId: ElicitationIdSchema,
-  kind: z.enum(['approval', 'proposal']),
+  kind: RequestKindSchema,
   status: StatusSchema,
   message: z.string(),
   createdAt: z.number(),
@@ -62,8 +62,6 @@ const RequestViewSchema = z.strictObject({
   outcome: OutcomeSchema.omit({ idempotencyKey: true }).optional(),
 });
 export type RequestView = z.infer<typeof RequestViewSchema>;
-
-
 
 const Hex = (length: number) => z.string().length(length).regex(/^[0-9a-f]+$/, 'must be lowercase hex');
 const Nonce = Hex(NONCE_HEX_LENGTH);

@@ -1,6 +1,7 @@
 import { browser } from 'wxt/browser';
 import type { Platform } from '../../extension/background/background-controller.js';
 import type { RequestRow } from '../../extension/db/rows.js';
+import { KIND_LABEL } from '../../extension/ui/labels.js';
 import { revealHidden } from '../../shared/visible-text.js';
 
 /** Notification ids carry the request id so a click can open its review. */
@@ -53,7 +54,7 @@ export function createPlatform(log: (message: string) => void = (m) => console.w
       await browser.notifications.create(`${NOTIFICATION_PREFIX}${row.elicitationId}`, {
         type: 'basic',
         iconUrl: browser.runtime.getURL('/icon/128.png'),
-        title: `${row.kind === 'proposal' ? 'Proposal' : 'Approval'} from ${revealHidden(row.agent)}`,
+        title: `${KIND_LABEL[row.kind]} from ${revealHidden(row.agent)}`,
         message: message.length > 200 ? `${message.slice(0, 199)}…` : message,
       });
     },

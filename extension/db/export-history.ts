@@ -1,5 +1,5 @@
 import type { ElicitlyDb } from './database.js';
-import { historyPage, type HistoryCursor, type HistoryQuery } from './requests-repo.js';
+import { historyPage, type HistoryCursor, type HistoryQuery } from './history-queries.js';
 import type { RequestRow } from './rows.js';
 import { collected, deriveVerdict } from './verdict.js';
 
@@ -88,8 +88,14 @@ function csvRecord(row: RequestRow): string {
     outcome?.comment ?? '',
     outcome?.included ? jsonText(outcome.included) : '',
     outcome?.values ? jsonText(outcome.values) : '',
-    row.request.context === null ? '' : jsonText(row.request.context),
+    csvContext(row.request),
   ]);
+}
+
+/** Only approvals and proposals carry a context; an ask has none to export. */
+function csvContext(request: RequestRow['request']): string {
+  if (request.kind !== 'approval' && request.kind !== 'proposal') return '';
+  return request.context === null ? '' : jsonText(request.context);
 }
 
 /** The text of one page of rows. */

@@ -1,17 +1,15 @@
 import { Dexie } from 'dexie';
 import type { Status } from '../../shared/lifecycle.js';
 import type { RequestView } from '../../shared/wire-protocol.js';
-import { searchWords } from '../../shared/search-words.js';
 import type { ElicitlyDb } from './database.js';
 import { RequestRowSchema, rowFromView, type RequestRow } from './rows.js';
-import type { Verdict } from './verdict.js';
 
 /**
  * Compound-key bounds are written as "the prefix alone" to "the prefix then maxKey": a shorter array sorts before every
  * longer one it prefixes, and Dexie's maxKey (an array) after any number or string. Using maxKey twice in one key would
  * be invalid: IndexedDB refuses a key that contains the same array object twice.
  */
-function prefixRange(prefix: unknown[]): [unknown[], unknown[]] {
+export function prefixRange(prefix: unknown[]): [unknown[], unknown[]] {
   return [prefix, [...prefix, Dexie.maxKey]];
 }
 const PENDING = prefixRange(['pending']);
@@ -21,7 +19,7 @@ export function readRow(raw: unknown): RequestRow | undefined {
   const parsed = RequestRowSchema.safeParse(raw);
   return parsed.success ? parsed.data : undefined;
 }
-function readRows(raws: unknown[]): RequestRow[] {
+export function readRows(raws: unknown[]): RequestRow[] {
   return raws.map(readRow).filter((r): r is RequestRow => r !== undefined);
 }
 
@@ -142,95 +140,4 @@ export async function sweepExpired(db: ElicitlyDb, now: number): Promise<number>
 export async function pruneHistory(db: ElicitlyDb, retentionDays: number, now: number): Promise<number> {
   const cutoff = now - retentionDays * 86_400_000;
   return db.requests.where('[createdAt+elicitationId]').below([cutoff]).filter((r) => r.status !== 'pending').delete();
-}
-
-export interface HistoryQuery {
-  kind?: RequestRow['kind'];
-  verdict?: Verdict;
-  agent?: string;
-  search?: string;
-}
-export interface HistoryCursor { createdAt: number; elicitationId: string }
-export interface HistoryPage { rows: RequestRow[]; next: HistoryCursor | null }
-
-/** Below this many candidate rows a word search reads them all; above it, it walks the newest-first index instead. */
-const SEARCH_CANDIDATE_LIMIT = 2000;
-
-/** The index whose leading parts are exactly the query's filters (database.ts has one per combination), and their values. */
-function historyIndex(query: HistoryQuery): { index: string; prefix: unknown[] } {
-  const filters = ([['kind', query.kind], ['verdict', query.verdict], ['agent', query.agent]] as const)
-    .filter(([, value]) => value !== undefined);
-  return {
-    index: `[${[...filters.map(([name]) => name), 'createdAt', 'elicitationId'].join('+')}]`,
-    prefix: filters.map(([, value]) => value),
-  };
-}
-
-function matches(row: RequestRow, query: HistoryQuery, words: string[]): boolean {
-  if (query.kind !== undefined && row.kind !== query.kind) return false;
-  if (query.verdict !== undefined && row.verdict !== query.verdict) return false;
-  if (query.agent !== undefined && row.agent !== query.agent) return false;
-  return words.every((w) => row.words.some((rw) => rw.startsWith(w)));
-}
-
-function after(row: RequestRow, cursor: HistoryCursor | undefined): boolean {
-  if (!cursor) return true;
-  return row.createdAt < cursor.createdAt || (row.createdAt === cursor.createdAt && row.elicitationId < cursor.elicitationId);
-}
-
-/**
- * Newest first, `limit` rows after `cursor`, by keyset on a compound index (never offset): the cost of a page does
- * not grow with the table. Search matches every word as a prefix of a word of the message.
- */
-export async function historyPage(db: ElicitlyDb, query: HistoryQuery, cursor?: HistoryCursor, limit = 50): Promise<HistoryPage> {
-  const words = searchWords(query.search ?? '');
-  let rows: RequestRow[];
-  const firstWord = words[0];
-  // One bounded read of the candidates' keys tells both whether the search is narrow and which rows it names.
-  const keys = firstWord === undefined ? null : await db.requests.where('words').startsWith(firstWord).limit(SEARCH_CANDIDATE_LIMIT + 1).primaryKeys();
-  if (keys !== null && keys.length <= SEARCH_CANDIDATE_LIMIT) {
-    rows = readRows(await db.requests.bulkGet([...new Set(keys)]))
-      .filter((r) => matches(r, query, words) && after(r, cursor))
-      .sort((a, b) => b.createdAt - a.createdAt || (a.elicitationId < b.elicitationId ? 1 : -1))
-      .slice(0, limit + 1);
-  } else {
-    const { index, prefix } = historyIndex(query);
-    const [lower, end] = prefixRange(prefix);
-    const upper = cursor ? [...prefix, cursor.createdAt, cursor.elicitationId] : end;
-    const range = db.requests.where(index).between(lower, upper, true, cursor === undefined).reverse();
-    if (words.length === 0) {
-      // The index range is the page. The cursor comes from the raw rows, so a corrupt row (skipped when read) makes a
-      // page one shorter but can never end the history early.
-      const raws = await range.limit(limit + 1).toArray();
-      const last = raws[limit - 1];
-      return { rows: readRows(raws.slice(0, limit)), next: raws.length > limit && last ? { createdAt: last.createdAt, elicitationId: last.elicitationId } : null };
-    }
-    rows = await range
-      .filter((r) => {
-        // A corrupt row must not take a slot of the limit nor reach matches().
-        const row = readRow(r);
-        return row !== undefined && matches(row, query, words);
-      })
-      .limit(limit + 1)
-      .toArray();
-  }
-  const page = rows.slice(0, limit);
-  const last = page[page.length - 1];
-  return { rows: page, next: rows.length > limit && last ? { createdAt: last.createdAt, elicitationId: last.elicitationId } : null };
-}
-
-/**
- * The agents the history knows, for the agent filter: one short index read per agent (a skip to the next name on
- * `[agent+createdAt+elicitationId]`), never a scan of the rows. At most `max`, alphabetical.
- */
-export async function historyAgents(db: ElicitlyDb, max = 100): Promise<string[]> {
-  const index = '[agent+createdAt+elicitationId]';
-  const agents: string[] = [];
-  let key = (await db.requests.orderBy(index).limit(1).keys())[0];
-  while (Array.isArray(key) && typeof key[0] === 'string' && agents.length < max) {
-    const agent = key[0];
-    agents.push(agent);
-    key = (await db.requests.where(index).above([agent, Dexie.maxKey]).limit(1).keys())[0];
-  }
-  return agents;
 }

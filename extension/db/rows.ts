@@ -1,5 +1,5 @@
 import * as z from 'zod';
-import { ReviewRequestSchema } from '../../shared/approval-input.js';
+import { RequestKindSchema, ReviewRequestSchema } from '../../shared/review-request.js';
 import { StatusSchema } from '../../shared/lifecycle.js';
 import type { RequestView } from '../../shared/wire-protocol.js';
 import { DecisionRefusalSchema, ElicitationIdSchema, FieldIssueSchema, IdempotencyKeySchema, KeyIdSchema, RequesterSchema } from '../../shared/wire-fields.js';
@@ -32,7 +32,7 @@ const RefusalSchema = z.strictObject({ reason: RefusalReasonSchema, issues: z.ar
  */
 export const RequestRowSchema = z.strictObject({
   elicitationId: ElicitationIdSchema,
-  kind: z.enum(['approval', 'proposal']),
+  kind: RequestKindSchema,
   status: StatusSchema,
   message: z.string(),
   words: z.array(z.string()),

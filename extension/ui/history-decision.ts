@@ -1,5 +1,6 @@
 import type { RequestRow } from '../db/rows.js';
 import { collected, deriveVerdict, type Verdict } from '../db/verdict.js';
+import { answerLabel } from './ask-words.js';
 
 /** The decision as the history names it, the same in a row, the filter and the detail. */
 export const VERDICT_LABEL: Record<Verdict, string> = {
@@ -13,6 +14,7 @@ export const VERDICT_LABEL: Record<Verdict, string> = {
 
 export interface DecisionSummary {
   verdict: Verdict;
+  /** Agent text for an ask (its yes or no label, the options chosen): shown through VisibleText. */
   label: string;
   /** True once the agent has read the decision, false while it has not; null when there is nothing to collect. */
   collected: boolean | null;
@@ -29,7 +31,26 @@ export function decisionSummary(row: RequestRow): DecisionSummary {
   if (isCollected === true) note = 'collected by the agent';
   else if (isCollected === false) note = 'not collected yet';
   else if (verdict === 'pending' && row.outcome && row.delivery === 'queued') {
-    note = `${row.outcome.decision === 'approved' ? 'approved' : 'rejected'} here, waiting for the hub`;
+    note = `${queuedWord(row, row.outcome.decision)} here, waiting for the hub`;
   } else if (verdict === 'pending' && row.delivery === 'refused') note = 'your decision was refused; decide again';
-  return { verdict, label: VERDICT_LABEL[verdict], collected: isCollected, note };
+  return { verdict, label: label(row, verdict), collected: isCollected, note };
+}
+
+function isAsk(request: RequestRow['request']): request is Exclude<RequestRow['request'], { kind: 'proposal' | 'approval' }> {
+  return request.kind !== 'proposal' && request.kind !== 'approval';
+}
+
+function queuedWord(row: RequestRow, decision: 'approved' | 'rejected'): string {
+  if (isAsk(row.request)) return decision === 'approved' ? 'answered' : 'dismissed';
+  return decision;
+}
+
+/**
+ * An ask's decision in its own words (Answered: <the agent's yes label>, Chose: …, Dismissed); the verdicts that are
+ * not a decision (pending, withdrawn, expired, decided elsewhere) read the same for every kind.
+ */
+function label(row: RequestRow, verdict: Verdict): string {
+  if (!isAsk(row.request) || (verdict !== 'approved' && verdict !== 'rejected')) return VERDICT_LABEL[verdict];
+  // This browser's decision tells the answer only if it is the one the hub took.
+  return answerLabel(row.request, verdict, row.delivery === 'refused' ? undefined : row.outcome);
 }

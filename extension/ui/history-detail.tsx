@@ -1,6 +1,8 @@
-import type { ApprovalRequest, ProposalRequest } from '../../shared/approval-input.js';
-import type { PropertySchema } from '../../shared/requested-schema.js';
+import type { ProposalRequest } from '../../shared/approval-input.js';
+import type { ConfirmAsk, SelectionAsk } from '../../shared/ask-input.js';
+import type { PropertySchema, RequestedSchema } from '../../shared/requested-schema.js';
 import type { LocalOutcome, RequestRow } from '../db/rows.js';
+import { chosenValues, optionName, selectionRule } from './ask-words.js';
 import { dateTime } from './format-time.js';
 import { decisionSummary } from './history-decision.js';
 import { KIND_LABEL } from './labels.js';
@@ -107,8 +109,8 @@ function ProposalFields({ request, outcome }: { request: ProposalRequest; outcom
   );
 }
 
-function FormFields({ request, outcome }: { request: ApprovalRequest; outcome: LocalOutcome | undefined }) {
-  const properties = Object.entries(request.requestedSchema?.properties ?? {});
+function FormFields({ schema, outcome }: { schema: RequestedSchema | null; outcome: LocalOutcome | undefined }) {
+  const properties = Object.entries(schema?.properties ?? {});
   if (properties.length === 0) return null;
   const values = new Map(Object.entries(outcome?.values ?? {}));
   const sent = outcome?.decision === 'approved';
@@ -125,6 +127,79 @@ function FormFields({ request, outcome }: { request: ApprovalRequest; outcome: L
       </tbody>
     </table>
   );
+}
+
+/** The two answers a question offered, in the agent's words, and which one the person gave. */
+function ConfirmAnswers({ request, outcome }: { request: ConfirmAsk; outcome: LocalOutcome | undefined }) {
+  const values = outcome?.decision === 'approved' ? outcome.values : undefined;
+  const confirmed = values && Object.hasOwn(values, 'confirmed') ? values.confirmed : undefined;
+  const answers = [{ label: request.labels.yes, means: 'yes', given: confirmed === true }, { label: request.labels.no, means: 'no', given: confirmed === false }];
+  return (
+    <table class="history-fields" aria-label="Answers">
+      <thead><tr><th scope="col">Button</th><th scope="col">Answers</th><th scope="col">Given</th></tr></thead>
+      <tbody>
+        {answers.map((a) => (
+          <tr key={a.means}>
+            <th scope="row"><VisibleText text={a.label} /></th>
+            <td>{a.means}</td>
+            <td>{a.given ? 'Given' : <span class="muted">—</span>}</td>
+          </tr>
+        ))}
+      </tbody>
+    </table>
+  );
+}
+
+/** Every option a choice offered, with the value each sends, and which were chosen. */
+function SelectionAnswers({ request, outcome }: { request: SelectionAsk; outcome: LocalOutcome | undefined }) {
+  const chosen = chosenValues(outcome?.decision === 'approved' ? outcome.values : undefined);
+  return (
+    <>
+      <p>{selectionRule(request)}</p>
+      <table class="history-fields" aria-label="Options">
+        <thead><tr><th scope="col">Option</th><th scope="col">Value</th><th scope="col">Chosen</th></tr></thead>
+        <tbody>
+          {request.options.map((option) => (
+            <tr key={option.value}>
+              <th scope="row">
+                <VisibleText text={optionName(option)} />
+                {option.description && <div class="muted"><VisibleText text={option.description} /></div>}
+              </th>
+              <td><VisibleText text={option.value} /></td>
+              <td>{chosen === null ? '—' : chosen.includes(option.value) ? 'Chosen' : <span class="muted">not chosen</span>}</td>
+            </tr>
+          ))}
+        </tbody>
+      </table>
+    </>
+  );
+}
+
+/** What was asked, and what was sent back, for each kind. */
+function Asked({ row, outcome }: { row: RequestRow; outcome: LocalOutcome | undefined }) {
+  const { request } = row;
+  switch (request.kind) {
+    case 'proposal':
+      return <ProposalFields request={request} outcome={outcome} />;
+    case 'confirm':
+      return <ConfirmAnswers request={request} outcome={outcome} />;
+    case 'selection':
+      return <SelectionAnswers request={request} outcome={outcome} />;
+    case 'form':
+      return <FormFields schema={request.requestedSchema} outcome={outcome} />;
+    case 'approval':
+      return (
+        <>
+          <FormFields schema={request.requestedSchema} outcome={outcome} />
+          {request.context !== null && (
+            <>
+              <h3>Context</h3>
+              <pre class="context-json" aria-label="Context"><VisibleText text={json(request.context)} /></pre>
+            </>
+          )}
+        </>
+      );
+  }
 }
 
 function Delivery({ row }: { row: RequestRow }) {
@@ -151,7 +226,7 @@ export function HistoryDetail({ row }: { row: RequestRow }) {
       <dl aria-label="Request">
         <dt>Decision</dt>
         <dd>
-          <span class={`verdict verdict-${summary.verdict}`}>{summary.label}</span>
+          <span class={`verdict verdict-${summary.verdict}`}><VisibleText text={summary.label} /></span>
           {summary.note && <span class="muted"> · {summary.note}</span>}
         </dd>
         <dt>Kind</dt><dd>{KIND_LABEL[row.kind]}{request.kind === 'approval' ? ` (${request.mode})` : ''}</dd>
@@ -164,17 +239,7 @@ export function HistoryDetail({ row }: { row: RequestRow }) {
       {!decidedHere && (summary.verdict === 'approved' || summary.verdict === 'rejected' || summary.verdict === 'unknown') && (
         <p class="muted">Decided by another reviewer: what was submitted is not known in this browser.</p>
       )}
-      {request.kind === 'proposal' ? <ProposalFields request={request} outcome={decidedHere ? outcome : undefined} /> : (
-        <>
-          <FormFields request={request} outcome={decidedHere ? outcome : undefined} />
-          {request.context !== null && (
-            <>
-              <h3>Context</h3>
-              <pre class="context-json" aria-label="Context"><VisibleText text={json(request.context)} /></pre>
-            </>
-          )}
-        </>
-      )}
+      <Asked row={row} outcome={decidedHere ? outcome : undefined} />
       <Delivery row={row} />
     </section>
   );

@@ -2,7 +2,7 @@ import { useEffect, useState } from 'preact/hooks';
 import { revealHidden } from '../../shared/visible-text.js';
 import type { ElicitlyDb } from '../db/database.js';
 import { exportBlob, type ExportFormat } from '../db/export-history.js';
-import { historyAgents, historyPage, type HistoryCursor, type HistoryQuery } from '../db/requests-repo.js';
+import { historyAgents, historyPage, type HistoryCursor, type HistoryQuery } from '../db/history-queries.js';
 import type { RequestRow } from '../db/rows.js';
 import { VerdictSchema, type Verdict } from '../db/verdict.js';
 import { dateTime } from './format-time.js';
@@ -84,6 +84,12 @@ function ExportButtons({ db, query }: { db: ElicitlyDb; query: HistoryQuery }) {
   );
 }
 
+const KINDS = Object.keys(KIND_LABEL).filter(isKind);
+
+function isKind(value: string): value is RequestRow['kind'] {
+  return Object.hasOwn(KIND_LABEL, value);
+}
+
 function isVerdict(value: string): value is Verdict {
   return VerdictSchema.safeParse(value).success;
 }
@@ -122,12 +128,11 @@ export function History({ db, onOpen }: { db: ElicitlyDb; onOpen(id: string): vo
         <select aria-label="Kind" value={kind} onChange={(e) => {
           // Another filter is another list: start again from its first page.
           const value = e.currentTarget.value;
-          setKind(value === 'approval' || value === 'proposal' ? value : '');
+          setKind(isKind(value) ? value : '');
           setPages(1);
         }}>
           <option value="">All kinds</option>
-          <option value="approval">{KIND_LABEL.approval}</option>
-          <option value="proposal">{KIND_LABEL.proposal}</option>
+          {KINDS.map((k) => <option key={k} value={k}>{KIND_LABEL[k]}</option>)}
         </select>
         <select aria-label="Decision" value={verdict} onChange={(e) => {
           const value = e.currentTarget.value;
@@ -176,7 +181,7 @@ export function History({ db, onOpen }: { db: ElicitlyDb; onOpen(id: string): vo
                   <td class="nowrap">{dateTime(row.createdAt)}</td>
                   <td>{KIND_LABEL[row.kind]}</td>
                   <td>
-                    <span class={`verdict verdict-${summary.verdict}`}>{summary.label}</span>
+                    <span class={`verdict verdict-${summary.verdict}`}><VisibleText text={summary.label} /></span>
                     {summary.note && <span class="decision-note">{summary.note}</span>}
                   </td>
                   <td>

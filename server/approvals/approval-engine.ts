@@ -1,8 +1,8 @@
 import type { Answer, ApprovalMethod, ApprovalService, CallParams, CallResult, CreateParams, Created } from '../../shared/approval-calls.js';
 import { fail } from '../../shared/approval-calls.js';
-import { checkDecisionValues } from '../../shared/approval-input.js';
-import type { Outcome, ResultEnvelope, Status } from '../../shared/lifecycle.js';
-import { consume, decide, effectiveStatus, expire, resultEnvelope, withdraw } from '../../shared/lifecycle.js';
+import type { Outcome, Status } from '../../shared/lifecycle.js';
+import { checkAnswer, resultEnvelope, type ResultEnvelope } from '../../shared/review-request.js';
+import { consume, decide, effectiveStatus, expire, withdraw } from '../../shared/lifecycle.js';
 import type { DecideMessage, HubMessage, RequestView } from '../../shared/wire-protocol.js';
 import { log } from '../log.js';
 import type { StoreIo } from '../store/journal-store.js';
@@ -50,8 +50,11 @@ export class ApprovalEngine implements ApprovalService {
   private sweeping = false;
   private closing = false;
   private closed: Promise<void> | undefined;
-  /** Set by the hub: whether a reviewer is connected, and what an agent should tell the person when none can be. */
-  reviewer: () => { connected: boolean; next?: string } = () => ({ connected: false });
+  /**
+   * Set by the hub: how many reviewers are connected, when one was last heard from, and what an agent should tell the
+   * person when none can be.
+   */
+  reviewer: () => { connected: number; lastSeenAt: number | null; next?: string } = () => ({ connected: 0, lastSeenAt: null });
   /** Pending requests by id, kept as changes commit: the cap is checked on every create without a scan. */
   private readonly pending = new Set<string>();
 
@@ -61,6 +64,10 @@ export class ApprovalEngine implements ApprovalService {
     await: (p, signal) => this.await(p.id, p.waitMs, signal),
     result: (p) => this.result(p.id),
     cancel: (p) => this.cancel(p.id),
+    info: async () => {
+      const { connected, lastSeenAt } = this.reviewer();
+      return { ok: true, value: { extensionsConnected: connected, lastSeenAt, pending: this.pending.size } };
+    },
   };
 
   private constructor(
@@ -182,7 +189,7 @@ export class ApprovalEngine implements ApprovalService {
       let outcome: Outcome = { decision: message.decision, action: message.decision === 'approved' ? 'submit' : 'cancel', idempotencyKey: message.idempotencyKey };
       if (message.comment !== undefined && message.comment.trim() !== '') outcome = { ...outcome, comment: message.comment };
       if (message.decision === 'approved') {
-        const checked = checkDecisionValues(record.request, message.values ?? {}, message.included);
+        const checked = checkAnswer(record.request, message.values ?? {}, message.included);
         if (!checked.ok) return reply({ ok: false, reason: 'invalid', status: effectiveStatus(record, this.now()), issues: checked.issues });
         outcome = { ...outcome, values: checked.values };
       }
@@ -293,7 +300,7 @@ export class ApprovalEngine implements ApprovalService {
 
   private created(record: ApprovalRecord): Created {
     const { connected, next } = this.reviewer();
-    return { elicitationId: record.id, status: 'pending', expiresAt: new Date(record.expiresAt).toISOString(), reviewer: { connected }, ...(next ? { next } : {}) };
+    return { elicitationId: record.id, status: 'pending', expiresAt: new Date(record.expiresAt).toISOString(), reviewer: { connected: connected > 0 }, ...(next ? { next } : {}) };
   }
 
   private status(id: string): Answer<{ status: Status }> {
@@ -339,7 +346,7 @@ export class ApprovalEngine implements ApprovalService {
         if (!(await this.write(consumed))) return this.unavailable();
         this.changed(consumed);
       }
-      return { ok: true, value: resultEnvelope(record.request.context, record.outcome) };
+      return { ok: true, value: resultEnvelope(record.request, record.outcome) };
     });
   }
 

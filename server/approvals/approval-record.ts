@@ -1,6 +1,6 @@
 import * as z from 'zod';
 import { ElicitationIdSchema, RequesterSchema } from '../../shared/wire-fields.js';
-import { ReviewRequestSchema } from '../../shared/approval-input.js';
+import { RequestKindSchema, ReviewRequestSchema } from '../../shared/review-request.js';
 import { OutcomeSchema, StatusSchema } from '../../shared/lifecycle.js';
 import type { RequestView } from '../../shared/wire-protocol.js';
 
@@ -8,7 +8,7 @@ import type { RequestView } from '../../shared/wire-protocol.js';
 export const ApprovalRecordSchema = z.strictObject({
   id: ElicitationIdSchema,
   updatedAt: z.number(),
-  kind: z.enum(['approval', 'proposal']),
+  kind: RequestKindSchema,
   status: StatusSchema,
   createdAt: z.number(),
   expiresAt: z.number(),

@@ -84,6 +84,8 @@ export class HubServer {
   /** Per origin: failed pairing attempts and until when it must wait before the next one. */
   private readonly pairingBackoff = new Map<string, { failures: number; until: number }>();
   private refusals = { loggedAt: 0, suppressed: 0 };
+  /** When an authenticated extension last sent anything: the doctor's "last seen". */
+  private lastSeenAt: number | null = null;
 
   private constructor(
     private readonly http: Server,
@@ -143,7 +145,7 @@ export class HubServer {
   /** Starts accepting peers, serving them from `engine`. */
   attach(engine: ApprovalEngine): void {
     this.engine = engine;
-    engine.reviewer = () => ({ connected: this.extensionsConnected() > 0, next: this.pairingHint() });
+    engine.reviewer = () => ({ connected: this.extensionsConnected(), lastSeenAt: this.lastSeenAt, next: this.pairingHint() });
     this.unsubscribe = engine.onEvent((event) => {
       for (const peer of this.peers) if (peer.role === 'extension' && peer.stage === 'ready') send(peer.socket, event);
     });
@@ -318,6 +320,7 @@ export class HubServer {
     }
     delete peer.auth;
     peer.stage = 'ready';
+    if (peer.role === 'extension') this.lastSeenAt = Date.now();
     // Every (re)connect gets every pending request: delivery survives dropped sockets and restarted workers.
     send(peer.socket, { type: 'welcome', protocol: PROTOCOL_VERSION, hubPid: process.pid, pending: peer.role === 'extension' ? engine.pendingViews() : [] });
   }

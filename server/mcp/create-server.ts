@@ -3,7 +3,7 @@ import type { McpRequestContext } from '@modelcontextprotocol/server';
 import { McpServer, createRequestStateCodec } from '@modelcontextprotocol/server';
 import { SERVER_INFO } from '../package-info.js';
 import type { ApprovalService } from '../../shared/approval-calls.js';
-import type { RoundState, Session } from './session.js';
+import type { Companion, RoundState, Session } from './session.js';
 import type { InitializeCapture } from './stdio-tap-transport.js';
 import { TOOLS } from './tools/registry.js';
 
@@ -13,6 +13,7 @@ interface ServerDeps {
   minTimeoutSeconds: number;
   retentionDays: number;
   probeTimeoutMs: number;
+  companion: Companion;
 }
 
 /** Longest form timeout (3600 s) plus slack: a sealed round must outlive the wait it measures. */
@@ -36,6 +37,8 @@ export function createServer(factory: Pick<McpRequestContext, 'era'>, deps: Serv
     approvals: deps.approvals,
     minTimeoutSeconds: deps.minTimeoutSeconds,
     retentionDays: deps.retentionDays,
+    companion: deps.companion,
+    dialog: { broken: null },
   };
   for (const tool of TOOLS) tool.register(server, session);
   return server;

@@ -1,5 +1,5 @@
 import type { InputRequiredResult, ServerContext } from '@modelcontextprotocol/server';
-import { SdkError, SdkErrorCode, inputRequired, inputResponse } from '@modelcontextprotocol/server';
+import { ProtocolError, ProtocolErrorCode, SdkError, SdkErrorCode, inputRequired, inputResponse } from '@modelcontextprotocol/server';
 import { deriveSupport } from '../../shared/doctor-verdict.js';
 import { clipReason } from '../../shared/limits.js';
 import type { RequestedSchema } from '../../shared/requested-schema.js';
@@ -16,7 +16,7 @@ export type ElicitOutcome =
 /** Either the finished answer, or (2026-07-28) the `input_required` result the tool must return to ask for it. */
 type ElicitStep = { done: true; outcome: ElicitOutcome } | { done: false; result: InputRequiredResult };
 
-interface ElicitRequest {
+export interface ElicitRequest {
   tool: string;
   message: string;
   requestedSchema: RequestedSchema;
@@ -26,7 +26,7 @@ interface ElicitRequest {
 const INPUT_KEY = 'elicitly';
 const PROGRESS_EVERY_MS = 5000;
 
-function hostAdvertisesForm(ctx: ServerContext, session: Session): boolean {
+export function hostAdvertisesForm(ctx: ServerContext, session: Session): boolean {
   return deriveSupport(hostView(ctx, session).capabilities).elicitationForm;
 }
 
@@ -69,7 +69,9 @@ async function elicitPushed(ctx: ServerContext, request: ElicitRequest): Promise
     const latencyMs = Date.now() - startedAt;
     const timedOut = error instanceof SdkError && error.code === SdkErrorCode.RequestTimeout;
     const message = timedOut ? `no answer within ${Math.round(request.timeoutMs / 1000)} s` : String((error as Error).message ?? error);
-    return { action: 'error', reason: timedOut ? 'timed_out' : 'threw', error: clipReason(message), latencyMs };
+    // The SDK checks accepted content itself on this era: the dialog worked, its answer did not fit the schema.
+    const invalid = error instanceof ProtocolError && error.code === ProtocolErrorCode.InvalidParams && message.includes('does not match requested schema');
+    return { action: 'error', reason: timedOut ? 'timed_out' : invalid ? 'invalid_content' : 'threw', error: clipReason(message), latencyMs };
   } finally {
     stopProgress();
   }

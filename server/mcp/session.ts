@@ -22,6 +22,17 @@ export interface Session {
   minTimeoutSeconds: number;
   /** How long ended requests are kept, for the hints that say so. */
   retentionDays: number;
+  /** What the doctor reports of the companion side: this process's part, the hub's port, the state dir. */
+  companion: Companion;
+  /** Why the host's dialog is known not to reach the person in this session (null while nothing showed it): `auto` asks then go to the extension. */
+  dialog: { broken: string | null };
+}
+
+export interface Companion {
+  port: number;
+  stateDir: string;
+  /** 'none' until this process made its first approval call (asking would elect a hub, which a report must not do). */
+  role(): 'hub' | 'relay' | 'none';
 }
 
 /** Sealed into `requestState` between the rounds of a 2026-07-28 call. */

@@ -5,6 +5,7 @@ import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { promisify } from 'node:util';
 import { chromium, type BrowserContext, type Page, type Worker } from 'playwright-core';
+import { describe, expect, it } from 'vitest';
 import { SERVER_ENTRY } from '../helpers/mcp-harness.js';
 
 export const CHROMIUM_PATH = process.env.CHROME_PATH ?? '/usr/bin/chromium';
@@ -13,6 +14,19 @@ export const INSTALL_HINT = 'sudo apt-get update && sudo apt-get install -y chro
 /** CI sets this so a missing browser fails instead of skipping. */
 export const BROWSER_REQUIRED = process.env.ELICITLY_REQUIRE_BROWSER === '1';
 export const browserFound = existsSync(CHROMIUM_PATH);
+
+/**
+ * The title of a Chromium suite about `what`: it says when the suite was skipped and how to install a Chromium. When CI
+ * requires a browser and none is there, a failing test stands in for the suite.
+ */
+export function chromiumSuite(what: string): string {
+  describe.runIf(!browserFound && BROWSER_REQUIRED)(`${what}: prerequisites`, () => {
+    it('has a Chromium to run the extension in (ELICITLY_REQUIRE_BROWSER=1)', () => {
+      expect.fail(`no Chromium at ${CHROMIUM_PATH}; install one with: ${INSTALL_HINT}`);
+    });
+  });
+  return browserFound ? `${what}, in headless Chromium` : `${what} — SKIPPED: no Chromium at ${CHROMIUM_PATH}; install one with: ${INSTALL_HINT}`;
+}
 
 export interface ExtensionBrowser {
   context: BrowserContext;

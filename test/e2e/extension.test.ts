@@ -14,7 +14,7 @@ import { northmarkProposal } from '../fixtures/northmark.js';
 import { connect, type Harness } from '../helpers/mcp-harness.js';
 import { freePort } from '../helpers/scripted-extension.js';
 import {
-  BROWSER_REQUIRED, CHROMIUM_PATH, INSTALL_HINT, browserFound, launchExtension, pairInSettings, pairingCode, type ExtensionBrowser,
+  browserFound, chromiumSuite, launchExtension, pairInSettings, pairingCode, type ExtensionBrowser,
 } from './extension-browser.js';
 
 const UI_TIMEOUT = 15_000;
@@ -22,15 +22,7 @@ const ARTIFACTS = join(process.cwd(), 'test-results');
 /** The browser's time zone, pinned (Chromium reads TZ) so a local time has a known offset: +01:00 on 2026-11-30. */
 const BROWSER_ZONE = 'Europe/Paris';
 
-const title = browserFound
-  ? 'the extension end to end in headless Chromium'
-  : `the extension end to end — SKIPPED: no Chromium at ${CHROMIUM_PATH}; install one with: ${INSTALL_HINT}`;
-
-describe.runIf(!browserFound && BROWSER_REQUIRED)('end-to-end prerequisites', () => {
-  it('has a Chromium to run the extension in (ELICITLY_REQUIRE_BROWSER=1)', () => {
-    expect.fail(`no Chromium at ${CHROMIUM_PATH}; install one with: ${INSTALL_HINT}`);
-  });
-});
+const title = chromiumSuite('the extension end to end');
 
 describe.skipIf(!browserFound)(title, () => {
   const stateDir = mkdtempSync(join(tmpdir(), 'elicitly-e2e-'));

@@ -16,21 +16,13 @@ import { northmarkProposal } from '../fixtures/northmark.js';
 import { connect, type Harness } from '../helpers/mcp-harness.js';
 import { freePort } from '../helpers/scripted-extension.js';
 import {
-  BROWSER_REQUIRED, CHROMIUM_PATH, INSTALL_HINT, browserFound, launchExtension, pairInSettings, pairingCode, type ExtensionBrowser,
+  browserFound, chromiumSuite, launchExtension, pairInSettings, pairingCode, type ExtensionBrowser,
 } from './extension-browser.js';
 
 const UI_TIMEOUT = 15_000;
 const ARTIFACTS = join(process.cwd(), 'test-results');
 
-const title = browserFound
-  ? 'the history end to end in headless Chromium'
-  : `the history end to end — SKIPPED: no Chromium at ${CHROMIUM_PATH}; install one with: ${INSTALL_HINT}`;
-
-describe.runIf(!browserFound && BROWSER_REQUIRED)('history end-to-end prerequisites', () => {
-  it('has a Chromium to run the extension in (ELICITLY_REQUIRE_BROWSER=1)', () => {
-    expect.fail(`no Chromium at ${CHROMIUM_PATH}; install one with: ${INSTALL_HINT}`);
-  });
-});
+const title = chromiumSuite('the history end to end');
 
 describe.skipIf(!browserFound)(title, () => {
   const stateDir = mkdtempSync(join(tmpdir(), 'elicitly-e2e-history-'));

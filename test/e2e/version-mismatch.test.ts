@@ -7,20 +7,12 @@ import type { Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { WebSocketServer } from 'ws';
 import { CLOSE_PROTOCOL_MISMATCH, PROTOCOL_VERSION, protocolMismatchReason } from '../../shared/wire-protocol.js';
-import { BROWSER_REQUIRED, CHROMIUM_PATH, INSTALL_HINT, browserFound, launchExtension, type ExtensionBrowser } from './extension-browser.js';
+import { browserFound, chromiumSuite, launchExtension, type ExtensionBrowser } from './extension-browser.js';
 
 const UI_TIMEOUT = 15_000;
 const NEWER = PROTOCOL_VERSION + 1;
 
-const title = browserFound
-  ? 'the extension against a hub of another protocol version, in headless Chromium'
-  : `the extension against a hub of another protocol version — SKIPPED: no Chromium at ${CHROMIUM_PATH}; install one with: ${INSTALL_HINT}`;
-
-describe.runIf(!browserFound && BROWSER_REQUIRED)('version mismatch end-to-end prerequisites', () => {
-  it('has a Chromium to run the extension in (ELICITLY_REQUIRE_BROWSER=1)', () => {
-    expect.fail(`no Chromium at ${CHROMIUM_PATH}; install one with: ${INSTALL_HINT}`);
-  });
-});
+const title = chromiumSuite('the extension against a hub of another protocol version');
 
 describe.skipIf(!browserFound)(title, () => {
   let hub: WebSocketServer;

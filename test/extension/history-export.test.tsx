@@ -103,7 +103,7 @@ describe('the export of the filtered history', () => {
     expect(byColumn(records[1]!)).toEqual({
       elicitationId: 'el_prop', createdAt: new Date(T + 50_000).toISOString(), decidedAt: '', kind: 'proposal', decision: 'approved',
       collected: 'yes', agent: "'-agent", message: 'Sync NorthMark Strategies from Apollo into Salesforce', comment: "'@me, check",
-      included: '["name","employeeCount"]', values: '{"name":"NorthMark","employeeCount":250}', context: JSON.stringify(proposal.request.context),
+      included: '["name","employeeCount"]', values: '{"name":"NorthMark","employeeCount":250}', context: JSON.stringify(proposal.request.kind === 'proposal' && proposal.request.context),
     });
     expect(byColumn(records[2]!)).toMatchObject({ decision: 'withdrawn', collected: '', values: '' });
     expect(byColumn(records[3]!)).toMatchObject({ message: tricky, decision: 'rejected', collected: 'no', context: '{"n":1,"note":"a, \\"quoted\\" value"}' });

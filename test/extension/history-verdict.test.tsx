@@ -3,7 +3,8 @@
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import type { ElicitlyDb } from '../../extension/db/database.js';
 import { queueDecision, settleDecision } from '../../extension/db/outbox-repo.js';
-import { applyStatus, getRequest, historyPage, sweepExpired, upsertView } from '../../extension/db/requests-repo.js';
+import { historyPage } from '../../extension/db/history-queries.js';
+import { applyStatus, getRequest, sweepExpired, upsertView } from '../../extension/db/requests-repo.js';
 import { rowFromView, type RequestRow } from '../../extension/db/rows.js';
 import { collected, deriveVerdict, type Verdict, type VerdictInputs } from '../../extension/db/verdict.js';
 import { decisionSummary } from '../../extension/ui/history-decision.js';

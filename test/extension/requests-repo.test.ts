@@ -3,18 +3,8 @@ import { IDBFactory, IDBKeyRange } from 'fake-indexeddb';
 import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
 import { openDb, type ElicitlyDb } from '../../extension/db/database.js';
 import { queueDecision } from '../../extension/db/outbox-repo.js';
-import {
-  applyWelcome,
-  getRequest,
-  historyAgents,
-  historyPage,
-  pendingRequests,
-  pruneHistory,
-  sweepExpired,
-  upsertView,
-  type HistoryCursor,
-  type HistoryQuery,
-} from '../../extension/db/requests-repo.js';
+import { historyAgents, historyPage, type HistoryCursor, type HistoryQuery } from '../../extension/db/history-queries.js';
+import { applyWelcome, getRequest, pendingRequests, pruneHistory, sweepExpired, upsertView } from '../../extension/db/requests-repo.js';
 import { rowFromView, type RequestRow } from '../../extension/db/rows.js';
 import type { Status } from '../../shared/lifecycle.js';
 import type { RequestView } from '../../shared/wire-protocol.js';
@@ -48,7 +38,7 @@ function view(id: string, createdAt: number, overrides: Partial<RequestView> = {
     requester: { client: 'claude-code', pid: 4242 },
     request: kind === 'proposal'
       ? { ...proposalView(id, createdAt).request, message }
-      : { kind, message, mode: 'json', context: null, requestedSchema: null, labels: { ok: 'Approve', cancel: 'Reject' }, timeoutSeconds: 3600 },
+      : { kind: 'approval', message, mode: 'json', context: null, requestedSchema: null, labels: { ok: 'Approve', cancel: 'Reject' }, timeoutSeconds: 3600 },
     renderedTemplate: null,
     ...overrides,
   };

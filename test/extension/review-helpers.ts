@@ -1,6 +1,9 @@
 // Rows and a scripted background client for the review components' tests.
 import { vi } from 'vitest';
 import { checkApprovalInput, checkProposalInput, type ApprovalRequest, type ProposalRequest } from '../../shared/approval-input.js';
+import { checkSelectionInput, type ConfirmAsk, type FormAsk, type SelectionAsk } from '../../shared/ask-input.js';
+import { RequestedSchemaSchema } from '../../shared/requested-schema.js';
+import type { ReviewRequest } from '../../shared/review-request.js';
 import type { RequestRow } from '../../extension/db/rows.js';
 import type { BackgroundClient, DecideReply, Decision } from '../../extension/messages.js';
 import { northmarkProposal } from '../fixtures/northmark.js';
@@ -27,7 +30,24 @@ export function approval(input: unknown): ApprovalRequest {
   return checked.request;
 }
 
-export function rowFor(request: ProposalRequest | ApprovalRequest, extra: Partial<RequestRow> = {}): RequestRow {
+/** A yes/no question as elicit_confirm stores it for the extension. */
+export function confirmAsk(message: string, yes = 'Yes', no = 'No'): ConfirmAsk {
+  return { kind: 'confirm', message, labels: { yes, no }, timeoutSeconds: 3600 };
+}
+
+/** A form ask as elicit_form stores it for the extension; the schema is checked as the server checks it. */
+export function formAsk(message: string, requestedSchema: unknown): FormAsk {
+  return { kind: 'form', message, requestedSchema: RequestedSchemaSchema.parse(requestedSchema), timeoutSeconds: 3600 };
+}
+
+/** elicit_selection's input, checked and normalized by the server's own check. */
+export function selectionAsk(input: Record<string, unknown>): SelectionAsk {
+  const checked = checkSelectionInput(input);
+  if (!checked.ok) throw new Error(JSON.stringify(checked.issues));
+  return checked.value.ask;
+}
+
+export function rowFor(request: ReviewRequest, extra: Partial<RequestRow> = {}): RequestRow {
   return {
     elicitationId: 'el-1',
     kind: request.kind,

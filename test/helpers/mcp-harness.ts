@@ -1,9 +1,13 @@
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { Client } from '@modelcontextprotocol/client';
 import { StdioClientTransport } from '@modelcontextprotocol/client/stdio';
 import { Client as ClientV1 } from '@modelcontextprotocol/sdk/client/index.js';
 import { StdioClientTransport as StdioClientTransportV1 } from '@modelcontextprotocol/sdk/client/stdio.js';
 import { ElicitRequestSchema } from '@modelcontextprotocol/sdk/types.js';
+import { freePort } from './scripted-extension.js';
 
 export const SERVER_ENTRY = fileURLToPath(new URL('../../dist/server/main.js', import.meta.url));
 
@@ -37,6 +41,9 @@ export interface Harness {
   kind: ClientKind;
   /** The server process's pid. */
   pid: number | null;
+  /** The server's state dir and hub port: the test's own unless the test named them in `env`. */
+  stateDir: string;
+  port: number;
   elicitations: ElicitParams[];
   stderr: () => string;
   listTools: () => Promise<{ name: string; inputSchema: Record<string, unknown>; outputSchema?: Record<string, unknown> }[]>;
@@ -82,7 +89,18 @@ function baseEnv(extra: Record<string, string> | undefined): Record<string, stri
   return { ...env, ELICITLY_LOG_LEVEL: 'warn', ...extra };
 }
 
+/**
+ * A server over stdio. Unless the test names them, it gets a state dir of its own (removed on close) and a free port,
+ * so an ask routed to the extension never touches the user's real state dir or another test's hub.
+ */
 export async function connect(kind: ClientKind, options: HarnessOptions = {}): Promise<Harness> {
+  const ownDir = options.env?.ELICITLY_STATE_DIR === undefined ? mkdtempSync(join(tmpdir(), 'elicitly-harness-')) : null;
+  const stateDir = ownDir ?? String(options.env?.ELICITLY_STATE_DIR);
+  const port = Number(options.env?.ELICITLY_PORT ?? freePort());
+  const env = { ELICITLY_STATE_DIR: stateDir, ELICITLY_PORT: String(port), ...options.env };
+  const cleanup = () => {
+    if (ownDir) rmSync(ownDir, { recursive: true, force: true });
+  };
   const capabilities = options.capabilities ?? { elicitation: { form: {} } };
   const elicitations: ElicitParams[] = [];
   let stderr = '';
@@ -91,7 +109,7 @@ export async function connect(kind: ClientKind, options: HarnessOptions = {}): P
     if (!options.host) throw new Error('no host script');
     return options.host(params, signal);
   };
-  const params = { command: process.execPath, args: [SERVER_ENTRY], env: baseEnv(options.env), stderr: 'pipe' as const };
+  const params = { command: process.execPath, args: [SERVER_ENTRY], env: baseEnv(env), stderr: 'pipe' as const };
 
   if (kind === 'v1') {
     const transport = new StdioClientTransportV1(params);
@@ -102,12 +120,14 @@ export async function connect(kind: ClientKind, options: HarnessOptions = {}): P
     return {
       kind,
       pid: transport.pid,
+      stateDir,
+      port,
       elicitations,
       stderr: () => stderr,
       listTools: async () => (await client.listTools()).tools as never,
       callTool: async (name, args, opts = {}) =>
         (await client.callTool({ name, arguments: args }, undefined, requestOptions(opts))) as ToolResult,
-      close: () => client.close(),
+      close: () => client.close().finally(cleanup),
     };
   }
 
@@ -125,11 +145,13 @@ export async function connect(kind: ClientKind, options: HarnessOptions = {}): P
   return {
     kind,
     pid: transport.pid,
+    stateDir,
+    port,
     elicitations,
     stderr: () => stderr,
     listTools: async () => (await client.listTools()).tools as never,
     callTool: async (name, args, opts = {}) =>
       (await client.callTool({ name, arguments: args }, requestOptions(opts))) as ToolResult,
-    close: () => client.close(),
+    close: () => client.close().finally(cleanup),
   };
 }

@@ -23,20 +23,27 @@ const textJson = (result: { content?: unknown[] }) => JSON.parse((result.content
 
 describe.each(CLIENT_KINDS)('over stdio with the %s client', (kind) => {
   const era = kind === 'v2-2026' ? '2026-07-28' : '2025';
-  // One server per client kind for the default capabilities; each test scripts how the host answers next.
-  let script: HostScript = hosts.throws();
-  let server: Harness;
-  beforeAll(async () => {
-    server = await connect(kind, { host: (params, signal) => script(params, signal), env: { ELICITLY_PROBE_TIMEOUT_MS: String(PROBE_BOUND_MS) } });
-  });
-  afterAll(() => server.close());
-  const using = (host: HostScript): Harness => {
-    script = host;
-    server.elicitations.length = 0;
-    return server;
+  /**
+   * One server per client kind and tool for the default capabilities; each test scripts how the host answers next. A
+   * server of its own per describe: a probe that finds the dialog broken sends that session's later `auto` asks to the
+   * extension, which the tool tests below must not inherit.
+   */
+  const sharedServer = () => {
+    let script: HostScript = hosts.throws();
+    let server: Harness;
+    beforeAll(async () => {
+      server = await connect(kind, { host: (params, signal) => script(params, signal), env: { ELICITLY_PROBE_TIMEOUT_MS: String(PROBE_BOUND_MS) } });
+    });
+    afterAll(() => server.close());
+    return (host: HostScript): Harness => {
+      script = host;
+      server.elicitations.length = 0;
+      return server;
+    };
   };
 
   describe('elicit_doctor', () => {
+    const using = sharedServer();
     it('echoes an empty elicitation capability as sent and reads it as form mode', async () => {
       const h = await start(kind, { capabilities: { elicitation: {} } });
       const result = await h.callTool('elicit_doctor', {});
@@ -48,7 +55,7 @@ describe.each(CLIENT_KINDS)('over stdio with the %s client', (kind) => {
         response: { protocolVersion: kind === 'v2-2026' ? '2026-07-28' : '2025-11-25', serverInfo: { name: 'elicitly', version: '0.1.0' } },
       });
       expect((report.initialize?.request as Record<string, unknown>).capabilities).toEqual({ elicitation: {} });
-      expect(report.support).toEqual({ elicitation: true, elicitationForm: true, elicitationUrl: false, sampling: false, roots: false });
+      expect(report.support).toEqual({ elicitation: true, elicitationForm: true, elicitationUrl: false, sampling: false, roots: false, extensions: { apps: false, tasks: false, names: [] } });
       expect(report.probes).toBeUndefined();
       expect(textJson(result)).toEqual(report);
       expect(h.elicitations).toHaveLength(0);
@@ -135,6 +142,7 @@ describe.each(CLIENT_KINDS)('over stdio with the %s client', (kind) => {
   });
 
   describe('elicit_form', () => {
+    const using = sharedServer();
     const schema = {
       type: 'object',
       properties: {
@@ -148,15 +156,16 @@ describe.each(CLIENT_KINDS)('over stdio with the %s client', (kind) => {
     it('returns the collected fields on accept', async () => {
       const h = using(hosts.acceptAfter(50, () => ({ version: '1.2.0', prerelease: false, channel: 'beta' })));
       const result = await h.callTool('elicit_form', { message: 'Enter release details', requestedSchema: schema });
-      expect(result.structuredContent).toEqual({ action: 'accept', content: { version: '1.2.0', prerelease: false, channel: 'beta' } });
+      expect(result.structuredContent).toEqual({ action: 'accept', content: { version: '1.2.0', prerelease: false, channel: 'beta' }, via: 'host' });
       expect(textJson(result)).toEqual(result.structuredContent);
       expect(h.elicitations[0]).toMatchObject({ message: 'Enter release details', requestedSchema: { properties: { version: { type: 'string' } } } });
     });
 
+    // Forced to the host: under `auto` a "no" this fast goes on to the extension (see ask-routing.test.ts).
     it.each(['decline', 'cancel'] as const)('returns content null on %s', async (action) => {
       const h = using(hosts.answerAfter(10, action));
-      const result = await h.callTool('elicit_form', { message: 'm', requestedSchema: schema });
-      expect(result.structuredContent).toEqual({ action, content: null });
+      const result = await h.callTool('elicit_form', { message: 'm', requestedSchema: schema, via: 'host' });
+      expect(result.structuredContent).toEqual({ action, content: null, via: 'host' });
     });
 
     it('refuses accepted content that breaks the schema, in every era', async () => {
@@ -165,13 +174,14 @@ describe.each(CLIENT_KINDS)('over stdio with the %s client', (kind) => {
       const out = result.structuredContent as Record<string, unknown>;
       expect(out.action).toBe('error');
       expect(out.content).toBeNull();
+      expect(out.via).toBe('host');
       expect(String(out.error).length).toBeLessThanOrEqual(300);
     });
 
-    it('answers action error when the host cannot elicit', async () => {
+    it('answers action error when forced to a host that cannot elicit', async () => {
       const h = await start(kind, { capabilities: {} });
-      const result = await h.callTool('elicit_form', { message: 'm', requestedSchema: schema });
-      expect(result.structuredContent).toEqual({ action: 'error', content: null, error: 'client did not advertise elicitation' });
+      const result = await h.callTool('elicit_form', { message: 'm', requestedSchema: schema, via: 'host' });
+      expect(result.structuredContent).toEqual({ action: 'error', content: null, error: 'client did not advertise elicitation', via: 'host' });
     });
 
     it.each([
@@ -192,35 +202,43 @@ describe.each(CLIENT_KINDS)('over stdio with the %s client', (kind) => {
   });
 
   describe('elicit_confirm', () => {
+    const using = sharedServer();
     it.each([
       ['yes', { confirmed: true, action: 'accept' }],
       ['no', { confirmed: false, action: 'accept' }],
     ])('accept + %s', async (answer, expected) => {
       const h = using(hosts.acceptAfter(10, () => ({ answer })));
       const result = await h.callTool('elicit_confirm', { question: 'Ship it?' });
-      expect(result.structuredContent).toEqual(expected);
+      expect(result.structuredContent).toEqual({ ...expected, via: 'host' });
     });
 
     it('decline → confirmed false', async () => {
       const h = using(hosts.answerAfter(10, 'decline'));
-      expect((await h.callTool('elicit_confirm', { question: 'Ship it?' })).structuredContent).toEqual({ confirmed: false, action: 'decline' });
+      expect((await h.callTool('elicit_confirm', { question: 'Ship it?', via: 'host' })).structuredContent).toEqual({ confirmed: false, action: 'decline', via: 'host' });
+    });
+
+    it('a decline that took a person\'s time stays the answer under auto', async () => {
+      const h = using(hosts.answerAfter(2100, 'decline'));
+      expect((await h.callTool('elicit_confirm', { question: 'Ship it?' })).structuredContent).toEqual({ confirmed: false, action: 'decline', via: 'host' });
     });
 
     it('cancel → confirmed null with the question', async () => {
       const h = using(hosts.answerAfter(10, 'cancel'));
-      expect((await h.callTool('elicit_confirm', { question: 'Ship it?' })).structuredContent).toEqual({
+      expect((await h.callTool('elicit_confirm', { question: 'Ship it?', via: 'host' })).structuredContent).toEqual({
         confirmed: null,
         action: 'cancel',
         question: 'Ship it?',
+        via: 'host',
       });
     });
 
     it('error → confirmed null with the question and the reason', async () => {
       const h = await start(kind, { capabilities: {} });
-      expect((await h.callTool('elicit_confirm', { question: 'Ship it?' })).structuredContent).toEqual({
+      expect((await h.callTool('elicit_confirm', { question: 'Ship it?', via: 'host' })).structuredContent).toEqual({
         confirmed: null,
         question: 'Ship it?',
         error: 'client did not advertise elicitation',
+        via: 'host',
       });
     });
 
@@ -254,7 +272,7 @@ describe('waiting on a person (2025 era, pushed elicitation)', () => {
     const h = await start('v2-2025', { host: hosts.acceptAfter(5600, () => ({ answer: 'yes' })) });
     const ticks: unknown[] = [];
     const result = await h.callTool('elicit_confirm', { question: 'Ship it?' }, { onprogress: (p) => ticks.push(p) });
-    expect(result.structuredContent).toEqual({ confirmed: true, action: 'accept' });
+    expect(result.structuredContent).toEqual({ confirmed: true, action: 'accept', via: 'host' });
     expect(ticks.length).toBeGreaterThanOrEqual(1);
     expect(ticks[0]).toMatchObject({ progress: 1 });
   }, 15_000);

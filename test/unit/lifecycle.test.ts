@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import type { LifecycleState, Outcome } from '../../shared/lifecycle.js';
-import { consume, decide, effectiveStatus, expire, resultEnvelope, withdraw } from '../../shared/lifecycle.js';
+import { approvalEnvelope, consume, decide, effectiveStatus, expire, withdraw } from '../../shared/lifecycle.js';
 
 const pending: LifecycleState = { status: 'pending', expiresAt: 1000 };
 const approve: Outcome = { decision: 'approved', action: 'submit', values: { a: 1 }, idempotencyKey: 'k1' };
@@ -60,7 +60,7 @@ describe('lifecycle', () => {
     ['submit', { x: 1 }, approve, { status: 'consumed', decision: 'approved', action: 'submit', context: { x: 1 }, values: { a: 1 } }],
     ['cancel without context', undefined, reject, { status: 'consumed', decision: 'rejected', action: 'cancel', context: null }],
     ['comment', null, { ...reject, comment: 'not now' }, { status: 'consumed', decision: 'rejected', action: 'cancel', context: null, comment: 'not now' }],
-  ])('resultEnvelope: %s', (_n, context, outcome, expected) => {
-    expect(resultEnvelope(context, outcome)).toEqual(expected);
+  ])('approvalEnvelope: %s', (_n, context, outcome, expected) => {
+    expect(approvalEnvelope(context, outcome)).toEqual(expected);
   });
 });

@@ -1,27 +1,15 @@
-import { useId, useMemo, useState } from 'preact/hooks';
+import { useMemo, useState } from 'preact/hooks';
 import { checkDecisionValues, type ApprovalRequest } from '../../../shared/approval-input.js';
-import { propertyKind, type RequestedSchema } from '../../../shared/requested-schema.js';
 import { fieldMessages } from './decision-feedback.js';
 import type { RequestRow } from '../../db/rows.js';
 import type { BackgroundClient } from '../../messages.js';
-import { FieldEditor } from './field-editor.js';
+import { FormFields, initialValues } from './form-fields.js';
 import { ReviewFooter } from './review-footer.js';
 import { SafeHtml } from './safe-html.js';
 import { refusedAttempt } from './refused-attempt.js';
 import { useReview } from './use-review.js';
 import { VisibleText } from '../visible-text.js';
 import './review.css';
-
-/** Keyed by the agent's property names, hence a Map; a refused attempt's values win over the defaults. */
-function initialValues(schema: RequestedSchema | null, attempt: Readonly<Record<string, unknown>> | undefined): Map<string, unknown> {
-  if (!schema) return new Map();
-  return new Map(Object.entries(schema.properties).map(([key, p]) => {
-    if (attempt && Object.hasOwn(attempt, key)) return [key, attempt[key]];
-    // An unticked box reads as "no" to a reviewer, so it must not be submitted as "left empty".
-    const fallback = propertyKind(p) === 'boolean' ? false : null;
-    return [key, p.default ?? fallback];
-  }));
-}
 
 const JSON_HINTS = { ok: 'approves', cancel: 'rejects' };
 const FORM_HINTS = { ok: 'approves: sends the form', cancel: 'rejects: sends nothing' };
@@ -44,7 +32,6 @@ export function ApprovalReview({ row, request, client, onDone }: {
   const schema = request.mode === 'json' ? null : request.requestedSchema;
   const keys = useMemo(() => (schema ? Object.keys(schema.properties) : []), [schema]);
   const [values, setValues] = useState<ReadonlyMap<string, unknown>>(() => initialValues(schema, refusedAttempt(row)?.values));
-  const id = useId();
   const review = useReview(row, keys, client, onDone, () => {
     // A json-mode approval carries no values; a form's are checked (and normalized) before they leave.
     if (!schema) return { ok: true, payload: {} };
@@ -60,7 +47,6 @@ export function ApprovalReview({ row, request, client, onDone }: {
   };
 
   const showContext = request.mode !== 'form';
-  const required = schema?.required ?? [];
 
   return (
     <section class="review approval-review" ref={review.root}>
@@ -71,39 +57,7 @@ export function ApprovalReview({ row, request, client, onDone }: {
         showContext && <pre class="context-json" aria-label="Context"><VisibleText text={contextText(request.context)} /></pre>
       )}
 
-      {schema && (
-        <div class="approval-form">
-          {Object.entries(schema.properties).map(([key, p], i) => {
-            const title = p.title ?? key;
-            const inputId = `${id}-field-${i}`;
-            const errors = issues.byKey.get(key);
-            const errorId = `${id}-error-${i}`;
-            const descId = `${id}-desc-${i}`;
-            const describedBy = [p.description ? descId : '', errors ? errorId : ''].filter(Boolean).join(' ');
-            const isRequired = required.includes(key);
-            return (
-              <div class="field" key={key}>
-                <label for={inputId}>
-                  <VisibleText text={title} />
-                  {isRequired && <span class="required" aria-hidden="true">*</span>}
-                </label>
-                {p.description && <div id={descId} class="description muted"><VisibleText text={p.description} /></div>}
-                <FieldEditor
-                  id={inputId}
-                  schema={p}
-                  value={values.get(key)}
-                  label={title}
-                  required={isRequired}
-                  invalid={errors !== undefined}
-                  describedBy={describedBy || undefined}
-                  onChange={(v) => edit(key, v)}
-                />
-                {errors && <div id={errorId} class="field-error"><VisibleText text={errors.join(' ')} /></div>}
-              </div>
-            );
-          })}
-        </div>
-      )}
+      {schema && <FormFields schema={schema} values={values} issues={issues} onEdit={edit} />}
 
       <ReviewFooter {...review.footer} labels={request.labels} hints={schema ? FORM_HINTS : JSON_HINTS} />
     </section>

@@ -1,10 +1,11 @@
-import type { ReviewRequest } from '../../../shared/approval-input.js';
+import type { ReviewRequest } from '../../../shared/review-request.js';
 import type { Status } from '../../../shared/lifecycle.js';
 import type { PropertySchema } from '../../../shared/requested-schema.js';
 import type { RequestRow } from '../../db/rows.js';
 import { REFUSAL_TEXT } from './decision-feedback.js';
 import { displayValue } from './display-value.js';
 import { SafeHtml } from './safe-html.js';
+import { answerLabel, chosenNames, optionName, selectionRule } from '../ask-words.js';
 import { dateTime } from '../format-time.js';
 import { KIND_LABEL } from '../labels.js';
 import { VisibleText } from '../visible-text.js';
@@ -30,6 +31,7 @@ function json(v: unknown): string {
 }
 
 function propertiesOf(request: ReviewRequest): Record<string, PropertySchema> {
+  if (request.kind === 'confirm' || request.kind === 'selection') return {};
   return request.requestedSchema?.properties ?? {};
 }
 
@@ -50,6 +52,21 @@ function Asked({ row, request }: { row: RequestRow; request: ReviewRequest }) {
       </>
     );
   }
+  if (request.kind === 'confirm') {
+    return <p>Answers offered: “<VisibleText text={request.labels.yes} />” (yes) or “<VisibleText text={request.labels.no} />” (no)</p>;
+  }
+  if (request.kind === 'selection') {
+    return (
+      <>
+        <p>{selectionRule(request)} of: <VisibleText text={request.options.map(optionName).join(', ')} /></p>
+        {request.default.length > 0 && <p>Preselected: <VisibleText text={chosenNames(request, request.default)} /></p>}
+      </>
+    );
+  }
+  if (request.kind === 'form') {
+    const names = Object.entries(request.requestedSchema.properties).map(([key, p]) => p.title ?? key);
+    return <p>Asked for: <VisibleText text={names.join(', ')} /></p>;
+  }
   const context = request.context === null ? null : <pre class="context-json" aria-label="Context"><VisibleText text={json(request.context)} /></pre>;
   const fields = request.requestedSchema ? Object.entries(request.requestedSchema.properties) : [];
   return (
@@ -64,13 +81,15 @@ function Decided({ row, request }: { row: RequestRow; request: ReviewRequest }) 
   const { outcome } = row;
   if (!outcome) return <p>No decision was made here.</p>;
   const props = propertiesOf(request);
-  const values = Object.entries(outcome.values ?? {});
-  const verdict = request.kind === 'proposal'
-    ? (outcome.decision === 'approved' ? 'Submitted' : 'Canceled')
-    : (outcome.decision === 'approved' ? 'Approved' : 'Declined');
+  // A question's or a choice's answer is said in words; a form's values are listed like an approval's.
+  const values = request.kind === 'confirm' || request.kind === 'selection' ? [] : Object.entries(outcome.values ?? {});
+  let verdict: string;
+  if (request.kind === 'proposal') verdict = outcome.decision === 'approved' ? 'Submitted' : 'Canceled';
+  else if (request.kind === 'approval') verdict = outcome.decision === 'approved' ? 'Approved' : 'Declined';
+  else verdict = answerLabel(request, outcome.decision, outcome);
   return (
     <>
-      <p>Decision: <strong>{verdict}</strong></p>
+      <p>Decision: <strong><VisibleText text={verdict} /></strong></p>
       {values.length > 0 && (
         <dl aria-label="Values sent">
           {values.map(([key, v]) => {

@@ -2,9 +2,12 @@ import { useMemo, useState } from 'preact/hooks';
 import type { RequestRow } from '../../db/rows.js';
 import type { BackgroundClient } from '../../messages.js';
 import { ApprovalReview } from './approval-review.js';
+import { ConfirmReview } from './confirm-review.js';
 import { FeedbackView, alreadyDecidedHere, type Feedback } from './decision-feedback.js';
+import { FormAskReview } from './form-ask-review.js';
 import { ProposalReview } from './proposal-review.js';
 import { RequestDetail, STATUS_TEXT } from './request-detail.js';
+import { SelectionReview } from './selection-review.js';
 
 export function ReviewView({ row, client, onDone }: { row: RequestRow; client: BackgroundClient; onDone?: () => void }) {
   // The first decision made in this browser turns this review into its read-only detail at once; a second surface
@@ -31,7 +34,12 @@ export function ReviewView({ row, client, onDone }: { row: RequestRow; client: B
   // Keyed by id so opening another request never carries this one's edits over. The row was checked against the
   // request schema when it was read, so its request is used as it is.
   const { request } = row;
-  return request.kind === 'proposal'
-    ? <ProposalReview key={row.elicitationId} row={row} request={request} client={watched} onDone={onDone} />
-    : <ApprovalReview key={row.elicitationId} row={row} request={request} client={watched} onDone={onDone} />;
+  const common = { key: row.elicitationId, row, client: watched, onDone };
+  switch (request.kind) {
+    case 'proposal': return <ProposalReview {...common} request={request} />;
+    case 'approval': return <ApprovalReview {...common} request={request} />;
+    case 'confirm': return <ConfirmReview {...common} request={request} />;
+    case 'form': return <FormAskReview {...common} request={request} />;
+    case 'selection': return <SelectionReview {...common} request={request} />;
+  }
 }

@@ -1,4 +1,4 @@
-import { useEffect, useRef } from 'preact/hooks';
+import { useLayoutEffect, useRef } from 'preact/hooks';
 import type { RefObject } from 'preact';
 
 interface ReviewKeys {
@@ -14,7 +14,9 @@ export function useReviewKeys(root: RefObject<HTMLElement | null>, keys: ReviewK
   // Handlers change every render; the listener is installed once and reads the latest ones.
   const latest = useRef(keys);
   latest.current = keys;
-  useEffect(() => {
+  // Installed with the render, not after the next paint: a key pressed as soon as the review shows must reach it (a
+  // tab in the background paints late, or not at all).
+  useLayoutEffect(() => {
     const onKeyDown = (e: KeyboardEvent) => {
       if (e.defaultPrevented || e.isComposing) return;
       const target = e.target as Node | null;

@@ -10,14 +10,16 @@ import { useReviewKeys } from './use-review-keys.js';
 const NO_ISSUES: SplitIssues = { byKey: new Map(), general: [] };
 
 /** What the person submits once the local check passed: the form's part of the decision. */
-type Checked = { ok: true; payload: Pick<Decision, 'values' | 'included'> } | { ok: false; issues: FieldIssue[] };
+type Payload = Pick<Decision, 'values' | 'included'>;
+type Checked = { ok: true; payload: Payload } | { ok: false; issues: FieldIssue[] };
 
 /**
  * Everything a review does the same way whatever it reviews: the comment, issues next to fields (focusing the first
  * invalid one), the decision in flight, the Esc confirmation and Ctrl/Cmd+Enter, and resuming a refused attempt.
- * The component supplies only its form and the check of its values.
+ * The component supplies only its form and the check of its values; `check` null: there is no one answer Ctrl+Enter
+ * could mean (a yes/no question), and the component answers with `answer`.
  */
-export function useReview(row: RequestRow, keys: readonly string[], client: BackgroundClient, onDone: (() => void) | undefined, check: () => Checked) {
+export function useReview(row: RequestRow, keys: readonly string[], client: BackgroundClient, onDone: (() => void) | undefined, check: (() => Checked) | null) {
   const [attempt] = useState(() => refusedAttempt(row));
   const [comment, setComment] = useState(attempt?.comment ?? '');
   const [issues, setIssues] = useState<SplitIssues>(() => (attempt ? splitIssues(attempt.issues, keys) : NO_ISSUES));
@@ -56,10 +58,9 @@ export function useReview(row: RequestRow, keys: readonly string[], client: Back
   const cleanComment = comment.trim();
   const withComment = cleanComment ? { comment: cleanComment } : {};
 
-  const approve = async () => {
+  const approveWith = async (checked: Checked) => {
     if (frozen) return;
     setConfirming(false);
-    const checked = check();
     if (!checked.ok) {
       decision.clearFeedback();
       showIssues(checked.issues);
@@ -75,8 +76,12 @@ export function useReview(row: RequestRow, keys: readonly string[], client: Back
     await decision.send({ elicitationId: row.elicitationId, decision: 'rejected', ...withComment });
   };
 
+  const approve = () => {
+    if (check && !frozen) void approveWith(check());
+  };
+
   useReviewKeys(root, {
-    onSubmit: () => void approve(),
+    onSubmit: approve,
     onEscape: () => setConfirming((open) => !open && !frozen),
   });
 
@@ -84,16 +89,22 @@ export function useReview(row: RequestRow, keys: readonly string[], client: Back
     root,
     issues,
     showFieldMessages,
+    showIssues,
+    frozen,
+    /** Approves with these values, already known to be acceptable (a yes or a no). */
+    answer: (payload: Payload) => void approveWith({ ok: true, payload }),
     footer: {
       generalIssues: issues.general,
       comment,
       onComment: setComment,
       feedback: decision.feedback,
       frozen,
-      onOk: () => void approve(),
+      onOk: approve,
       onCancel: () => void reject(),
       confirming,
       onCloseConfirm: () => setConfirming(false),
     },
   };
 }
+
+export type Review = ReturnType<typeof useReview>;

@@ -1,6 +1,6 @@
 import type { CallToolResult } from '@modelcontextprotocol/server';
 import * as z from 'zod';
-import type { Answer, ServiceErrorCode } from '../../../shared/approval-calls.js';
+import type { Answer, ServiceError, ServiceErrorCode } from '../../../shared/approval-calls.js';
 import { structured } from '../tool-result.js';
 
 export const ElicitationIdSchema = z.string().trim().min(1).max(100).describe('The elicitationId returned by elicit_approval or elicit_proposal.');
@@ -21,9 +21,13 @@ function hint(code: ServiceErrorCode, retentionDays: number): string {
   return hints[code];
 }
 
+/** A service error as an actionable isError result: the code, what happened, and what to do. */
+export function approvalError(error: ServiceError, retentionDays: number): CallToolResult {
+  const body = { error: error.code, message: error.message, hint: hint(error.code, retentionDays) };
+  return { content: [{ type: 'text', text: JSON.stringify(body) }], isError: true };
+}
+
 /** Maps a service answer to the tool's result: the value as structured content, or an actionable isError. */
 export function answerResult<T extends Record<string, unknown>>(answer: Answer<T>, retentionDays: number): CallToolResult {
-  if (answer.ok) return structured(answer.value);
-  const body = { error: answer.error.code, message: answer.error.message, hint: hint(answer.error.code, retentionDays) };
-  return { content: [{ type: 'text', text: JSON.stringify(body) }], isError: true };
+  return answer.ok ? structured(answer.value) : approvalError(answer.error, retentionDays);
 }

@@ -1,11 +1,35 @@
+import { randomBytes } from 'node:crypto';
+import { join } from 'node:path';
 import type { ServerContext } from '@modelcontextprotocol/server';
 import * as z from 'zod';
-import type { ProbeObservation } from '../../../shared/doctor-verdict.js';
-import { classifyProbe, deriveSupport } from '../../../shared/doctor-verdict.js';
-import type { RequestedSchema } from '../../../shared/requested-schema.js';
+import type { CompanionReport, HubInfoView } from '../../../shared/doctor-report.js';
+import {
+  ROUTED_TOOLS,
+  SHARE_LIMITS,
+  companionReport,
+  deprecations,
+  deriveExtensions,
+  reportFileName,
+  routeReport,
+  sharedReportFile,
+} from '../../../shared/doctor-report.js';
+import type { ProbeObservation, ProbeVerdict } from '../../../shared/doctor-verdict.js';
+import {
+  AUTOCANCEL_THRESHOLD_MS,
+  DIALOG_BROKEN_VERDICTS,
+  PROBE_FIELD,
+  PROBE_SCHEMA,
+  classifyProbe,
+  deriveSupport,
+  probeSkipReason,
+} from '../../../shared/doctor-verdict.js';
+import { clipReason } from '../../../shared/limits.js';
+import { autoRoute, markDialogBroken } from '../ask-routing.js';
 import type { ElicitOutcome } from '../host-elicitation.js';
 import { elicitFromHost } from '../host-elicitation.js';
+import { log } from '../../log.js';
 import { SERVER_INFO } from '../../package-info.js';
+import { ensurePrivateDir, writePrivateFile } from '../../private-files.js';
 import type { Session } from '../session.js';
 import { hostView } from '../session.js';
 import { structured } from '../tool-result.js';
@@ -14,7 +38,17 @@ import type { ToolDefinition } from './tool.js';
 const ElicitDoctorInputSchema = z.strictObject({
   probeElicitation: z.boolean().optional().describe('Default false. When true, show the person one real form dialog and record what happened.'),
   probe_elicitation: z.boolean().optional().describe('Alias of probeElicitation (older clients).'),
+  checkCompanion: z
+    .boolean()
+    .optional()
+    .describe('Default false. When true and this process has not joined the hub yet, join (or start) it to report the connected extensions and pending requests.'),
+  share: z.boolean().optional().describe('Default false. When true, also write this report (no answers, no conversation) as a JSON file in the state dir\'s reports/ folder.'),
+  productName: z.string().max(SHARE_LIMITS.productName).optional().describe('With share: the host product\'s name (e.g. "Claude Code"); at most 100 characters.'),
+  productVersion: z.string().max(SHARE_LIMITS.productVersion).optional().describe('With share: the host product\'s version; at most 50 characters.'),
+  notes: z.string().max(SHARE_LIMITS.notes).optional().describe('With share: anything unusual about the setup (OS, flags, policy); at most 2000 characters.'),
 });
+
+const RouteSchema = z.looseObject({ via: z.enum(['host', 'extension', 'none']), why: z.string() });
 
 const ElicitDoctorOutputSchema = z.looseObject({
   era: z.enum(['2025', '2026-07-28']),
@@ -25,26 +59,31 @@ const ElicitDoctorOutputSchema = z.looseObject({
     elicitationUrl: z.boolean(),
     sampling: z.boolean(),
     roots: z.boolean(),
+    extensions: z.looseObject({ apps: z.boolean(), tasks: z.boolean(), names: z.array(z.string()) }),
   }),
   probes: z.looseObject({}).optional(),
+  companion: z.looseObject({
+    hub: z.looseObject({ role: z.enum(['hub', 'relay', 'none']), port: z.number() }),
+    reviewers: z.looseObject({ extensionsConnected: z.number(), lastSeenAt: z.string().nullable() }).nullable(),
+    pending: z.number().nullable(),
+    stateDir: z.string(),
+  }),
+  routing: z.looseObject(Object.fromEntries(ROUTED_TOOLS.map((tool) => [tool, RouteSchema]))),
+  deprecations: z.array(z.looseObject({ feature: z.string(), message: z.string() })),
+  shared: z.boolean().optional(),
+  sharePath: z.string().optional(),
+  shareError: z.string().optional(),
 });
 
-const PROBE_FIELD = 'probe';
-const PROBE_SCHEMA: RequestedSchema = {
-  type: 'object',
-  properties: {
-    [PROBE_FIELD]: {
-      type: 'string',
-      title: 'Elicitly check',
-      description: 'Pick "OK" and submit: this checks that your app can show questions from tools.',
-      oneOf: [{ const: 'ok', title: 'OK' }],
-      default: 'ok',
-    },
-  },
-  required: [PROBE_FIELD],
-};
+type ShareInput = Pick<z.infer<typeof ElicitDoctorInputSchema>, 'productName' | 'productVersion' | 'notes'>;
 
-function report(ctx: ServerContext, session: Session): Record<string, unknown> {
+/** The negotiated revision: this request's envelope on 2026-07-28, the initialize handshake's on 2025. */
+function protocolVersion(ctx: ServerContext, session: Session): unknown {
+  return session.era === '2026-07-28' ? (hostView(ctx, session).protocolVersion ?? '2026-07-28') : (session.negotiatedVersion() ?? null);
+}
+
+/** The seed's layers (initialize, support) plus the support the client declared under `capabilities.extensions`. */
+function handshakeReport(ctx: ServerContext, session: Session): Record<string, unknown> {
   const host = hostView(ctx, session);
   const request: Record<string, unknown> = { clientInfo: host.clientInfo ?? null, capabilities: host.capabilities ?? null };
   if (host.protocolVersion !== undefined) request.protocolVersion = host.protocolVersion;
@@ -52,34 +91,85 @@ function report(ctx: ServerContext, session: Session): Record<string, unknown> {
     era: session.era,
     initialize: {
       request,
-      response: {
-        protocolVersion: session.era === '2026-07-28' ? (host.protocolVersion ?? '2026-07-28') : (session.negotiatedVersion() ?? null),
-        capabilities: session.serverCapabilities(),
-        serverInfo: SERVER_INFO,
-      },
+      response: { protocolVersion: protocolVersion(ctx, session), capabilities: session.serverCapabilities(), serverInfo: SERVER_INFO },
     },
-    support: deriveSupport(host.capabilities),
+    support: { ...deriveSupport(host.capabilities), extensions: deriveExtensions(host.capabilities) },
   };
 }
 
 function observe(outcome: ElicitOutcome): ProbeObservation {
-  if (outcome.action === 'error') return { kind: outcome.reason === 'timed_out' ? 'timed_out' : 'threw', latencyMs: outcome.latencyMs };
-  return { kind: 'answered', action: outcome.action, latencyMs: outcome.latencyMs };
+  if (outcome.action === 'accept') return { kind: 'answered', action: 'accept', content: outcome.content, latencyMs: outcome.latencyMs };
+  if (outcome.action !== 'error') return { kind: 'answered', action: outcome.action, latencyMs: outcome.latencyMs };
+  // An accept whose content failed the schema (host-elicitation reads the SDK's own refusal on 2025 as the same).
+  if (outcome.reason === 'invalid_content') {
+    return { kind: 'accepted_invalid', latencyMs: outcome.latencyMs };
+  }
+  return { kind: outcome.reason === 'timed_out' ? 'timed_out' : 'threw', latencyMs: outcome.latencyMs };
 }
 
-function probeReport(outcome: ElicitOutcome): Record<string, unknown> {
-  if (outcome.action === 'error' && outcome.reason === 'not_advertised') return { attempted: false, reason: outcome.error };
-  const verdict = classifyProbe(observe(outcome));
-  const data = outcome.action === 'accept' ? (outcome.content[PROBE_FIELD] ?? null) : null;
-  const probe: Record<string, unknown> = {
-    attempted: true,
-    action: outcome.action === 'error' ? null : outcome.action,
-    latencyMs: outcome.latencyMs,
-    data,
-    verdict,
-  };
-  if (outcome.action === 'error') probe.reason = outcome.error;
-  return probe;
+const AUTOACCEPTED_REASON = `the host answered "accept" without the choice a person must make ("${PROBE_FIELD}" has no default), so nobody saw the dialog`;
+
+/** The sentence the session keeps as the reason later `auto` asks go to the extension. */
+function brokenWhy(verdict: ProbeVerdict, probe: Record<string, unknown>): string {
+  switch (verdict) {
+    case 'advertised_but_autocanceled':
+      return `the doctor's probe was answered "${String(probe.action)}" in ${String(probe.latencyMs)} ms, faster than a person can (< ${AUTOCANCEL_THRESHOLD_MS} ms)`;
+    case 'advertised_but_unanswered':
+      return "the doctor's probe got no answer within its bound";
+    case 'advertised_but_autoaccepted':
+      return "the doctor's probe was accepted without the choice a person must make";
+    default:
+      return `the doctor's probe failed: ${String(probe.reason ?? 'an error')}`;
+  }
+}
+
+/** `probes.elicitationForm`, and the verdict when the probe ran. */
+function probeReport(outcome: ElicitOutcome, skipReason: string): { probe: Record<string, unknown>; verdict?: ProbeVerdict } {
+  if (outcome.action === 'error' && outcome.reason === 'not_advertised') return { probe: { attempted: false, reason: skipReason } };
+  const observation = observe(outcome);
+  const verdict = classifyProbe(observation);
+  const autoaccepted = verdict === 'advertised_but_autoaccepted';
+  // The host's action, even when its content was refused: "accept" is what it said.
+  const action = outcome.action === 'error' ? (observation.kind === 'accepted_invalid' ? 'accept' : null) : outcome.action;
+  const data = outcome.action === 'accept' && !autoaccepted ? (outcome.content[PROBE_FIELD] ?? null) : null;
+  const probe: Record<string, unknown> = { attempted: true, action, latencyMs: outcome.latencyMs, data, verdict };
+  // Our own sentence for an auto-accept: the validator's message could quote what the host sent.
+  if (autoaccepted) probe.reason = AUTOACCEPTED_REASON;
+  else if (outcome.action === 'error') probe.reason = outcome.error;
+  return { probe, verdict };
+}
+
+/** Asks the hub only when this process already joined it, or the caller asked for it: a report must not elect a hub. */
+async function companion(session: Session, mayJoin: boolean): Promise<CompanionReport> {
+  const { port, stateDir } = session.companion;
+  const base = { port, stateDir };
+  if (session.companion.role() === 'none' && !mayJoin) return companionReport({ ...base, role: 'none', info: null });
+  let info: HubInfoView | { error: string };
+  try {
+    const answer = await session.approvals.call('info', {});
+    info = answer.ok ? answer.value : { error: answer.error.message };
+  } catch (error) {
+    info = { error: clipReason(error instanceof Error ? error.message : String(error)) };
+  }
+  return companionReport({ ...base, role: session.companion.role(), info });
+}
+
+/** Writes the shareable report under `<stateDir>/reports/` (0700 dir, 0600 file, never through a symlink). */
+function share(session: Session, report: Record<string, unknown>, meta: ShareInput): { shared: true; sharePath: string } | { shared: false; shareError: string } {
+  try {
+    const now = Date.now();
+    const dir = join(session.companion.stateDir, 'reports');
+    // The state dir first: it is checked (a real dir of this user's, 0700) before anything is created inside it.
+    ensurePrivateDir(session.companion.stateDir);
+    ensurePrivateDir(dir);
+    const file = join(dir, reportFileName(now, randomBytes(4).toString('hex')));
+    writePrivateFile(file, `${JSON.stringify(sharedReportFile(report, meta, now), null, 2)}\n`);
+    return { shared: true, sharePath: file };
+  } catch (error) {
+    const message = clipReason(error instanceof Error ? error.message : String(error));
+    log('warn', 'could not write the doctor report', { error: message });
+    return { shared: false, shareError: message };
+  }
 }
 
 export const elicitDoctor: ToolDefinition = {
@@ -88,27 +178,51 @@ export const elicitDoctor: ToolDefinition = {
     server.registerTool(
       'elicit_doctor',
       {
-        title: 'Check the host’s dialog support',
+        title: 'Check where questions reach the person',
         description:
-          'Report whether this host really supports elicitation (the dialogs behind elicit_confirm and elicit_form): what it ' +
-          'advertised in the handshake, what that means, and — with probeElicitation: true — what happened when one real ' +
-          'dialog was sent. Use it before relying on elicit_confirm or elicit_form in an unfamiliar host: some hosts advertise ' +
-          'the capability but auto-decline in milliseconds or never show the dialog.',
+          'Report whether this host really supports elicitation (the dialogs behind elicit_confirm, elicit_form and ' +
+          'elicit_selection): what it advertised in the handshake, what that means, where an auto ask of each goes now ' +
+          '(the host\'s dialog, the Elicitly extension, or nowhere) and why, and the companion side (hub, connected ' +
+          'extensions, pending requests). With probeElicitation: true, one real dialog is sent and the report says what ' +
+          'happened: some hosts advertise the capability but auto-decline in milliseconds, auto-accept without asking, or ' +
+          'never show the dialog. share: true also writes the report (no answers) to the state dir.',
         inputSchema: ElicitDoctorInputSchema,
         outputSchema: ElicitDoctorOutputSchema,
-        annotations: { readOnlyHint: true, destructiveHint: false, idempotentHint: true, openWorldHint: false },
+        // Not read-only: share writes a file, checkCompanion may start the hub, the probe shows the person a dialog.
+        annotations: { readOnlyHint: false, destructiveHint: false, idempotentHint: false, openWorldHint: false },
       },
       async (args, ctx) => {
-        const base = report(ctx, session);
-        if (!(args.probeElicitation ?? args.probe_elicitation ?? false)) return structured(base);
-        const step = await elicitFromHost(ctx, session, {
-          tool: 'elicit_doctor',
-          message: 'Elicitly is checking that this app can show questions from tools. Choose "OK" and submit.',
-          requestedSchema: PROBE_SCHEMA,
-          timeoutMs: session.probeTimeoutMs,
-        });
-        if (!step.done) return step.result;
-        return structured({ ...base, probes: { elicitationForm: probeReport(step.outcome) } });
+        const base = handshakeReport(ctx, session);
+        const support = deriveSupport(hostView(ctx, session).capabilities);
+        let probes: Record<string, unknown> | undefined;
+        if (args.probeElicitation ?? args.probe_elicitation ?? false) {
+          const step = await elicitFromHost(ctx, session, {
+            tool: 'elicit_doctor',
+            message: 'Elicitly is checking that this app can show questions from tools. Choose "OK" and submit.',
+            requestedSchema: PROBE_SCHEMA,
+            timeoutMs: session.probeTimeoutMs,
+          });
+          // 2026-07-28: the dialog is the host's next step; the rest of the report comes with the answer.
+          if (!step.done) return step.result;
+          const { probe, verdict } = probeReport(step.outcome, probeSkipReason(support));
+          probes = { elicitationForm: probe };
+          // Remembered for the session: its later auto asks go to the extension instead of a dialog nobody sees.
+          if (verdict && DIALOG_BROKEN_VERDICTS.has(verdict)) {
+            markDialogBroken(session, brokenWhy(verdict, probe));
+          }
+        }
+        const companionPart = await companion(session, args.checkCompanion ?? false);
+        // After the probe: a dialog it showed broken already sends this session's auto asks elsewhere.
+        const route = routeReport(autoRoute(ctx, session), support, companionPart.reviewers);
+        const report: Record<string, unknown> = {
+          ...base,
+          ...(probes ? { probes } : {}),
+          companion: companionPart,
+          routing: Object.fromEntries(ROUTED_TOOLS.map((tool) => [tool, route])),
+          deprecations: deprecations(protocolVersion(ctx, session), hostView(ctx, session).capabilities),
+        };
+        if (!args.share) return structured(report);
+        return structured({ ...report, ...share(session, report, args) });
       },
     );
   },

@@ -1,8 +1,9 @@
 import * as z from 'zod';
+import { ViaSchema } from '../../../shared/ask-input.js';
 import { clamp } from '../../../shared/limits.js';
 import { checkRequestedSchema } from '../../../shared/requested-schema.js';
-import { elicitFromHost } from '../host-elicitation.js';
-import { invalidArguments, structured } from '../tool-result.js';
+import { askOutputSchema, runAsk } from '../ask-routing.js';
+import { invalidArguments } from '../tool-result.js';
 import type { ToolDefinition } from './tool.js';
 
 const ElicitFormInputSchema = z.strictObject({
@@ -10,14 +11,12 @@ const ElicitFormInputSchema = z.strictObject({
   requestedSchema: z
     .record(z.string(), z.unknown())
     .describe('A flat JSON Schema object (MCP elicitation subset): string, number, integer, boolean, single- and multi-select enum properties.'),
-  timeoutSeconds: z.number().optional().describe('How long to wait for the answer. Default 300, clamped to 60–3600.'),
+  via: ViaSchema.optional().describe('"auto" (default): the host\'s dialog when it really shows one, else the Elicitly extension. "host" or "extension" force one.'),
+  waitSeconds: z.number().optional().describe('How long an extension-routed form waits in this call. Default 50, clamped to 1–600; then "pending".'),
+  timeoutSeconds: z.number().optional().describe('How long the person has: the host dialog waits this long (default 300, 60–3600); an extension request stays answerable this long (default 3600, 60–86400).'),
 });
 
-const ElicitFormOutputSchema = z.looseObject({
-  action: z.enum(['accept', 'decline', 'cancel', 'error']),
-  content: z.record(z.string(), z.unknown()).nullable(),
-  error: z.string().optional(),
-});
+const ElicitFormOutputSchema = askOutputSchema({ content: z.record(z.string(), z.unknown()).nullable() });
 
 export const elicitForm: ToolDefinition = {
   name: 'elicit_form',
@@ -27,10 +26,10 @@ export const elicitForm: ToolDefinition = {
       {
         title: 'Ask for a small form',
         description:
-          "Ask the person to fill a small form in the host's own dialog and return their answer as {action, content}. " +
-          'Use it for a few typed values you cannot infer (a version, a choice, a date). The schema is the MCP elicitation subset ' +
-          'and is checked before anything is shown. For decisions that must survive restarts or need a field-by-field review, ' +
-          'use elicit_approval or elicit_proposal instead; run elicit_doctor first in an unfamiliar host.',
+          'Ask the person to fill a small form and return their answer as {action, content, via}: in the host\'s own dialog ' +
+          'when the host really shows one, otherwise in the Elicitly browser extension. Use it for a few typed values you ' +
+          'cannot infer (a version, a choice, a date). The schema is the MCP elicitation subset and is checked before anything ' +
+          'is shown. action "pending" (with an elicitationId) means no answer yet: continue with elicit_await and elicit_result.',
         inputSchema: ElicitFormInputSchema,
         outputSchema: ElicitFormOutputSchema,
         annotations: { readOnlyHint: false, destructiveHint: false, idempotentHint: false, openWorldHint: false },
@@ -38,17 +37,20 @@ export const elicitForm: ToolDefinition = {
       async (args, ctx) => {
         const checked = checkRequestedSchema(args.requestedSchema);
         if (!checked.ok) return invalidArguments(checked.issues, 'Fix the named property of requestedSchema and call again; nothing was shown to the person.');
-        const step = await elicitFromHost(ctx, session, {
-          tool: 'elicit_form',
-          message: args.message,
-          requestedSchema: checked.schema,
-          timeoutMs: clamp(args.timeoutSeconds, 300, 60, 3600) * 1000,
+        return runAsk(ctx, session, {
+          via: args.via ?? 'auto',
+          host: { tool: 'elicit_form', message: args.message, requestedSchema: checked.schema, timeoutMs: clamp(args.timeoutSeconds, 300, 60, 3600) * 1000 },
+          fromHost: (outcome) => {
+            if (outcome.action === 'accept') return { action: 'accept', content: outcome.content };
+            if (outcome.action === 'error') return { action: 'error', content: null, error: outcome.error };
+            return { action: outcome.action, content: null };
+          },
+          ask: { kind: 'form', message: args.message, requestedSchema: checked.schema, timeoutSeconds: args.timeoutSeconds ?? 3600 },
+          fromExtension: (result) => ({ ...result }),
+          unanswered: { action: 'cancel', content: null },
+          noAnswerYet: { content: null },
+          waitSeconds: args.waitSeconds,
         });
-        if (!step.done) return step.result;
-        const outcome = step.outcome;
-        if (outcome.action === 'accept') return structured({ action: 'accept', content: outcome.content });
-        if (outcome.action === 'error') return structured({ action: 'error', content: null, error: outcome.error });
-        return structured({ action: outcome.action, content: null });
       },
     );
   },

@@ -6,6 +6,7 @@ import { elicitDoctor } from './elicit-doctor.js';
 import { elicitForm } from './elicit-form.js';
 import { elicitProposal } from './elicit-proposal.js';
 import { elicitResult } from './elicit-result.js';
+import { elicitSelection } from './elicit-selection.js';
 import { elicitStatus } from './elicit-status.js';
 import type { ToolDefinition } from './tool.js';
 
@@ -19,5 +20,6 @@ export const TOOLS: readonly ToolDefinition[] = [
   elicitForm,
   elicitProposal,
   elicitResult,
+  elicitSelection,
   elicitStatus,
 ].sort((a, b) => a.name.localeCompare(b.name));

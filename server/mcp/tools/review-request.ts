@@ -1,6 +1,6 @@
 import { randomBytes } from 'node:crypto';
 import type { CallToolResult, ServerContext } from '@modelcontextprotocol/server';
-import type { ReviewRequest } from '../../../shared/approval-input.js';
+import type { ReviewedRequest } from '../../../shared/approval-input.js';
 import type { FieldIssue } from '../../../shared/requested-schema.js';
 import { clamp } from '../../../shared/limits.js';
 import type { Session } from '../session.js';
@@ -18,7 +18,7 @@ function clientName(ctx: ServerContext, session: Session): string | null {
 }
 
 /** Shared by elicit_approval and elicit_proposal: check, render the template, store durably, answer at once. */
-export async function createReviewRequest<T extends ReviewRequest>(
+export async function createReviewRequest<T extends ReviewedRequest>(
   ctx: ServerContext,
   session: Session,
   args: { timeoutSeconds?: number },
@@ -36,7 +36,7 @@ export async function createReviewRequest<T extends ReviewRequest>(
   }
   // The check clamps to the seed's 60 s minimum; ELICITLY_MIN_TIMEOUT_SECONDS may lower it (tests, demos).
   const timeoutSeconds = clamp(args.timeoutSeconds, 3600, session.minTimeoutSeconds, 86_400);
-  const request: ReviewRequest = { ...checked.request, timeoutSeconds };
+  const request: ReviewedRequest = { ...checked.request, timeoutSeconds };
   const answer = await session.approvals.call('create', {
     id: `el_${randomBytes(12).toString('base64url')}`,
     request,

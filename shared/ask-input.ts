@@ -1,0 +1,190 @@
+// The asks (elicit_confirm, elicit_form, elicit_selection) when they go to the extension instead of the host's dialog:
+// the normalized request that is stored and shown, the check of elicit_selection's input, the check of an answer, and
+// the result each ask returns (the seed shapes, plus `via`).
+import * as z from 'zod';
+import { LIMITS, clip, describe, fromZod, issue, list, nestingDepth } from './approval-input.js';
+import type { Outcome } from './lifecycle.js';
+import { RequestedSchemaSchema, isObject, validateValues, type FieldIssue, type RequestedSchema } from './requested-schema.js';
+
+const TIMEOUT_FALLBACK = 3600;
+export const SELECTION_LIMITS = { options: 100, value: 200, label: 200, description: 1000 } as const;
+
+export const ConfirmAskSchema = z.strictObject({
+  kind: z.literal('confirm'),
+  message: z.string(),
+  /** The localized yes/no the agent chose (seed 000: `yesLabel`, `noLabel`). */
+  labels: z.strictObject({ yes: z.string().min(1), no: z.string().min(1) }),
+  timeoutSeconds: z.number(),
+});
+export type ConfirmAsk = z.infer<typeof ConfirmAskSchema>;
+
+export const FormAskSchema = z.strictObject({
+  kind: z.literal('form'),
+  message: z.string(),
+  requestedSchema: RequestedSchemaSchema,
+  timeoutSeconds: z.number(),
+});
+export type FormAsk = z.infer<typeof FormAskSchema>;
+
+const SelectionOptionSchema = z.strictObject({
+  value: z.string().min(1).max(SELECTION_LIMITS.value),
+  label: z.string().trim().min(1).max(SELECTION_LIMITS.label).optional(),
+  description: z.string().trim().min(1).max(SELECTION_LIMITS.description).optional(),
+});
+export type SelectionOption = z.infer<typeof SelectionOptionSchema>;
+
+export const SelectionAskSchema = z.strictObject({
+  kind: z.literal('selection'),
+  message: z.string(),
+  options: z.array(SelectionOptionSchema).min(1).max(SELECTION_LIMITS.options),
+  multiple: z.boolean(),
+  /** Always set: 1 and 1 for a single choice. */
+  minSelected: z.number().int().min(0),
+  maxSelected: z.number().int().min(1),
+  default: z.array(z.string()),
+  timeoutSeconds: z.number(),
+});
+export type SelectionAsk = z.infer<typeof SelectionAskSchema>;
+
+export type Ask = ConfirmAsk | FormAsk | SelectionAsk;
+
+/** Where an ask goes: the host's dialog, the extension, or (auto) whichever really reaches the person. */
+export const ViaSchema = z.enum(['auto', 'host', 'extension']);
+export type Via = z.infer<typeof ViaSchema>;
+/** Where an ask was answered, in its result. */
+export const AnsweredViaSchema = ViaSchema.exclude(['auto']);
+
+/** Seconds an extension-routed ask waits in the tool call: under the ~60 s tool-call limit of common hosts. */
+export const WAIT = { fallback: 50, min: 1, max: 600 } as const;
+
+export const ElicitSelectionInputSchema = z.strictObject({
+  message: z.string().trim().min(1).max(4000),
+  options: z.array(SelectionOptionSchema).min(1).max(SELECTION_LIMITS.options),
+  multiple: z.boolean().optional(),
+  minSelected: z.number().int().min(0).optional(),
+  maxSelected: z.number().int().min(1).optional(),
+  default: z.array(z.string()).optional(),
+  timeoutSeconds: z.number().optional(),
+  waitSeconds: z.number().optional(),
+  via: ViaSchema.optional(),
+});
+export type ElicitSelectionInput = z.infer<typeof ElicitSelectionInputSchema>;
+
+type Checked<T> = { ok: true; value: T } | { ok: false; issues: FieldIssue[] };
+
+/** elicit_selection's input, checked and normalized; every refusal names the field and the rule. */
+export function checkSelectionInput(input: unknown): Checked<{ ask: SelectionAsk; waitSeconds: number | undefined; via: Via }> {
+  if (!isObject(input)) return { ok: false, issues: [issue([], 'not_object', `must be an object of named parameters, got ${describe(input)}`)] };
+  const deep = Object.entries(input).filter(([, v]) => nestingDepth(v, LIMITS.depth) > LIMITS.depth);
+  if (deep.length) return { ok: false, issues: deep.map(([k]) => issue([k], 'too_deep', `nests arrays and objects more than ${LIMITS.depth} levels deep; the limit is ${LIMITS.depth}`)) };
+  const parsed = ElicitSelectionInputSchema.safeParse(input);
+  if (!parsed.success) return { ok: false, issues: fromZod(ElicitSelectionInputSchema, parsed.error.issues, input) };
+  const data = parsed.data;
+  const issues: FieldIssue[] = [];
+  const values = data.options.map((o) => o.value);
+  values.forEach((v, i) => {
+    const first = values.indexOf(v);
+    if (first !== i) issues.push(issue(['options', i, 'value'], 'duplicate', `duplicates ${clip(JSON.stringify(v), 60)} (already at options[${first}].value)`));
+  });
+  const multiple = data.multiple ?? false;
+  if (!multiple) {
+    for (const key of ['minSelected', 'maxSelected'] as const) {
+      if (data[key] !== undefined && data[key] !== 1) issues.push(issue([key], 'needs_multiple', `applies only with multiple: true (a single choice picks exactly one)`));
+    }
+  }
+  const minSelected = multiple ? (data.minSelected ?? 0) : 1;
+  const maxSelected = multiple ? (data.maxSelected ?? values.length) : 1;
+  if (data.minSelected !== undefined && data.minSelected > values.length) issues.push(issue(['minSelected'], 'too_big', `is ${data.minSelected}, more than the ${values.length} options`));
+  if (data.maxSelected !== undefined && data.maxSelected > values.length) issues.push(issue(['maxSelected'], 'too_big', `is ${data.maxSelected}, more than the ${values.length} options`));
+  if (minSelected > maxSelected) issues.push(issue(['minSelected'], 'min_exceeds_max', `minSelected (${minSelected}) must not exceed maxSelected (${maxSelected})`));
+  const defaults = data.default ?? [];
+  defaults.forEach((v, i) => {
+    if (!values.includes(v)) issues.push(issue(['default', i], 'not_an_option', `${clip(JSON.stringify(v), 60)} is not one of the option values (${list(values)})`));
+    else if (defaults.indexOf(v) !== i) issues.push(issue(['default', i], 'duplicate', `duplicates ${clip(JSON.stringify(v), 60)}`));
+  });
+  if (defaults.length > maxSelected) issues.push(issue(['default'], 'too_many', `selects ${defaults.length}, more than the ${maxSelected} allowed`));
+  if (issues.length) return { ok: false, issues };
+  return {
+    ok: true,
+    value: {
+      ask: {
+        kind: 'selection',
+        message: data.message,
+        options: data.options,
+        multiple,
+        minSelected,
+        maxSelected,
+        default: defaults,
+        // Clamped where it becomes a deadline, against the server's configured minimum.
+        timeoutSeconds: data.timeoutSeconds ?? TIMEOUT_FALLBACK,
+      },
+      waitSeconds: data.waitSeconds,
+      via: data.via ?? 'auto',
+    },
+  };
+}
+
+/** Why a selection is not acceptable, or [] when it is: each value an option, no repeats, the count within bounds. */
+export function selectionIssues(ask: SelectionAsk, selected: unknown, prefix = 'values.selected'): FieldIssue[] {
+  const at = prefix.split('.');
+  if (!Array.isArray(selected) || selected.some((v) => typeof v !== 'string')) return [issue(at, 'invalid_type', 'must be a list of option values')];
+  const values = ask.options.map((o) => o.value);
+  const issues: FieldIssue[] = [];
+  selected.forEach((v: string, i) => {
+    if (!values.includes(v)) issues.push(issue([...at, i], 'not_an_option', `${clip(JSON.stringify(v), 60)} is not one of the options`));
+    else if (selected.indexOf(v) !== i) issues.push(issue([...at, i], 'duplicate', `${clip(JSON.stringify(v), 60)} is chosen twice`));
+  });
+  if (selected.length < ask.minSelected) issues.push(issue(at, 'too_few', ask.multiple ? `choose at least ${ask.minSelected}` : 'choose one'));
+  if (selected.length > ask.maxSelected) issues.push(issue(at, 'too_many', ask.multiple ? `choose at most ${ask.maxSelected}` : 'choose only one'));
+  return issues;
+}
+
+/** The person's answer to an ask, checked against it: what the hub records as the approved values. */
+export function checkAskValues(ask: Ask, values: unknown): { ok: true; values: Record<string, unknown> } | { ok: false; issues: FieldIssue[] } {
+  if (ask.kind === 'form') return validateValues(ask.requestedSchema, values, { prefix: 'values' });
+  if (!isObject(values)) return { ok: false, issues: [issue(['values'], 'not_object', `must be an object, got ${describe(values)}`)] };
+  if (ask.kind === 'confirm') {
+    if (typeof values.confirmed !== 'boolean') return { ok: false, issues: [issue(['values', 'confirmed'], 'invalid_type', 'must be true (yes) or false (no)')] };
+    return { ok: true, values: { confirmed: values.confirmed } };
+  }
+  const issues = selectionIssues(ask, values.selected);
+  return issues.length ? { ok: false, issues } : { ok: true, values: { selected: values.selected } };
+}
+
+/** The seed shape each ask returns once the person answered in the extension (or dismissed it), plus `via`. */
+export const AskResultSchema = z.union([
+  z.strictObject({ confirmed: z.boolean(), action: z.enum(['accept', 'decline']), via: z.literal('extension') }),
+  z.strictObject({ action: z.enum(['accept', 'decline']), content: z.record(z.string(), z.unknown()).nullable(), via: z.literal('extension') }),
+  z.strictObject({ action: z.enum(['accept', 'decline']), selected: z.array(z.string()).nullable(), via: z.literal('extension') }),
+]);
+export type AskResult = z.infer<typeof AskResultSchema>;
+
+export function askResult(ask: Ask, outcome: Outcome): AskResult {
+  const accepted = outcome.decision === 'approved';
+  const values = outcome.values ?? {};
+  if (ask.kind === 'confirm') return { confirmed: accepted && values.confirmed === true, action: accepted ? 'accept' : 'decline', via: 'extension' };
+  if (ask.kind === 'form') return { action: accepted ? 'accept' : 'decline', content: accepted ? values : null, via: 'extension' };
+  const selected = values.selected;
+  return { action: accepted ? 'accept' : 'decline', selected: accepted && Array.isArray(selected) ? selected.filter((v): v is string => typeof v === 'string') : null, via: 'extension' };
+}
+
+const SELECTION_FIELD = 'selection';
+
+/**
+ * The selection as a host dialog shows it: the 2025-11-25 titled enums (`oneOf` const/title for one choice, an array of
+ * `anyOf` for several). Descriptions have no place there; the extension shows them.
+ */
+export function selectionRequestedSchema(ask: SelectionAsk): RequestedSchema {
+  const titled = ask.options.map((o) => ({ const: o.value, title: o.label ?? o.value }));
+  const property = ask.multiple
+    ? { type: 'array' as const, title: 'Choose', items: { anyOf: titled }, minItems: ask.minSelected, maxItems: ask.maxSelected, ...(ask.default.length ? { default: ask.default } : {}) }
+    : { type: 'string' as const, title: 'Choose one', oneOf: titled, ...(ask.default[0] !== undefined ? { default: ask.default[0] } : {}) };
+  return { type: 'object', properties: { [SELECTION_FIELD]: property }, required: [SELECTION_FIELD] };
+}
+
+/** The host's accepted form, read back as the list of chosen values (one element for a single choice). */
+export function selectedFromHost(ask: SelectionAsk, content: Record<string, unknown>): string[] | null {
+  const value = Object.hasOwn(content, SELECTION_FIELD) ? content[SELECTION_FIELD] : undefined;
+  const selected = ask.multiple ? value : typeof value === 'string' ? [value] : undefined;
+  return Array.isArray(selected) && selectionIssues(ask, selected).length === 0 ? selected.filter((v): v is string => typeof v === 'string') : null;
+}

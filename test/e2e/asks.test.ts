@@ -1,0 +1,185 @@
+// The asks reach a person whose host shows no dialog: real MCP clients that advertise no elicitation (the v1 SDK client
+// most hosts embed, and the v2 client) call elicit_confirm, elicit_form and elicit_selection; the question appears in
+// the real extension's inbox in headless Chromium, the person answers there, and the waiting tool call returns the
+// seed's shape with `via: "extension"`. Real server, real hub.
+import { rmSync, mkdtempSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import type { Page } from 'playwright-core';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { connect, type ClientKind, type Harness, type ToolResult } from '../helpers/mcp-harness.js';
+import { freePort } from '../helpers/scripted-extension.js';
+import {
+  browserFound, chromiumSuite, launchExtension, pairInSettings, pairingCode, type ExtensionBrowser,
+} from './extension-browser.js';
+
+const UI_TIMEOUT = 15_000;
+/** Above the asks' default wait (50 s), so the tool call is never cut short by the client while the person answers. */
+const CALL_TIMEOUT = 70_000;
+
+const title = chromiumSuite('asks answered in the extension, end to end');
+
+describe.skipIf(!browserFound)(title, () => {
+  const stateDir = mkdtempSync(join(tmpdir(), 'elicitly-e2e-asks-'));
+  const port = freePort();
+  const env = { ELICITLY_STATE_DIR: stateDir, ELICITLY_PORT: String(port) };
+  const agents = new Map<ClientKind, Harness>();
+  /** A host that advertises the dialog but declines every one in 5 ms, before any person could see it. */
+  let decliner: Harness;
+  const declined: string[] = [];
+  let browser: ExtensionBrowser;
+  let popup: Page;
+  const pageErrors: string[] = [];
+
+  beforeAll(async () => {
+    // Hosts that show no dialog: no elicitation capability at all.
+    for (const kind of ['v1', 'v2-2025'] as const) agents.set(kind, await connect(kind, { env, capabilities: {} }));
+    decliner = await connect('v2-2026', {
+      env,
+      host: async (params) => {
+        declined.push(params.message);
+        await new Promise((resolve) => setTimeout(resolve, 5));
+        return { action: 'decline' };
+      },
+    });
+    // The first approval-family call makes that process the hub; the other one relays to it.
+    await agents.get('v1')!.callTool('elicit_status', { elicitationId: 'el_warmup' });
+    browser = await launchExtension();
+    popup = await browser.openPopup('#/settings');
+    popup.setDefaultTimeout(UI_TIMEOUT);
+    popup.on('pageerror', (error) => pageErrors.push(error.message));
+    await popup.getByLabel('Hub port').fill(String(port));
+    await popup.getByRole('button', { name: 'Save' }).click();
+    await popup.getByText('Saved.').waitFor({ timeout: UI_TIMEOUT });
+    await pairInSettings(popup, await pairingCode(env), UI_TIMEOUT);
+    await popup.evaluate(() => (location.hash = '#/inbox'));
+  }, 60_000);
+
+  afterAll(async () => {
+    await browser?.close();
+    for (const agent of agents.values()) await agent.close();
+    await decliner?.close();
+    rmSync(stateDir, { recursive: true, force: true });
+  });
+
+  /**
+   * Starts the tool call (it waits for the person), opens its ask from the inbox as a person would, answers with
+   * `answer`, and returns what the call returned.
+   */
+  async function askAndAnswer(kind: ClientKind | Harness, tool: string, args: Record<string, unknown>, message: string, kindLabel: string, answer: () => Promise<void>): Promise<ToolResult> {
+    const agent = typeof kind === 'string' ? agents.get(kind)! : kind;
+    const call = agent.callTool(tool, args, { timeoutMs: CALL_TIMEOUT });
+    // A call that fails early must fail the test with its own error, not with a UI timeout.
+    const early = call.then((result) => ({ early: result }));
+    if (!popup.url().endsWith('#/inbox')) await popup.evaluate(() => (location.hash = '#/inbox'));
+    const item = popup.getByRole('list', { name: 'Pending requests' }).getByRole('button', { name: message });
+    const shown = await Promise.race([item.waitFor({ timeout: UI_TIMEOUT }).then(() => null), early]);
+    if (shown) throw new Error(`${tool} returned before the ask was answered: ${JSON.stringify(shown.early.structuredContent ?? shown.early.content)}`);
+    expect(await item.locator('.kind').textContent()).toBe(kindLabel);
+    await item.click();
+    await answer();
+    const result = await call;
+    // Answered, the review goes back to the inbox, where the ask is gone.
+    await popup.waitForURL(/#\/inbox$/, { timeout: UI_TIMEOUT });
+    await expect.poll(() => item.count(), { timeout: UI_TIMEOUT }).toBe(0);
+    return result;
+  }
+
+  for (const kind of ['v1', 'v2-2025'] as const) {
+    describe(`a ${kind} client that advertises no elicitation`, () => {
+      it('elicit_confirm with localized labels: the person picks "Sí"', async () => {
+        const message = `¿Publicar la versión 2.0? (${kind})`;
+        const result = await askAndAnswer(kind, 'elicit_confirm', { question: message, yesLabel: 'Sí', noLabel: 'No' }, message, 'Question', async () => {
+          const yes = popup.getByRole('button', { name: 'Sí', exact: true });
+          await yes.waitFor();
+          // The fixed words beside the agent's label say what it sends.
+          expect(await popup.locator(`#${await yes.getAttribute('aria-describedby')}`).textContent()).toBe('answers yes');
+          await yes.click();
+        });
+        expect(result.isError).toBeFalsy();
+        expect(result.structuredContent).toEqual({ confirmed: true, action: 'accept', via: 'extension' });
+      }, 60_000);
+
+      it('elicit_form: the person fills the required field and leaves the checkbox untouched (sent as false)', async () => {
+        const message = `Enter release details (${kind})`;
+        const requestedSchema = {
+          type: 'object',
+          properties: { version: { type: 'string', title: 'Version', minLength: 1 }, prerelease: { type: 'boolean', title: 'Pre-release' } },
+          required: ['version'],
+        };
+        const result = await askAndAnswer(kind, 'elicit_form', { message, requestedSchema }, message, 'Form', async () => {
+          await popup.getByRole('textbox', { name: 'Version' }).fill('1.2.0');
+          await popup.getByRole('button', { name: 'Submit', exact: true }).click();
+        });
+        expect(result.isError).toBeFalsy();
+        expect(result.structuredContent).toEqual({ action: 'accept', content: { version: '1.2.0', prerelease: false }, via: 'extension' });
+      }, 60_000);
+
+      it('elicit_selection, several: the default is ticked, the person ticks one more', async () => {
+        const message = `Deploy to which regions? (${kind})`;
+        const options = [{ value: 'eu', label: 'Europe', description: 'Frankfurt and Dublin' }, { value: 'us', label: 'United States' }, { value: 'ap' }];
+        const result = await askAndAnswer(kind, 'elicit_selection', { message, options, multiple: true, maxSelected: 2, default: ['eu'] }, message, 'Choice', async () => {
+          expect(await popup.getByRole('checkbox', { name: 'Europe' }).isChecked()).toBe(true);
+          await popup.getByRole('checkbox', { name: 'United States' }).check();
+          await popup.getByRole('button', { name: 'Submit', exact: true }).click();
+        });
+        expect(result.isError).toBeFalsy();
+        expect(result.structuredContent).toEqual({ action: 'accept', selected: ['eu', 'us'], via: 'extension' });
+      }, 60_000);
+    });
+  }
+
+  it('elicit_selection, one of eleven: the person filters, picks with the keyboard and presses Enter', async () => {
+    const message = 'Which environment? (v1)';
+    const options = Array.from({ length: 11 }, (_, i) => ({ value: `env-${i}`, label: `Environment ${i}` }));
+    const result = await askAndAnswer('v1', 'elicit_selection', { message, options }, message, 'Choice', async () => {
+      await popup.getByRole('searchbox', { name: 'Filter options' }).fill('environment 7');
+      const seven = popup.getByRole('radio', { name: 'Environment 7' });
+      await seven.check();
+      await seven.press('Enter');
+    });
+    expect(result.structuredContent).toEqual({ action: 'accept', selected: ['env-7'], via: 'extension' });
+  }, 60_000);
+
+  it('elicit_confirm in the public product\'s shape (message, labels.ok/cancel), answered "no" in the extension', async () => {
+    const message = 'Ship the hotfix now? (public shape)';
+    const result = await askAndAnswer('v2-2025', 'elicit_confirm', { message, labels: { ok: 'Ship', cancel: 'Wait' } }, message, 'Question', async () => {
+      await popup.getByRole('button', { name: 'Wait', exact: true }).click();
+    });
+    expect(result.isError).toBeFalsy();
+    expect(result.structuredContent).toEqual({ confirmed: false, action: 'accept', via: 'extension' });
+  }, 60_000);
+
+  it('a host that declines its dialog in 5 ms: the same confirm call is answered in the extension', async () => {
+    const message = 'Rotate the API keys? (declined by the host)';
+    const result = await askAndAnswer(decliner, 'elicit_confirm', { question: message }, message, 'Question', async () => {
+      await popup.getByRole('button', { name: 'Yes', exact: true }).click();
+    });
+    // The host was asked first and declined at once; the person answered in the extension.
+    expect(declined).toEqual([message]);
+    expect(result.isError).toBeFalsy();
+    expect(result.structuredContent).toEqual({ confirmed: true, action: 'accept', via: 'extension' });
+  }, 60_000);
+
+  it('a dismissed question is a decline, and the history says what each ask came to', async () => {
+    const message = 'Restart the database? (dismissed)';
+    const result = await askAndAnswer('v1', 'elicit_confirm', { question: message }, message, 'Question', async () => {
+      await popup.getByRole('button', { name: 'Yes', exact: true }).waitFor();
+      await popup.keyboard.press('Escape');
+      await popup.getByRole('alertdialog', { name: 'Dismiss without answering?' }).getByRole('button', { name: 'Yes, dismiss' }).click();
+    });
+    expect(result.structuredContent).toEqual({ confirmed: false, action: 'decline', via: 'extension' });
+
+    await popup.getByRole('navigation', { name: 'Sections' }).getByRole('link', { name: 'History' }).click();
+    const history = popup.getByRole('table', { name: 'History' });
+    await history.waitFor();
+    const decision = (text: string) => history.getByRole('row').filter({ has: popup.getByRole('button', { name: text, exact: true }) }).getByRole('cell').nth(2);
+    // The tool call itself collected each answer.
+    await expect.poll(() => decision('¿Publicar la versión 2.0? (v1)').textContent(), { timeout: UI_TIMEOUT }).toBe('Answered: Sícollected by the agent');
+    await expect.poll(() => decision('Deploy to which regions? (v2-2025)').textContent(), { timeout: UI_TIMEOUT }).toBe('Chose: Europe, United Statescollected by the agent');
+    await expect.poll(() => decision('Enter release details (v1)').textContent(), { timeout: UI_TIMEOUT }).toBe('Answeredcollected by the agent');
+    await expect.poll(() => decision('Ship the hotfix now? (public shape)').textContent(), { timeout: UI_TIMEOUT }).toBe('Answered: Waitcollected by the agent');
+    await expect.poll(() => decision(message).textContent(), { timeout: UI_TIMEOUT }).toBe('Dismissedcollected by the agent');
+    expect(pageErrors).toEqual([]);
+  }, 60_000);
+});
