@@ -70,6 +70,6 @@ export default tseslint.config(
   },
   {
     files: ['bench/**/*.mjs', 'scripts/**/*.mjs', '*.config.js'],
-    languageOptions: { globals: { process: 'readonly', console: 'readonly', setTimeout: 'readonly', clearTimeout: 'readonly', performance: 'readonly', URL: 'readonly' } },
+    languageOptions: { globals: { process: 'readonly', console: 'readonly', setTimeout: 'readonly', clearTimeout: 'readonly', performance: 'readonly', URL: 'readonly', AbortController: 'readonly' } },
   },
 );

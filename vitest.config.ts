@@ -12,7 +12,7 @@ export default defineConfig({
       {
         test: {
           name: 'node',
-          include: ['test/unit/**/*.test.ts', 'test/integration/**/*.test.ts', 'test/e2e/**/*.test.ts'],
+          include: ['test/unit/**/*.test.ts', 'test/integration/**/*.test.ts', 'test/package/**/*.test.ts', 'test/e2e/**/*.test.ts'],
           globalSetup: ['test/global-setup.ts'],
           testTimeout: 20_000,
           hookTimeout: 30_000,

@@ -5,10 +5,15 @@ import { EXTENSION_PUBLIC_KEY } from './shared/extension-id.js';
 
 // The companion extension: Chrome MV3 and Firefox (WXT's default MV2, whose persistent background page keeps the
 // socket open; an MV3 Firefox background is not kept alive by a socket).
+//
+// `wxt zip --mode store` (npm run zip) makes the Chrome Web Store build: the store refuses a manifest with `key` and
+// signs the item with its own, so that build has the store's id and pairs like any other install (docs/security.md).
+// ELICITLY_EXTENSION_OUT moves every build and zip elsewhere, so a test can zip without touching the build the
+// browser tests load.
 export default defineConfig({
   srcDir: '.',
   entrypointsDir: 'entrypoints',
-  outDir: '.output',
+  outDir: process.env.ELICITLY_EXTENSION_OUT || '.output',
   imports: false,
   vite: () => ({
     plugins: [preact()],
@@ -18,7 +23,12 @@ export default defineConfig({
       alias: [{ find: /^dexie$/, replacement: fileURLToPath(new URL('./node_modules/dexie/dist/modern/dexie.mjs', import.meta.url)) }],
     },
   }),
-  manifest: ({ browser }) => ({
+  zip: {
+    // The sources AMO reviewers rebuild the Firefox zip from (`npm ci && npx wxt zip -b firefox`): no build output,
+    // no tests, no release artifacts.
+    excludeSources: ['dist/**', 'test/**', 'bench/**', 'test-results/**', 'demo-output/**', '*.mcpb', '*.tgz', '*.zip'],
+  },
+  manifest: ({ browser, mode }) => ({
     name: 'Elicitly Companion',
     description: 'Review and decide what your AI agents ask you.',
     // alarms: the 30 s reconnect safety net; notifications: one per new request; unlimitedStorage: keeps the
@@ -34,8 +44,8 @@ export default defineConfig({
         }
       : {
           minimum_chrome_version: '116',
-          // Pins the extension id (and so the origin the hub trusts) on every machine.
-          key: EXTENSION_PUBLIC_KEY,
+          // Pins the extension id (and so the origin the hub trusts first) for unpacked installs on every machine.
+          ...(mode === 'store' ? {} : { key: EXTENSION_PUBLIC_KEY }),
         }),
   }),
 });

@@ -7,7 +7,7 @@ import { fileURLToPath } from 'node:url';
 const SERVER = fileURLToPath(new URL('../dist/server/main.js', import.meta.url));
 const RUNS = 10;
 
-const median = (xs) => {
+export const median = (xs) => {
   const s = [...xs].sort((a, b) => a - b);
   return s.length % 2 ? s[(s.length - 1) / 2] : (s[s.length / 2 - 1] + s[s.length / 2]) / 2;
 };
@@ -21,10 +21,13 @@ function baseline() {
   });
 }
 
-/** Spawns the server and answers once `tools/list` returns; leaves the child running for the caller. */
-function startServer() {
+/**
+ * Spawns the server (by default the checkout's build under this node; `command` runs another, e.g. an installed bin)
+ * and answers once `tools/list` returns; leaves the child running for the caller.
+ */
+export function startServer(command = process.execPath, args = [SERVER], env = {}) {
   const began = performance.now();
-  const child = spawn(process.execPath, [SERVER], { stdio: ['pipe', 'pipe', 'ignore'], env: { ...process.env, ELICITLY_LOG_LEVEL: 'error' } });
+  const child = spawn(command, args, { stdio: ['pipe', 'pipe', 'ignore'], env: { ...process.env, ELICITLY_LOG_LEVEL: 'error', ...env } });
   const send = (msg) => child.stdin.write(`${JSON.stringify(msg)}\n`);
   return new Promise((resolve, reject) => {
     const timer = setTimeout(() => reject(new Error('server did not answer tools/list within 10 s')), 10_000);

@@ -3,9 +3,11 @@
 import { approvals } from './approvals.ts';
 import { coldStart } from './cold-start.mjs';
 import { extension } from './extension.mjs';
+import { packageBench } from './package.mjs';
 import { soak } from './soak.ts';
 
 await coldStart();
+await packageBench();
 await approvals();
 await extension();
 await soak();

@@ -17,9 +17,11 @@ const PairActionSchema = z.discriminatedUnion('kind', [
 ]);
 
 const ConfigSchema = z.strictObject({
-  command: z.enum(['serve', 'pair']),
+  command: z.enum(['serve', 'pair', 'status']),
   /** What `elicitly-companion pair` does: print a code (default), `--list` the paired extensions, `--remove <origin>`. */
   pair: PairActionSchema,
+  /** `elicitly-companion status --json`: one JSON object on stdout, for scripts. */
+  json: z.boolean(),
   port: z.coerce.number().int().min(1).max(65_535),
   stateDir: z.string().min(1),
   retentionDays: z.coerce.number().positive().max(36_500),
@@ -33,6 +35,7 @@ export type Config = z.infer<typeof ConfigSchema>;
 const SOURCES: Record<keyof Config, string> = {
   command: 'command',
   pair: 'pair --remove <origin>',
+  json: 'status --json',
   port: 'ELICITLY_PORT (or --port)',
   stateDir: 'ELICITLY_STATE_DIR',
   retentionDays: 'ELICITLY_RETENTION_DAYS',
@@ -56,23 +59,40 @@ function set(value: string | undefined): string | undefined {
 
 type ParsedConfig = { ok: true; config: Config } | { ok: false; issues: string[] };
 
+export const USAGE = 'elicitly-companion [--port N] | pair [--list | --remove <origin>] | status [--json] | --help | --version';
+
+/**
+ * `--help` and `--version` answer before anything else is read: a person asking for help with a broken
+ * ELICITLY_PORT must still get it.
+ */
+export function infoFlag(argv: readonly string[]): 'help' | 'version' | null {
+  if (argv.some((arg) => arg === '--help' || arg === '-h' || arg === 'help')) return 'help';
+  if (argv.some((arg) => arg === '--version' || arg === '-v' || arg === '-V')) return 'version';
+  return null;
+}
+
 export function parseConfig(argv: readonly string[], env: Env, platform: NodeJS.Platform = process.platform, home = homedir()): ParsedConfig {
   const issues: string[] = [];
   const args = [...argv];
-  const command = args[0] === 'pair' ? (args.shift(), 'pair') : 'serve';
+  const first = args[0];
+  const command = first === 'pair' || first === 'status' ? first : 'serve';
+  if (command !== 'serve') args.shift();
   let portArg: string | undefined;
   let pair: z.input<typeof PairActionSchema> = { kind: 'code' };
+  let json = false;
   for (let i = 0; i < args.length; i++) {
     const arg = args[i] ?? '';
     if (arg === '--port') portArg = args[++i] ?? '';
     else if (arg.startsWith('--port=')) portArg = arg.slice('--port='.length);
     else if (command === 'pair' && arg === '--list') pair = { kind: 'list' };
     else if (command === 'pair' && arg === '--remove') pair = { kind: 'remove', origin: args[++i] ?? '' };
-    else issues.push(`${JSON.stringify(arg)}: unknown argument (usage: elicitly-companion [--port N] | elicitly-companion pair [--list | --remove <origin>])`);
+    else if (command === 'status' && arg === '--json') json = true;
+    else issues.push(`${JSON.stringify(arg)}: unknown argument (usage: ${USAGE})`);
   }
   const raw = {
     command,
     pair,
+    json,
     port: portArg ?? set(env.ELICITLY_PORT) ?? DEFAULT_HUB_PORT,
     stateDir: set(env.ELICITLY_STATE_DIR) ?? defaultStateDir(env, platform, home),
     retentionDays: set(env.ELICITLY_RETENTION_DAYS) ?? 7,

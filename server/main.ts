@@ -1,5 +1,6 @@
 import { serveStdio } from '@modelcontextprotocol/server/stdio';
-import { parseConfig } from './config.js';
+import { helpText } from './cli-help.js';
+import { infoFlag, parseConfig } from './config.js';
 import { LazyApprovals } from './lazy-approvals.js';
 import { log, setLogLevel } from './log.js';
 import { createServer } from './mcp/create-server.js';
@@ -10,7 +11,13 @@ import { StateDir } from './state-dir.js';
 
 const DAY_MS = 86_400_000;
 
-const parsed = parseConfig(process.argv.slice(2), process.env);
+const argv = process.argv.slice(2);
+const flag = infoFlag(argv);
+if (flag !== null) {
+  process.stdout.write(flag === 'help' ? helpText() : `${packageInfo.version}\n`);
+  process.exit(0);
+}
+const parsed = parseConfig(argv, process.env);
 if (!parsed.ok) {
   process.stderr.write(`elicitly-companion: cannot start:\n${parsed.issues.map((issue) => `  ${issue}`).join('\n')}\n`);
   process.exit(2);
@@ -26,6 +33,11 @@ if (config.command === 'pair') {
     process.stderr.write(`elicitly-companion pair: ${error instanceof Error ? error.message : String(error)}\n`);
     process.exitCode = 1;
   }
+} else if (config.command === 'status') {
+  const { hubStatus, formatStatus, statusExitCode } = await import('./hub/status-command.js');
+  const status = await hubStatus(config.port, state);
+  process.stdout.write(config.json ? `${JSON.stringify(status)}\n` : formatStatus(status));
+  process.exitCode = statusExitCode(status);
 } else {
   // Nothing is bound, opened or even loaded here: hosts spawn throw-away servers, so the hub is elected on the first
   // approval call.

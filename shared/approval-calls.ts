@@ -31,6 +31,8 @@ export type Created = z.infer<typeof CreatedSchema>;
 
 const IdParamsSchema = z.strictObject({ id: ElicitationIdSchema });
 const HubInfoSchema = z.strictObject({
+  /** The hub's process id, for a person checking what holds the port (`elicitly-companion status`). */
+  pid: z.number().int().positive(),
   extensionsConnected: z.number().int().min(0),
   /** When a reviewer's extension last sent anything (ms since the epoch), or null when none has yet. */
   lastSeenAt: z.number().nullable(),

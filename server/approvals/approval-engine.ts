@@ -66,7 +66,7 @@ export class ApprovalEngine implements ApprovalService {
     cancel: (p) => this.cancel(p.id),
     info: async () => {
       const { connected, lastSeenAt } = this.reviewer();
-      return { ok: true, value: { extensionsConnected: connected, lastSeenAt, pending: this.pending.size } };
+      return { ok: true, value: { pid: process.pid, extensionsConnected: connected, lastSeenAt, pending: this.pending.size } };
     },
   };
 

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { parseConfig } from '../../server/config.js';
+import { infoFlag, parseConfig } from '../../server/config.js';
 import { DEFAULT_PROBE_TIMEOUT_MS } from '../../shared/doctor-verdict.js';
 import { DEFAULT_HUB_PORT } from '../../shared/extension-id.js';
 
@@ -13,6 +13,7 @@ describe('parseConfig: defaults', () => {
       config: {
         command: 'serve',
         pair: { kind: 'code' },
+        json: false,
         port: DEFAULT_HUB_PORT,
         stateDir: '/home/ada/.local/state/elicitly-companion',
         retentionDays: 7,
@@ -44,6 +45,8 @@ describe('parseConfig: values', () => {
     [['pair', '--port', '2000'], {}, { command: 'pair', port: 2000, pair: { kind: 'code' } }],
     [['pair', '--list'], {}, { command: 'pair', pair: { kind: 'list' } }],
     [['pair', '--remove', 'moz-extension://x'], {}, { command: 'pair', pair: { kind: 'remove', origin: 'moz-extension://x' } }],
+    [['status'], {}, { command: 'status', json: false }],
+    [['status', '--json', '--port', '2001'], {}, { command: 'status', json: true, port: 2001 }],
     [[], { ELICITLY_RETENTION_DAYS: '0.5' }, { retentionDays: 0.5 }],
     [[], { ELICITLY_MIN_TIMEOUT_SECONDS: '1' }, { minTimeoutSeconds: 1 }],
     [[], { ELICITLY_PROBE_TIMEOUT_MS: ' 1500 ' }, { probeTimeoutMs: 1500 }],
@@ -67,10 +70,31 @@ describe('parseConfig: refusals name the variable and the rule', () => {
     [[], { ELICITLY_LOG_LEVEL: 'loud' }, /^ELICITLY_LOG_LEVEL: .*"debug"\|"info"\|"warn"\|"error".*got "loud"$/],
     [['--verbose'], {}, /^"--verbose": unknown argument/],
     [['--list'], {}, /^"--list": unknown argument/],
+    [['--json'], {}, /^"--json": unknown argument/],
+    [['pair', '--json'], {}, /^"--json": unknown argument/],
+    [['status', '--list'], {}, /^"--list": unknown argument/],
     [['pair', '--remove'], {}, /^pair --remove <origin>: Too small/],
   ])('%j %j is refused', (argv, env, message) => {
     const parsed = parse([...argv], { ...env });
     expect(parsed.ok).toBe(false);
     if (!parsed.ok) expect(parsed.issues).toEqual([expect.stringMatching(message)]);
+  });
+});
+
+describe('infoFlag: --help and --version answer before anything else is parsed', () => {
+  it.each([
+    [[], null],
+    [['--help'], 'help'],
+    [['-h'], 'help'],
+    [['help'], 'help'],
+    [['status', '--help'], 'help'],
+    [['--version'], 'version'],
+    [['-v'], 'version'],
+    [['-V'], 'version'],
+    [['--version', '--help'], 'help'],
+    [['pair', '--list'], null],
+    [['status', '--json'], null],
+  ] as const)('%j → %s', (argv, expected) => {
+    expect(infoFlag(argv)).toBe(expected);
   });
 });

@@ -1,0 +1,32 @@
+import { DEFAULT_HUB_PORT } from '../shared/extension-id.js';
+import { packageInfo } from './package-info.js';
+
+/** `elicitly-companion --help`: for a person at a terminal, so it says what each command is for, not only its flags. */
+export function helpText(): string {
+  return `elicitly-companion ${packageInfo.version}: MCP tools that let AI agents ask a person.
+
+Usage:
+  elicitly-companion [--port N]
+      Run the MCP server on stdio. This is what a host (Claude Code, Cursor, VS Code…) starts;
+      register it with e.g. \`claude mcp add elicitly -- npx -y elicitly-companion\`.
+  elicitly-companion pair [--list | --remove <origin>]
+      Print a one-time code to pair the Elicitly browser extension (Settings → Pairing code),
+      list the paired extensions, or forget one.
+  elicitly-companion status [--json]
+      Whether a hub is running on the port, its pid, the extensions connected and the pending
+      requests, asked of the hub itself. Exit code 0: running; 1: no hub; 3: the port is held by
+      something that is not this install's hub.
+  elicitly-companion --version | --help
+
+Environment:
+  ELICITLY_PORT                 hub port on 127.0.0.1 (default ${DEFAULT_HUB_PORT}); --port overrides it
+  ELICITLY_STATE_DIR            where requests, keys and reports live (default: the per-user state dir)
+  ELICITLY_LOG_LEVEL            debug | info | warn | error (default info; logs go to stderr)
+  ELICITLY_PROBE_TIMEOUT_MS     how long elicit_doctor's probe waits for a person
+  ELICITLY_RETENTION_DAYS       how long decided requests are kept (default 7)
+  ELICITLY_MIN_TIMEOUT_SECONDS  the shortest timeoutSeconds an approval may ask for (default 60)
+
+Exit code 2: an argument or environment variable did not parse (the message names it).
+Docs: https://github.com/elicitly/elicitly-companion#readme
+`;
+}
