@@ -69,6 +69,20 @@ export default tseslint.config(
     },
   },
   {
+    // The review inside the chat (MCP App): browser only like the extension, and without its storage or browser APIs
+    // (an opaque-origin frame); it talks to the server through the host, with the ext-apps SDK only.
+    files: ['app/**'],
+    rules: {
+      'no-restricted-imports': ['error', {
+        patterns: [
+          { group: ['**/server/**', 'ws', '@modelcontextprotocol/*', '!@modelcontextprotocol/ext-apps'], message: 'the app is browser only: no server code; it reaches the server through the host (ext-apps).' },
+          { group: ['**/entrypoints/**', '**/extension/background/**', '**/extension/hub/**', '**/extension/db/database*', 'wxt', 'wxt/*', 'dexie'], message: 'the app runs in an opaque-origin frame: no extension APIs, no IndexedDB.' },
+          nodeBuiltins,
+        ],
+      }],
+    },
+  },
+  {
     files: ['bench/**/*.mjs', 'scripts/**/*.mjs', '*.config.js'],
     languageOptions: { globals: { process: 'readonly', console: 'readonly', setTimeout: 'readonly', clearTimeout: 'readonly', performance: 'readonly', URL: 'readonly', AbortController: 'readonly' } },
   },

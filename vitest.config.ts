@@ -2,8 +2,8 @@ import preact from '@preact/preset-vite';
 import { defineConfig } from 'vitest/config';
 import { WxtVitest } from 'wxt/testing/vitest-plugin';
 
-// Two projects: Node for the server, the hub and the real-browser end-to-end suite; a DOM (happy-dom) with WXT's fake
-// browser for the extension's components and background modules.
+// Three projects: Node for the server, the hub and the real-browser end-to-end suite; a DOM (happy-dom) with WXT's fake
+// browser for the extension's components and background modules; a DOM for the review inside the chat (app/).
 export default defineConfig({
   test: {
     testTimeout: 20_000,
@@ -25,6 +25,17 @@ export default defineConfig({
           include: ['test/extension/**/*.test.ts', 'test/extension/**/*.test.tsx'],
           environment: 'happy-dom',
           setupFiles: ['test/extension/setup.ts'],
+          testTimeout: 20_000,
+        },
+      },
+      {
+        // The review inside the chat (app/): its components in a DOM, the host connection faked.
+        plugins: [preact()],
+        test: {
+          name: 'app',
+          include: ['test/app/**/*.test.ts', 'test/app/**/*.test.tsx'],
+          environment: 'happy-dom',
+          setupFiles: ['test/app/setup.ts'],
           testTimeout: 20_000,
         },
       },

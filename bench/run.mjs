@@ -1,5 +1,6 @@
 // `npm run bench` (run with tsx, as the TypeScript parts share the tests' helpers): measured numbers, printed; not a
 // pass/fail test.
+import { app } from './app.mjs';
 import { approvals } from './approvals.ts';
 import { coldStart } from './cold-start.mjs';
 import { extension } from './extension.mjs';
@@ -10,4 +11,5 @@ await coldStart();
 await packageBench();
 await approvals();
 await extension();
+await app();
 await soak();

@@ -1,6 +1,6 @@
 // Bundles the stdio server into one file: a host spawns it for every session, and one file starts ~25% faster
 // than resolving the SDK's and zod's module graphs from node_modules on each start (see bench/cold-start.mjs).
-import { rmSync } from 'node:fs';
+import { copyFileSync, existsSync, rmSync } from 'node:fs';
 import { build } from 'esbuild';
 
 // Chunk names carry content hashes: without a clean directory every build would leave the previous ones behind.
@@ -27,3 +27,7 @@ await build({
   external: ['bufferutil', 'utf-8-validate'],
   logLevel: 'warning',
 });
+
+// The review shown inside the chat (MCP App) ships beside the bundle; main.ts reads it when a host asks for it.
+if (!existsSync('dist/app/review.html')) throw new Error('dist/app/review.html is missing: run node scripts/build-app.mjs first (npm run build:server does)');
+copyFileSync('dist/app/review.html', 'dist/server/review-app.html');

@@ -1,3 +1,4 @@
+import { readFile } from 'node:fs/promises';
 import { serveStdio } from '@modelcontextprotocol/server/stdio';
 import { helpText } from './cli-help.js';
 import { infoFlag, parseConfig } from './config.js';
@@ -10,6 +11,8 @@ import { runPairCommand } from './pair-command.js';
 import { StateDir } from './state-dir.js';
 
 const DAY_MS = 86_400_000;
+/** The review app, built beside the bundle (scripts/build-server.mjs copies it there); read only when a host asks. */
+const APP_HTML = new URL('./review-app.html', import.meta.url);
 
 const argv = process.argv.slice(2);
 const flag = infoFlag(argv);
@@ -59,6 +62,8 @@ if (config.command === 'pair') {
     (ctx) =>
       createServer(ctx, {
         handshake: () => transport.initialize,
+        clientCapabilities: () => transport.clientCapabilities,
+        appHtml: () => readFile(APP_HTML, 'utf8'),
         approvals,
         minTimeoutSeconds: config.minTimeoutSeconds,
         retentionDays: config.retentionDays,

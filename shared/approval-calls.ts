@@ -1,7 +1,7 @@
 import * as z from 'zod';
 import { StatusSchema } from './lifecycle.js';
-import { ResultEnvelopeSchema, ReviewRequestSchema } from './review-request.js';
-import { ElicitationIdSchema, RequesterSchema } from './wire-fields.js';
+import { RequestViewSchema, ResultEnvelopeSchema, ReviewRequestSchema } from './review-request.js';
+import { DecideMessageSchema, DecisionRefusalSchema, ElicitationIdSchema, FieldIssueSchema, RequesterSchema } from './wire-fields.js';
 
 /**
  * The approval service's calls, defined once as a `{ method: { params, result } }` map of zod schemas. The hub's
@@ -40,6 +40,19 @@ const HubInfoSchema = z.strictObject({
 });
 export type HubInfo = z.infer<typeof HubInfoSchema>;
 const StatusAnswerSchema = z.strictObject({ status: StatusSchema });
+/**
+ * A decision made in the review shown inside the chat (the MCP App): the extension's decide frame, relayed by the
+ * process that served the app and checked its key. The extension's own decisions travel as `decide` frames instead.
+ */
+const AppDecideParamsSchema = DecideMessageSchema.omit({ type: true });
+export type AppDecideParams = z.infer<typeof AppDecideParamsSchema>;
+/** The engine's answer to any decision, whichever surface made it (the wire's `decision.result` without its ids). */
+export const DecisionAnswerSchema = z.strictObject({
+  ok: z.boolean(),
+  status: StatusSchema.optional(),
+  reason: DecisionRefusalSchema.optional(),
+  issues: z.array(FieldIssueSchema).optional(),
+});
 /** The longest elicit_await window; the relay's own call timeout is derived from it. */
 const MAX_WAIT_MS = 600_000;
 
@@ -51,6 +64,9 @@ const APPROVAL_CALLS = {
   cancel: { params: IdParamsSchema, result: z.strictObject({ status: z.literal('canceled') }) },
   /** What the doctor reports of the hub: its reviewers and its queue. */
   info: { params: z.strictObject({}), result: HubInfoSchema },
+  /** One request as a reviewer sees it, decided or not: for the review inside the chat. */
+  view: { params: IdParamsSchema, result: RequestViewSchema },
+  appDecide: { params: AppDecideParamsSchema, result: DecisionAnswerSchema },
 } as const;
 
 export type ApprovalMethod = keyof typeof APPROVAL_CALLS;

@@ -57,6 +57,8 @@ export const ElicitProposalInputSchema = z.strictObject({
   displayTemplate: z.string().optional(),
   labels: LabelsSchema.optional(),
   timeoutSeconds: z.number().optional(),
+  /** Where the request may be decided (default both); checked by `checkSurfaces` in app-surface.ts. */
+  surfaces: z.array(z.enum(['extension', 'app'])).optional(),
 });
 export type ElicitProposalInput = z.infer<typeof ElicitProposalInputSchema>;
 
@@ -67,6 +69,8 @@ export const ElicitApprovalInputSchema = z.strictObject({
   displayTemplate: z.string().optional(),
   labels: LabelsSchema.optional(),
   timeoutSeconds: z.number().optional(),
+  /** Where the request may be decided (default both); checked by `checkSurfaces` in app-surface.ts. */
+  surfaces: z.array(z.enum(['extension', 'app'])).optional(),
 });
 
 const ReviewLabelsSchema = z.strictObject({ ok: z.string().min(1), cancel: z.string().min(1) });

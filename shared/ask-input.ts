@@ -52,7 +52,7 @@ export type Ask = ConfirmAsk | FormAsk | SelectionAsk;
 export const ViaSchema = z.enum(['auto', 'host', 'extension']);
 export type Via = z.infer<typeof ViaSchema>;
 /** Where an ask was answered, in its result. */
-export const AnsweredViaSchema = ViaSchema.exclude(['auto']);
+export const AnsweredViaSchema = z.enum(['host', 'extension', 'app']);
 
 /** Seconds an extension-routed ask waits in the tool call: under the ~60 s tool-call limit of common hosts. */
 export const WAIT = { fallback: 50, min: 1, max: 600 } as const;
@@ -152,20 +152,23 @@ export function checkAskValues(ask: Ask, values: unknown): { ok: true; values: R
 }
 
 /** The seed shape each ask returns once the person answered in the extension (or dismissed it), plus `via`. */
+/** Answered by a person in the companion: in the extension, or in the review shown inside the chat. */
+const CompanionViaSchema = z.enum(['extension', 'app']);
 export const AskResultSchema = z.union([
-  z.strictObject({ confirmed: z.boolean(), action: z.enum(['accept', 'decline']), via: z.literal('extension') }),
-  z.strictObject({ action: z.enum(['accept', 'decline']), content: z.record(z.string(), z.unknown()).nullable(), via: z.literal('extension') }),
-  z.strictObject({ action: z.enum(['accept', 'decline']), selected: z.array(z.string()).nullable(), via: z.literal('extension') }),
+  z.strictObject({ confirmed: z.boolean(), action: z.enum(['accept', 'decline']), via: CompanionViaSchema }),
+  z.strictObject({ action: z.enum(['accept', 'decline']), content: z.record(z.string(), z.unknown()).nullable(), via: CompanionViaSchema }),
+  z.strictObject({ action: z.enum(['accept', 'decline']), selected: z.array(z.string()).nullable(), via: CompanionViaSchema }),
 ]);
 export type AskResult = z.infer<typeof AskResultSchema>;
 
 export function askResult(ask: Ask, outcome: Outcome): AskResult {
   const accepted = outcome.decision === 'approved';
   const values = outcome.values ?? {};
-  if (ask.kind === 'confirm') return { confirmed: accepted && values.confirmed === true, action: accepted ? 'accept' : 'decline', via: 'extension' };
-  if (ask.kind === 'form') return { action: accepted ? 'accept' : 'decline', content: accepted ? values : null, via: 'extension' };
+  const via = outcome.decidedVia ?? 'extension';
+  if (ask.kind === 'confirm') return { confirmed: accepted && values.confirmed === true, action: accepted ? 'accept' : 'decline', via };
+  if (ask.kind === 'form') return { action: accepted ? 'accept' : 'decline', content: accepted ? values : null, via };
   const selected = values.selected;
-  return { action: accepted ? 'accept' : 'decline', selected: accepted && Array.isArray(selected) ? selected.filter((v): v is string => typeof v === 'string') : null, via: 'extension' };
+  return { action: accepted ? 'accept' : 'decline', selected: accepted && Array.isArray(selected) ? selected.filter((v): v is string => typeof v === 'string') : null, via };
 }
 
 const SELECTION_FIELD = 'selection';

@@ -7,8 +7,14 @@ import * as z from 'zod';
 export const StatusSchema = z.enum(['pending', 'approved', 'rejected', 'canceled', 'expired', 'consumed']);
 export type Status = z.infer<typeof StatusSchema>;
 
+/** Where a person decided: the paired browser extension, or the review shown inside the chat (MCP App). */
+export const SurfaceSchema = z.enum(['extension', 'app']);
+export type Surface = z.infer<typeof SurfaceSchema>;
+
 export const OutcomeSchema = z.strictObject({
   decision: z.enum(['approved', 'rejected']),
+  /** Absent on records written before the app surface existed: those were all decided in the extension. */
+  decidedVia: SurfaceSchema.optional(),
   action: z.enum(['submit', 'cancel']),
   values: z.record(z.string(), z.unknown()).optional(),
   comment: z.string().max(4000).optional(),
@@ -69,11 +75,12 @@ export const ApprovalEnvelopeSchema = z.strictObject({
   context: z.unknown(),
   values: z.record(z.string(), z.unknown()).optional(),
   comment: z.string().optional(),
+  decidedVia: SurfaceSchema,
 });
 export type ApprovalEnvelope = z.infer<typeof ApprovalEnvelopeSchema>;
 
 export function approvalEnvelope(context: unknown, outcome: Outcome): ApprovalEnvelope {
-  const envelope: ApprovalEnvelope = { status: 'consumed', decision: outcome.decision, action: outcome.action, context: context ?? null };
+  const envelope: ApprovalEnvelope = { status: 'consumed', decision: outcome.decision, action: outcome.action, context: context ?? null, decidedVia: outcome.decidedVia ?? 'extension' };
   if (outcome.decision === 'approved') envelope.values = outcome.values ?? {};
   if (outcome.comment !== undefined && outcome.comment !== '') envelope.comment = outcome.comment;
   return envelope;

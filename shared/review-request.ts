@@ -3,7 +3,8 @@
 import * as z from 'zod';
 import { ApprovalRequestSchema, ProposalRequestSchema, checkDecisionValues } from './approval-input.js';
 import { AskResultSchema, ConfirmAskSchema, FormAskSchema, SelectionAskSchema, askResult, checkAskValues } from './ask-input.js';
-import { ApprovalEnvelopeSchema, approvalEnvelope, type Outcome } from './lifecycle.js';
+import { ApprovalEnvelopeSchema, OutcomeSchema, StatusSchema, approvalEnvelope, type Outcome } from './lifecycle.js';
+import { ElicitationIdSchema, RequesterSchema } from './wire-fields.js';
 import type { FieldIssue } from './requested-schema.js';
 
 /** The normalized request that is stored, relayed and shown: one schema for records, relay create, wire views and rows. */
@@ -30,3 +31,19 @@ export function resultEnvelope(request: ReviewRequest, outcome: Outcome): Result
   if (request.kind === 'proposal' || request.kind === 'approval') return approvalEnvelope(request.context, outcome);
   return askResult(request, outcome);
 }
+
+/** What a reviewer needs to show one request; the full request as the agent sent it (validated at creation). */
+export const RequestViewSchema = z.strictObject({
+  elicitationId: ElicitationIdSchema,
+  kind: RequestKindSchema,
+  status: StatusSchema,
+  message: z.string(),
+  createdAt: z.number(),
+  expiresAt: z.number(),
+  decidedAt: z.number().optional(),
+  requester: RequesterSchema,
+  request: ReviewRequestSchema,
+  renderedTemplate: z.string().nullable(),
+  outcome: OutcomeSchema.omit({ idempotencyKey: true }).optional(),
+});
+export type RequestView = z.infer<typeof RequestViewSchema>;

@@ -1,9 +1,9 @@
 import * as z from 'zod';
 import { ApprovalMethodSchema, ServiceErrorSchema } from './approval-calls.js';
-import { RequestKindSchema, ReviewRequestSchema } from './review-request.js';
+import { RequestViewSchema } from './review-request.js';
 import { NONCE_HEX_LENGTH } from './hub-auth.js';
-import { OutcomeSchema, StatusSchema } from './lifecycle.js';
-import { DecideMessageSchema, DecisionRefusalSchema, ElicitationIdSchema, FieldIssueSchema, IdempotencyKeySchema, KeyIdSchema, RequesterSchema } from './wire-fields.js';
+import { StatusSchema, SurfaceSchema } from './lifecycle.js';
+import { DecideMessageSchema, DecisionRefusalSchema, ElicitationIdSchema, FieldIssueSchema, IdempotencyKeySchema, KeyIdSchema } from './wire-fields.js';
 
 export { DecideMessageSchema, DecisionRefusalSchema, FieldIssueSchema, IdempotencyKeySchema, KeyIdSchema };
 export type { DecideMessage, DecisionRefusal } from './wire-fields.js';
@@ -13,7 +13,7 @@ export type { DecideMessage, DecisionRefusal } from './wire-fields.js';
  * WebSocket text frame. Both ends validate every frame. Bump the version on any incompatible change: the hub closes a
  * peer that says another version with `CLOSE_PROTOCOL_MISMATCH`, and the peer tells its user which side to update.
  */
-export const PROTOCOL_VERSION = 4;
+export const PROTOCOL_VERSION = 5;
 
 /** The hub's `maxPayload`: a bigger frame closes the socket (1009), so a peer refuses to send one. */
 export const MAX_FRAME_BYTES = 1024 * 1024;
@@ -47,21 +47,7 @@ export function hubProtocolFromReason(reason: string): number | null {
   return match ? Number(match[1]) : null;
 }
 
-/** What a reviewer needs to show one request; the full request as the agent sent it (validated at creation). */
-const RequestViewSchema = z.strictObject({
-  elicitationId: ElicitationIdSchema,
-  kind: RequestKindSchema,
-  status: StatusSchema,
-  message: z.string(),
-  createdAt: z.number(),
-  expiresAt: z.number(),
-  decidedAt: z.number().optional(),
-  requester: RequesterSchema,
-  request: ReviewRequestSchema,
-  renderedTemplate: z.string().nullable(),
-  outcome: OutcomeSchema.omit({ idempotencyKey: true }).optional(),
-});
-export type RequestView = z.infer<typeof RequestViewSchema>;
+export type { RequestView } from './review-request.js';
 
 const Hex = (length: number) => z.string().length(length).regex(/^[0-9a-f]+$/, 'must be lowercase hex');
 const Nonce = Hex(NONCE_HEX_LENGTH);
@@ -108,7 +94,8 @@ const Challenge = z.strictObject({ type: z.literal('challenge'), nonce: Nonce, p
 const Paired = z.strictObject({ type: z.literal('paired'), keyId: KeyIdSchema, sealedKey: Hex(64) });
 const Welcome = z.strictObject({ type: z.literal('welcome'), protocol: z.number().int(), hubPid: z.number(), pending: z.array(RequestViewSchema) });
 const Created = z.strictObject({ type: z.literal('request.created'), request: RequestViewSchema });
-const Removed = z.strictObject({ type: z.literal('request.removed'), elicitationId: ElicitationIdSchema, status: StatusSchema });
+/** `decidedVia` says which surface decided a request that ended decided, so the other one can say so. */
+const Removed = z.strictObject({ type: z.literal('request.removed'), elicitationId: ElicitationIdSchema, status: StatusSchema, decidedVia: SurfaceSchema.optional() });
 const DecisionResult = z.strictObject({
   type: z.literal('decision.result'),
   elicitationId: ElicitationIdSchema,

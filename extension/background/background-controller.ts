@@ -210,7 +210,7 @@ export class BackgroundController {
         break;
       }
       case 'request.removed':
-        await applyStatus(db, message.elicitationId, message.status, clock.now());
+        await applyStatus(db, message.elicitationId, message.status, clock.now(), message.decidedVia);
         if (message.status !== 'pending') await this.o.platform.clearNotification(message.elicitationId);
         break;
       case 'decision.result':

@@ -1,5 +1,5 @@
 import { Dexie } from 'dexie';
-import type { Status } from '../../shared/lifecycle.js';
+import type { Status, Surface } from '../../shared/lifecycle.js';
 import type { RequestView } from '../../shared/wire-protocol.js';
 import type { ElicitlyDb } from './database.js';
 import { RequestRowSchema, rowFromView, type RequestRow } from './rows.js';
@@ -116,11 +116,11 @@ export async function applyWelcome(db: ElicitlyDb, views: RequestView[], now: nu
   });
 }
 
-export async function applyStatus(db: ElicitlyDb, id: string, status: Status, now: number): Promise<void> {
+export async function applyStatus(db: ElicitlyDb, id: string, status: Status, now: number, decidedVia?: Surface): Promise<void> {
   await db.transaction('rw', db.requests, async () => {
     const row = readRow(await db.requests.get(id));
     if (!row) return;
-    const changes: Partial<RequestRow> = { status };
+    const changes: Partial<RequestRow> = { status, ...(decidedVia ? { decidedVia } : {}) };
     if (status !== 'pending' && row.decidedAt === undefined) changes.decidedAt = now;
     await db.requests.update(id, changes);
   });

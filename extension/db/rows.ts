@@ -1,6 +1,6 @@
 import * as z from 'zod';
 import { RequestKindSchema, ReviewRequestSchema } from '../../shared/review-request.js';
-import { StatusSchema } from '../../shared/lifecycle.js';
+import { StatusSchema, SurfaceSchema } from '../../shared/lifecycle.js';
 import type { RequestView } from '../../shared/wire-protocol.js';
 import { DecisionRefusalSchema, ElicitationIdSchema, FieldIssueSchema, IdempotencyKeySchema, KeyIdSchema, RequesterSchema } from '../../shared/wire-fields.js';
 import { isKeyHex } from '../../shared/hub-auth.js';
@@ -41,6 +41,8 @@ export const RequestRowSchema = z.strictObject({
   createdAt: z.number(),
   expiresAt: z.number(),
   decidedAt: z.number().optional(),
+  /** Where the decision the hub took was made, when the hub said: `app` is the review shown inside the chat. */
+  decidedVia: SurfaceSchema.optional(),
   /** The wire's own schema: a row whose request does not fit is skipped on read, so the UI never re-checks it. */
   request: ReviewRequestSchema,
   renderedTemplate: z.string().nullable(),
@@ -150,7 +152,11 @@ export function rowFromView(view: RequestView, previous?: RequestRow): RequestRo
   if (previous?.outcome) row.outcome = previous.outcome;
   if (previous?.delivery) row.delivery = previous.delivery;
   if (previous?.refusal) row.refusal = previous.refusal;
-  if (view.outcome && !row.outcome) row.outcome = view.outcome;
+  if (view.outcome && !row.outcome) {
+    const { decidedVia, ...outcome } = view.outcome;
+    row.outcome = outcome;
+    if (decidedVia) row.decidedVia = decidedVia;
+  }
   row.verdict = deriveVerdict(row, previous?.verdict);
   return row;
 }

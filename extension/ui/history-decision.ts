@@ -33,6 +33,7 @@ export function decisionSummary(row: RequestRow): DecisionSummary {
   else if (verdict === 'pending' && row.outcome && row.delivery === 'queued') {
     note = `${queuedWord(row, row.outcome.decision)} here, waiting for the hub`;
   } else if (verdict === 'pending' && row.delivery === 'refused') note = 'your decision was refused; decide again';
+  if (row.decidedVia === 'app') note = note ? `decided in the chat · ${note}` : 'decided in the chat';
   return { verdict, label: label(row, verdict), collected: isCollected, note };
 }
 

@@ -1,6 +1,6 @@
 import type { Answer, ApprovalMethod, ApprovalService, CallParams, CallResult, CreateParams, Created } from '../../shared/approval-calls.js';
 import { fail } from '../../shared/approval-calls.js';
-import type { Outcome, Status } from '../../shared/lifecycle.js';
+import type { Outcome, Status, Surface } from '../../shared/lifecycle.js';
 import { checkAnswer, resultEnvelope, type ResultEnvelope } from '../../shared/review-request.js';
 import { consume, decide, effectiveStatus, expire, withdraw } from '../../shared/lifecycle.js';
 import type { DecideMessage, HubMessage, RequestView } from '../../shared/wire-protocol.js';
@@ -64,6 +64,16 @@ export class ApprovalEngine implements ApprovalService {
     await: (p, signal) => this.await(p.id, p.waitMs, signal),
     result: (p) => this.result(p.id),
     cancel: (p) => this.cancel(p.id),
+    view: async (p) => {
+      if (this.unusable()) return this.unavailable();
+      const record = this.store.get(p.id);
+      if (!record) return fail('not_found', `no request ${p.id} (unknown, or removed after the retention period)`);
+      return { ok: true, value: toView({ ...record, status: effectiveStatus(record, this.now()) }) };
+    },
+    appDecide: async (p) => {
+      const { type: _type, elicitationId: _id, idempotencyKey: _key, ...answer } = await this.decide({ type: 'decide', ...p }, 'app');
+      return { ok: true, value: answer };
+    },
     info: async () => {
       const { connected, lastSeenAt } = this.reviewer();
       return { ok: true, value: { pid: process.pid, extensionsConnected: connected, lastSeenAt, pending: this.pending.size } };
@@ -175,7 +185,7 @@ export class ApprovalEngine implements ApprovalService {
   }
 
   /** A reviewer's decision: validated against the schema restricted to what was included, made durable, then answered. */
-  decide(message: DecideMessage): Promise<DecisionAnswer> {
+  decide(message: DecideMessage, surface: Surface = 'extension'): Promise<DecisionAnswer> {
     const reply = (fields: Omit<DecisionAnswer, 'type' | 'elicitationId' | 'idempotencyKey'>): DecisionAnswer => ({
       type: 'decision.result',
       elicitationId: message.elicitationId,
@@ -186,7 +196,7 @@ export class ApprovalEngine implements ApprovalService {
     return this.exclusive(message.elicitationId, async () => {
       const record = this.store.get(message.elicitationId);
       if (!record) return reply({ ok: false, reason: 'not_found' });
-      let outcome: Outcome = { decision: message.decision, action: message.decision === 'approved' ? 'submit' : 'cancel', idempotencyKey: message.idempotencyKey };
+      let outcome: Outcome = { decision: message.decision, decidedVia: surface, action: message.decision === 'approved' ? 'submit' : 'cancel', idempotencyKey: message.idempotencyKey };
       if (message.comment !== undefined && message.comment.trim() !== '') outcome = { ...outcome, comment: message.comment };
       if (message.decision === 'approved') {
         const checked = checkAnswer(record.request, message.values ?? {}, message.included);
@@ -255,7 +265,7 @@ export class ApprovalEngine implements ApprovalService {
   private changed(record: ApprovalRecord): void {
     if (record.status !== 'pending') this.pending.delete(record.id);
     this.wake(record.id);
-    this.emit({ type: 'request.removed', elicitationId: record.id, status: record.status });
+    this.emit({ type: 'request.removed', elicitationId: record.id, status: record.status, ...(record.outcome?.decidedVia ? { decidedVia: record.outcome.decidedVia } : {}) });
   }
 
   private emit(event: EngineEvent): void {

@@ -9,6 +9,7 @@ import type { ElicitOutcome, ElicitRequest } from './host-elicitation.js';
 import { elicitFromHost, hostAdvertisesForm, startProgress } from './host-elicitation.js';
 import type { Session } from './session.js';
 import { hostView } from './session.js';
+import { withAppKey } from './app/app-result.js';
 import { structured } from './tool-result.js';
 import { approvalError } from './tools/approval-answers.js';
 
@@ -106,7 +107,7 @@ async function askInExtension(ctx: ServerContext, session: Session, spec: AskSpe
   if (!created.ok) return approvalError(created.error, session.retentionDays);
   const { elicitationId, expiresAt, reviewer } = created.value;
   const pending = (next: string) =>
-    structured({ ...spec.noAnswerYet, action: 'pending', elicitationId, expiresAt, reviewer, next, via: 'extension' });
+    withAppKey(structured({ ...spec.noAnswerYet, action: 'pending', elicitationId, expiresAt, reviewer, next, via: 'extension' }), session, elicitationId);
   // Nobody can answer now: say so at once rather than hold the call for nothing.
   if (!reviewer.connected) return pending(created.value.next ?? CONNECT_ONE);
 

@@ -5,10 +5,17 @@ import { SERVER_INFO } from '../package-info.js';
 import type { ApprovalService } from '../../shared/approval-calls.js';
 import type { Companion, RoundState, Session } from './session.js';
 import type { InitializeCapture } from './stdio-tap-transport.js';
+import { declaresAppUi } from '../../shared/app-surface.js';
+import { AppKeys } from './app/app-keys.js';
+import { registerReviewResource } from './app/review-resource.js';
 import { TOOLS } from './tools/registry.js';
 
 interface ServerDeps {
   handshake: () => InitializeCapture | undefined;
+  /** What the client declared, once its first message arrived (both eras): decides whether the app is declared. */
+  clientCapabilities: () => unknown;
+  /** The review app's single HTML file, read when a host asks for it. */
+  appHtml: () => Promise<string>;
   approvals: ApprovalService;
   minTimeoutSeconds: number;
   retentionDays: number;
@@ -24,7 +31,8 @@ const stateCodec = createRequestStateCodec<RoundState>({ key: randomBytes(32), t
 
 export function createServer(factory: Pick<McpRequestContext, 'era'>, deps: ServerDeps): McpServer {
   const server: McpServer = new McpServer(SERVER_INFO, {
-    capabilities: { tools: { listChanged: false } },
+    // Registering the review resource adds `resources`; it never changes for a connection, so it says so.
+    capabilities: { tools: { listChanged: false }, ...(declaresAppUi(deps.clientCapabilities()) ? { resources: { listChanged: false } } : {}) },
     requestState: { verify: stateCodec.verify },
   });
   const session: Session = {
@@ -39,7 +47,10 @@ export function createServer(factory: Pick<McpRequestContext, 'era'>, deps: Serv
     retentionDays: deps.retentionDays,
     companion: deps.companion,
     dialog: { broken: null },
+    app: declaresAppUi(deps.clientCapabilities()) ? { keys: new AppKeys(), html: deps.appHtml } : null,
   };
-  for (const tool of TOOLS) tool.register(server, session);
+  // A host that renders no apps sees exactly the tools and capabilities it always did: no app-only tools, no resource.
+  for (const tool of TOOLS) if (!tool.appOnly || session.app) tool.register(server, session);
+  if (session.app) registerReviewResource(server, session.app.html);
   return server;
 }

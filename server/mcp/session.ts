@@ -5,6 +5,7 @@ import {
   PROTOCOL_VERSION_META_KEY,
 } from '@modelcontextprotocol/server';
 import type { ApprovalService } from '../../shared/approval-calls.js';
+import type { AppKeys } from './app/app-keys.js';
 import type { InitializeCapture } from './stdio-tap-transport.js';
 
 type Era = '2025' | '2026-07-28';
@@ -26,6 +27,8 @@ export interface Session {
   companion: Companion;
   /** Why the host's dialog is known not to reach the person in this session (null while nothing showed it): `auto` asks then go to the extension. */
   dialog: { broken: string | null };
+  /** Set when the client renders MCP Apps: the review inside the chat and the keys it decides with. Null otherwise. */
+  app: { keys: AppKeys; html: () => Promise<string> } | null;
 }
 
 export interface Companion {

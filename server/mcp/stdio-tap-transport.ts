@@ -1,6 +1,6 @@
 import type { Readable, Writable } from 'node:stream';
 import type { JSONRPCMessage, Transport } from '@modelcontextprotocol/server';
-import { parseJSONRPCMessage, serializeMessage } from '@modelcontextprotocol/server';
+import { CLIENT_CAPABILITIES_META_KEY, parseJSONRPCMessage, serializeMessage } from '@modelcontextprotocol/server';
 import { log } from '../log.js';
 
 /** What the host sent in `initialize`, before the SDK normalizes it (the doctor reports it verbatim). */
@@ -28,6 +28,11 @@ export class StdioTapTransport implements Transport {
   onerror?: (error: Error) => void;
   onmessage?: <T extends JSONRPCMessage>(message: T) => void;
   initialize: InitializeCapture | undefined;
+  /**
+   * What the client declared it can do, from the first message that says: `initialize` (2025) or the first request's
+   * envelope (2026-07-28). The server factory runs after that message arrived, so it can decide what to declare.
+   */
+  clientCapabilities: unknown;
 
   private buffer = '';
   private closed = false;
@@ -82,6 +87,10 @@ export class StdioTapTransport implements Transport {
         clientInfo: params.clientInfo,
         capabilities: params.capabilities,
       });
+      this.clientCapabilities ??= this.initialize.capabilities;
+    } else if (this.clientCapabilities === undefined && 'method' in message) {
+      const meta = (message.params as { _meta?: Record<string, unknown> } | undefined)?._meta;
+      if (meta && CLIENT_CAPABILITIES_META_KEY in meta) this.clientCapabilities = structuredClone(meta[CLIENT_CAPABILITIES_META_KEY]);
     }
     this.onmessage?.(message);
   }

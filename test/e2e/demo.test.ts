@@ -75,6 +75,7 @@ describe.skipIf(!browserFound)(title, () => {
       status: 'consumed',
       decision: 'approved',
       action: 'submit',
+      decidedVia: 'extension',
       context: northmarkProposal.context,
       values: { name: 'NorthMark Strategies Inc.', website: 'https://www.northmarkstrategies.com/', employeeCount: 250 },
     });
@@ -82,6 +83,7 @@ describe.skipIf(!browserFound)(title, () => {
       status: 'consumed',
       decision: 'approved',
       action: 'submit',
+      decidedVia: 'extension',
       context: expect.objectContaining({ service: 'checkout-api', version: '2.4.0', environment: 'production' }),
       values: {},
       comment: 'Go ahead after the 14:00 standup.',
@@ -90,6 +92,7 @@ describe.skipIf(!browserFound)(title, () => {
       status: 'consumed',
       decision: 'approved',
       action: 'submit',
+      decidedVia: 'extension',
       context: null,
       values: {
         note: 'Checkout now takes Apple Pay, computes taxes three times faster and accepts lowercase coupon codes.',

@@ -117,6 +117,7 @@ describe.skipIf(!browserFound)(title, () => {
       status: 'consumed',
       decision: 'approved',
       action: 'submit',
+      decidedVia: 'extension',
       context: northmarkProposal.context,
       values: { name: 'NorthMark Strategies Inc.', website: 'https://www.northmarkstrategies.com/', employeeCount: 250 },
     });
@@ -129,7 +130,7 @@ describe.skipIf(!browserFound)(title, () => {
     await popup.getByRole('button', { name: 'Cancel', exact: true }).click({ timeout: UI_TIMEOUT });
     await agent.callTool('elicit_await', { elicitationId: id, waitSeconds: 10 });
     expect((await agent.callTool('elicit_result', { elicitationId: id })).structuredContent).toEqual({
-      status: 'consumed', decision: 'rejected', action: 'cancel', context: northmarkProposal.context,
+      status: 'consumed', decision: 'rejected', action: 'cancel', decidedVia: 'extension', context: northmarkProposal.context,
     });
   });
 
@@ -149,7 +150,7 @@ describe.skipIf(!browserFound)(title, () => {
     await popup.getByRole('button', { name: 'Approve' }).click();
     await agent.callTool('elicit_await', { elicitationId: id, waitSeconds: 10 });
     expect((await agent.callTool('elicit_result', { elicitationId: id })).structuredContent).toMatchObject({
-      status: 'consumed', decision: 'approved', action: 'submit', values: { branch: 'release/2.1', tag: true },
+      status: 'consumed', decision: 'approved', action: 'submit', decidedVia: 'extension', values: { branch: 'release/2.1', tag: true },
     });
   });
 
@@ -207,7 +208,7 @@ describe.skipIf(!browserFound)(title, () => {
     await popup.getByRole('button', { name: 'Ship it' }).click();
     await agent.callTool('elicit_await', { elicitationId: id, waitSeconds: 10 });
     expect((await agent.callTool('elicit_result', { elicitationId: id })).structuredContent).toEqual({
-      status: 'consumed', decision: 'approved', action: 'submit', context: { env: 'production', version: '2.1' }, values: {}, comment: 'after the standup',
+      status: 'consumed', decision: 'approved', action: 'submit', decidedVia: 'extension', context: { env: 'production', version: '2.1' }, values: {}, comment: 'after the standup',
     });
   });
 
@@ -297,7 +298,7 @@ describe.skipIf(!browserFound)(title, () => {
     const awaited = await agent.callTool('elicit_await', { elicitationId: id, waitSeconds: 15 });
     expect(awaited.structuredContent).toEqual({ status: 'approved' });
     expect((await agent.callTool('elicit_result', { elicitationId: id })).structuredContent).toEqual({
-      status: 'consumed', decision: 'approved', action: 'submit', context: { step: 'migrate' }, values: {},
+      status: 'consumed', decision: 'approved', action: 'submit', decidedVia: 'extension', context: { step: 'migrate' }, values: {},
     });
   }, 60_000);
 

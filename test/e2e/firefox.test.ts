@@ -98,7 +98,7 @@ function pairAndDecide(title: string, prefs: Record<string, unknown>): void {
       const awaited = await agent.callTool('elicit_await', { elicitationId: id, waitSeconds: 10 });
       expect(awaited.structuredContent).toEqual({ status: 'approved' });
       expect((await agent.callTool('elicit_result', { elicitationId: id })).structuredContent).toEqual({
-        status: 'consumed', decision: 'approved', action: 'submit', context, values: {},
+        status: 'consumed', decision: 'approved', action: 'submit', decidedVia: 'extension', context, values: {},
       });
       expect(await badgeBecomes('')).toBe('');
     });

@@ -58,6 +58,9 @@ describe('decisionSummary: what a history row says', () => {
     ['pending', { status: 'pending', verdict: 'pending' }, 'Pending', null],
     ['pending, decided here and queued', { status: 'pending', verdict: 'pending', outcome: { decision: 'rejected', action: 'cancel' }, delivery: 'queued' }, 'Pending', 'rejected here, waiting for the hub'],
     ['pending, refused as invalid', { status: 'pending', verdict: 'pending', delivery: 'refused', refusal: { reason: 'invalid' } }, 'Pending', 'your decision was refused; decide again'],
+    ['decided in the chat, not collected yet', { status: 'approved', verdict: 'approved', decidedVia: 'app' }, 'Approved', 'decided in the chat · not collected yet'],
+    ['decided in the chat and collected', { status: 'consumed', verdict: 'rejected', decidedVia: 'app' }, 'Rejected', 'decided in the chat · collected by the agent'],
+    ['decided in the extension says nothing more', { status: 'consumed', verdict: 'approved', decidedVia: 'extension' }, 'Approved', 'collected by the agent'],
     ['no stored verdict: derived from the row', { status: 'consumed', verdict: undefined, outcome: { decision: 'approved', action: 'submit' }, delivery: 'delivered' }, 'Approved', 'collected by the agent'],
   ];
   it.each(cases)('%s', (_name, extra, label, note) => {
@@ -99,6 +102,13 @@ describe('the stored verdict follows every writer', () => {
     expect(await verdictOf('el_3')).toBe('unknown');
     expect(await filtered('rejected')).toEqual(['el_2']);
     expect(await filtered('unknown')).toEqual(['el_3']);
+  });
+
+  it('a decision made in the chat: the hub says where, and the row keeps it once collected', async () => {
+    await upsertView(db, proposalView('el_5', T));
+    await applyStatus(db, 'el_5', 'approved', T + 1, 'app');
+    await applyStatus(db, 'el_5', 'consumed', T + 2);
+    expect(await getRequest(db, 'el_5')).toMatchObject({ status: 'consumed', verdict: 'approved', decidedVia: 'app' });
   });
 
   it('this browser\'s decision refused because another reviewer decided first is not taken for the decision', async () => {

@@ -62,6 +62,7 @@ describe('the NorthMark proposal (seed 004) end to end', () => {
       status: 'consumed',
       decision: 'approved',
       action: 'submit',
+      decidedVia: 'extension',
       context: northmarkProposal.context,
       values: { name: 'NorthMark Strategies Inc.', website: 'https://www.northmarkstrategies.com/', employeeCount: 230 },
     };
@@ -92,6 +93,7 @@ describe('the NorthMark proposal (seed 004) end to end', () => {
       status: 'consumed',
       decision: 'rejected',
       action: 'cancel',
+      decidedVia: 'extension',
       context: northmarkProposal.context,
       comment: 'wrong company',
     });
@@ -110,6 +112,7 @@ describe('approvals', () => {
       status: 'consumed',
       decision: 'approved',
       action: 'submit',
+      decidedVia: 'extension',
       context: null,
       values: { version: '1.2.1', notes: 'ok' },
     });
@@ -126,6 +129,7 @@ describe('approvals', () => {
       status: 'consumed',
       decision: 'approved',
       action: 'submit',
+      decidedVia: 'extension',
       context,
       values: {},
     });

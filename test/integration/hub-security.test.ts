@@ -422,6 +422,7 @@ describe('fuzzing one extension does not hurt the hub or other extensions', () =
       status: 'consumed',
       decision: 'approved',
       action: 'submit',
+      decidedVia: 'extension',
       context: { a: 1 },
       values: {},
     });

@@ -75,6 +75,7 @@ describe('three server processes sharing one hub', () => {
       status: 'consumed',
       decision: 'approved',
       action: 'submit',
+      decidedVia: 'extension',
       context: { message: 'from a' },
       values: {},
     });
@@ -82,6 +83,7 @@ describe('three server processes sharing one hub', () => {
       status: 'consumed',
       decision: 'rejected',
       action: 'cancel',
+      decidedVia: 'extension',
       context: { message: 'from b' },
       comment: 'no',
     });

@@ -44,11 +44,11 @@ describe('the npm package', () => {
 
   afterAll(() => rmSync(work, { recursive: true, force: true }));
 
-  it('holds only what runs: the bundled server, README, LICENSE, CHANGELOG and package.json', () => {
+  it('holds only what runs: the bundled server and its review app, README, LICENSE, CHANGELOG and package.json', () => {
     const paths = packed.files.map((f) => f.path).sort();
-    const extra = paths.filter((p) => !/^(dist\/server\/main\.js(\.LEGAL\.txt)?|dist\/server\/chunks\/[\w-]+\.js|README\.md|LICENSE|CHANGELOG\.md|package\.json)$/.test(p));
+    const extra = paths.filter((p) => !/^(dist\/server\/main\.js(\.LEGAL\.txt)?|dist\/server\/review-app\.html|dist\/server\/chunks\/[\w-]+\.js|README\.md|LICENSE|CHANGELOG\.md|package\.json)$/.test(p));
     expect(extra).toEqual([]);
-    for (const required of ['dist/server/main.js', 'README.md', 'LICENSE', 'CHANGELOG.md', 'package.json']) expect(paths).toContain(required);
+    for (const required of ['dist/server/main.js', 'dist/server/review-app.html', 'README.md', 'LICENSE', 'CHANGELOG.md', 'package.json']) expect(paths).toContain(required);
     expect(PKG.bin['elicitly-companion']).toBe('dist/server/main.js');
   });
 

@@ -57,9 +57,10 @@ describe('lifecycle', () => {
   });
 
   it.each([
-    ['submit', { x: 1 }, approve, { status: 'consumed', decision: 'approved', action: 'submit', context: { x: 1 }, values: { a: 1 } }],
-    ['cancel without context', undefined, reject, { status: 'consumed', decision: 'rejected', action: 'cancel', context: null }],
-    ['comment', null, { ...reject, comment: 'not now' }, { status: 'consumed', decision: 'rejected', action: 'cancel', context: null, comment: 'not now' }],
+    ['submit', { x: 1 }, approve, { status: 'consumed', decision: 'approved', action: 'submit', context: { x: 1 }, values: { a: 1 }, decidedVia: 'extension' }],
+    ['cancel without context', undefined, reject, { status: 'consumed', decision: 'rejected', action: 'cancel', context: null, decidedVia: 'extension' }],
+    ['comment', null, { ...reject, comment: 'not now' }, { status: 'consumed', decision: 'rejected', action: 'cancel', context: null, comment: 'not now', decidedVia: 'extension' }],
+    ['decided in the app', null, { ...approve, decidedVia: 'app' as const }, { status: 'consumed', decision: 'approved', action: 'submit', context: null, values: { a: 1 }, decidedVia: 'app' }],
   ])('approvalEnvelope: %s', (_n, context, outcome, expected) => {
     expect(approvalEnvelope(context, outcome)).toEqual(expected);
   });

@@ -26,7 +26,7 @@ export function ReviewView({ row, client, onDone }: { row: RequestRow; client: B
     return (
       <>
         {notice && <FeedbackView feedback={notice} />}
-        {row.status !== 'pending' && <p class="muted note">This request is no longer pending: {STATUS_TEXT[row.status].toLowerCase()}.</p>}
+        {row.status !== 'pending' && <p class="muted note">This request is no longer pending: {STATUS_TEXT[row.status].toLowerCase()}{row.decidedVia === 'app' ? ', decided in the chat' : ''}.</p>}
         <RequestDetail row={row} />
       </>
     );

@@ -2,6 +2,7 @@ import { ElicitApprovalInputSchema, checkApprovalInput } from '../../../shared/a
 import { createReviewRequest } from './review-request.js';
 import { CreatedOutputSchema } from './elicit-proposal.js';
 import type { ToolDefinition } from './tool.js';
+import { appToolMeta } from '../app/app-result.js';
 
 export const elicitApproval: ToolDefinition = {
   name: 'elicit_approval',
@@ -19,6 +20,7 @@ export const elicitApproval: ToolDefinition = {
         inputSchema: ElicitApprovalInputSchema,
         outputSchema: CreatedOutputSchema,
         annotations: { readOnlyHint: false, destructiveHint: false, idempotentHint: false, openWorldHint: false },
+        ...appToolMeta(session),
       },
       (args, ctx) => createReviewRequest(ctx, session, args, checkApprovalInput),
     );

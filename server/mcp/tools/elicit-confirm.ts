@@ -6,6 +6,7 @@ import type { FieldIssue } from '../../../shared/requested-schema.js';
 import { runAsk } from '../ask-routing.js';
 import { invalidArguments } from '../tool-result.js';
 import type { ToolDefinition } from './tool.js';
+import { appToolMeta } from '../app/app-result.js';
 
 const Label = z.string().trim().min(1).max(40);
 const Question = z.string().trim().min(1).max(2000);
@@ -66,6 +67,7 @@ export const elicitConfirm: ToolDefinition = {
         inputSchema: ElicitConfirmInputSchema,
         outputSchema: ElicitConfirmOutputSchema,
         annotations: { readOnlyHint: false, destructiveHint: false, idempotentHint: false, openWorldHint: false },
+        ...appToolMeta(session),
       },
       async (args, ctx) => {
         const input = resolveConfirmInput(args);

@@ -5,6 +5,7 @@ import { checkRequestedSchema } from '../../../shared/requested-schema.js';
 import { askOutputSchema, runAsk } from '../ask-routing.js';
 import { invalidArguments } from '../tool-result.js';
 import type { ToolDefinition } from './tool.js';
+import { appToolMeta } from '../app/app-result.js';
 
 const ElicitFormInputSchema = z.strictObject({
   message: z.string().trim().min(1).max(4000).describe('What the person is asked, shown above the form.'),
@@ -33,6 +34,7 @@ export const elicitForm: ToolDefinition = {
         inputSchema: ElicitFormInputSchema,
         outputSchema: ElicitFormOutputSchema,
         annotations: { readOnlyHint: false, destructiveHint: false, idempotentHint: false, openWorldHint: false },
+        ...appToolMeta(session),
       },
       async (args, ctx) => {
         const checked = checkRequestedSchema(args.requestedSchema);

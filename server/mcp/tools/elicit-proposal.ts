@@ -2,6 +2,7 @@ import * as z from 'zod';
 import { ElicitProposalInputSchema, checkProposalInput } from '../../../shared/approval-input.js';
 import { createReviewRequest } from './review-request.js';
 import type { ToolDefinition } from './tool.js';
+import { appToolMeta } from '../app/app-result.js';
 
 export const CreatedOutputSchema = z.looseObject({
   elicitationId: z.string(),
@@ -26,6 +27,7 @@ export const elicitProposal: ToolDefinition = {
         inputSchema: ElicitProposalInputSchema,
         outputSchema: CreatedOutputSchema,
         annotations: { readOnlyHint: false, destructiveHint: false, idempotentHint: false, openWorldHint: false },
+        ...appToolMeta(session),
       },
       (args, ctx) => createReviewRequest(ctx, session, args, checkProposalInput),
     );

@@ -4,6 +4,7 @@ import { clamp } from '../../../shared/limits.js';
 import { askOutputSchema, runAsk } from '../ask-routing.js';
 import { invalidArguments } from '../tool-result.js';
 import type { ToolDefinition } from './tool.js';
+import { appToolMeta } from '../app/app-result.js';
 
 const ElicitSelectionOutputSchema = askOutputSchema({ selected: z.array(z.string()).nullable() });
 
@@ -22,6 +23,7 @@ export const elicitSelection: ToolDefinition = {
         inputSchema: ElicitSelectionInputSchema,
         outputSchema: ElicitSelectionOutputSchema,
         annotations: { readOnlyHint: false, destructiveHint: false, idempotentHint: false, openWorldHint: false },
+        ...appToolMeta(session),
       },
       async (args, ctx) => {
         const checked = checkSelectionInput(args);

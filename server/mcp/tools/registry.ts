@@ -1,3 +1,5 @@
+import { elicitAppDecide } from './elicit-app-decide.js';
+import { elicitAppView } from './elicit-app-view.js';
 import { elicitApproval } from './elicit-approval.js';
 import { elicitAwait } from './elicit-await.js';
 import { elicitCancel } from './elicit-cancel.js';
@@ -12,6 +14,8 @@ import type { ToolDefinition } from './tool.js';
 
 /** Hosts list tools in registration order; alphabetical keeps the list predictable as it grows. */
 export const TOOLS: readonly ToolDefinition[] = [
+  elicitAppDecide,
+  elicitAppView,
   elicitApproval,
   elicitAwait,
   elicitCancel,

@@ -3,6 +3,8 @@ import type { CallToolResult, ServerContext } from '@modelcontextprotocol/server
 import type { ReviewedRequest } from '../../../shared/approval-input.js';
 import type { FieldIssue } from '../../../shared/requested-schema.js';
 import { clamp } from '../../../shared/limits.js';
+import { checkSurfaces } from '../../../shared/app-surface.js';
+import { withAppKey } from '../app/app-result.js';
 import type { Session } from '../session.js';
 import { hostView } from '../session.js';
 import { invalidArguments, refusal } from '../tool-result.js';
@@ -21,11 +23,13 @@ function clientName(ctx: ServerContext, session: Session): string | null {
 export async function createReviewRequest<T extends ReviewedRequest>(
   ctx: ServerContext,
   session: Session,
-  args: { timeoutSeconds?: number },
+  args: { timeoutSeconds?: number; surfaces?: unknown },
   check: (input: unknown) => Checked<T>,
 ): Promise<CallToolResult> {
   const checked = check(args);
-  if (!checked.ok) return invalidArguments(checked.issues, 'Fix the named field and call again; nothing was sent to the reviewer.');
+  const surfaces = checkSurfaces(args.surfaces);
+  const issues = [...(checked.ok ? [] : checked.issues), ...(surfaces.ok ? [] : surfaces.issues)];
+  if (!checked.ok || !surfaces.ok) return invalidArguments(issues, 'Fix the named field and call again; nothing was sent to the reviewer.');
   let renderedTemplate: string | null = null;
   if (checked.displayTemplate !== null) {
     // LiquidJS is loaded only for a request that has a template.
@@ -44,5 +48,6 @@ export async function createReviewRequest<T extends ReviewedRequest>(
     timeoutMs: Math.round(timeoutSeconds * 1000),
     requester: { client: clientName(ctx, session), pid: process.pid },
   });
-  return answerResult(answer, session.retentionDays);
+  const result = answerResult(answer, session.retentionDays);
+  return surfaces.app && answer.ok ? withAppKey(result, session, answer.value.elicitationId) : result;
 }

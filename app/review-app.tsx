@@ -1,0 +1,216 @@
+import type { App, McpUiHostContext } from '@modelcontextprotocol/ext-apps';
+import * as z from 'zod';
+import { useCallback, useEffect, useLayoutEffect, useMemo, useRef, useState } from 'preact/hooks';
+import { APP_META_KEY, AppErrorSchema, AppResultMetaSchema, AppViewResultSchema, type AppError } from '../shared/app-surface.js';
+import { ElicitationIdSchema } from '../shared/wire-fields.js';
+import { rowFromView, type RequestRow } from '../extension/db/rows.js';
+import type { BackgroundClient } from '../extension/messages.js';
+import { dateTime } from '../extension/ui/format-time.js';
+import { RequestDetail } from '../extension/ui/review/request-detail.js';
+import { ReviewView } from '../extension/ui/review/review-view.js';
+import { VisibleText } from '../extension/ui/visible-text.js';
+import { createAppClient, resultText, type CallToolResult, type Decided, type Ended } from './app-client.js';
+import { canGoFullscreen, widerThanFrame } from './host-context.js';
+import { useStore, type Store } from './store.js';
+
+/** What the view needs of the host connection: the SDK's `App`, or a fake in tests. */
+export type AppHost = Pick<App, 'callServerTool' | 'requestDisplayMode'>;
+
+/** What the host has handed the view so far. */
+export type Incoming =
+  | { state: 'waiting' }
+  | { state: 'result'; result: CallToolResult }
+  | { state: 'cancelled'; reason?: string | undefined }
+  | { state: 'failed'; message: string };
+
+export const NO_KEY_NOTE = 'Decide this in the Elicitly browser extension: this chat did not pass the review\'s key.';
+
+/** What a tool result asks the view to show: a request to review (decidable with its key), or just its text. */
+type Target =
+  | { kind: 'review'; elicitationId: string; token: string | null }
+  | { kind: 'text'; tone: 'answer' | 'error'; text: string };
+
+const WithIdSchema = z.looseObject({ elicitationId: ElicitationIdSchema });
+
+export function targetOf(result: CallToolResult): Target {
+  const meta = AppResultMetaSchema.safeParse(result._meta?.[APP_META_KEY]);
+  if (meta.success) return { kind: 'review', elicitationId: meta.data.elicitationId, token: meta.data.token };
+  if (result.isError) return { kind: 'text', tone: 'error', text: resultText(result) || 'The tool call failed.' };
+  // A host that drops result _meta: the request is still shown, read-only. An ask the host answered itself has no id.
+  const id = WithIdSchema.safeParse(result.structuredContent);
+  if (id.success) return { kind: 'review', elicitationId: id.data.elicitationId, token: null };
+  return { kind: 'text', tone: 'answer', text: resultText(result) };
+}
+
+/** `retry`: the read may work again (the host or the server did not answer); not for a request the chat may not show. */
+type Loaded = { state: 'loading' } | { state: 'failed'; message: string; retry: boolean } | { state: 'ready'; row: RequestRow; decided: Decided | null };
+
+function viewErrorText({ error }: AppError): string {
+  if (error.code === 'not_in_app') return `Decide this in the Elicitly browser extension: it was not made for review in this chat. (${error.message})`;
+  return `The request could not be read (${error.code}: ${error.message}).`;
+}
+
+async function readView(app: AppHost, elicitationId: string): Promise<Exclude<Loaded, { state: 'loading' }>> {
+  let result: CallToolResult;
+  try {
+    result = await app.callServerTool({ name: 'elicit_app_view', arguments: { elicitationId } });
+  } catch (err) {
+    return { state: 'failed', message: `The chat did not pass the request on (${err instanceof Error ? err.message : String(err)}).`, retry: true };
+  }
+  if (result.isError) {
+    const refusal = AppErrorSchema.safeParse(result.structuredContent);
+    if (refusal.success) return { state: 'failed', message: viewErrorText(refusal.data), retry: refusal.data.error.code === 'unavailable' };
+    return { state: 'failed', message: resultText(result) || 'The request could not be read.', retry: true };
+  }
+  const parsed = AppViewResultSchema.safeParse(result.structuredContent);
+  if (!parsed.success) return { state: 'failed', message: 'The server\'s view of the request could not be read.', retry: true };
+  // Who decided is said above the review in the app's own words ("Decided here at …"), not in the extension's note.
+  const { decidedVia: _decidedVia, ...row } = rowFromView(parsed.data.view);
+  return { state: 'ready', row, decided: parsed.data.decided };
+}
+
+let timeFormat: Intl.DateTimeFormat | undefined;
+
+/** "14:03" today, the full date and time on another day. */
+export function decidedTime(at: number, now = Date.now()): string {
+  if (new Date(at).toDateString() !== new Date(now).toDateString()) return dateTime(at);
+  timeFormat ??= new Intl.DateTimeFormat(undefined, { timeStyle: 'short' });
+  return timeFormat.format(at);
+}
+
+/** Who decided and when; after a decision of this review refused because the other surface was first, says so. */
+function DecidedNote({ decided, ended }: { decided: Decided; ended: Ended | null }) {
+  const when = decidedTime(decided.at);
+  const text = decided.via === 'app'
+    ? `Decided here at ${when}.`
+    : `Decided in the browser extension at ${when}.${ended && !ended.decidedHere ? ' Your decision here was not used.' : ''}`;
+  return <p class="decided-note" role="status">{text}</p>;
+}
+
+/** A review that can still decide nothing: every decision is refused with the reason (never sent). */
+const READ_ONLY: BackgroundClient = {
+  decide: () => Promise.resolve({ state: 'error', message: NO_KEY_NOTE }),
+  reconnect: () => Promise.resolve(),
+};
+
+/** Re-reads a pending request at most this often when the view gets focus (the other surface may have decided). */
+const FOCUS_REFRESH_MS = 5000;
+
+function Review({ app, elicitationId, token, context }: { app: AppHost; elicitationId: string; token: string | null; context: McpUiHostContext | undefined }) {
+  const [loaded, setLoaded] = useState<Loaded>({ state: 'loading' });
+  const [ended, setEnded] = useState<Ended | null>(null);
+  const lastRead = useRef(0);
+  const asked = useRef(false);
+
+  const refresh = useCallback(async () => {
+    lastRead.current = Date.now();
+    const next = await readView(app, elicitationId);
+    // A failed re-read keeps what is shown: only the first read's failure replaces the review.
+    setLoaded((prev) => (next.state === 'failed' && prev.state === 'ready' ? prev : next));
+  }, [app, elicitationId]);
+
+  useEffect(() => {
+    setLoaded({ state: 'loading' });
+    setEnded(null);
+    void refresh();
+  }, [refresh]);
+
+  const client = useMemo(() => (token === null ? READ_ONLY : createAppClient(app, token, {
+    refresh,
+    onEnded: (e) => {
+      setEnded(e);
+      void refresh();
+    },
+  })), [app, token, refresh]);
+
+  const row = loaded.state === 'ready' ? loaded.row : null;
+  const pending = row?.status === 'pending';
+
+  // While pending: read again when the person comes back to the view, and once its deadline has passed.
+  useEffect(() => {
+    if (!pending || !row) return;
+    const onFocus = () => {
+      if (Date.now() - lastRead.current >= FOCUS_REFRESH_MS) void refresh();
+    };
+    window.addEventListener('focus', onFocus);
+    const untilExpiry = row.expiresAt - Date.now() + 1000;
+    const timer = untilExpiry > 0 && untilExpiry < 2 ** 31 ? setTimeout(() => void refresh(), untilExpiry) : undefined;
+    return () => {
+      window.removeEventListener('focus', onFocus);
+      if (timer !== undefined) clearTimeout(timer);
+    };
+  }, [pending, row, refresh]);
+
+  // A grid wider than the inline frame: ask the host, once, to show the review full screen.
+  const offersFullscreen = canGoFullscreen(context);
+  useLayoutEffect(() => {
+    if (!row || asked.current || !offersFullscreen) return;
+    const check = () => {
+      if (asked.current || !widerThanFrame()) return;
+      asked.current = true;
+      app.requestDisplayMode({ mode: 'fullscreen' }).catch(() => undefined);
+    };
+    check();
+    window.addEventListener('resize', check);
+    return () => window.removeEventListener('resize', check);
+  }, [row, offersFullscreen, app]);
+
+  if (loaded.state === 'loading') return <p class="muted">Loading the request…</p>;
+  if (loaded.state === 'failed') {
+    return (
+      <>
+        <p role="alert" class="error"><VisibleText text={loaded.message} /></p>
+        {loaded.retry && <p><button type="button" onClick={() => void refresh()}>Try again</button></p>}
+      </>
+    );
+  }
+  const decided = loaded.decided ?? ended?.decided ?? null;
+  const readOnly = token === null && loaded.row.status === 'pending';
+  return (
+    <>
+      {decided && <DecidedNote decided={decided} ended={ended} />}
+      {readOnly && <p class="muted note" role="note">{NO_KEY_NOTE}</p>}
+      {readOnly ? <RequestDetail row={loaded.row} /> : <ReviewView row={loaded.row} client={client} />}
+    </>
+  );
+}
+
+function FullscreenToggle({ app, context }: { app: AppHost; context: McpUiHostContext | undefined }) {
+  if (!context?.availableDisplayModes?.includes('fullscreen')) return null;
+  const full = context.displayMode === 'fullscreen';
+  return (
+    <div class="toolbar">
+      <button type="button" onClick={() => void app.requestDisplayMode({ mode: full ? 'inline' : 'fullscreen' }).catch(() => undefined)}>
+        {full ? 'Exit full screen' : 'Full screen'}
+      </button>
+    </div>
+  );
+}
+
+/**
+ * The review inside the chat: the tool result the host handed over names the request (and carries its single-use key);
+ * the request is read through `elicit_app_view` and shown with the extension's own review components, whose decisions
+ * go to `elicit_app_decide` through the adapter.
+ */
+export function ReviewApp({ app, incoming, context }: { app: AppHost; incoming: Store<Incoming>; context: Store<McpUiHostContext | undefined> }) {
+  const now = useStore(incoming);
+  const ctx = useStore(context);
+  const target = useMemo(() => (now.state === 'result' ? targetOf(now.result) : null), [now]);
+  let body;
+  if (now.state === 'waiting') body = <p class="muted">Waiting for the request…</p>;
+  else if (now.state === 'failed') body = <p role="alert" class="error"><VisibleText text={now.message} /></p>;
+  else if (now.state === 'cancelled') body = <p class="muted">The tool call was canceled{now.reason ? `: ${now.reason}` : ''}. There is nothing to decide.</p>;
+  else if (target?.kind === 'text') {
+    body = target.tone === 'error'
+      ? <p role="alert" class="error answer"><VisibleText text={target.text} /></p>
+      : <p class="answer"><VisibleText text={target.text || 'Answered. There is nothing to decide.'} /></p>;
+  } else if (target?.kind === 'review') {
+    body = <Review key={target.elicitationId} app={app} elicitationId={target.elicitationId} token={target.token} context={ctx} />;
+  }
+  return (
+    <main class="elicitly-app">
+      {target?.kind === 'review' && <FullscreenToggle app={app} context={ctx} />}
+      {body}
+    </main>
+  );
+}

@@ -1,0 +1,54 @@
+// The review inside the chat (MCP App, `io.modelcontextprotocol/ui`): what is declared to hosts that render apps, and
+// the app-only tools' shapes, defined once for the server that answers them and the view that calls them.
+import * as z from 'zod';
+import { DecisionAnswerSchema } from './approval-calls.js';
+import { SurfaceSchema } from './lifecycle.js';
+import { RequestViewSchema } from './review-request.js';
+import type { FieldIssue } from './requested-schema.js';
+import { DecideMessageSchema, ElicitationIdSchema } from './wire-fields.js';
+
+export const UI_EXTENSION = 'io.modelcontextprotocol/ui';
+export const APP_MIME_TYPE = 'text/html;profile=mcp-app';
+export const REVIEW_APP_URI = 'ui://elicitly/review.html';
+/** Result `_meta` key under which a creating tool hands the rendered view its request id and single-use key. */
+export const APP_META_KEY = 'io.github.elicitly/app';
+
+/** Whether the client renders MCP Apps: it declared the UI extension with our MIME type. */
+export function declaresAppUi(capabilities: unknown): boolean {
+  const parsed = z.looseObject({ extensions: z.looseObject({ [UI_EXTENSION]: z.looseObject({ mimeTypes: z.array(z.string()) }) }) }).safeParse(capabilities);
+  return parsed.success && parsed.data.extensions[UI_EXTENSION].mimeTypes.includes(APP_MIME_TYPE);
+}
+
+/**
+ * `surfaces` as a creating tool takes it: default both; no repeats; the extension is required, since an app view
+ * lasts only as long as the chat shows it and the extension is where every request can still be decided.
+ */
+export function checkSurfaces(surfaces: unknown): { ok: true; app: boolean } | { ok: false; issues: FieldIssue[] } {
+  if (surfaces === undefined) return { ok: true, app: true };
+  const parsed = z.array(SurfaceSchema).min(1).max(2).safeParse(surfaces);
+  if (!parsed.success) return { ok: false, issues: [{ path: 'surfaces', rule: 'enum', message: 'must be a non-empty list of "extension" and "app"' }] };
+  if (new Set(parsed.data).size !== parsed.data.length) return { ok: false, issues: [{ path: 'surfaces', rule: 'uniqueItems', message: 'must not repeat a surface' }] };
+  if (!parsed.data.includes('extension')) {
+    return { ok: false, issues: [{ path: 'surfaces', rule: 'contains', message: 'must include "extension": the browser extension is where every request can be decided; "app" only adds the chat' }] };
+  }
+  return { ok: true, app: parsed.data.includes('app') };
+}
+
+export const AppKeySchema = z.string().regex(/^[A-Za-z0-9_-]{43}$/, 'must be the key the review was given');
+export const AppResultMetaSchema = z.strictObject({ elicitationId: ElicitationIdSchema, token: AppKeySchema });
+
+export const DecidedSchema = z.strictObject({ via: SurfaceSchema, at: z.number() }).nullable();
+
+export const AppViewInputSchema = z.strictObject({ elicitationId: ElicitationIdSchema });
+export const AppViewResultSchema = z.strictObject({ view: RequestViewSchema, decided: DecidedSchema });
+export type AppViewResult = z.infer<typeof AppViewResultSchema>;
+
+// `token` is checked by the server itself (so its refusal names the field); the schema only needs a string.
+export const AppDecideInputSchema = DecideMessageSchema.omit({ type: true }).extend({ token: z.string().max(200).optional() });
+export type AppDecideInput = z.infer<typeof AppDecideInputSchema>;
+export const AppDecideResultSchema = DecisionAnswerSchema.extend({ decided: DecidedSchema.optional() });
+export type AppDecideResult = z.infer<typeof AppDecideResultSchema>;
+
+export const AppErrorCodeSchema = z.enum(['token_missing', 'token_invalid', 'token_spent', 'not_found', 'not_in_app', 'unavailable']);
+export const AppErrorSchema = z.strictObject({ error: z.strictObject({ code: AppErrorCodeSchema, field: z.string(), message: z.string() }) });
+export type AppError = z.infer<typeof AppErrorSchema>;

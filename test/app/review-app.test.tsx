@@ -1,0 +1,161 @@
+import { fireEvent, render, screen, waitFor } from '@testing-library/preact';
+import { describe, expect, it } from 'vitest';
+import type { McpUiHostContext } from '@modelcontextprotocol/ext-apps';
+import type { CallToolResult } from '../../app/app-client.js';
+import { applyHostContext, canGoFullscreen } from '../../app/host-context.js';
+import { NO_KEY_NOTE, ReviewApp, decidedTime, type AppHost, type Incoming } from '../../app/review-app.js';
+import { Store } from '../../app/store.js';
+import type { RequestView } from '../../shared/review-request.js';
+import { ID, TOKEN, fakeHost, northmarkView, structured, withKey } from './app-helpers.js';
+
+function mount(host: AppHost, result: CallToolResult | null, ctx?: McpUiHostContext) {
+  const incoming = new Store<Incoming>(result ? { state: 'result', result } : { state: 'waiting' });
+  const context = new Store<McpUiHostContext | undefined>(ctx);
+  render(<ReviewApp app={host} incoming={incoming} context={context} />);
+  return { incoming, context };
+}
+
+const button = (name: string) => screen.getByRole('button', { name });
+
+describe('ReviewApp: the extension\'s review, fed by the app-only tools', () => {
+  it('waits for the tool result, then reads the request named in its _meta', async () => {
+    const { host, calls } = fakeHost({ view: northmarkView() });
+    const { incoming } = mount(host, null);
+    expect(screen.getByText('Waiting for the request…')).toBeTruthy();
+    incoming.set({ state: 'result', result: withKey() });
+    await screen.findByRole('table', { name: 'Proposed changes' });
+    expect(calls[0]).toEqual({ name: 'elicit_app_view', arguments: { elicitationId: ID } });
+  });
+
+  it('shows the grid with the extension\'s accessible names and submits exactly the included values', async () => {
+    const state: { view: RequestView; decided: { via: 'app' | 'extension'; at: number } | null } = { view: northmarkView(), decided: null };
+    const { host, decidesOf } = fakeHost(state, (args) => {
+      const at = Date.now();
+      state.view = { ...state.view, status: 'approved', decidedAt: at, outcome: { decision: 'approved', decidedVia: 'app', action: 'submit', values: args.values as Record<string, unknown> } };
+      state.decided = { via: 'app', at };
+      return structured({ ok: true, status: 'approved' });
+    });
+    mount(host, withKey());
+    await screen.findByRole('table', { name: 'Proposed changes' });
+    for (const name of ['Submit Changes', 'Cancel', 'Accept All', 'Reject All', 'Restore Proposed']) expect(button(name)).toBeTruthy();
+    expect(screen.getByText('4 of 4 included')).toBeTruthy();
+    expect(screen.getByRole('cell', { name: 'Apollo: Name' })).toBeTruthy();
+    expect(screen.getByLabelText('Proposed Name')).toBeTruthy();
+    fireEvent.click(screen.getByRole('checkbox', { name: 'Include Number of Employees' }));
+    expect(screen.getByText('3 of 4 included')).toBeTruthy();
+    fireEvent.click(button('Submit Changes'));
+    await screen.findByText(/^Decided here at /);
+    const [sent] = decidesOf();
+    expect(sent).toMatchObject({ elicitationId: ID, token: TOKEN, decision: 'approved' });
+    expect(sent?.included).toEqual(['name', 'website', 'institutionTypes']);
+    expect(Object.keys(sent?.values as object)).toEqual(['name', 'website', 'institutionTypes']);
+    expect(screen.getByText('This request is no longer pending: approved.')).toBeTruthy();
+    expect(screen.queryByRole('button', { name: 'Submit Changes' })).toBeNull();
+  });
+
+  it('Ctrl+Enter submits and Escape asks to cancel, as in the extension', async () => {
+    const { host, decidesOf } = fakeHost({ view: northmarkView() }, structured({ ok: false, reason: 'invalid', issues: [] }));
+    mount(host, withKey());
+    await screen.findByRole('table', { name: 'Proposed changes' });
+    fireEvent.keyDown(document.body, { key: 'Escape' });
+    expect(screen.getByRole('alertdialog', { name: 'Cancel this request?' })).toBeTruthy();
+    fireEvent.click(button('Keep reviewing'));
+    fireEvent.keyDown(document.body, { key: 'Enter', ctrlKey: true });
+    await waitFor(() => expect(decidesOf()).toHaveLength(1));
+  });
+
+  it('answers an ask pending in the extension with the same ask view (elicit_confirm)', async () => {
+    const view = northmarkView({ kind: 'confirm', message: 'Ship it?', request: { kind: 'confirm', message: 'Ship it?', labels: { yes: 'Sí', no: 'No' }, timeoutSeconds: 3600 } });
+    const { host, decidesOf } = fakeHost({ view });
+    mount(host, withKey());
+    fireEvent.click(await screen.findByRole('button', { name: 'Sí' }));
+    await waitFor(() => expect(decidesOf()).toHaveLength(1));
+    expect(decidesOf()[0]).toMatchObject({ elicitationId: ID, token: TOKEN, decision: 'approved', values: { confirmed: true } });
+  });
+
+  it('says when the extension decided first, and that this decision was not used', async () => {
+    const at = Date.now() - 60_000;
+    const state: { view: RequestView; decided: { via: 'app' | 'extension'; at: number } | null } = { view: northmarkView(), decided: null };
+    const { host } = fakeHost(state, () => {
+      state.view = { ...state.view, status: 'rejected', decidedAt: at, outcome: { decision: 'rejected', decidedVia: 'extension', action: 'cancel' } };
+      state.decided = { via: 'extension', at };
+      return structured({ ok: false, reason: 'already_decided', decided: { via: 'extension', at } });
+    });
+    mount(host, withKey());
+    await screen.findByRole('table', { name: 'Proposed changes' });
+    fireEvent.click(button('Submit Changes'));
+    expect((await screen.findByText(/^Decided in the browser extension at /)).textContent).toBe(`Decided in the browser extension at ${decidedTime(at)}. Your decision here was not used.`);
+  });
+
+  it('shows who decided and when for a request already decided when the view opens', async () => {
+    const at = Date.now() - 60_000;
+    const view = northmarkView({ status: 'approved', decidedAt: at, outcome: { decision: 'approved', decidedVia: 'extension', action: 'submit', values: {} } });
+    const { host } = fakeHost({ view, decided: { via: 'extension', at } });
+    mount(host, withKey());
+    expect((await screen.findByText(/^Decided in the browser extension at /)).textContent).toBe(`Decided in the browser extension at ${decidedTime(at)}.`);
+    expect(screen.queryByRole('button', { name: 'Submit Changes' })).toBeNull();
+  });
+
+  it('without a key (the host dropped result _meta) shows the request read-only and says where to decide', async () => {
+    const { host, calls } = fakeHost({ view: northmarkView() });
+    mount(host, { content: [{ type: 'text', text: 'pending' }], structuredContent: { elicitationId: ID, status: 'pending' } });
+    expect(await screen.findByText(NO_KEY_NOTE)).toBeTruthy();
+    expect(screen.getByRole('table', { name: 'Proposed values' })).toBeTruthy();
+    expect(screen.queryByRole('button', { name: 'Submit Changes' })).toBeNull();
+    expect(calls.map((c) => c.name)).toEqual(['elicit_app_view']);
+  });
+
+  it('shows an ask the host answered as its text, with nothing to read or decide', async () => {
+    const { host, calls } = fakeHost({ view: northmarkView() });
+    mount(host, { content: [{ type: 'text', text: 'The person answered: <b>yes</b>' }], structuredContent: { action: 'accept', content: { confirmed: true } } });
+    expect(screen.getByText('The person answered: <b>yes</b>')).toBeTruthy();
+    expect(document.querySelector('b')).toBeNull();
+    expect(calls).toHaveLength(0);
+  });
+
+  it('shows a failed tool call and a canceled one, with nothing to decide', async () => {
+    const { host, calls } = fakeHost({ view: northmarkView() });
+    const { incoming } = mount(host, { isError: true, content: [{ type: 'text', text: 'requestedSchema: is required' }] });
+    expect(screen.getByRole('alert').textContent).toBe('requestedSchema: is required');
+    incoming.set({ state: 'cancelled', reason: 'user stopped it' });
+    expect(await screen.findByText('The tool call was canceled: user stopped it. There is nothing to decide.')).toBeTruthy();
+    expect(calls).toHaveLength(0);
+  });
+
+  it('says where to decide a request this chat may not review', async () => {
+    const { host } = fakeHost({ view: northmarkView() });
+    host.callServerTool = (async () => structured({ error: { code: 'not_in_app', field: 'elicitationId', message: 'el_x was not created for review in this chat' } }, true)) as unknown as AppHost['callServerTool'];
+    mount(host, withKey('el_x'));
+    const alert = await screen.findByRole('alert');
+    expect(alert.textContent).toBe('Decide this in the Elicitly browser extension: it was not made for review in this chat. (el_x was not created for review in this chat)');
+    expect(screen.queryByRole('button', { name: 'Try again' })).toBeNull();
+  });
+
+  it('offers full screen only when the host does, and asks for it on request', async () => {
+    const { host } = fakeHost({ view: northmarkView() });
+    const { context } = mount(host, withKey(), { displayMode: 'inline', availableDisplayModes: ['inline'] });
+    await screen.findByRole('table', { name: 'Proposed changes' });
+    expect(screen.queryByRole('button', { name: 'Full screen' })).toBeNull();
+    context.set({ displayMode: 'inline', availableDisplayModes: ['inline', 'fullscreen'] });
+    fireEvent.click(await screen.findByRole('button', { name: 'Full screen' }));
+    expect(host.requestDisplayMode).toHaveBeenCalledWith({ mode: 'fullscreen' });
+  });
+});
+
+describe('host context', () => {
+  it('applies the host theme, its variables and the display mode to <html>', () => {
+    const root = document.documentElement;
+    applyHostContext({ theme: 'dark', displayMode: 'fullscreen', styles: { variables: { '--color-background-primary': '#010203' } as never } });
+    expect(root.dataset.theme).toBe('dark');
+    expect(root.style.colorScheme).toBe('dark');
+    expect(root.style.getPropertyValue('--color-background-primary')).toBe('#010203');
+    expect(root.dataset.displayMode).toBe('fullscreen');
+  });
+
+  it('can go full screen only when the host offers it and is not there yet', () => {
+    expect(canGoFullscreen(undefined)).toBe(false);
+    expect(canGoFullscreen({ availableDisplayModes: ['inline'] })).toBe(false);
+    expect(canGoFullscreen({ displayMode: 'inline', availableDisplayModes: ['inline', 'fullscreen'] })).toBe(true);
+    expect(canGoFullscreen({ displayMode: 'fullscreen', availableDisplayModes: ['inline', 'fullscreen'] })).toBe(false);
+  });
+});

@@ -1,0 +1,314 @@
+// The review inside the chat (MCP App) in a real host's shoes: a test host built on the SDK's own host side
+// (`AppBridge`, ./app-host/) in headless Chromium renders the server's UI resource in a sandboxed frame under the spec's
+// CSP and proxies the view's calls to the built server over stdio, through a real v2 client that declared the UI
+// extension. The "model" calls the tools through that client; the person reviews inside the view by accessible names,
+// the same names as in the extension. Then the real extension, paired with the same hub, decides the same request at
+// the same moment as the app: one decision stands, and the surface that lost says so.
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { chromium, type Browser, type Locator, type Page } from 'playwright-core';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { APP_META_KEY, REVIEW_APP_URI } from '../../shared/app-surface.js';
+import { northmarkProposal } from '../fixtures/northmark.js';
+import { freePort } from '../helpers/scripted-extension.js';
+import {
+  buildHostScript, callTool, connectAppClient, manyFieldProposal, openAppHost, type AppClient, type AppHostPage, type HostEvent, type ToolCallResult,
+} from './app-host/app-host.js';
+import {
+  browserFound, CHROMIUM_PATH, chromiumSuite, launchExtension, pairInSettings, pairingCode, type ExtensionBrowser,
+} from './extension-browser.js';
+
+const UI_TIMEOUT = 15_000;
+const NORTHMARK_VALUES = { name: 'NorthMark Strategies Inc.', website: 'https://www.northmarkstrategies.com/', employeeCount: 250 };
+
+const title = chromiumSuite('the review inside the chat (MCP App) in a test host');
+
+describe.skipIf(!browserFound)(title, () => {
+  const stateDir = mkdtempSync(join(tmpdir(), 'elicitly-e2e-app-'));
+  const port = freePort();
+  const env = { ELICITLY_STATE_DIR: stateDir, ELICITLY_PORT: String(port) };
+  let agent: AppClient;
+  let browser: Browser;
+  let hostScript: string;
+  const hosts: AppHostPage[] = [];
+
+  beforeAll(async () => {
+    hostScript = await buildHostScript();
+    agent = await connectAppClient(env);
+    // The first approval-family call makes this process the hub (the extension below pairs with it).
+    await callTool(agent.client, 'elicit_status', { elicitationId: 'el_warmup' });
+    browser = await chromium.launch({ executablePath: CHROMIUM_PATH, headless: true, args: ['--no-sandbox', '--disable-gpu', '--disable-background-networking', '--no-first-run'] });
+  }, 60_000);
+
+  afterAll(async () => {
+    for (const host of hosts) await host.close().catch(() => undefined);
+    await browser?.close();
+    await agent?.close();
+    rmSync(stateDir, { recursive: true, force: true });
+  });
+
+  async function newHost(viewport?: { width: number; height: number }): Promise<AppHostPage> {
+    const host = await openAppHost(browser, agent.client, hostScript, viewport);
+    hosts.push(host);
+    return host;
+  }
+
+  /** The model's call: a pending proposal whose result carries the view's key in `_meta`. */
+  async function propose(input: Record<string, unknown>): Promise<{ id: string; result: ToolCallResult }> {
+    const result = await callTool(agent.client, 'elicit_proposal', input);
+    expect(result.isError, JSON.stringify(result.content)).toBeFalsy();
+    const id = result.structuredContent?.elicitationId as string;
+    expect(result._meta?.[APP_META_KEY]).toMatchObject({ elicitationId: id });
+    return { id, result };
+  }
+
+  async function outcome(id: string): Promise<Record<string, unknown> | undefined> {
+    const awaited = await callTool(agent.client, 'elicit_await', { elicitationId: id, waitSeconds: 10 });
+    expect(['approved', 'rejected']).toContain(awaited.structuredContent?.status);
+    return (await callTool(agent.client, 'elicit_result', { elicitationId: id })).structuredContent;
+  }
+
+  const northmark = (message: string) => ({ ...structuredClone(northmarkProposal), message }) as unknown as Record<string, unknown>;
+  const calls = (events: HostEvent[]) => events.flatMap((e) => (e.type === 'tool-call' ? [`${e.name}${e.allowed ? '' : ' (refused)'}`] : []));
+
+  it('NorthMark (seed 004) inside the app: edit, double-click a source, untick a row, Submit Changes → elicit_result has exactly the included values, decided via the app', async () => {
+    const { tools } = await agent.client.listTools();
+    const proposalTool = tools.find((t) => t.name === 'elicit_proposal');
+    expect(proposalTool?._meta).toMatchObject({ ui: { resourceUri: REVIEW_APP_URI } });
+
+    const input = northmark('Sync NorthMark Strategies into Salesforce (in the chat)');
+    const { id, result } = await propose(input);
+    const host = await newHost();
+    await host.show('elicit_proposal', input, result);
+    const { view } = host;
+    const grid = view.getByRole('table', { name: 'Proposed changes' });
+    await grid.waitFor({ timeout: UI_TIMEOUT });
+
+    expect(await view.getByRole('checkbox', { name: 'Include Name' }).isDisabled()).toBe(true);
+    expect(await view.getByRole('cell', { name: 'Crunchbase: Name' }).getAttribute('title')).toBe('Double-click to use as proposed value.');
+    await view.getByLabel('Proposed Number of Employees').fill('250');
+    await view.getByRole('cell', { name: 'Crunchbase: Name' }).dblclick();
+    expect(await view.getByLabel('Proposed Name').inputValue()).toBe('NorthMark Strategies Inc.');
+    await view.getByRole('checkbox', { name: 'Include Institution Types' }).uncheck();
+    expect(await view.getByText('3 of 4 included').count()).toBe(1);
+    await view.getByRole('button', { name: 'Submit Changes' }).click();
+
+    expect(await outcome(id)).toEqual({
+      status: 'consumed', decision: 'approved', action: 'submit', context: northmarkProposal.context, values: NORTHMARK_VALUES, decidedVia: 'app',
+    });
+    await view.getByText(/^Decided here at /).waitFor({ timeout: UI_TIMEOUT });
+
+    // The view read the request and decided through the app-only tools, which the host let it call; it reported a size.
+    expect(calls(host.events)).toEqual(['elicit_app_view', 'elicit_app_decide', 'elicit_app_view']);
+    const sizes = host.events.filter((e): e is Extract<HostEvent, { type: 'size' }> => e.type === 'size');
+    expect(sizes.length).toBeGreaterThan(0);
+    expect(Math.max(...sizes.map((s) => s.height ?? 0))).toBeGreaterThan(100);
+    // The test host's own isolation: the view cannot reach the server past the bridge through Playwright's binding.
+    const frame = await host.viewFrame();
+    await expect(frame.evaluate(() => window.elicitlyMcpJson('tools/list', {}))).rejects.toThrow(/only the host page may reach the server/);
+    expect(host.errors).toEqual([]);
+  });
+
+  it('Esc asks first, then "Yes, cancel" → the rejected envelope, decided via the app', async () => {
+    const input = northmark('Sync NorthMark Strategies (cancel with Esc in the chat)');
+    const { id, result } = await propose(input);
+    const host = await newHost();
+    await host.show('elicit_proposal', input, result);
+    const { view } = host;
+    await view.getByLabel('Proposed Name').click({ timeout: UI_TIMEOUT });
+    await host.page.keyboard.press('Escape');
+    const dialog = view.getByRole('alertdialog', { name: 'Cancel this request?' });
+    await dialog.waitFor({ timeout: UI_TIMEOUT });
+    await dialog.getByRole('button', { name: 'Yes, cancel' }).click();
+    expect(await outcome(id)).toEqual({ status: 'consumed', decision: 'rejected', action: 'cancel', context: northmarkProposal.context, decidedVia: 'app' });
+    await view.getByText(/^Decided here at /).waitFor({ timeout: UI_TIMEOUT });
+    expect(host.errors).toEqual([]);
+  });
+
+  it('the Cancel button → the rejected envelope', async () => {
+    const input = northmark('Sync NorthMark Strategies (Cancel button in the chat)');
+    const { id, result } = await propose(input);
+    const host = await newHost();
+    await host.show('elicit_proposal', input, result);
+    await host.view.getByRole('button', { name: 'Cancel', exact: true }).click({ timeout: UI_TIMEOUT });
+    expect(await outcome(id)).toEqual({ status: 'consumed', decision: 'rejected', action: 'cancel', context: northmarkProposal.context, decidedVia: 'app' });
+    expect(host.errors).toEqual([]);
+  });
+
+  it('Ctrl+Enter submits, as in the extension', async () => {
+    const input = northmark('Sync NorthMark Strategies (Ctrl+Enter in the chat)');
+    const { id, result } = await propose(input);
+    const host = await newHost();
+    await host.show('elicit_proposal', input, result);
+    await host.view.getByLabel('Proposed Number of Employees').fill('240', { timeout: UI_TIMEOUT });
+    await host.page.keyboard.press('Control+Enter');
+    expect(await outcome(id)).toMatchObject({
+      decision: 'approved', action: 'submit', decidedVia: 'app',
+      values: { name: 'NorthMark Strategies', website: 'https://www.northmarkstrategies.com/', employeeCount: 240, institutionTypes: ['Asset Manager', 'Private Equity'] },
+    });
+    expect(host.errors).toEqual([]);
+  });
+
+  it('a host that drops the result _meta: the review shows read-only and sends the person to the extension', async () => {
+    const input = northmark('Sync NorthMark Strategies (no key in the chat)');
+    const { id, result } = await propose(input);
+    const host = await newHost();
+    const withoutMeta: ToolCallResult = { ...result };
+    delete withoutMeta._meta;
+    await host.show('elicit_proposal', input, withoutMeta);
+    await host.view.getByText('Decide this in the Elicitly browser extension: this chat did not pass the review\'s key.').waitFor({ timeout: UI_TIMEOUT });
+    expect(await host.view.getByRole('button', { name: 'Submit Changes' }).count()).toBe(0);
+    expect(calls(host.events)).toEqual(['elicit_app_view']);
+    expect((await callTool(agent.client, 'elicit_status', { elicitationId: id })).structuredContent).toEqual({ status: 'pending' });
+    expect(host.errors).toEqual([]);
+    await callTool(agent.client, 'elicit_cancel', { elicitationId: id });
+  });
+
+  it('full screen only for a grid wider than the inline frame: NorthMark fits 900 px and stays inline; 100 fields from four sources ask once', async () => {
+    const sizeAbove = (px: number) => (e: HostEvent) => e.type === 'size' && (e.height ?? 0) > px;
+
+    const fits = northmark('NorthMark in a wide chat column');
+    const small = await propose(fits);
+    const narrowHost = await newHost();
+    await narrowHost.show('elicit_proposal', fits, small.result, { inlineWidth: 900 });
+    await narrowHost.view.getByRole('table', { name: 'Proposed changes' }).waitFor({ timeout: UI_TIMEOUT });
+    // The size reported after the grid rendered comes after any request the render made.
+    await narrowHost.waitForEvent(sizeAbove(300), UI_TIMEOUT);
+    expect(narrowHost.events.filter((e) => e.type === 'display-mode')).toEqual([]);
+    expect(await narrowHost.view.getByRole('button', { name: 'Full screen' }).count()).toBe(1);
+    expect((await callTool(agent.client, 'elicit_cancel', { elicitationId: small.id })).structuredContent).toEqual({ status: 'canceled' });
+
+    const input = manyFieldProposal('A hundred fields from four sources', 100, 4);
+    const { id, result } = await propose(input);
+    const host = await newHost();
+    await host.show('elicit_proposal', input, result, { inlineWidth: 900, theme: 'dark' });
+    const { view } = host;
+    const rows = view.locator('table[aria-label="Proposed changes"] tbody > tr');
+    await rows.nth(99).waitFor({ state: 'attached', timeout: UI_TIMEOUT });
+    expect(await rows.count()).toBe(100);
+    await host.waitForEvent(sizeAbove(300), UI_TIMEOUT);
+    expect(await view.locator('html').getAttribute('data-theme')).toBe('dark');
+
+    const asked = await host.waitForEvent((e) => e.type === 'display-mode', UI_TIMEOUT);
+    expect(asked).toEqual({ type: 'display-mode', requested: 'fullscreen', granted: 'fullscreen' });
+    // It took the host's answer: its toggle now offers the way back; it asked once.
+    await view.getByRole('button', { name: 'Exit full screen' }).waitFor({ timeout: UI_TIMEOUT });
+    expect(host.events.filter((e) => e.type === 'display-mode')).toHaveLength(1);
+    expect([...narrowHost.errors, ...host.errors]).toEqual([]);
+    expect((await callTool(agent.client, 'elicit_cancel', { elicitationId: id })).structuredContent).toEqual({ status: 'canceled' });
+  });
+
+  describe('the app and the extension deciding the same request at once', () => {
+    let extension: ExtensionBrowser;
+    let popup: Page;
+    const popupErrors: string[] = [];
+
+    beforeAll(async () => {
+      extension = await launchExtension();
+      popup = await extension.openPopup('#/settings');
+      popup.on('pageerror', (error) => popupErrors.push(error.message));
+      await popup.getByLabel('Hub port').fill(String(port));
+      await popup.getByRole('button', { name: 'Save' }).click();
+      await popup.getByText('Saved.').waitFor({ timeout: UI_TIMEOUT });
+      await pairInSettings(popup, await pairingCode(env), UI_TIMEOUT);
+    }, 60_000);
+
+    afterAll(async () => {
+      await extension?.close();
+    });
+
+    /** The same request open in both surfaces, each with its own edit, both at Submit Changes. */
+    async function openInBoth(message: string): Promise<{ id: string; host: AppHostPage; appSubmit: Locator; extSubmit: Locator }> {
+      const input = northmark(message);
+      const { id, result } = await propose(input);
+      const host = await newHost();
+      await host.show('elicit_proposal', input, result);
+      await host.view.getByLabel('Proposed Number of Employees').fill('250', { timeout: UI_TIMEOUT });
+      if (!popup.url().endsWith('#/inbox')) await popup.evaluate(() => (location.hash = '#/inbox'));
+      await popup.getByRole('list', { name: 'Pending requests' }).getByRole('button', { name: message }).click({ timeout: UI_TIMEOUT });
+      await popup.getByLabel('Proposed Number of Employees').fill('260', { timeout: UI_TIMEOUT });
+      return { id, host, appSubmit: host.view.getByRole('button', { name: 'Submit Changes' }), extSubmit: popup.getByRole('button', { name: 'Submit Changes' }) };
+    }
+
+    /** The app lost: it names the extension as the decider, and the extension's decision (its edit) is what stands. */
+    async function appSaysExtensionDecided(host: AppHostPage): Promise<void> {
+      const note = host.view.getByRole('status').filter({ hasText: /^Decided in the browser extension at / });
+      await note.waitFor({ timeout: UI_TIMEOUT });
+      expect(await note.textContent()).toMatch(/^Decided in the browser extension at .+\. Your decision here was not used\.$/);
+      expect(await host.view.getByRole('button', { name: 'Submit Changes' }).count()).toBe(0);
+    }
+
+    /**
+     * The extension lost: its open review turned read-only, "no longer pending: …, decided in the chat" (approved, or
+     * consumed once the agent read the result), and either its own decision never left or the hub's refusal is shown.
+     */
+    async function extensionSaysChatDecided(): Promise<void> {
+      await popup.getByText(/^This request is no longer pending: .+, decided in the chat\.$/).waitFor({ timeout: UI_TIMEOUT });
+      const refused = popup.getByText('The hub did not take this decision: This request was already decided; your decision was not used.');
+      await refused.or(popup.getByText('No decision was made here.')).waitFor({ timeout: UI_TIMEOUT });
+      expect(await popup.getByRole('button', { name: 'Submit Changes' }).count()).toBe(0);
+    }
+
+    const employees = (result: Record<string, unknown> | undefined) => (result?.values as Record<string, unknown> | undefined)?.employeeCount;
+
+    it('both submit at the same moment: exactly one decision stands, and the surface that lost says which one decided', async () => {
+      const winners: string[] = [];
+      for (let round = 0; round < 3; round++) {
+        const { id, host, appSubmit, extSubmit } = await openInBoth(`Decide me twice, round ${round + 1}`);
+        // Both buttons are resolved first, then clicked in the same turn: the two decisions leave together.
+        const [appButton, extButton] = await Promise.all([appSubmit.elementHandle({ timeout: UI_TIMEOUT }), extSubmit.elementHandle({ timeout: UI_TIMEOUT })]);
+        const clicks = [appButton, extButton].map((button) => () => button.evaluate((b: HTMLButtonElement) => b.click()));
+        // Which one is dispatched first alternates from round to round.
+        await Promise.all((round % 2 ? clicks.reverse() : clicks).map((click) => click()));
+
+        const result = await outcome(id);
+        expect(result).toMatchObject({ status: 'consumed', decision: 'approved', action: 'submit' });
+        // The app's decision did leave: the host passed its call to the server.
+        await host.waitForEvent((e) => e.type === 'tool-done' && e.name === 'elicit_app_decide', UI_TIMEOUT);
+        const via = result?.decidedVia as string;
+        winners.push(via);
+        if (via === 'app') {
+          expect(employees(result), `round ${round + 1}`).toBe(250);
+          await host.view.getByText(/^Decided here at /).waitFor({ timeout: UI_TIMEOUT });
+          await extensionSaysChatDecided();
+        } else {
+          expect(via, `round ${round + 1}`).toBe('extension');
+          expect(employees(result), `round ${round + 1}`).toBe(260);
+          await appSaysExtensionDecided(host);
+          // The extension's review closed on its own decision: back to the inbox, the request gone from it.
+          await popup.waitForURL(/#\/inbox$/, { timeout: UI_TIMEOUT });
+          await popup.getByRole('list', { name: 'Pending requests' }).getByRole('button', { name: `Decide me twice, round ${round + 1}` }).waitFor({ state: 'detached', timeout: UI_TIMEOUT });
+        }
+        // Whoever lost was told so, and nothing else changed the outcome afterwards.
+        expect((await callTool(agent.client, 'elicit_status', { elicitationId: id })).structuredContent).toEqual({ status: 'consumed' });
+        expect(host.errors).toEqual([]);
+      }
+      expect(winners.every((via) => via === 'app' || via === 'extension')).toBe(true);
+      expect(popupErrors).toEqual([]);
+    }, 90_000);
+
+    it('the extension first, then the app: the app says the browser extension decided and its decision was not used', async () => {
+      const { id, host, appSubmit, extSubmit } = await openInBoth('Decided in the extension first');
+      await extSubmit.click();
+      await popup.waitForURL(/#\/inbox$/, { timeout: UI_TIMEOUT });
+      await appSubmit.click();
+      await appSaysExtensionDecided(host);
+      const result = await outcome(id);
+      expect(result).toMatchObject({ decision: 'approved', decidedVia: 'extension' });
+      expect(employees(result)).toBe(260);
+      expect(host.errors).toEqual([]);
+    }, 45_000);
+
+    it('the app first: the extension\'s open review says it was decided in the chat', async () => {
+      const { id, host, appSubmit } = await openInBoth('Decided in the chat first');
+      await appSubmit.click();
+      await host.view.getByText(/^Decided here at /).waitFor({ timeout: UI_TIMEOUT });
+      await extensionSaysChatDecided();
+      const result = await outcome(id);
+      expect(result).toMatchObject({ decision: 'approved', decidedVia: 'app' });
+      expect(employees(result)).toBe(250);
+      expect(popupErrors).toEqual([]);
+    }, 45_000);
+  });
+});
