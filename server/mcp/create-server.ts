@@ -30,9 +30,10 @@ const ROUND_STATE_TTL_SECONDS = 3660;
 const stateCodec = createRequestStateCodec<RoundState>({ key: randomBytes(32), ttlSeconds: ROUND_STATE_TTL_SECONDS });
 
 export function createServer(factory: Pick<McpRequestContext, 'era'>, deps: ServerDeps): McpServer {
+  const apps = declaresAppUi(deps.clientCapabilities());
   const server: McpServer = new McpServer(SERVER_INFO, {
     // Registering the review resource adds `resources`; it never changes for a connection, so it says so.
-    capabilities: { tools: { listChanged: false }, ...(declaresAppUi(deps.clientCapabilities()) ? { resources: { listChanged: false } } : {}) },
+    capabilities: { tools: { listChanged: false }, ...(apps ? { resources: { listChanged: false } } : {}) },
     requestState: { verify: stateCodec.verify },
   });
   const session: Session = {
@@ -47,7 +48,7 @@ export function createServer(factory: Pick<McpRequestContext, 'era'>, deps: Serv
     retentionDays: deps.retentionDays,
     companion: deps.companion,
     dialog: { broken: null },
-    app: declaresAppUi(deps.clientCapabilities()) ? { keys: new AppKeys(), html: deps.appHtml } : null,
+    app: apps ? { keys: new AppKeys(), html: deps.appHtml } : null,
   };
   // A host that renders no apps sees exactly the tools and capabilities it always did: no app-only tools, no resource.
   for (const tool of TOOLS) if (!tool.appOnly || session.app) tool.register(server, session);

@@ -16,7 +16,7 @@ import {
   buildHostScript, callTool, connectAppClient, manyFieldProposal, openAppHost, type AppClient, type AppHostPage, type HostEvent, type ToolCallResult,
 } from './app-host/app-host.js';
 import {
-  browserFound, CHROMIUM_PATH, chromiumSuite, launchExtension, pairInSettings, pairingCode, type ExtensionBrowser,
+  browserFound, CHROMIUM_PATH, chromiumSuite, launchExtension, pairInSettings, setHubPort, pairingCode, type ExtensionBrowser,
 } from './extension-browser.js';
 
 const UI_TIMEOUT = 15_000;
@@ -208,9 +208,7 @@ describe.skipIf(!browserFound)(title, () => {
       extension = await launchExtension();
       popup = await extension.openPopup('#/settings');
       popup.on('pageerror', (error) => popupErrors.push(error.message));
-      await popup.getByLabel('Hub port').fill(String(port));
-      await popup.getByRole('button', { name: 'Save' }).click();
-      await popup.getByText('Saved.').waitFor({ timeout: UI_TIMEOUT });
+      await setHubPort(popup, port, UI_TIMEOUT);
       await pairInSettings(popup, await pairingCode(env), UI_TIMEOUT);
     }, 60_000);
 

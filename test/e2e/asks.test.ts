@@ -10,7 +10,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { connect, type ClientKind, type Harness, type ToolResult } from '../helpers/mcp-harness.js';
 import { freePort } from '../helpers/scripted-extension.js';
 import {
-  browserFound, chromiumSuite, launchExtension, pairInSettings, pairingCode, type ExtensionBrowser,
+  browserFound, chromiumSuite, launchExtension, pairInSettings, setHubPort, pairingCode, type ExtensionBrowser,
 } from './extension-browser.js';
 
 const UI_TIMEOUT = 15_000;
@@ -48,9 +48,7 @@ describe.skipIf(!browserFound)(title, () => {
     popup = await browser.openPopup('#/settings');
     popup.setDefaultTimeout(UI_TIMEOUT);
     popup.on('pageerror', (error) => pageErrors.push(error.message));
-    await popup.getByLabel('Hub port').fill(String(port));
-    await popup.getByRole('button', { name: 'Save' }).click();
-    await popup.getByText('Saved.').waitFor({ timeout: UI_TIMEOUT });
+    await setHubPort(popup, port, UI_TIMEOUT);
     await pairInSettings(popup, await pairingCode(env), UI_TIMEOUT);
     await popup.evaluate(() => (location.hash = '#/inbox'));
   }, 60_000);

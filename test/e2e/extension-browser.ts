@@ -89,6 +89,14 @@ export async function pairingCode(env: Record<string, string>): Promise<string> 
 }
 
 /** What a person does once: Settings → Pairing code → Pair, then the header says Connected. */
+/** Settings → Hub port → Save, as a person points the extension at a hub. */
+export async function setHubPort(page: Page, port: number, timeout: number): Promise<void> {
+  if (!page.url().endsWith('#/settings')) await page.evaluate(() => (location.hash = '#/settings'));
+  await page.getByLabel('Hub port').fill(String(port));
+  await page.getByRole('button', { name: 'Save' }).click();
+  await page.getByText('Saved.').waitFor({ timeout });
+}
+
 export async function pairInSettings(page: Page, code: string, timeout: number): Promise<void> {
   if (!page.url().endsWith('#/settings')) await page.evaluate(() => (location.hash = '#/settings'));
   await page.getByLabel('Pairing code').fill(code);

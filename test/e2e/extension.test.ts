@@ -14,7 +14,7 @@ import { northmarkProposal } from '../fixtures/northmark.js';
 import { connect, type Harness } from '../helpers/mcp-harness.js';
 import { freePort } from '../helpers/scripted-extension.js';
 import {
-  browserFound, chromiumSuite, launchExtension, pairInSettings, pairingCode, type ExtensionBrowser,
+  browserFound, chromiumSuite, launchExtension, pairInSettings, setHubPort, pairingCode, type ExtensionBrowser,
 } from './extension-browser.js';
 
 const UI_TIMEOUT = 15_000;
@@ -70,9 +70,7 @@ describe.skipIf(!browserFound)(title, () => {
     browser = await launchExtension();
     popup = await browser.openPopup('#/settings');
     popup.on('pageerror', (error) => pageErrors.push(error.message));
-    await popup.getByLabel('Hub port').fill(String(port));
-    await popup.getByRole('button', { name: 'Save' }).click();
-    await popup.getByText('Saved.').waitFor({ timeout: UI_TIMEOUT });
+    await setHubPort(popup, port, UI_TIMEOUT);
     // Every extension pairs once, Chrome's pinned id included: with no key it opens no socket and says so.
     await popup.locator('[data-state="pairing_needed"]').first().waitFor({ timeout: UI_TIMEOUT });
     await pairInSettings(popup, await pairingCode(env), UI_TIMEOUT);

@@ -16,7 +16,7 @@ import { northmarkProposal } from '../fixtures/northmark.js';
 import { connect, type Harness } from '../helpers/mcp-harness.js';
 import { freePort } from '../helpers/scripted-extension.js';
 import {
-  browserFound, chromiumSuite, launchExtension, pairInSettings, pairingCode, type ExtensionBrowser,
+  browserFound, chromiumSuite, launchExtension, pairInSettings, setHubPort, pairingCode, type ExtensionBrowser,
 } from './extension-browser.js';
 
 const UI_TIMEOUT = 15_000;
@@ -41,9 +41,7 @@ describe.skipIf(!browserFound)(title, () => {
     popup = await browser.openPopup('#/settings');
     popup.setDefaultTimeout(UI_TIMEOUT);
     popup.on('pageerror', (error) => pageErrors.push(error.message));
-    await popup.getByLabel('Hub port').fill(String(port));
-    await popup.getByRole('button', { name: 'Save' }).click();
-    await popup.getByText('Saved.').waitFor({ timeout: UI_TIMEOUT });
+    await setHubPort(popup, port, UI_TIMEOUT);
     await pairInSettings(popup, await pairingCode(env), UI_TIMEOUT);
   }, 60_000);
 
@@ -169,9 +167,7 @@ describe.skipIf(!browserFound)(`${title}: a request that cannot be stored`, () =
     popup = await browser.openPopup('#/settings');
     popup.setDefaultTimeout(UI_TIMEOUT);
     popup.on('pageerror', (error) => pageErrors.push(error.message));
-    await popup.getByLabel('Hub port').fill(String((hub.address() as AddressInfo).port));
-    await popup.getByRole('button', { name: 'Save' }).click();
-    await popup.getByText('Saved.').waitFor({ timeout: UI_TIMEOUT });
+    await setHubPort(popup, (hub.address() as AddressInfo).port, UI_TIMEOUT);
     await pairInSettings(popup, CODE, UI_TIMEOUT);
   }, 60_000);
 
