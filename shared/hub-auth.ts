@@ -1,3 +1,5 @@
+import { NONCE_HEX_LENGTH, PROTOCOL_VERSION } from './wire-protocol.js';
+
 /**
  * Mutual authentication on the hub socket, used by the hub, the relays and the extension alike (Web Crypto, which Node
  * and browsers share). Each side proves it knows the shared key by an HMAC over both sides' fresh nonces; the key
@@ -6,18 +8,28 @@
  * anything else.
  *
  *   peer → hub   hello { nonce: Np, keyId? | pairing? }
- *   hub  → peer  challenge { nonce: Nh, proof: HMAC(K, "elicitly hub v1|role|Np|Nh") }
- *   peer → hub   auth { proof: HMAC(K, "elicitly peer v1|role|Nh|Np") }
+ *   hub  → peer  challenge { nonce: Nh, proof: HMAC(K, "elicitly hub v2|protocol|port|role|Np|Nh") }
+ *   peer → hub   auth { proof: HMAC(K, "elicitly peer v2|protocol|port|role|Nh|Np") }
  *   hub  → peer  paired { keyId, sealedKey } (pairing only), then welcome
  *
  * K is the install secret for a relay, the extension's paired key for an extension, and the one-time pairing code
- * while pairing; then the hub hands over a fresh key sealed with HMAC(code, "elicitly seal v1|Nh|Np").
+ * while pairing; then the hub hands over a fresh key sealed with HMAC(code, "elicitly seal v2|protocol|port|Nh|Np").
+ *
+ * `port` is the port the hub bound and the port the peer dialled. One state dir (so one key) serves every port, so
+ * without it a process squatting port A could pass the real hub's challenge on port B to a peer that dialled A, pass
+ * that peer's proof back, and hold an authenticated socket on B: bound to the port, a proof made for A never opens B.
+ * The protocol version is bound too, so a proof of one protocol is never accepted under another.
  */
 
 export type AuthRole = 'extension' | 'relay';
 
+/** What a proof is made for besides the two nonces: the port dialled (the hub: the port it bound) and the role. */
+export interface ProofBinding {
+  port: number;
+  role: AuthRole;
+}
+
 const encoder = new TextEncoder();
-export const NONCE_HEX_LENGTH = 64;
 /** 32 random bytes, hex: the install secret and every paired extension key. */
 export const KEY_HEX_LENGTH = 64;
 const HEX = /^[0-9a-f]*$/;
@@ -53,12 +65,12 @@ async function hmac(key: string, message: string): Promise<Uint8Array> {
   return new Uint8Array(await crypto.subtle.sign('HMAC', imported, encoder.encode(message)));
 }
 
-export async function hubProof(key: string, role: AuthRole, peerNonce: string, hubNonce: string): Promise<string> {
-  return toHex(await hmac(key, `elicitly hub v1|${role}|${peerNonce}|${hubNonce}`));
+export async function hubProof(key: string, binding: ProofBinding, peerNonce: string, hubNonce: string): Promise<string> {
+  return toHex(await hmac(key, `elicitly hub v2|${PROTOCOL_VERSION}|${binding.port}|${binding.role}|${peerNonce}|${hubNonce}`));
 }
 
-export async function peerProof(key: string, role: AuthRole, hubNonce: string, peerNonce: string): Promise<string> {
-  return toHex(await hmac(key, `elicitly peer v1|${role}|${hubNonce}|${peerNonce}`));
+export async function peerProof(key: string, binding: ProofBinding, hubNonce: string, peerNonce: string): Promise<string> {
+  return toHex(await hmac(key, `elicitly peer v2|${PROTOCOL_VERSION}|${binding.port}|${binding.role}|${hubNonce}|${peerNonce}`));
 }
 
 /** Compares two strings in time that depends only on their length, so a proof cannot be guessed byte by byte. */
@@ -69,22 +81,22 @@ export function constantTimeEqual(a: string, b: string): boolean {
   return difference === 0;
 }
 
-async function pad(code: string, hubNonce: string, peerNonce: string): Promise<Uint8Array> {
-  return hmac(code, `elicitly seal v1|${hubNonce}|${peerNonce}`);
+async function pad(code: string, port: number, hubNonce: string, peerNonce: string): Promise<Uint8Array> {
+  return hmac(code, `elicitly seal v2|${PROTOCOL_VERSION}|${port}|${hubNonce}|${peerNonce}`);
 }
 
 /** Seals a fresh 32-byte key for the peer that just proved it knows the pairing code (a one-time pad from the code). */
-export async function sealKey(keyHex: string, code: string, hubNonce: string, peerNonce: string): Promise<string> {
+export async function sealKey(keyHex: string, code: string, port: number, hubNonce: string, peerNonce: string): Promise<string> {
   const key = fromHex(keyHex);
   if (!key || key.length !== 32) throw new Error('sealKey: a key is 32 bytes of hex');
-  const mask = await pad(code, hubNonce, peerNonce);
+  const mask = await pad(code, port, hubNonce, peerNonce);
   return toHex(key.map((b, i) => b ^ (mask[i] ?? 0)));
 }
 
-export async function openSealedKey(sealedHex: string, code: string, hubNonce: string, peerNonce: string): Promise<string | null> {
+export async function openSealedKey(sealedHex: string, code: string, port: number, hubNonce: string, peerNonce: string): Promise<string | null> {
   const sealed = fromHex(sealedHex);
   if (!sealed || sealed.length !== 32) return null;
-  const mask = await pad(code, hubNonce, peerNonce);
+  const mask = await pad(code, port, hubNonce, peerNonce);
   return toHex(sealed.map((b, i) => b ^ (mask[i] ?? 0)));
 }
 

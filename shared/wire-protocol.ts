@@ -1,7 +1,6 @@
 import * as z from 'zod';
 import { ApprovalMethodSchema, ServiceErrorSchema } from './approval-calls.js';
 import { RequestViewSchema } from './review-request.js';
-import { NONCE_HEX_LENGTH } from './hub-auth.js';
 import { StatusSchema, SurfaceSchema } from './lifecycle.js';
 import { DecideMessageSchema, DecisionRefusalSchema, ElicitationIdSchema, FieldIssueSchema, IdempotencyKeySchema, KeyIdSchema } from './wire-fields.js';
 
@@ -13,7 +12,10 @@ export type { DecideMessage, DecisionRefusal } from './wire-fields.js';
  * WebSocket text frame. Both ends validate every frame. Bump the version on any incompatible change: the hub closes a
  * peer that says another version with `CLOSE_PROTOCOL_MISMATCH`, and the peer tells its user which side to update.
  */
-export const PROTOCOL_VERSION = 5;
+export const PROTOCOL_VERSION = 6;
+
+/** 32 random bytes, hex: each side's fresh nonce in the handshake (`hub-auth.ts`). */
+export const NONCE_HEX_LENGTH = 64;
 
 /** The hub's `maxPayload`: a bigger frame closes the socket (1009), so a peer refuses to send one. */
 export const MAX_FRAME_BYTES = 1024 * 1024;
@@ -37,6 +39,10 @@ export const CLOSE_NO_PAIRING = 4004;
 export const CLOSE_HELLO_TIMEOUT = 4008;
 /** The hub is shutting down or stepping down (its store failed): reconnect, another process takes over. */
 export const CLOSE_GOING_AWAY = 1001;
+/** The hub could not read what it needs to check this peer (an untrusted or unreadable state file): see its log. */
+export const CLOSE_INTERNAL_ERROR = 1011;
+/** The hub has as many proven peers as it takes: try again later. */
+export const CLOSE_HUB_FULL = 1013;
 
 export function protocolMismatchReason(version: number): string {
   return `hub speaks protocol ${version}`;

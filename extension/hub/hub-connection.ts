@@ -307,10 +307,10 @@ export class HubConnection {
   }
 
   private async challenge(session: Session, message: Extract<HubMessage, { type: 'challenge' }>): Promise<void> {
-    const expected = await hubProof(session.secret, 'extension', session.nonce, message.nonce);
+    const expected = await hubProof(session.secret, { port: session.target.port, role: 'extension' }, session.nonce, message.nonce);
     if (this.socket !== session.socket) return;
     if (!constantTimeEqual(message.proof, expected)) return this.untrusted(session, 'its proof is wrong');
-    const proof = await peerProof(session.secret, 'extension', message.nonce, session.nonce);
+    const proof = await peerProof(session.secret, { port: session.target.port, role: 'extension' }, message.nonce, session.nonce);
     if (this.socket !== session.socket) return;
     session.hubNonce = message.nonce;
     session.phase = 'auth';
@@ -318,7 +318,7 @@ export class HubConnection {
   }
 
   private async paired(session: Session, message: Extract<HubMessage, { type: 'paired' }>): Promise<void> {
-    const key = await openSealedKey(message.sealedKey, session.secret, session.hubNonce, session.nonce);
+    const key = await openSealedKey(message.sealedKey, session.secret, session.target.port, session.hubNonce, session.nonce);
     if (this.socket !== session.socket) return;
     if (!key || !isKeyHex(key)) return this.giveUp(session, 'the hub handed over a key that does not open');
     await this.options.onPaired(session.target, { keyId: message.keyId, key });

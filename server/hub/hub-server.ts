@@ -1,5 +1,8 @@
+import type { FSWatcher } from 'node:fs';
+import { watch } from 'node:fs';
 import { createServer } from 'node:http';
-import type { Server } from 'node:http';
+import type { IncomingMessage, Server } from 'node:http';
+import type { Duplex } from 'node:stream';
 import type { WebSocket } from 'ws';
 import { WebSocketServer } from 'ws';
 import type { Answer, ApprovalMethod } from '../../shared/approval-calls.js';
@@ -11,11 +14,14 @@ import {
   CLOSE_GOING_AWAY,
   CLOSE_HELLO_TIMEOUT,
   CLOSE_NO_PAIRING,
+  CLOSE_HUB_FULL,
   CLOSE_PROTOCOL_MISMATCH,
   CLOSE_UNKNOWN_KEY,
   HEARTBEAT_MS,
+  CLOSE_INTERNAL_ERROR,
   HelloVersionSchema,
   MAX_FRAME_BYTES,
+  PAIRING_SUBPROTOCOL,
   PROTOCOL_VERSION,
   PeerMessageSchema,
   ReplyToSchema,
@@ -25,7 +31,6 @@ import {
 } from '../../shared/wire-protocol.js';
 import type { ApprovalEngine } from '../approvals/approval-engine.js';
 import { log } from '../log.js';
-import { PAIRING_TTL_MS } from '../state-dir.js';
 import type { StateDir } from '../state-dir.js';
 import { TokenBucket } from './rate-limit.js';
 import type { PeerRole } from './upgrade-guard.js';
@@ -36,11 +41,18 @@ interface HubOptions {
   /** The install key, the pairing code and the paired extensions live there; read on every handshake. */
   state: StateDir;
   heartbeatMs?: number;
-  /** A peer must be through its hello and proof within this. Default 10 s. */
+  /** A peer must be through its hello and proof within this. Default 3 s (a real peer needs milliseconds). */
   helloTimeoutMs?: number;
-  /** Sockets open at once; one more gets 503. Default 64. */
+  /** Peers that proved a key, at once; one more is closed with 4013. Default 64. */
   maxSockets?: number;
+  /** Sockets that have not proved a key yet, at once; one more upgrade gets 503. Default 16. */
+  maxUnproven?: number;
+  /** An HTTP connection that sends no complete upgrade within this is closed. Default 5 s. */
+  idleTimeoutMs?: number;
 }
+
+/** TCP connections at once, upgraded sockets included: room for every peer, and no more descriptors than that. */
+const MAX_CONNECTIONS = 256;
 
 type Stage = 'hello' | 'busy' | 'challenged' | 'ready';
 
@@ -50,8 +62,12 @@ interface Peer {
   origin: string | null;
   /** Came to pair from an origin the hub did not know: it may do nothing else. */
   pairingOnly: boolean;
+  /** The upgrade asked to pair: the only sockets a pairing hello is taken from. */
+  pairing: boolean;
   stage: Stage;
   auth?: { key: string; peerNonce: string; hubNonce: string; pairingCode?: string };
+  /** The paired key an extension proved: checked again before every decide, and whenever the paired file changes. */
+  proven?: { keyId: string; key: string };
   bucket: TokenBucket;
   /** A relay's calls still running, so a `call.abort` or a closing socket can stop them. */
   calls: Map<string, AbortController>;
@@ -59,8 +75,17 @@ interface Peer {
 
 const REFUSAL_LOG_EVERY_MS = 10_000;
 
+const PAIRED_FILE = 'paired-extensions.json';
+
 function send(socket: WebSocket, message: HubMessage): void {
   if (socket.readyState === socket.OPEN) socket.send(JSON.stringify(message));
+}
+
+const STATUS_TEXT = { 403: 'Forbidden', 429: 'Too Many Requests', 503: 'Service Unavailable' } as const;
+
+/** The one way an upgrade is refused: a bare HTTP answer before any socket exists, and the connection closed. */
+function refuseUpgrade(socket: Duplex, status: keyof typeof STATUS_TEXT): void {
+  socket.end(`HTTP/1.1 ${status} ${STATUS_TEXT[status]}\r\nConnection: close\r\nContent-Length: 0\r\n\r\n`);
 }
 
 /** Checks a relay's params against the method's schema, then runs the engine's call. */
@@ -86,34 +111,23 @@ export class HubServer {
   private refusals = { loggedAt: 0, suppressed: 0 };
   /** When an authenticated extension last sent anything: the doctor's "last seen". */
   private lastSeenAt: number | null = null;
+  /** Tells of `pair --remove` (another process) at once, so a forgotten extension's socket does not outlive its key. */
+  private watcher: FSWatcher | undefined;
 
   private constructor(
     private readonly http: Server,
     private readonly wss: WebSocketServer,
     private readonly options: HubOptions,
   ) {
-    http.on('upgrade', (req, socket, head) => {
-      if (!this.accepting || !this.engine) {
-        // Bound but not ready (opening the store) or shutting down: the peer retries and finds whoever is hub.
-        socket.end('HTTP/1.1 503 Service Unavailable\r\nConnection: close\r\nContent-Length: 0\r\n\r\n');
-        return;
+    http.on('upgrade', (req: IncomingMessage, socket: Duplex, head: Buffer) => {
+      // Nothing in the upgrade path may throw out of this listener: an unreadable state file (a planted link, no
+      // descriptor left) must cost that one upgrade a 503, never the hub its process.
+      try {
+        this.upgrade(req, socket, head);
+      } catch (error) {
+        log('error', 'an upgrade failed; answered 503', { error: String(error) });
+        refuseUpgrade(socket, 503);
       }
-      const { port, state } = this.options;
-      const verdict = checkUpgrade(req, {
-        port,
-        pairedOrigins: () => state.pairedExtensions().map((e) => e.origin),
-        pairingBackoffUntil: (origin) => this.pairingBackoff.get(origin)?.until ?? 0,
-        sockets: () => this.peers.size,
-        maxSockets: this.options.maxSockets ?? 64,
-        now: Date.now,
-      });
-      if (!verdict.ok) {
-        this.logRefusal(verdict.status, verdict.reason);
-        const text = { 403: 'Forbidden', 429: 'Too Many Requests', 503: 'Service Unavailable' }[verdict.status];
-        socket.end(`HTTP/1.1 ${verdict.status} ${text}\r\nConnection: close\r\nContent-Length: 0\r\n\r\n`);
-        return;
-      }
-      wss.handleUpgrade(req, socket, head, (ws) => this.accept(ws, verdict.role, verdict.origin, verdict.pairingOnly));
     });
     // Sent on a timer and never in answer to one: a peer that answers every heartbeat then sees a handful a minute.
     this.heartbeat = setInterval(() => {
@@ -122,11 +136,43 @@ export class HubServer {
     this.heartbeat.unref();
   }
 
+  private upgrade(req: IncomingMessage, socket: Duplex, head: Buffer): void {
+    socket.on('error', () => undefined);
+    if (!this.accepting || !this.engine) {
+      // Bound but not ready (opening the store) or shutting down: the peer retries and finds whoever is hub.
+      refuseUpgrade(socket, 503);
+      return;
+    }
+    const { port, state } = this.options;
+    const verdict = checkUpgrade(req, {
+      port,
+      pairedOrigins: () => state.pairedExtensions().map((e) => e.origin),
+      pairingBackoffUntil: (origin) => this.pairingBackoff.get(origin)?.until ?? 0,
+      unproven: () => [...this.peers].filter((p) => p.stage !== 'ready').length,
+      maxUnproven: this.options.maxUnproven ?? 16,
+      now: Date.now,
+    });
+    if (!verdict.ok) {
+      this.logRefusal(verdict.status, verdict.reason);
+      refuseUpgrade(socket, verdict.status);
+      return;
+    }
+    this.wss.handleUpgrade(req, socket, head, (ws) => this.accept(ws, verdict));
+  }
+
   /** Binds 127.0.0.1:port; null when another process holds it (that process is the hub). */
   static async listen(options: HubOptions): Promise<HubServer | null> {
     const http = createServer((_req, res) => {
       res.writeHead(426, { 'content-type': 'text/plain' }).end('elicitly hub: WebSocket only\n');
     });
+    // A connection that never completes an upgrade is closed, and there are never more than a bounded number: idle
+    // connections held open by anyone would otherwise use up the process's descriptors.
+    const idleMs = options.idleTimeoutMs ?? 5000;
+    http.setTimeout(idleMs);
+    http.headersTimeout = idleMs;
+    http.requestTimeout = idleMs;
+    http.keepAliveTimeout = Math.min(idleMs, 5000);
+    http.maxConnections = MAX_CONNECTIONS;
     const bound = await new Promise<boolean>((resolve, reject) => {
       http.once('error', (error: NodeJS.ErrnoException) => (error.code === 'EADDRINUSE' ? resolve(false) : reject(error)));
       http.listen(options.port, '127.0.0.1', () => resolve(true));
@@ -149,21 +195,67 @@ export class HubServer {
     this.unsubscribe = engine.onEvent((event) => {
       for (const peer of this.peers) if (peer.role === 'extension' && peer.stage === 'ready') send(peer.socket, event);
     });
+    try {
+      this.watcher = watch(this.options.state.path, { persistent: false }, (_event, file) => {
+        if (file === null || file === PAIRED_FILE) this.recheckExtensions();
+      });
+      this.watcher.on('error', (error) => log('warn', 'stopped watching the state dir; a removed extension is refused at its next decision', { error: error.message }));
+    } catch (error) {
+      log('warn', 'cannot watch the state dir; a removed extension is refused at its next decision', { error: String(error) });
+    }
     this.accepting = true;
     log('info', 'hub listening', { port: this.options.port });
   }
 
-  /** With no extension paired yet, an agent's new request carries a code and what to do with it, to show the person. */
+  /**
+   * With no extension paired yet, what an agent's new request tells it to ask of the person. Never the code: the agent
+   * may be exactly who must not pair (a sandboxed agent that paired a fake extension could approve its own requests),
+   * so the code goes only to the person, from the `pair` command in their terminal.
+   */
   private pairingHint(): string | undefined {
-    const { state } = this.options;
-    if (state.pairedExtensions().length > 0) return undefined;
-    const { code, expiresAt } = state.activePairing();
-    const minutes = Math.max(1, Math.round((expiresAt - Date.now()) / 60_000));
+    const paired = this.pairedOrNull();
+    if (paired === null || paired.length > 0) return undefined;
     return (
-      `No browser extension is paired with this computer yet, so nobody can see this request. Tell the person: install the Elicitly ` +
-      `extension, open its Settings, enter the pairing code ${code} under "Pairing code" and press "Pair" (the code is valid ` +
-      `${minutes} of ${PAIRING_TTL_MS / 60_000} minutes; \`npx elicitly-companion pair\` makes a new one). The request waits meanwhile.`
+      'No browser extension is paired with this computer yet, so nobody can see this request. Ask the person to install the ' +
+      'Elicitly browser extension, run `npx elicitly-companion pair` in a terminal on this computer, and enter the code it ' +
+      'prints in the extension\'s Settings under "Pairing code", then press "Pair". The code is for the person only: do not ' +
+      'ask them for it. The request waits meanwhile.'
     );
+  }
+
+  /** The paired extensions, or null when the file cannot be trusted (which is said in the log, naming it). */
+  private pairedOrNull(): ReturnType<StateDir['pairedExtensions']> | null {
+    try {
+      return this.options.state.pairedExtensions();
+    } catch (error) {
+      log('error', 'cannot read the paired extensions; refusing every extension until it can', { error: String(error) });
+      return null;
+    }
+  }
+
+  /** Is this extension's proven key still paired? A removed or changed key, or a file that cannot be read, says no. */
+  private stillPaired(peer: Peer): boolean {
+    if (peer.role !== 'extension') return true;
+    const { proven } = peer;
+    if (!proven) return false;
+    const paired = this.pairedOrNull();
+    return paired !== null && paired.some((e) => e.keyId === proven.keyId && e.origin === peer.origin && e.key === proven.key);
+  }
+
+  /** Closes, at once, every extension socket whose key is no longer paired (`pair --remove`, a changed key). */
+  private recheckExtensions(): void {
+    for (const peer of this.peers) if (peer.role === 'extension' && peer.stage === 'ready' && !this.stillPaired(peer)) this.dropUnpaired(peer);
+  }
+
+  /** It hears nothing more from this hub (no event, no heartbeat) and is told to pair again. */
+  private dropUnpaired(peer: Peer): void {
+    log('info', 'closed the socket of an extension that is no longer paired', { origin: peer.origin });
+    peer.stage = 'busy';
+    peer.socket.close(CLOSE_UNKNOWN_KEY, 'this extension is no longer paired with this hub: pair again');
+  }
+
+  private proven(): number {
+    return [...this.peers].filter((p) => p.stage === 'ready').length;
   }
 
   extensionsConnected(): number {
@@ -178,6 +270,7 @@ export class HubServer {
   async close(): Promise<void> {
     this.accepting = false;
     clearInterval(this.heartbeat);
+    this.watcher?.close();
     this.unsubscribe?.();
     for (const peer of this.peers) {
       for (const controller of peer.calls.values()) controller.abort();
@@ -193,12 +286,13 @@ export class HubServer {
     this.http.closeAllConnections();
   }
 
-  private accept(socket: WebSocket, role: PeerRole, origin: string | null, pairingOnly: boolean): void {
-    const peer: Peer = { socket, role, origin, pairingOnly, stage: 'hello', bucket: new TokenBucket(), calls: new Map() };
+  private accept(socket: WebSocket, verdict: { role: PeerRole; origin: string | null; pairingOnly: boolean; pairing: boolean }): void {
+    const { role, origin, pairingOnly, pairing } = verdict;
+    const peer: Peer = { socket, role, origin, pairingOnly, pairing, stage: 'hello', bucket: new TokenBucket(), calls: new Map() };
     this.peers.add(peer);
     const helloTimer = setTimeout(() => {
       if (peer.stage !== 'ready') socket.close(CLOSE_HELLO_TIMEOUT, 'no hello');
-    }, this.options.helloTimeoutMs ?? 10_000);
+    }, this.options.helloTimeoutMs ?? 3000);
     socket.on('message', (data, isBinary) => this.receive(peer, isBinary ? null : data.toString()));
     socket.on('close', () => {
       clearTimeout(helloTimer);
@@ -270,28 +364,44 @@ export class HubServer {
       return;
     }
     peer.stage = 'busy';
-    const chosen = this.keyFor(peer, hello);
+    let chosen: ReturnType<HubServer['keyFor']>;
+    try {
+      chosen = this.keyFor(peer, hello);
+    } catch (error) {
+      // An unreadable or untrusted state file: this peer cannot be checked, so it is not let in; the hub stays up.
+      log('error', 'cannot read the key a peer must prove', { role: peer.role, error: String(error) });
+      peer.socket.close(CLOSE_INTERNAL_ERROR, 'the hub cannot read its keys; see its log');
+      return;
+    }
     if ('close' in chosen) {
       peer.socket.close(chosen.close, chosen.reason);
       return;
     }
     const hubNonce = newNonce();
     peer.auth = { key: chosen.key, peerNonce: hello.nonce, hubNonce, ...(chosen.pairingCode ? { pairingCode: chosen.pairingCode } : {}) };
-    send(peer.socket, { type: 'challenge', nonce: hubNonce, proof: await hubProof(chosen.key, peer.role, hello.nonce, hubNonce) });
+    if (chosen.keyId) peer.proven = { keyId: chosen.keyId, key: chosen.key };
+    send(peer.socket, { type: 'challenge', nonce: hubNonce, proof: await hubProof(chosen.key, this.binding(peer), hello.nonce, hubNonce) });
     peer.stage = 'challenged';
   }
 
-  private keyFor(peer: Peer, hello: Extract<PeerMessage, { type: 'hello' }>): { key: string; pairingCode?: string } | { close: number; reason: string } {
+  /** What every proof on this hub is bound to: the port it bound (a proof made for another port never opens it). */
+  private binding(peer: Peer): { port: number; role: PeerRole } {
+    return { port: this.options.port, role: peer.role };
+  }
+
+  private keyFor(peer: Peer, hello: Extract<PeerMessage, { type: 'hello' }>): { key: string; keyId?: string; pairingCode?: string } | { close: number; reason: string } {
     const { state } = this.options;
     if (peer.role === 'relay') return { key: state.relayKey() };
     if (hello.pairing) {
+      // Only a socket that asked to pair in its upgrade, so the origin's backoff was checked before it got this far.
+      if (!peer.pairing) return { close: CLOSE_AUTH_FAILED, reason: `a pairing hello needs the ${PAIRING_SUBPROTOCOL} subprotocol` };
       const pairing = state.pairing();
       if (!pairing) return { close: CLOSE_NO_PAIRING, reason: 'no pairing code is active: run elicitly-companion pair' };
       return { key: pairing.code, pairingCode: pairing.code };
     }
     const entry = peer.pairingOnly || !hello.keyId ? undefined : state.pairedExtensions().find((e) => e.keyId === hello.keyId && e.origin === peer.origin);
     if (!entry) return { close: CLOSE_UNKNOWN_KEY, reason: 'this extension is not paired with this hub: pair again' };
-    return { key: entry.key };
+    return { key: entry.key, keyId: entry.keyId };
   }
 
   /** Step two: check the peer's proof; a pairing peer then gets its own key, sealed with the code. */
@@ -302,21 +412,35 @@ export class HubServer {
       return;
     }
     peer.stage = 'busy';
-    const expected = await peerProof(auth.key, peer.role, auth.hubNonce, auth.peerNonce);
+    const expected = await peerProof(auth.key, this.binding(peer), auth.hubNonce, auth.peerNonce);
+    const { state } = this.options;
+    if (auth.pairingCode !== undefined) {
+      // Checked again now, with no await between this check, the comparison and the count of a failure: sockets
+      // challenged while the code was alive get no guess once wrong ones have burnt it, however many there are.
+      const pairing = state.pairing();
+      if (!pairing || pairing.code !== auth.pairingCode) {
+        peer.socket.close(CLOSE_NO_PAIRING, 'the pairing code is no longer active: run elicitly-companion pair');
+        return;
+      }
+    }
     if (!constantTimeEqual(proof, expected)) {
       if (auth.pairingCode !== undefined && peer.origin) this.pairingFailed(peer.origin);
       this.logRefusal(4001, `a ${peer.role} failed to prove its key`);
       peer.socket.close(CLOSE_AUTH_FAILED, 'authentication failed');
       return;
     }
+    if (this.proven() >= (this.options.maxSockets ?? 64)) {
+      peer.socket.close(CLOSE_HUB_FULL, 'the hub has as many peers as it takes; try again later');
+      return;
+    }
     if (auth.pairingCode !== undefined && peer.origin) {
-      const { state } = this.options;
       // Spent before anything else: a code opens exactly one pairing.
       state.clearPairing();
       const entry = state.addPairedExtension(peer.origin);
+      peer.proven = { keyId: entry.keyId, key: entry.key };
       this.pairingBackoff.delete(peer.origin);
       log('info', 'paired a browser extension', { origin: peer.origin, keyId: entry.keyId });
-      send(peer.socket, { type: 'paired', keyId: entry.keyId, sealedKey: await sealKey(entry.key, auth.pairingCode, auth.hubNonce, auth.peerNonce) });
+      send(peer.socket, { type: 'paired', keyId: entry.keyId, sealedKey: await sealKey(entry.key, auth.pairingCode, this.options.port, auth.hubNonce, auth.peerNonce) });
     }
     delete peer.auth;
     peer.stage = 'ready';
@@ -367,6 +491,12 @@ export class HubServer {
         return;
       case 'decide':
         if (peer.role !== 'extension') break;
+        // The key is checked again for every decision: one removed since the handshake decides nothing, whatever the
+        // watcher has or has not told yet. The socket closes (4003) and the decision stays queued in the extension.
+        if (!this.stillPaired(peer)) {
+          this.dropUnpaired(peer);
+          return;
+        }
         send(peer.socket, await engine.decide(message).catch((error: unknown) => {
           log('error', 'a decision failed', { error: String(error) });
           return { type: 'decision.result' as const, elicitationId: message.elicitationId, idempotencyKey: message.idempotencyKey, ok: false, reason: 'unavailable' as const };

@@ -116,11 +116,11 @@ export class RelayClient implements ApprovalService {
         if (message.type === 'challenge' && stage === 'challenge') {
           stage = 'verifying';
           void (async () => {
-            const expected = await hubProof(options.key, 'relay', nonce, message.nonce);
+            const expected = await hubProof(options.key, { port: options.port, role: 'relay' }, nonce, message.nonce);
             if (!constantTimeEqual(message.proof, expected)) {
               return settle({ ok: false, reason: 'untrusted', detail: `the process on 127.0.0.1:${options.port} could not prove it is this install's hub` });
             }
-            const auth: PeerMessage = { type: 'auth', proof: await peerProof(options.key, 'relay', message.nonce, nonce) };
+            const auth: PeerMessage = { type: 'auth', proof: await peerProof(options.key, { port: options.port, role: 'relay' }, message.nonce, nonce) };
             if (settled) return;
             stage = 'welcome';
             socket.send(JSON.stringify(auth));

@@ -5,7 +5,8 @@ import { PAIRING_SUBPROTOCOL, SUBPROTOCOL } from '../../shared/wire-protocol.js'
 export type PeerRole = 'extension' | 'relay';
 
 type GuardVerdict =
-  | { ok: true; role: PeerRole; origin: string | null; pairingOnly: boolean }
+  /** `pairing`: the upgrade asked to pair (the pairing subprotocol); only such a socket may send a pairing hello. */
+  | { ok: true; role: PeerRole; origin: string | null; pairingOnly: boolean; pairing: boolean }
   | { ok: false; status: 403 | 429 | 503; reason: string };
 
 interface GuardConfig {
@@ -14,9 +15,12 @@ interface GuardConfig {
   pairedOrigins: () => string[];
   /** Until when this origin must wait after a failed pairing attempt. */
   pairingBackoffUntil: (origin: string) => number;
-  /** Sockets open now, and the most there may be. */
-  sockets: () => number;
-  maxSockets: number;
+  /**
+   * Sockets that have not proved a key yet, and the most there may be. Counted apart from proven peers: keyless
+   * sockets fill only their own small room, so they can never lock out the extension and the relays.
+   */
+  unproven: () => number;
+  maxUnproven: number;
   now: () => number;
 }
 
@@ -40,17 +44,19 @@ export function checkUpgrade(req: IncomingMessage, config: GuardConfig): GuardVe
 
   const protocols = (req.headers['sec-websocket-protocol'] ?? '').split(',').map((p) => p.trim()).filter(Boolean);
   if (!protocols.includes(SUBPROTOCOL)) return { ok: false, status: 403, reason: `subprotocol ${SUBPROTOCOL} missing` };
-  if (config.sockets() >= config.maxSockets) return { ok: false, status: 503, reason: `${config.maxSockets} sockets are open, the most this hub takes` };
+  if (config.unproven() >= config.maxUnproven) return { ok: false, status: 503, reason: `${config.maxUnproven} sockets are still proving a key, the most this hub takes at once` };
 
   const origin = typeof req.headers.origin === 'string' ? req.headers.origin : null;
   // Browsers always send an Origin; a relay is a Node process and never does. It still has to prove the install key.
-  if (origin === null) return { ok: true, role: 'relay', origin: null, pairingOnly: false };
-  if (origin === EXTENSION_ORIGIN || config.pairedOrigins().includes(origin)) return { ok: true, role: 'extension', origin, pairingOnly: false };
-
-  if (protocols.includes(PAIRING_SUBPROTOCOL) && isExtensionOrigin(origin)) {
+  if (origin === null) return { ok: true, role: 'relay', origin: null, pairingOnly: false, pairing: false };
+  const pairing = protocols.includes(PAIRING_SUBPROTOCOL);
+  // Every origin that comes to pair waits out its backoff, the pinned and the paired ones too: an Origin header is
+  // only a claim, and a guess from behind a trusted one is still a guess.
+  if (pairing) {
     const until = config.pairingBackoffUntil(origin);
     if (until > config.now()) return { ok: false, status: 429, reason: `origin ${origin} failed to pair; it may try again in ${Math.ceil((until - config.now()) / 1000)} s` };
-    return { ok: true, role: 'extension', origin, pairingOnly: true };
   }
+  if (origin === EXTENSION_ORIGIN || config.pairedOrigins().includes(origin)) return { ok: true, role: 'extension', origin, pairingOnly: false, pairing };
+  if (pairing && isExtensionOrigin(origin)) return { ok: true, role: 'extension', origin, pairingOnly: true, pairing };
   return { ok: false, status: 403, reason: `origin ${JSON.stringify(origin)} is not trusted` };
 }

@@ -131,6 +131,8 @@ describe.skipIf(!browserFound)(`${title}: a request that cannot be stored`, () =
   }
   const pending = [view('el_ok_1', 'First request that fits', { n: 1 }), view('el_deep', 'Nested 3000 deep', deep(3000)), view('el_ok_2', 'Second request that fits', { n: 2 })];
   const send = (socket: WebSocket, message: HubMessage) => socket.send(JSON.stringify(message));
+  // The proofs are bound to the port the extension dials: this hub's own.
+  const binding = () => ({ port: (hub.address() as AddressInfo).port, role: 'extension' as const });
 
   beforeAll(async () => {
     // Speaks the hub's side of the handshake (pairing with CODE, then proving KEY) and welcomes with `pending`.
@@ -153,10 +155,10 @@ describe.skipIf(!browserFound)(`${title}: a request that cannot be stored`, () =
             secret = pairing ? CODE : KEY;
             peerNonce = message.nonce;
             hubNonce = newNonce();
-            send(socket, { type: 'challenge', nonce: hubNonce, proof: await hubProof(secret, 'extension', peerNonce, hubNonce) });
+            send(socket, { type: 'challenge', nonce: hubNonce, proof: await hubProof(secret, binding(), peerNonce, hubNonce) });
           } else if (message.type === 'auth') {
-            if (message.proof !== await peerProof(secret, 'extension', hubNonce, peerNonce)) return socket.close(4001, 'authentication failed');
-            if (pairing) send(socket, { type: 'paired', keyId: KEY_ID, sealedKey: await sealKey(KEY, CODE, hubNonce, peerNonce) });
+            if (message.proof !== await peerProof(secret, binding(), hubNonce, peerNonce)) return socket.close(4001, 'authentication failed');
+            if (pairing) send(socket, { type: 'paired', keyId: KEY_ID, sealedKey: await sealKey(KEY, CODE, binding().port, hubNonce, peerNonce) });
             send(socket, { type: 'welcome', protocol: PROTOCOL_VERSION, hubPid: 1, pending });
           }
         });

@@ -149,6 +149,11 @@ export async function nextSent<T extends PeerMessage['type']>(socket: FakeSocket
   return find()!;
 }
 
+/** What the hub's proofs on this socket are bound to: the port the extension dialled, and its role. */
+export function bindingOf(socket: FakeSocket): { port: number; role: 'extension' } {
+  return { port: Number(new URL(socket.url).port), role: 'extension' };
+}
+
 /**
  * The hub's side of the handshake: it answers the hello with its proof of `secret` (or a forged one), then checks the
  * extension's proof. Returns both nonces, which a pairing needs to seal the key.
@@ -156,16 +161,17 @@ export async function nextSent<T extends PeerMessage['type']>(socket: FakeSocket
 export async function proveHub(socket: FakeSocket, secret: string, options: { forge?: boolean } = {}): Promise<{ hubNonce: string; peerNonce: string }> {
   const hello = await nextSent(socket, 'hello');
   const hubNonce = newNonce();
-  const proof = await hubProof(options.forge ? 'f0'.repeat(32) : secret, 'extension', hello.nonce, hubNonce);
+  const binding = bindingOf(socket);
+  const proof = await hubProof(options.forge ? 'f0'.repeat(32) : secret, binding, hello.nonce, hubNonce);
   socket.deliver({ type: 'challenge', nonce: hubNonce, proof });
   if (options.forge) return { hubNonce, peerNonce: hello.nonce };
   const auth = await nextSent(socket, 'auth');
-  if (auth.proof !== await peerProof(secret, 'extension', hubNonce, hello.nonce)) throw new Error('the extension proved another secret');
+  if (auth.proof !== await peerProof(secret, binding, hubNonce, hello.nonce)) throw new Error('the extension proved another secret');
   return { hubNonce, peerNonce: hello.nonce };
 }
 
 /** A pairing as the hub does it: prove the code, then hand over `key` sealed with it. */
 export async function pairHub(socket: FakeSocket, code: string, key = TEST_KEY, keyId = TEST_KEY_ID): Promise<void> {
   const { hubNonce, peerNonce } = await proveHub(socket, code);
-  socket.deliver({ type: 'paired', keyId, sealedKey: await sealKey(key, code, hubNonce, peerNonce) });
+  socket.deliver({ type: 'paired', keyId, sealedKey: await sealKey(key, code, bindingOf(socket).port, hubNonce, peerNonce) });
 }

@@ -8,7 +8,7 @@ import { hubProof, newNonce, peerProof } from '../../shared/hub-auth.js';
 import { CLOSE_AUTH_FAILED, CLOSE_NO_PAIRING, CLOSE_UNKNOWN_KEY, PAIRING_SUBPROTOCOL, PROTOCOL_VERSION, SUBPROTOCOL } from '../../shared/wire-protocol.js';
 import type { BackgroundController } from '../../extension/background/background-controller.js';
 import { harness, type Harness } from './background-harness.js';
-import { TEST_CODE, TEST_KEY, TEST_KEY_ID, nextSent, pairHub, proposalView, proveHub, settle, type FakeSocket } from './fakes.js';
+import { TEST_CODE, TEST_KEY, TEST_KEY_ID, bindingOf, nextSent, pairHub, proposalView, proveHub, settle, type FakeSocket } from './fakes.js';
 
 let h: Harness;
 beforeEach(() => {
@@ -134,7 +134,7 @@ describe('something other than the hub on the port', () => {
     const socket = await started();
     const hello = await nextSent(socket, 'hello');
     // Reflection: what the extension itself would prove is not what the hub must prove.
-    socket.deliver({ type: 'challenge', nonce: hello.nonce, proof: await peerProof(TEST_KEY, 'extension', hello.nonce, hello.nonce) });
+    socket.deliver({ type: 'challenge', nonce: hello.nonce, proof: await peerProof(TEST_KEY, bindingOf(socket), hello.nonce, hello.nonce) });
     await settle();
     expect(types(socket)).toEqual(['hello']);
     expect((await readConnection(h.db))?.state).toBe('untrusted_hub');
@@ -336,7 +336,7 @@ describe('proofs are bound to this connection', () => {
     const socket = await started();
     await nextSent(socket, 'hello');
     const hubNonce = newNonce();
-    socket.deliver({ type: 'challenge', nonce: hubNonce, proof: await hubProof(TEST_KEY, 'extension', newNonce(), hubNonce) });
+    socket.deliver({ type: 'challenge', nonce: hubNonce, proof: await hubProof(TEST_KEY, bindingOf(socket), newNonce(), hubNonce) });
     await settle();
     expect(types(socket)).toEqual(['hello']);
     expect((await readConnection(h.db))?.state).toBe('untrusted_hub');

@@ -8,7 +8,7 @@ import { patchSettings, readConnection, readSettings } from '../../extension/db/
 import { WELCOME_TIMEOUT_MS } from '../../extension/hub/hub-connection.js';
 import { HEARTBEAT_MS, MAX_FRAME_BYTES, PROTOCOL_VERSION, type PeerMessage } from '../../shared/wire-protocol.js';
 import { harness, type Harness } from './background-harness.js';
-import { TEST_CODE, TEST_KEY, TEST_KEY_ID, pairHub, proposalView, proveHub, settle, until } from './fakes.js';
+import { TEST_CODE, TEST_KEY, TEST_KEY_ID, bindingOf, pairHub, proposalView, proveHub, settle, until } from './fakes.js';
 import { sealKey } from '../../shared/hub-auth.js';
 
 let h: Harness;
@@ -343,7 +343,7 @@ describe('settings writes are patches', () => {
       saving ??= Dexie.ignoreTransaction(() => save());
       return read;
     }) as typeof h.db.settings.get);
-    socket.deliver({ type: 'paired', keyId: TEST_KEY_ID, sealedKey: await sealKey(TEST_KEY, TEST_CODE, hubNonce, peerNonce) });
+    socket.deliver({ type: 'paired', keyId: TEST_KEY_ID, sealedKey: await sealKey(TEST_KEY, TEST_CODE, bindingOf(socket).port, hubNonce, peerNonce) });
     await until(() => saving !== null, 'the background to store the key');
     await saving;
     await settle();

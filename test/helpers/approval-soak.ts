@@ -99,8 +99,8 @@ class SoakExtension {
     const message: HubMessage = parsed.data;
     switch (message.type) {
       case 'challenge':
-        if (!constantTimeEqual(message.proof, await hubProof(this.key.key, 'extension', nonce, message.nonce))) throw new Error('the hub did not prove the key');
-        socket.send(JSON.stringify({ type: 'auth', proof: await peerProof(this.key.key, 'extension', message.nonce, nonce) }));
+        if (!constantTimeEqual(message.proof, await hubProof(this.key.key, { port: this.port, role: 'extension' }, nonce, message.nonce))) throw new Error('the hub did not prove the key');
+        socket.send(JSON.stringify({ type: 'auth', proof: await peerProof(this.key.key, { port: this.port, role: 'extension' }, message.nonce, nonce) }));
         return;
       case 'welcome':
         this.hubPid = message.hubPid;

@@ -43,6 +43,8 @@ export class ScriptedExtension {
     readonly socket: WebSocket,
     private readonly key: PairedKey | undefined,
     private readonly role: 'extension' | 'relay',
+    /** The port dialled: every proof is bound to it. */
+    readonly port: number,
   ) {
     socket.on('message', (data) => {
       this.received.push(JSON.parse(data.toString()) as HubMessage);
@@ -60,7 +62,7 @@ export class ScriptedExtension {
       socket.once('error', reject);
       socket.once('unexpected-response', (_req, res) => reject(new Error(`HTTP ${res.statusCode}`)));
     });
-    const ext = new ScriptedExtension(socket, options.key, role);
+    const ext = new ScriptedExtension(socket, options.key, role, port);
     if (options.hello !== false) await ext.handshake();
     return ext;
   }
@@ -72,8 +74,8 @@ export class ScriptedExtension {
     const { role } = this;
     this.send({ type: 'hello', protocol: PROTOCOL_VERSION, role, client: { name: `scripted-${role}`, version: '1' }, nonce, ...(key.keyId ? { keyId: key.keyId } : {}) } satisfies PeerMessage);
     const challenge = await this.next<'challenge'>((m) => m.type === 'challenge');
-    if (!constantTimeEqual(challenge.proof, await hubProof(key.key, role, nonce, challenge.nonce))) throw new Error('the hub did not prove the key');
-    this.send({ type: 'auth', proof: await peerProof(key.key, role, challenge.nonce, nonce) } satisfies PeerMessage);
+    if (!constantTimeEqual(challenge.proof, await hubProof(key.key, { port: this.port, role }, nonce, challenge.nonce))) throw new Error('the hub did not prove the key');
+    this.send({ type: 'auth', proof: await peerProof(key.key, { port: this.port, role }, challenge.nonce, nonce) } satisfies PeerMessage);
     return this.next<'welcome'>((m) => m.type === 'welcome');
   }
 

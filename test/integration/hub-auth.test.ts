@@ -107,13 +107,13 @@ async function pairWith(origin: string, code: string): Promise<{ keyId: string; 
   if ('closedWith' in first) return { closed: first.closedWith };
   if (first.type !== 'challenge') throw new Error('expected a challenge');
   // The hub proves the code before the extension says anything that could be tested against a guess.
-  expect(constantTimeEqual(first.proof, await hubProof(code, 'extension', nonce, first.nonce))).toBe(true);
-  peer.send({ type: 'auth', proof: await peerProof(code, 'extension', first.nonce, nonce) });
+  expect(constantTimeEqual(first.proof, await hubProof(code, { port, role: 'extension' }, nonce, first.nonce))).toBe(true);
+  peer.send({ type: 'auth', proof: await peerProof(code, { port, role: 'extension' }, first.nonce, nonce) });
   const paired = await peer.next('paired');
   if (paired.type !== 'paired') throw new Error('expected paired');
   await peer.next('welcome');
   peer.socket.close();
-  const key = await openSealedKey(paired.sealedKey, code, first.nonce, nonce);
+  const key = await openSealedKey(paired.sealedKey, code, port, first.nonce, nonce);
   if (!key) throw new Error('could not open the sealed key');
   return { keyId: paired.keyId, key };
 }
@@ -127,7 +127,7 @@ async function guess(origin: string, wrong: string): Promise<number | { status: 
   const first = await Promise.race([peer.next('challenge'), peer.closed.then((c) => ({ closedWith: c.code }))]);
   if ('closedWith' in first) return first.closedWith;
   if (first.type !== 'challenge') throw new Error('expected a challenge');
-  peer.send({ type: 'auth', proof: await peerProof(wrong, 'extension', first.nonce, nonce) });
+  peer.send({ type: 'auth', proof: await peerProof(wrong, { port, role: 'extension' }, first.nonce, nonce) });
   return (await peer.closed).code;
 }
 
@@ -150,7 +150,7 @@ describe('a peer that cannot prove a key learns nothing and decides nothing', ()
       const nonce = newNonce();
       peer.send(hello(extra, nonce));
       const challenge = extra.keyId === real.keyId ? await peer.next('challenge') : undefined;
-      if (challenge?.type === 'challenge') peer.send({ type: 'auth', proof: await peerProof('ab'.repeat(32), 'extension', challenge.nonce, nonce) });
+      if (challenge?.type === 'challenge') peer.send({ type: 'auth', proof: await peerProof('ab'.repeat(32), { port, role: 'extension' }, challenge.nonce, nonce) });
       peer.send({ type: 'decide', elicitationId: id, idempotencyKey: 'forged', decision: 'approved' });
       expect((await peer.closed).code).toBe(closedWith);
       const text = peer.frames.join('\n');
@@ -172,7 +172,7 @@ describe('a peer that cannot prove a key learns nothing and decides nothing', ()
     peer.send({ ...hello({}, nonce), role: 'relay' });
     const challenge = await peer.next('challenge');
     if (challenge.type !== 'challenge') throw new Error('expected a challenge');
-    peer.send({ type: 'auth', proof: await peerProof('cd'.repeat(32), 'relay', challenge.nonce, nonce) });
+    peer.send({ type: 'auth', proof: await peerProof('cd'.repeat(32), { port, role: 'relay' }, challenge.nonce, nonce) });
     peer.send({ type: 'call', callId: 'c1', method: 'create', params: {} });
     expect((await peer.closed).code).toBe(CLOSE_AUTH_FAILED);
     expect(peer.frames.map((f) => (JSON.parse(f) as HubMessage).type)).not.toContain('call.result');

@@ -146,7 +146,7 @@ describe('bounded everywhere', () => {
         if (frame.type === 'hello') {
           nonce = frame.nonce ?? '';
           const hubNonce = newNonce();
-          void hubProof(key, 'relay', nonce, hubNonce).then((proof) => socket.send(JSON.stringify({ type: 'challenge', nonce: hubNonce, proof })));
+          void hubProof(key, { port, role: 'relay' }, nonce, hubNonce).then((proof) => socket.send(JSON.stringify({ type: 'challenge', nonce: hubNonce, proof })));
         }
         if (frame.type === 'auth') socket.send(JSON.stringify({ type: 'welcome', protocol: PROTOCOL_VERSION, hubPid: 1, pending: [] }));
       });
