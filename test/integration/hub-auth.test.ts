@@ -5,7 +5,7 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import WebSocket from 'ws';
+import type WebSocket from 'ws';
 import { StateDir } from '../../server/state-dir.js';
 import { EXTENSION_ORIGIN } from '../../shared/extension-id.js';
 import { constantTimeEqual, hubProof, newNonce, openSealedKey, peerProof } from '../../shared/hub-auth.js';
@@ -20,6 +20,8 @@ import {
 } from '../../shared/wire-protocol.js';
 import type { Harness } from '../helpers/mcp-harness.js';
 import { SERVER_ENTRY, connect } from '../helpers/mcp-harness.js';
+import type { RawPeer } from '../helpers/raw-peer.js';
+import { opened, rawPeer as rawPeerAt } from '../helpers/raw-peer.js';
 import { ScriptedExtension, freePort, pairedKey } from '../helpers/scripted-extension.js';
 
 const dir = mkdtempSync(join(tmpdir(), 'elicitly-hub-auth-'));
@@ -38,49 +40,7 @@ afterAll(async () => {
   rmSync(dir, { recursive: true, force: true });
 });
 
-/** A raw peer: every frame it received, as text, and how it was closed. */
-interface RawPeer {
-  socket: WebSocket;
-  frames: string[];
-  send(message: unknown): void;
-  next(type: HubMessage['type'], timeoutMs?: number): Promise<HubMessage>;
-  closed: Promise<{ code: number; reason: string }>;
-}
-
-async function rawPeer(options: { origin?: string; protocols?: string[] }): Promise<RawPeer | { status: number }> {
-  const socket = new WebSocket(`ws://127.0.0.1:${port}`, options.protocols ?? [SUBPROTOCOL], options.origin === undefined ? {} : { origin: options.origin });
-  sockets.push(socket);
-  socket.on('error', () => undefined);
-  const frames: string[] = [];
-  socket.on('message', (data) => frames.push(data.toString()));
-  const closed = new Promise<{ code: number; reason: string }>((resolve) => socket.once('close', (code, reason) => resolve({ code, reason: reason.toString() })));
-  const status = await new Promise<number>((resolve, reject) => {
-    const timer = setTimeout(() => reject(new Error('open timed out')), 5000);
-    socket.once('open', () => (clearTimeout(timer), resolve(101)));
-    socket.once('unexpected-response', (_req, res) => (clearTimeout(timer), res.resume(), resolve(res.statusCode ?? 0)));
-  });
-  if (status !== 101) return { status };
-  return {
-    socket,
-    frames,
-    closed,
-    send: (message) => socket.send(JSON.stringify(message)),
-    async next(type, timeoutMs = 5000) {
-      const deadline = Date.now() + timeoutMs;
-      for (;;) {
-        const found = frames.map((f) => JSON.parse(f) as HubMessage).find((m) => m.type === type);
-        if (found) return found;
-        if (Date.now() > deadline) throw new Error(`no ${type} within ${timeoutMs} ms; got ${frames.join(' ')}`);
-        await new Promise((r) => setTimeout(r, 10));
-      }
-    },
-  };
-}
-
-function opened(peer: RawPeer | { status: number }): RawPeer {
-  if (!('socket' in peer)) throw new Error(`expected the upgrade to succeed, got HTTP ${peer.status}`);
-  return peer;
-}
+const rawPeer = (options: { origin?: string; protocols?: string[] }) => rawPeerAt(port, { ...options, track: sockets });
 
 const hello = (extra: Partial<Extract<PeerMessage, { type: 'hello' }>> = {}, nonce = newNonce()) =>
   ({ type: 'hello', protocol: PROTOCOL_VERSION, role: 'extension', client: { name: 'hub-auth-test', version: '1' }, nonce, ...extra }) as const;
@@ -219,6 +179,52 @@ describe('pairing: one step for the person, nothing for a guesser', () => {
     expect(await pairWith(moz(30), code)).toEqual({ closed: CLOSE_NO_PAIRING });
   });
 
+  it('finding 10: sockets challenged while the code was alive get no guess once ten wrong ones have burnt it', async () => {
+    const code = newCode();
+    const wrong = (code.startsWith('0') ? '1' : '0') + code.slice(1);
+    // Twelve sockets from twelve origins, all challenged first: each would otherwise carry one guess past the burn.
+    const challenged: { peer: RawPeer; nonce: string; hubNonce: string }[] = [];
+    for (let n = 0; n < 12; n++) {
+      const peer = opened(await rawPeer({ origin: moz(200 + n), protocols: [SUBPROTOCOL, PAIRING_SUBPROTOCOL] }));
+      const nonce = newNonce();
+      peer.send(hello({ pairing: true }, nonce));
+      const challenge = await peer.next('challenge');
+      if (challenge.type !== 'challenge') throw new Error('expected a challenge');
+      challenged.push({ peer, nonce, hubNonce: challenge.nonce });
+    }
+    for (const { peer, nonce, hubNonce } of challenged.slice(0, 10)) {
+      peer.send({ type: 'auth', proof: await peerProof(wrong, { port, role: 'extension' }, hubNonce, nonce) });
+      expect((await peer.closed).code).toBe(CLOSE_AUTH_FAILED);
+    }
+    // The right code, on a socket challenged before the burn: the code is gone, so it pairs nothing.
+    const late = challenged[10];
+    if (!late) throw new Error('twelve sockets were challenged');
+    late.peer.send({ type: 'auth', proof: await peerProof(code, { port, role: 'extension' }, late.hubNonce, late.nonce) });
+    const outcome = await Promise.race([late.peer.closed.then((c) => c.code), late.peer.next('paired').then(() => 'paired', () => 'neither paired nor closed')]);
+    expect(outcome).toBe(CLOSE_NO_PAIRING);
+    expect(late.peer.frames.map((f) => (JSON.parse(f) as HubMessage).type)).not.toContain('paired');
+    expect(pairCommand('--list').stdout).not.toContain(moz(210));
+    challenged.forEach(({ peer }) => peer.socket.close());
+  });
+
+  it('finding 11: the pinned and paired origins wait out the pairing backoff like any other', async () => {
+    const code = newCode();
+    const wrong = (code.startsWith('0') ? '1' : '0') + code.slice(1);
+    const paired = moz(300);
+    new StateDir(dir).addPairedExtension(paired);
+    for (const origin of [EXTENSION_ORIGIN, paired]) {
+      expect(await guess(origin, wrong)).toBe(CLOSE_AUTH_FAILED);
+      // A trusted Origin header is only a claim: the same origin at once is refused before a socket exists.
+      expect(await guess(origin, wrong)).toEqual({ status: 429 });
+    }
+    // Nor can it dodge the backoff by leaving out the pairing subprotocol: a pairing hello needs it.
+    const sneaky = opened(await rawPeer({ origin: EXTENSION_ORIGIN }));
+    sneaky.send(hello({ pairing: true }));
+    expect((await sneaky.closed).code).toBe(CLOSE_AUTH_FAILED);
+    expect(sneaky.frames.map((f) => (JSON.parse(f) as HubMessage).type)).not.toContain('challenge');
+    expect(pairCommand('--remove', paired)).toMatchObject({ status: 0 });
+  });
+
   it.each([
     ['chrome-extension://abc'],
     [`chrome-extension://${'z'.repeat(32)}`],
@@ -231,18 +237,24 @@ describe('pairing: one step for the person, nothing for a guesser', () => {
     expect(await rawPeer({ origin, protocols: [SUBPROTOCOL, PAIRING_SUBPROTOCOL] })).toEqual({ status: 403 });
   });
 
-  it('an approval made while no extension is paired tells the agent the code and where to enter it', async () => {
+  it('finding 8: an approval made while no extension is paired tells the agent what to ask of the person, never the code', async () => {
     const fresh = mkdtempSync(join(tmpdir(), 'elicitly-unpaired-'));
     const lonely = await connect('v2-2025', { env: { ELICITLY_STATE_DIR: fresh, ELICITLY_PORT: String(freePort()) } });
     try {
       const first = (await lonely.callTool('elicit_approval', { message: 'anyone?', context: { a: 1 } })).structuredContent as { next?: string };
-      const code = /pairing code ([0-9a-f]{12})/.exec(first.next ?? '')?.[1];
+      expect(first.next).toContain('npx elicitly-companion pair');
       expect(first.next).toContain('"Pairing code"');
       expect(first.next).toContain('"Pair"');
-      expect(code).toBeDefined();
-      // Asking again shows the same code, so the person is not chasing a moving target.
+      // A sandboxed agent that cannot read the state dir must not learn a code from us: it could pair a fake extension
+      // and approve its own requests. No code is active until the person runs `pair`, and none is in the text.
+      expect(first.next).not.toMatch(/\b[0-9a-f]{12}\b/);
+      expect(new StateDir(fresh).pairing()).toBeUndefined();
+      // When the person has run `pair`, the agent still gets the instructions and not the code.
+      const { code } = new StateDir(fresh).createPairing();
       const second = (await lonely.callTool('elicit_approval', { message: 'still?', context: { a: 2 } })).structuredContent as { next?: string };
-      expect(second.next).toContain(code);
+      expect(second.next).toContain('npx elicitly-companion pair');
+      expect(second.next).not.toContain(code);
+      expect(JSON.stringify(second)).not.toContain(code);
       new StateDir(fresh).addPairedExtension(EXTENSION_ORIGIN);
       expect((await lonely.callTool('elicit_approval', { message: 'now', context: { a: 3 } })).structuredContent).not.toHaveProperty('next');
     } finally {
