@@ -27,7 +27,7 @@ function PairingReasonText({ reason, port }: { reason: PairingReason | undefined
         </>
       );
     case 'no_code_active':
-      return <> No pairing code is active on the hub: run {PAIR} (or ask your agent) and enter the new code.</>;
+      return <> No pairing code is active on the hub: run {PAIR} in a terminal and enter the new code.</>;
     case 'key_unknown':
       return <> The hub on port {port} no longer knows this browser's key (it was removed, or the hub's state was reset): pair again.</>;
   }
@@ -49,7 +49,7 @@ function describe(connection: ConnectionState, port: number | undefined) {
     case 'pairing_needed':
       return (
         <>
-          Pairing needed: enter the code from {PAIR} — or the one your agent showed you — in{' '}
+          Pairing needed: enter the code from {PAIR} in{' '}
           <a href="#/settings">Settings → Pairing code</a>.
           <PairingReasonText reason={connection.reason} port={connection.port} />
         </>

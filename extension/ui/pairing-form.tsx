@@ -66,7 +66,7 @@ export function PairingForm({ db, client }: { db: ElicitlyDb; client: Background
           <button type="submit" disabled={busy}>Pair</button>
         </div>
         <p id="pairing-hint" class="hint">
-          Run <code>npx elicitly-companion pair</code> (or use the code your agent showed you) and enter it within 10 minutes.
+          Run <code>npx elicitly-companion pair</code> in a terminal on this computer and enter the code it prints within 10 minutes.
         </p>
         {error && <p role="alert" id="pairing-error" class="error">{error}</p>}
         <p role="status" class="pairing-status">{settings ? pairingStatus(settings) : ''}</p>

@@ -12,7 +12,7 @@ export function Welcome({ db, client }: { db: ElicitlyDb; client: BackgroundClie
       <h2>Pair this browser with elicitly-companion</h2>
       <p>
         This extension talks only to the elicitly-companion hub on this computer, and only once both have proved they share
-        a key. Pair it once: while no browser is paired, your agent shows you a code when it asks for an approval.
+        a key. Pair it once: run the pairing command below in a terminal on this computer and enter the code it prints.
       </p>
       <PairingForm db={db} client={client} />
       <p class="muted">

@@ -12,7 +12,7 @@ import { SettingsForm } from '../../extension/ui/settings-form.js';
 import { TEST_CODE, TEST_KEY, TEST_KEY_ID, freshDb, proposalView, jsonApprovalRow } from './fakes.js';
 
 const MIN = 60_000;
-const PAIRING_NEEDED = 'Pairing needed: enter the code from npx elicitly-companion pair — or the one your agent showed you — in Settings → Pairing code\\.';
+const PAIRING_NEEDED = 'Pairing needed: enter the code from npx elicitly-companion pair in Settings → Pairing code\\.';
 const HOUR = 60 * MIN;
 
 let db: ElicitlyDb;
@@ -100,7 +100,7 @@ describe('ConnectionHeader', () => {
       new RegExp(`^${PAIRING_NEEDED} The hub on port 17400 did not prove it knows that pairing code: check it, or make a new one with npx elicitly-companion pair\\. `
         + 'If the code is right, something that is not this computer\'s Elicitly hub answers on the port\\.$')],
     ['pairing_needed', { state: 'pairing_needed', port: 17400, reason: 'no_code_active', since: 0 },
-      new RegExp(`^${PAIRING_NEEDED} No pairing code is active on the hub: run npx elicitly-companion pair \\(or ask your agent\\) and enter the new code\\.$`)],
+      new RegExp(`^${PAIRING_NEEDED} No pairing code is active on the hub: run npx elicitly-companion pair in a terminal and enter the new code\\.$`)],
     ['pairing_needed', { state: 'pairing_needed', port: 17400, reason: 'key_unknown', since: 0 },
       new RegExp(`^${PAIRING_NEEDED} The hub on port 17400 no longer knows this browser's key \\(it was removed, or the hub's state was reset\\): pair again\\.$`)],
     ['untrusted_hub', { state: 'untrusted_hub', port: 17401, since: 0, retryAt: Date.now() + 60_000 },
