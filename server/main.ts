@@ -11,6 +11,8 @@ import { runPairCommand } from './pair-command.js';
 import { StateDir } from './state-dir.js';
 
 const DAY_MS = 86_400_000;
+/** How long closing may take once a host asked us to go; past it the process exits anyway, so a host is never stuck with it. */
+const SHUTDOWN_GRACE_MS = 3000;
 /** The review app, built beside the bundle (scripts/build-server.mjs copies it there); read only when a host asks. */
 const APP_HTML = new URL('./review-app.html', import.meta.url);
 
@@ -77,6 +79,12 @@ if (config.command === 'pair') {
   const shutdown = () => {
     if (exiting) return;
     exiting = true;
+    // Unref'd: it never keeps the process alive, only ends one whose close hangs (a stuck open or fsync). SIGKILL, not
+    // process.exit: exit waits for libuv's worker threads, and one stuck in a blocking syscall never comes back.
+    setTimeout(() => {
+      log('error', `shutdown did not finish within ${SHUTDOWN_GRACE_MS} ms; killing this process`);
+      process.kill(process.pid, 'SIGKILL');
+    }, SHUTDOWN_GRACE_MS).unref();
     void approvals.close().finally(() => process.exit(0));
   };
   process.stdin.once('end', shutdown);

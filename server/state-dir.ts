@@ -2,6 +2,7 @@ import { join } from 'node:path';
 import * as z from 'zod';
 import { PAIRING_CODE_PATTERN, isKeyHex, randomHex } from '../shared/hub-auth.js';
 import { KeyIdSchema } from '../shared/wire-protocol.js';
+import { withFileLock } from './file-lock.js';
 import { log } from './log.js';
 import { createPrivateFile, ensurePrivateDir, readPrivateFile, writePrivateFile } from './private-files.js';
 
@@ -30,8 +31,10 @@ export const PAIRING_MAX_FAILURES = 10;
 
 /**
  * The files of the state dir other than the journal: the install's relay key, the one-time pairing code, and the
- * extensions paired with this install. Every read validates, every write is atomic (temp file, fsync, rename or link),
- * and nothing follows a symlink. The dir itself is checked on every use: a real directory of this user's, 0700.
+ * extensions paired with this install. Every read validates and refuses a file that is not a regular file of this
+ * user's, 0600 (a link, a FIFO, a planted file); every write is atomic (temp file, fsync, rename or link), and every
+ * read-modify-write holds the file's lock, so concurrent processes never undo each other's change. The dir itself is
+ * checked on every use: a real directory of this user's, 0700.
  */
 export class StateDir {
   constructor(readonly path: string) {}
@@ -77,29 +80,34 @@ export class StateDir {
 
   /** A fresh one-time code, valid 10 minutes; it replaces any earlier one. 48 bits: short to type, long to guess. */
   createPairing(now = Date.now()): Pairing {
-    this.ensure();
-    const pairing: Pairing = { code: randomHex(6), expiresAt: now + PAIRING_TTL_MS, failures: 0 };
-    writePrivateFile(this.file('pairing.json'), JSON.stringify(pairing));
-    return pairing;
+    return this.update('pairing.json', () => this.writeNewPairing(now));
   }
 
   /** The active code, or a new one when there is none: an agent asking twice shows the person the same code. */
   activePairing(now = Date.now()): Pairing {
-    return this.pairing(now) ?? this.createPairing(now);
+    return this.update('pairing.json', () => this.pairing(now) ?? this.writeNewPairing(now));
   }
 
   /** Counts a wrong guess; at the cap the code is gone for good. Returns how many attempts are left. */
   recordPairingFailure(now = Date.now()): number {
-    const pairing = this.pairing(now);
-    if (!pairing) return 0;
-    const failures = pairing.failures + 1;
-    writePrivateFile(this.file('pairing.json'), JSON.stringify({ ...pairing, failures }));
-    if (failures >= PAIRING_MAX_FAILURES) log('warn', 'a pairing code was burnt after too many wrong attempts', { attempts: failures });
-    return Math.max(0, PAIRING_MAX_FAILURES - failures);
+    return this.update('pairing.json', () => {
+      const pairing = this.pairing(now);
+      if (!pairing) return 0;
+      const failures = pairing.failures + 1;
+      writePrivateFile(this.file('pairing.json'), JSON.stringify({ ...pairing, failures }));
+      if (failures >= PAIRING_MAX_FAILURES) log('warn', 'a pairing code was burnt after too many wrong attempts', { attempts: failures });
+      return Math.max(0, PAIRING_MAX_FAILURES - failures);
+    });
   }
 
   clearPairing(): void {
-    writePrivateFile(this.file('pairing.json'), '{}');
+    this.update('pairing.json', () => writePrivateFile(this.file('pairing.json'), '{}'));
+  }
+
+  private writeNewPairing(now: number): Pairing {
+    const pairing: Pairing = { code: randomHex(6), expiresAt: now + PAIRING_TTL_MS, failures: 0 };
+    writePrivateFile(this.file('pairing.json'), JSON.stringify(pairing));
+    return pairing;
   }
 
   /** The paired extensions; a damaged file counts as none (every extension pairs again), and says so. */
@@ -115,21 +123,28 @@ export class StateDir {
   /** Pairs an origin with a fresh key. */
   addPairedExtension(origin: string, now = Date.now()): PairedExtension {
     const entry: PairedExtension = { keyId: `k_${randomHex(8)}`, origin, key: randomHex(32), pairedAt: now };
-    this.writePaired([...this.pairedExtensions(), entry]);
+    this.update('paired-extensions.json', () => this.writePaired([...this.pairedExtensions(), entry]));
     return entry;
   }
 
   /** Forgets every key of an origin; returns how many went. */
   removePairedExtensions(origin: string): number {
-    const all = this.pairedExtensions();
-    const kept = all.filter((e) => e.origin !== origin);
-    if (kept.length !== all.length) this.writePaired(kept);
-    return all.length - kept.length;
+    return this.update('paired-extensions.json', () => {
+      const all = this.pairedExtensions();
+      const kept = all.filter((e) => e.origin !== origin);
+      if (kept.length !== all.length) this.writePaired(kept);
+      return all.length - kept.length;
+    });
   }
 
   private writePaired(extensions: PairedExtension[]): void {
-    this.ensure();
     writePrivateFile(this.file('paired-extensions.json'), JSON.stringify(PairedFileSchema.parse({ version: 1, extensions })));
+  }
+
+  /** Read-modify-write of one file under its lock: without it, two processes each write back what the other removed. */
+  private update<T>(name: string, body: () => T): T {
+    this.ensure();
+    return withFileLock(this.file(name), body);
   }
 
   private readJson(name: string): unknown {

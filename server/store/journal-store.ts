@@ -1,10 +1,11 @@
+import { randomBytes } from 'node:crypto';
 import { constants as fsConstants } from 'node:fs';
 import type { FileHandle } from 'node:fs/promises';
-import { open, rename, unlink } from 'node:fs/promises';
+import { open, readdir, rename, unlink } from 'node:fs/promises';
 import path from 'node:path';
 import * as z from 'zod';
 import { log } from '../log.js';
-import { ensurePrivateDir } from '../private-files.js';
+import { checkStateFile, ensurePrivateDir, stateFileOpenError } from '../private-files.js';
 import { decodeLine, encodeLine } from './journal-line.js';
 
 /** The store is generic over records with an id; the caller validates its own shape. */
@@ -21,7 +22,7 @@ export interface StoreIo {
 const REAL_IO: StoreIo = { sync: (handle) => handle.sync() };
 
 interface JournalStoreOptions {
-  /** Created with mode 0o700 if missing (mkdir recursive), chmod 0o700 if it exists. */
+  /** Created with mode 0o700 if missing (mkdir recursive); an existing one is tightened to 0o700, or refused if others can write it. */
   dir: string;
   /** Default 'requests.jsonl' (mode 0o600). Damaged lines go to `<file>.quarantine`. */
   file?: string;
@@ -73,7 +74,34 @@ const DEFAULT_COMPACT_AFTER_LINES = 10_000;
 const NEWLINE = 0x0a;
 /** Never through a symlink: one planted in the journal's place would send what people approved elsewhere. */
 const NO_FOLLOW = fsConstants.O_NOFOLLOW ?? 0;
-const APPEND = fsConstants.O_WRONLY | fsConstants.O_CREAT | fsConstants.O_APPEND | NO_FOLLOW;
+/** A FIFO planted in the journal's place would block open() (and the hub, and its shutdown) forever; this opens it at once to be refused. */
+const NONBLOCK = fsConstants.O_NONBLOCK ?? 0;
+const APPEND = fsConstants.O_WRONLY | fsConstants.O_CREAT | fsConstants.O_APPEND | NO_FOLLOW | NONBLOCK;
+/** A fresh name, created exclusively: a file (or a hard link to another file of the user's) planted there is never reused or truncated. */
+const COMPACT = fsConstants.O_WRONLY | fsConstants.O_CREAT | fsConstants.O_EXCL | fsConstants.O_APPEND | NO_FOLLOW;
+
+/**
+ * Opens a journal file and refuses anything but a regular file of this user's that others cannot write (a link, a
+ * FIFO, a planted file), naming it; one others could only read is tightened to 0600.
+ */
+async function openJournalFile(file: string, flags: number, mode?: number): Promise<FileHandle> {
+  let handle: FileHandle;
+  try {
+    handle = await open(file, flags, mode);
+  } catch (error) {
+    throw stateFileOpenError(file, error);
+  }
+  try {
+    const verdict = checkStateFile(file, await handle.stat(), 'journal');
+    if ('refuse' in verdict) throw verdict.refuse;
+    // open()'s mode only applies on creation and is filtered by the umask.
+    await handle.chmod(0o600);
+    return handle;
+  } catch (error) {
+    await handle.close();
+    throw error;
+  }
+}
 
 function toError(error: unknown): Error {
   return error instanceof Error ? error : new Error(String(error));
@@ -160,10 +188,11 @@ export class JournalStore<T extends StoredRecord = StoredRecord> {
 
     // A real directory of this user's, 0700: the journal holds what humans approved.
     ensurePrivateDir(dir);
+    await removeLeftoverTemps(dir, path.basename(filePath));
 
     let content: Buffer;
     try {
-      const reading = await open(filePath, fsConstants.O_RDONLY | NO_FOLLOW);
+      const reading = await openJournalFile(filePath, fsConstants.O_RDONLY | NO_FOLLOW | NONBLOCK);
       try {
         content = await reading.readFile();
       } finally {
@@ -225,10 +254,8 @@ export class JournalStore<T extends StoredRecord = StoredRecord> {
     const quarantineFile = `${filePath}.quarantine`;
     if (damaged.length > 0) await quarantine(quarantineFile, filePath, damaged, io);
 
-    const handle = await open(filePath, APPEND, 0o600);
+    const handle = await openJournalFile(filePath, APPEND, 0o600);
     try {
-      // open()'s mode only applies on creation and is filtered by the umask.
-      await handle.chmod(0o600);
       if (tailKept) {
         await writeFully(handle, '\n');
         await io.sync(handle);
@@ -419,13 +446,13 @@ export class JournalStore<T extends StoredRecord = StoredRecord> {
   private async runCompaction(): Promise<void> {
     const waiters = this.compactWaiters;
     this.compactWaiters = [];
-    const tmpPath = `${this.filePath}.tmp`;
+    const tmpPath = `${this.filePath}.${randomBytes(8).toString('hex')}.tmp`;
     // Memory holds only flushed changes; anything still queued is appended to the new file after the swap.
     const snapshot = [...this.records.values()];
     let tmp: FileHandle | undefined;
     try {
       // O_APPEND from the start: once renamed, this very handle is the journal's append handle, so no reopen can fail after the swap.
-      tmp = await open(tmpPath, APPEND | fsConstants.O_TRUNC, 0o600);
+      tmp = await open(tmpPath, COMPACT, 0o600);
       await tmp.chmod(0o600);
       await writeFully(tmp, snapshot.map((r) => encodeLine(JSON.stringify(r))).join(''));
       await this.io.sync(tmp);
@@ -434,7 +461,8 @@ export class JournalStore<T extends StoredRecord = StoredRecord> {
       // Before the rename nothing changed: the old journal and handle are intact, so this is not fatal.
       const failure = toError(error);
       await tmp?.close().catch(() => undefined);
-      await unlink(tmpPath).catch(() => undefined);
+      // Only if we made it: an EEXIST from O_EXCL means the name is someone else's file, not ours to remove.
+      if (tmp) await unlink(tmpPath).catch(() => undefined);
       this.nextAutoCompactAt = this.journalLines + Math.max(this.compactAfterLines, 1);
       log('warn', 'journal-store: compaction failed; keeping the existing journal', { file: this.filePath, error: failure.message });
       for (const w of waiters) w.reject(failure);
@@ -477,13 +505,23 @@ export class JournalStore<T extends StoredRecord = StoredRecord> {
   }
 }
 
+/**
+ * Compaction temp files left by a crash. Unlinking removes only the name (even were it a hard link to something else),
+ * and only the hub's process opens the store, so none of these is in use.
+ */
+async function removeLeftoverTemps(dir: string, journal: string): Promise<void> {
+  const prefix = `${journal}.`;
+  for (const name of await readdir(dir)) {
+    if (name.startsWith(prefix) && /^[0-9a-f]{16}\.tmp$/.test(name.slice(prefix.length))) await unlink(path.join(dir, name)).catch(() => undefined);
+  }
+}
+
 /** Appends the damaged lines, as read, to the quarantine file and makes them durable before anything rewrites the journal. */
 async function quarantine(quarantineFile: string, journal: string, damaged: readonly Quarantined[], io: StoreIo): Promise<void> {
   const at = new Date().toISOString();
   const text = damaged.map((d) => `${JSON.stringify({ quarantinedAt: at, journal, line: d.line, reason: d.reason, text: d.text })}\n`).join('');
-  const handle = await open(quarantineFile, APPEND, 0o600);
+  const handle = await openJournalFile(quarantineFile, APPEND, 0o600);
   try {
-    await handle.chmod(0o600);
     await writeFully(handle, text);
     await io.sync(handle);
   } finally {

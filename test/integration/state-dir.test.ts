@@ -1,5 +1,5 @@
 // The state dir's keys and files: created atomically, never used when damaged, never followed through a symlink.
-import { spawn } from 'node:child_process';
+import { execFileSync, spawn } from 'node:child_process';
 import { chmodSync, lstatSync, mkdirSync, mkdtempSync, readFileSync, rmSync, statSync, symlinkSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -7,7 +7,8 @@ import { fileURLToPath } from 'node:url';
 import { build } from 'esbuild';
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import { StateDir } from '../../server/state-dir.js';
-import { connect } from '../helpers/mcp-harness.js';
+import { connect, SERVER_ENTRY } from '../helpers/mcp-harness.js';
+import { runCommand } from '../helpers/run-command.js';
 import { freePort } from '../helpers/scripted-extension.js';
 
 const { logSpy } = vi.hoisted(() => ({ logSpy: vi.fn() }));
@@ -140,4 +141,91 @@ describe('nothing follows a symlink', () => {
     expect(() => new StateDir(dir).relayKey()).toThrow(/ELOOP|symbolic link/);
     expect(readFileSync(elsewhere, 'utf8')).toBe('a'.repeat(64));
   });
+});
+
+/** The tool's refusal text, or the whole result when it is not one. */
+function refusal(result: { isError?: boolean; content?: unknown[] }): unknown {
+  return result.isError ? JSON.parse((result.content?.[0] as { text: string }).text) : result;
+}
+
+function alive(pid: number): boolean {
+  try {
+    process.kill(pid, 0);
+    return true;
+  } catch {
+    return false;
+  }
+}
+
+/** Polls (bounded) for the process to be gone; returns how long it took, or null if it outlived the bound. */
+async function exitWithin(pid: number, ms: number): Promise<number | null> {
+  const started = Date.now();
+  while (Date.now() - started < ms) {
+    if (!alive(pid)) return Date.now() - started;
+    await new Promise((resolve) => setTimeout(resolve, 25));
+  }
+  return null;
+}
+
+describe('the server refuses planted state files', () => {
+  it('finding 3: a planted 0644 secret and a 0666 journal: the approval call is refused naming them, nothing is used', async () => {
+    const dir = freshDir();
+    mkdirSync(dir, { mode: 0o700 });
+    const secret = join(dir, 'secret');
+    const journal = join(dir, 'requests.jsonl');
+    writeFileSync(secret, 'a'.repeat(64));
+    chmodSync(secret, 0o644);
+    writeFileSync(journal, '');
+    chmodSync(journal, 0o666);
+    const agent = await connect('v2-2025', { env: { ELICITLY_STATE_DIR: dir, ELICITLY_PORT: String(freePort()) } });
+    try {
+      const result = await agent.callTool('elicit_approval', { message: 'x', context: { a: 1 } }, { timeoutMs: 15_000 });
+      expect(refusal(result)).toMatchObject({ error: 'unavailable', message: expect.stringContaining(`${secret} is readable or writable by group or others (mode 0644); refusing it`) });
+      expect(agent.stderr()).toContain(`${journal} is writable by group or others (mode 0666); refusing it`);
+    } finally {
+      await agent.close();
+    }
+    expect(statSync(journal).mode & 0o777).toBe(0o666);
+    expect(readFileSync(journal, 'utf8')).toBe('');
+  });
+
+  it('finding 3: `pair --list` and `pair --remove` refuse a planted 0666 paired-extensions.json, naming it and the rule', async () => {
+    const dir = freshDir();
+    const state = new StateDir(dir);
+    state.addPairedExtension('chrome-extension://peagncebbkgcelmlcmjmnpgpgiehcphe');
+    const file = join(dir, 'paired-extensions.json');
+    const planted = readFileSync(file, 'utf8');
+    chmodSync(file, 0o666);
+    const env = { ELICITLY_STATE_DIR: dir, ELICITLY_LOG_LEVEL: 'warn' };
+    for (const args of [['pair', '--list'], ['pair', '--remove', 'chrome-extension://peagncebbkgcelmlcmjmnpgpgiehcphe']]) {
+      const run = await runCommand(process.execPath, [SERVER_ENTRY, ...args], { env, timeout: 15_000 });
+      expect(run.code).toBe(1);
+      expect(run.stdout).toBe('');
+      expect(run.stderr).toContain(`elicitly-companion pair: ${file} is readable or writable by group or others (mode 0666); refusing it`);
+    }
+    expect(readFileSync(file, 'utf8')).toBe(planted);
+  });
+
+  it('finding 15: FIFOs in place of secret and requests.jsonl: a named refusal within bounded time, and SIGTERM ends the server within 5 s', async () => {
+    const dir = freshDir();
+    mkdirSync(dir, { mode: 0o700 });
+    const secret = join(dir, 'secret');
+    const journal = join(dir, 'requests.jsonl');
+    execFileSync('mkfifo', [secret]);
+    execFileSync('mkfifo', [journal]);
+    const agent = await connect('v2-2025', { env: { ELICITLY_STATE_DIR: dir, ELICITLY_PORT: String(freePort()) } });
+    const pid = agent.pid ?? -1;
+    try {
+      const started = Date.now();
+      const result = await agent.callTool('elicit_approval', { message: 'x', context: { a: 1 } }, { timeoutMs: 10_000 });
+      expect(refusal(result)).toMatchObject({ error: 'unavailable', message: expect.stringContaining(`${secret} is not a regular file (a FIFO); refusing it`) });
+      expect(Date.now() - started).toBeLessThan(10_000);
+      expect(agent.stderr()).toContain(`${journal} is not a regular file (a FIFO); refusing it`);
+      process.kill(pid, 'SIGTERM');
+      expect(await exitWithin(pid, 5000)).not.toBeNull();
+    } finally {
+      if (alive(pid)) process.kill(pid, 'SIGKILL');
+      await agent.close();
+    }
+  }, 30_000);
 });

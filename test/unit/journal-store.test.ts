@@ -156,6 +156,51 @@ describe('JournalStore permissions', () => {
   });
 });
 
+describe('JournalStore refuses journal files it must not trust', () => {
+  it('finding 3: a journal others can write (0666) is refused, naming the file and the rule', async () => {
+    const file = path.join(tmp, 'requests.jsonl');
+    await fs.writeFile(file, `${JSON.stringify(item('forged', 1))}\n`);
+    await fs.chmod(file, 0o666);
+    await expect(JournalStore.open<Item>({ dir: tmp })).rejects.toThrow(`${file} is writable by group or others (mode 0666); refusing it`);
+  });
+
+  it.skipIf(process.getuid?.() !== 0)('finding 3: a journal owned by another user is refused, naming the file and the rule', async () => {
+    const file = path.join(tmp, 'requests.jsonl');
+    await fs.writeFile(file, `${JSON.stringify(item('forged', 1))}\n`, { mode: 0o600 });
+    await fs.chown(file, 65534, 65534);
+    await expect(JournalStore.open<Item>({ dir: tmp })).rejects.toThrow(`${file} belongs to user 65534, not to you (0); refusing it`);
+  });
+
+  it('finding 5: a symlinked journal is refused by name, not with a raw ELOOP', async () => {
+    const file = path.join(tmp, 'requests.jsonl');
+    const elsewhere = path.join(tmp, 'elsewhere');
+    await fs.writeFile(elsewhere, '');
+    await fs.symlink(elsewhere, file);
+    await expect(JournalStore.open<Item>({ dir: tmp })).rejects.toThrow(`${file} is a symbolic link; refusing it`);
+  });
+
+  it('finding 16: compaction never writes through a file planted at a temp name (a hard link to a victim)', async () => {
+    const file = path.join(tmp, 'requests.jsonl');
+    const victim = path.join(tmp, 'victim.txt');
+    await fs.writeFile(victim, 'the person\'s own file\n', { mode: 0o600 });
+    // The name compaction used to open with O_TRUNC.
+    await fs.link(victim, `${file}.tmp`);
+    const store = await JournalStore.open<Item>({ dir: tmp });
+    await store.put(item('a', 1));
+    await store.put(item('a', 2));
+    await store.compact();
+    expect(store.stats.compactions).toBe(1);
+    await store.close();
+    expect(await fs.readFile(victim, 'utf8')).toBe('the person\'s own file\n');
+    expect((await fs.stat(victim)).nlink).toBe(2);
+    const again = await JournalStore.open<Item>({ dir: tmp });
+    expect(again.get('a')?.value).toBe(2);
+    await again.close();
+    // The compaction's own temp file is gone; the planted one is left alone.
+    expect((await fs.readdir(tmp)).filter((name) => name.endsWith('.tmp'))).toEqual(['requests.jsonl.tmp']);
+  });
+});
+
 describe('JournalStore acknowledges only what is on disk', () => {
   /** An fsync that waits until the test lets it go. */
   function gatedSync(): { io: StoreIo; release: () => void; started: () => number } {
@@ -387,7 +432,7 @@ describe('JournalStore compaction', () => {
     expect(again.size()).toBe(10);
     for (let i = 0; i < 10; i += 1) expect(again.get(`r${i}`)?.value).toBe(19);
     await again.close();
-    await expect(fs.access(`${file}.tmp`)).rejects.toThrow();
+    expect((await fs.readdir(tmp)).filter((name) => name.endsWith('.tmp'))).toEqual([]);
   });
 
   it('still compacts under continuous load, when the queue is never empty after a flush', async () => {

@@ -1,0 +1,213 @@
+// The state dir's files are trusted only when they are what we made: regular files of this user's, 0600, in a dir
+// nobody else can write; and concurrent read-modify-writes from separate processes never undo each other.
+import { execFileSync, spawn } from 'node:child_process';
+import { chmodSync, chownSync, mkdirSync, mkdtempSync, readFileSync, rmSync, statSync, symlinkSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { build } from 'esbuild';
+import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
+import { StateDir } from '../../server/state-dir.js';
+
+const { logSpy } = vi.hoisted(() => ({ logSpy: vi.fn() }));
+vi.mock('../../server/log.js', () => ({ log: logSpy }));
+
+const root = mkdtempSync(join(tmpdir(), 'elicitly-state-unit-'));
+let n = 0;
+const freshDir = () => {
+  const dir = join(root, `d${n++}`);
+  mkdirSync(dir, { mode: 0o700 });
+  return dir;
+};
+const KEY = 'a'.repeat(64);
+const ORIGIN = 'chrome-extension://peagncebbkgcelmlcmjmnpgpgiehcphe';
+const isRoot = process.getuid?.() === 0;
+
+afterAll(() => rmSync(root, { recursive: true, force: true }));
+
+/** A valid file of each kind: planted ones must be refused for where they came from, not for what they say. */
+const PLANTED = {
+  secret: { content: KEY, read: (state: StateDir) => state.relayKey() },
+  'paired-extensions.json': {
+    content: JSON.stringify({ version: 1, extensions: [{ keyId: 'k_0123456789abcdef', origin: ORIGIN, key: KEY, pairedAt: 1 }] }),
+    read: (state: StateDir) => state.pairedExtensions(),
+  },
+  'pairing.json': {
+    content: JSON.stringify({ code: '0123456789ab', expiresAt: Date.now() + 600_000, failures: 0 }),
+    read: (state: StateDir) => state.pairing(),
+  },
+} as const;
+type Planted = keyof typeof PLANTED;
+const NAMES = Object.keys(PLANTED) as Planted[];
+
+function plant(dir: string, name: Planted, mode: number): string {
+  const file = join(dir, name);
+  writeFileSync(file, PLANTED[name].content);
+  chmodSync(file, mode);
+  return file;
+}
+
+describe('finding 3: planted state files are refused', () => {
+  it.each(NAMES.flatMap((name) => [0o644, 0o666, 0o640].map((mode) => [name, mode] as const)))('finding 3: a %s with mode %o is refused, naming the path and the rule', (name, mode) => {
+    const dir = freshDir();
+    const file = plant(dir, name, mode);
+    expect(() => PLANTED[name].read(new StateDir(dir))).toThrow(`${file} is readable or writable by group or others (mode 0${mode.toString(8)}); refusing it`);
+    // Refused, not rewritten: the person sees what was planted.
+    expect(readFileSync(file, 'utf8')).toBe(PLANTED[name].content);
+  });
+
+  it.skipIf(!isRoot).each(NAMES)('finding 3: a %s owned by another user is refused, naming the path and the rule', (name) => {
+    const dir = freshDir();
+    const file = plant(dir, name, 0o600);
+    chownSync(file, 65534, 65534);
+    expect(() => PLANTED[name].read(new StateDir(dir))).toThrow(`${file} belongs to user 65534, not to you (0); refusing it: a state file must be yours alone`);
+  });
+
+  it('finding 3: the read-modify-writes refuse a planted file too, and leave it as it was', () => {
+    const dir = freshDir();
+    const paired = plant(dir, 'paired-extensions.json', 0o666);
+    const pairing = plant(dir, 'pairing.json', 0o666);
+    const state = new StateDir(dir);
+    expect(() => state.removePairedExtensions(ORIGIN)).toThrow(`${paired} is readable or writable`);
+    expect(() => state.addPairedExtension(ORIGIN)).toThrow(`${paired} is readable or writable`);
+    expect(() => state.recordPairingFailure()).toThrow(`${pairing} is readable or writable`);
+    expect(() => state.activePairing()).toThrow(`${pairing} is readable or writable`);
+    expect(statSync(paired).mode & 0o777).toBe(0o666);
+  });
+
+  it.each([0o777, 0o770, 0o1777, 0o720])('finding 3: a state dir with mode %o (writable by others) is refused by name; nothing in it is read', (mode) => {
+    const dir = freshDir();
+    writeFileSync(join(dir, 'secret'), KEY, { mode: 0o600 });
+    chmodSync(dir, mode);
+    expect(() => new StateDir(dir).relayKey()).toThrow(`refusing the state dir ${dir}: it is writable by group or others (mode 0${(mode & 0o777).toString(8)})`);
+    expect(statSync(dir).mode & 0o7777).toBe(mode);
+  });
+
+  it('a state dir merely readable by others (0755) is tightened to 0700 and used', () => {
+    const dir = freshDir();
+    chmodSync(dir, 0o755);
+    expect(new StateDir(dir).relayKey()).toMatch(/^[0-9a-f]{64}$/);
+    expect(statSync(dir).mode & 0o777).toBe(0o700);
+  });
+
+  it.skipIf(!isRoot)('finding 3: a state dir owned by another user is refused by name', () => {
+    const dir = freshDir();
+    chownSync(dir, 65534, 65534);
+    expect(() => new StateDir(dir).relayKey()).toThrow(`refusing the state dir ${dir}: it belongs to user 65534, not to you (0)`);
+  });
+
+  it('the files the state dir makes itself pass its own checks', () => {
+    const state = new StateDir(join(freshDir(), 'nested'));
+    const key = state.relayKey();
+    expect(state.relayKey()).toBe(key);
+    const code = state.activePairing().code;
+    expect(state.activePairing().code).toBe(code);
+    state.addPairedExtension(ORIGIN);
+    expect(state.pairedExtensions()).toHaveLength(1);
+  });
+});
+
+describe('finding 5: symlinks are refused by name', () => {
+  it.each(NAMES)('finding 5: a symlinked %s is refused by name, not with a raw ELOOP', (name) => {
+    const dir = freshDir();
+    const elsewhere = join(root, `outside-${n++}`);
+    writeFileSync(elsewhere, PLANTED[name].content, { mode: 0o600 });
+    const file = join(dir, name);
+    symlinkSync(elsewhere, file);
+    expect(() => PLANTED[name].read(new StateDir(dir))).toThrow(`${file} is a symbolic link; refusing it`);
+    expect(readFileSync(elsewhere, 'utf8')).toBe(PLANTED[name].content);
+  });
+});
+
+/** The real module, bundled so that plain `node` processes start in milliseconds and race (or hang) for real. */
+let script: string;
+beforeAll(async () => {
+  script = join(root, 'state-op.mjs');
+  const stateDir = JSON.stringify(fileURLToPath(new URL('../../server/state-dir.ts', import.meta.url)));
+  await build({
+    stdin: {
+      contents: `import { StateDir } from ${stateDir};
+const [op, dir, startAt, ...origins] = process.argv.slice(2);
+// Every child starts its work in the same millisecond, so their read-modify-writes overlap.
+while (Date.now() < Number(startAt)) {}
+if (op === 'read') {
+  const state = new StateDir(dir);
+  state.relayKey();
+  state.pairedExtensions();
+  state.pairing();
+} else {
+  for (const origin of origins) new StateDir(dir).removePairedExtensions(origin);
+}
+process.stdout.write('done');`,
+      resolveDir: fileURLToPath(new URL('.', import.meta.url)),
+      loader: 'ts',
+    },
+    bundle: true,
+    platform: 'node',
+    format: 'esm',
+    outfile: script,
+    logLevel: 'error',
+  });
+});
+
+interface ChildRun {
+  code: number | null;
+  stdout: string;
+  stderr: string;
+  ms: number;
+}
+
+/** Runs the bundled op in a child, killed after `timeoutMs`: a hang is a failed result, never a hung test. */
+function runOp(args: string[], timeoutMs: number): Promise<ChildRun> {
+  return new Promise((resolve) => {
+    const started = Date.now();
+    const child = spawn(process.execPath, [script, ...args], { stdio: ['ignore', 'pipe', 'pipe'] });
+    let stdout = '';
+    let stderr = '';
+    child.stdout.on('data', (chunk: Buffer) => (stdout += chunk.toString()));
+    child.stderr.on('data', (chunk: Buffer) => (stderr += chunk.toString()));
+    const timer = setTimeout(() => child.kill('SIGKILL'), timeoutMs);
+    child.on('close', (code) => {
+      clearTimeout(timer);
+      resolve({ code, stdout, stderr, ms: Date.now() - started });
+    });
+  });
+}
+
+describe('finding 15: a FIFO in place of a state file', () => {
+  it.each(NAMES)('finding 15: a FIFO in place of %s is refused at once, by name, instead of blocking the open', async (name) => {
+    const dir = freshDir();
+    const file = join(dir, name);
+    execFileSync('mkfifo', [file]);
+    const run = await runOp(['read', dir, '0'], 5000);
+    expect(run.stderr).toContain(`${file} is not a regular file (a FIFO); refusing it`);
+    expect(run.code).toBe(1);
+    expect(run.ms).toBeLessThan(5000);
+  });
+});
+
+describe('finding 12: concurrent updates of paired-extensions.json', () => {
+  it('finding 12: 4 processes removing 5 different keys each at once, 4 rounds: every removal sticks', async () => {
+    const perChild = 5;
+    const children = 4;
+    const lost: string[][] = [];
+    for (let round = 0; round < 4; round++) {
+      const dir = freshDir();
+      const state = new StateDir(dir);
+      const origins = Array.from({ length: perChild * children }, (_, i) => `chrome-extension://${String.fromCharCode(97 + (i % 26))}${'p'.repeat(31)}${i}`);
+      for (const origin of origins) state.addPairedExtension(origin);
+      // A kept origin shows that removals do not simply wipe the file.
+      const keeper = state.addPairedExtension(ORIGIN);
+      const startAt = String(Date.now() + 300);
+      const runs = await Promise.all(
+        Array.from({ length: children }, (_, c) => runOp(['remove', dir, startAt, ...origins.filter((_, i) => i % children === c)], 15_000)),
+      );
+      expect(runs.map((r) => [r.code, r.stdout, r.stderr])).toEqual(runs.map(() => [0, 'done', '']));
+      const left = state.pairedExtensions();
+      expect(left.some((e) => e.keyId === keeper.keyId)).toBe(true);
+      lost.push(left.filter((e) => e.origin !== ORIGIN).map((e) => e.origin));
+    }
+    // Each round's list of removed keys that came back: all empty.
+    expect(lost).toEqual(lost.map(() => []));
+  }, 60_000);
+});
