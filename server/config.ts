@@ -46,12 +46,35 @@ const SOURCES: Record<keyof Config, string> = {
 
 type Env = Readonly<Record<string, string | undefined>>;
 
-/** `ELICITLY_STATE_DIR`, else the platform's per-user state directory. */
-function defaultStateDir(env: Env, platform: NodeJS.Platform = process.platform, home = homedir()): string {
-  if (platform === 'darwin') return join(home, 'Library', 'Application Support', 'elicitly-companion');
-  if (platform === 'win32') return join(env.LOCALAPPDATA || join(home, 'AppData', 'Local'), 'elicitly-companion');
-  return join(env.XDG_STATE_HOME || join(home, '.local', 'state'), 'elicitly-companion');
+/**
+ * The user's home, or undefined where there is none. os.homedir() throws when HOME is unset and the user has no passwd
+ * entry (a container run under an arbitrary uid), which ended every command before it could read ELICITLY_STATE_DIR.
+ */
+function systemHome(): string | undefined {
+  try {
+    return homedir() || undefined;
+  } catch {
+    return undefined;
+  }
 }
+
+/**
+ * The platform's per-user state directory. The home is asked for only when it is part of the answer: with
+ * ELICITLY_STATE_DIR, XDG_STATE_HOME or LOCALAPPDATA set, a process without a home still starts.
+ */
+function defaultStateDir(env: Env, platform: NodeJS.Platform, home: () => string | undefined): string | undefined {
+  const under = (...parts: string[]): string | undefined => {
+    const dir = home();
+    return dir === undefined ? undefined : join(dir, ...parts);
+  };
+  if (platform === 'darwin') return under('Library', 'Application Support', 'elicitly-companion');
+  const base = platform === 'win32' ? env.LOCALAPPDATA || under('AppData', 'Local') : env.XDG_STATE_HOME || under('.local', 'state');
+  return base === undefined ? undefined : join(base, 'elicitly-companion');
+}
+
+const NO_STATE_DIR =
+  'ELICITLY_STATE_DIR: not set, and there is no home directory to put the default state dir under (HOME is unset and ' +
+  'the system knows no home for this user); set ELICITLY_STATE_DIR to a directory of this user\'s';
 
 function set(value: string | undefined): string | undefined {
   return value === undefined || value.trim() === '' ? undefined : value.trim();
@@ -71,7 +94,12 @@ export function infoFlag(argv: readonly string[]): 'help' | 'version' | null {
   return null;
 }
 
-export function parseConfig(argv: readonly string[], env: Env, platform: NodeJS.Platform = process.platform, home = homedir()): ParsedConfig {
+export function parseConfig(
+  argv: readonly string[],
+  env: Env,
+  platform: NodeJS.Platform = process.platform,
+  home: () => string | undefined = systemHome,
+): ParsedConfig {
   const issues: string[] = [];
   const args = [...argv];
   const first = args[0];
@@ -89,12 +117,14 @@ export function parseConfig(argv: readonly string[], env: Env, platform: NodeJS.
     else if (command === 'status' && arg === '--json') json = true;
     else issues.push(`${JSON.stringify(arg)}: unknown argument (usage: ${USAGE})`);
   }
+  const stateDir = set(env.ELICITLY_STATE_DIR) ?? defaultStateDir(env, platform, home);
+  if (stateDir === undefined) issues.push(NO_STATE_DIR);
   const raw = {
     command,
     pair,
     json,
     port: portArg ?? set(env.ELICITLY_PORT) ?? DEFAULT_HUB_PORT,
-    stateDir: set(env.ELICITLY_STATE_DIR) ?? defaultStateDir(env, platform, home),
+    stateDir,
     retentionDays: set(env.ELICITLY_RETENTION_DAYS) ?? 7,
     minTimeoutSeconds: set(env.ELICITLY_MIN_TIMEOUT_SECONDS) ?? 60,
     probeTimeoutMs: set(env.ELICITLY_PROBE_TIMEOUT_MS) ?? DEFAULT_PROBE_TIMEOUT_MS,
@@ -104,6 +134,8 @@ export function parseConfig(argv: readonly string[], env: Env, platform: NodeJS.
   if (!parsed.success) {
     for (const issue of parsed.error.issues) {
       const key = issue.path[0] as keyof Config;
+      // Already named above, with what to do.
+      if (key === 'stateDir' && stateDir === undefined) continue;
       issues.push(`${SOURCES[key] ?? String(key)}: ${issue.message}, got ${JSON.stringify(raw[key])}`);
     }
   }

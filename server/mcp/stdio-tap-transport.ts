@@ -2,8 +2,9 @@ import type { Readable, Writable } from 'node:stream';
 import type { JSONRPCMessage, Transport } from '@modelcontextprotocol/server';
 import { CLIENT_CAPABILITIES_META_KEY, parseJSONRPCMessage, serializeMessage } from '@modelcontextprotocol/server';
 import { log } from '../log.js';
+import { boundedJson } from './bounded-json.js';
 
-/** What the host sent in `initialize`, before the SDK normalizes it (the doctor reports it verbatim). */
+/** What the host sent in `initialize`, before the SDK normalizes it (the doctor echoes it), cut only at KEPT_BOUNDS depth. */
 export interface InitializeCapture {
   protocolVersion?: unknown;
   clientInfo?: unknown;
@@ -11,6 +12,15 @@ export interface InitializeCapture {
 }
 
 const MAX_LINE_BYTES = 10 * 1024 * 1024;
+
+/**
+ * What is kept of the handshake: real capabilities and client info are a few levels deep, and a depth bound is what
+ * keeps a 100,000-level `initialize` from overflowing the stack (structuredClone did, and ended the process). The size
+ * is bounded by the line limit already; the doctor bounds what it echoes.
+ */
+const KEPT_BOUNDS = { maxDepth: 64, maxBytes: Number.POSITIVE_INFINITY };
+
+const kept = (value: unknown): unknown => boundedJson(value, KEPT_BOUNDS).value;
 
 function idOf(value: unknown): string | number | null {
   if (typeof value !== 'object' || value === null) return null;
@@ -80,19 +90,28 @@ export class StdioTapTransport implements Transport {
       this.reject(idOf(parsed), -32600, 'Invalid Request: not a JSON-RPC 2.0 request, notification or response');
       return;
     }
+    try {
+      this.tap(message);
+    } catch (error) {
+      // The tap only feeds the doctor and the capability check: a message it cannot keep is still served, never fatal.
+      log('warn', 'could not keep what the client declared', { error: error instanceof Error ? error.message : String(error) });
+    }
+    this.onmessage?.(message);
+  }
+
+  private tap(message: JSONRPCMessage): void {
     if ('method' in message && message.method === 'initialize' && 'id' in message) {
       const params = (message.params ?? {}) as Record<string, unknown>;
-      this.initialize = structuredClone({
-        protocolVersion: params.protocolVersion,
-        clientInfo: params.clientInfo,
-        capabilities: params.capabilities,
-      });
+      this.initialize = {
+        protocolVersion: kept(params.protocolVersion),
+        clientInfo: kept(params.clientInfo),
+        capabilities: kept(params.capabilities),
+      };
       this.clientCapabilities ??= this.initialize.capabilities;
     } else if (this.clientCapabilities === undefined && 'method' in message) {
       const meta = (message.params as { _meta?: Record<string, unknown> } | undefined)?._meta;
-      if (meta && CLIENT_CAPABILITIES_META_KEY in meta) this.clientCapabilities = structuredClone(meta[CLIENT_CAPABILITIES_META_KEY]);
+      if (meta && CLIENT_CAPABILITIES_META_KEY in meta) this.clientCapabilities = kept(meta[CLIENT_CAPABILITIES_META_KEY]);
     }
-    this.onmessage?.(message);
   }
 
   private reject(id: string | number | null, code: number, message: string): void {

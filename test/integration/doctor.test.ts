@@ -1,4 +1,4 @@
-import { existsSync, lstatSync, mkdirSync, mkdtempSync, readFileSync, readdirSync, rmSync, symlinkSync } from 'node:fs';
+import { existsSync, lstatSync, mkdirSync, mkdtempSync, readFileSync, readdirSync, rmSync, statSync, symlinkSync } from 'node:fs';
 import { createConnection } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -271,6 +271,29 @@ describe.each(CLIENT_KINDS)('elicit_doctor additions with the %s client', (kind)
       expect(outcome.text).toContain(`${field}: Too big`);
       expect(outcome.text).toContain(`<=${limit} characters`);
       expect(existsSync(join(h.stateDir, 'reports'))).toBe(false);
+    });
+
+    it('finding 17: a huge initialize is echoed cut to 16 KB with a marker, in the shared file and in the answer', async () => {
+      let deep: Record<string, unknown> = { end: true };
+      for (let i = 0; i < 60; i++) deep = { d: deep };
+      const many = Object.fromEntries(Array.from({ length: 5000 }, (_, i) => [`k${i}`, i]));
+      // Declared before the payload, so it is echoed; the payload is what a hostile or careless host adds.
+      const capabilities = { elicitation: { form: {} }, experimental: { payload: { blob: 'x'.repeat(1024 * 1024), deep, many } } };
+      const h = await start(kind, { capabilities });
+      const report = await doctor(h, { share: true });
+      expect(report.shared).toBe(true);
+      const file = String(report.sharePath);
+      // Before: the whole megabyte, on every call. Now: the echo's 16 KB plus the rest of the report (a few KB).
+      expect(statSync(file).size).toBeLessThan(32 * 1024);
+      const written = JSON.parse(readFileSync(file, 'utf8')) as { report: { initialize: { request: Record<string, unknown>; truncated?: string } } };
+      const { request, truncated } = written.report.initialize;
+      expect(Buffer.byteLength(JSON.stringify(request, null, 2))).toBeLessThanOrEqual(16 * 1024);
+      expect(truncated).toMatch(/cut to 16384 bytes and 32 levels/);
+      expect(JSON.stringify(request)).toContain('…[cut]');
+      expect(request.capabilities).toMatchObject({ elicitation: { form: {} } });
+      // The answer carries the same bounded echo, and what was declared is still read from all of it.
+      expect(Buffer.byteLength(JSON.stringify(report))).toBeLessThan(32 * 1024);
+      expect(report.support).toMatchObject({ elicitation: true, elicitationForm: true });
     });
 
     it('the limits themselves are accepted', async () => {

@@ -1,10 +1,11 @@
+import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { infoFlag, parseConfig } from '../../server/config.js';
 import { DEFAULT_PROBE_TIMEOUT_MS } from '../../shared/doctor-verdict.js';
 import { DEFAULT_HUB_PORT } from '../../shared/extension-id.js';
 
 const HOME = '/home/ada';
-const parse = (argv: string[], env: Record<string, string> = {}, platform: NodeJS.Platform = 'linux') => parseConfig(argv, env, platform, HOME);
+const parse = (argv: string[], env: Record<string, string> = {}, platform: NodeJS.Platform = 'linux') => parseConfig(argv, env, platform, () => HOME);
 
 describe('parseConfig: defaults', () => {
   it('serves on the default port with the per-user state dir and the documented defaults', () => {
@@ -33,6 +34,30 @@ describe('parseConfig: defaults', () => {
   ] as const)('%s %j → %s', (platform, env, dir) => {
     const parsed = parse([], { ...env }, platform);
     expect(parsed.ok && parsed.config.stateDir).toBe(dir);
+  });
+});
+
+describe('parseConfig: a process without a home', () => {
+  const noHome = () => undefined;
+  const asked = () => {
+    throw new Error('the home was asked for');
+  };
+
+  it.each([
+    ['linux', { ELICITLY_STATE_DIR: '/custom' }, '/custom'],
+    ['darwin', { ELICITLY_STATE_DIR: '/custom' }, '/custom'],
+    ['linux', { XDG_STATE_HOME: '/xdg' }, '/xdg/elicitly-companion'],
+    ['win32', { LOCALAPPDATA: 'C:\\Local' }, join('C:\\Local', 'elicitly-companion')],
+  ] as const)('%s %j: the home is not asked for → %s', (platform, env, dir) => {
+    const parsed = parseConfig([], { ...env }, platform, asked);
+    expect(parsed.ok && parsed.config.stateDir).toBe(dir);
+  });
+
+  it.each(['linux', 'darwin', 'win32'] as const)('finding 18b: %s with neither ELICITLY_STATE_DIR nor a home: one refusal naming ELICITLY_STATE_DIR', (platform) => {
+    expect(parseConfig(['status'], {}, platform, noHome)).toEqual({
+      ok: false,
+      issues: [expect.stringMatching(/^ELICITLY_STATE_DIR: not set, and there is no home directory .*set ELICITLY_STATE_DIR/)],
+    });
   });
 });
 

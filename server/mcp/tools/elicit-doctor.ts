@@ -25,6 +25,7 @@ import {
 } from '../../../shared/doctor-verdict.js';
 import { clipReason } from '../../../shared/limits.js';
 import { autoRoute, markDialogBroken } from '../ask-routing.js';
+import { boundedJson } from '../bounded-json.js';
 import type { ElicitOutcome } from '../host-elicitation.js';
 import { elicitFromHost } from '../host-elicitation.js';
 import { log } from '../../log.js';
@@ -82,16 +83,45 @@ function protocolVersion(ctx: ServerContext, session: Session): unknown {
   return session.era === '2026-07-28' ? (hostView(ctx, session).protocolVersion ?? '2026-07-28') : (session.negotiatedVersion() ?? null);
 }
 
+/**
+ * How much of the host's handshake the report echoes. The host chooses its size (a line may be 10 MB) and its depth, and
+ * every call answers it and, with share, writes it to disk: 16 KB as written (indented) and 32 levels hold any real
+ * client's clientInfo and capabilities.
+ */
+const ECHO_LIMITS = { maxBytes: 16 * 1024, maxDepth: 32, indent: 2 } as const;
+/** The 2026-07-28 protocolVersion comes from the request's envelope: a date, so a few bytes are plenty. */
+const VERSION_LIMITS = { maxBytes: 64, maxDepth: 1 } as const;
+
+/** The host's handshake as the report shows it, cut to ECHO_LIMITS with a sentence saying so when it did not fit. */
+function echoedRequest(ctx: ServerContext, session: Session): { request: Record<string, unknown>; truncated?: string } {
+  const host = hostView(ctx, session);
+  const raw: Record<string, unknown> = { clientInfo: host.clientInfo ?? null, capabilities: host.capabilities ?? null };
+  if (host.protocolVersion !== undefined) raw.protocolVersion = host.protocolVersion;
+  const echo = boundedJson(raw, ECHO_LIMITS);
+  const request = typeof echo.value === 'object' && echo.value !== null ? { ...echo.value } : {};
+  if (!echo.truncated) return { request };
+  return {
+    request,
+    truncated:
+      `The host's initialize request was cut to ${ECHO_LIMITS.maxBytes} bytes and ${ECHO_LIMITS.maxDepth} levels for this ` +
+      'report ("…[cut]" marks what was left out); support and routing were read from all of it.',
+  };
+}
+
 /** The seed's layers (initialize, support) plus the support the client declared under `capabilities.extensions`. */
 function handshakeReport(ctx: ServerContext, session: Session): Record<string, unknown> {
   const host = hostView(ctx, session);
-  const request: Record<string, unknown> = { clientInfo: host.clientInfo ?? null, capabilities: host.capabilities ?? null };
-  if (host.protocolVersion !== undefined) request.protocolVersion = host.protocolVersion;
+  const { request, truncated } = echoedRequest(ctx, session);
   return {
     era: session.era,
     initialize: {
       request,
-      response: { protocolVersion: protocolVersion(ctx, session), capabilities: session.serverCapabilities(), serverInfo: SERVER_INFO },
+      response: {
+        protocolVersion: boundedJson(protocolVersion(ctx, session), VERSION_LIMITS).value ?? null,
+        capabilities: session.serverCapabilities(),
+        serverInfo: SERVER_INFO,
+      },
+      ...(truncated ? { truncated } : {}),
     },
     support: { ...deriveSupport(host.capabilities), extensions: deriveExtensions(host.capabilities) },
   };
