@@ -83,11 +83,6 @@ export class StateDir {
     return this.update('pairing.json', () => this.writeNewPairing(now));
   }
 
-  /** The active code, or a new one when there is none: an agent asking twice shows the person the same code. */
-  activePairing(now = Date.now()): Pairing {
-    return this.update('pairing.json', () => this.pairing(now) ?? this.writeNewPairing(now));
-  }
-
   /** Counts a wrong guess; at the cap the code is gone for good. Returns how many attempts are left. */
   recordPairingFailure(now = Date.now()): number {
     return this.update('pairing.json', () => {
