@@ -9,9 +9,11 @@ rmSync('dist/server', { recursive: true, force: true });
 // What only an approval call needs (the hub, the store, LiquidJS) is split into chunks loaded on first use: a host
 // spawns a server per session and most never make one, so it is memory and start-up time saved each time.
 await build({
-  entryPoints: ['server/main.ts'],
+  // The template renderer runs in a worker thread (server/approvals/render-template.ts), so it is an entry of its own,
+  // written among the chunks: beside the chunk that starts it, and loaded only by it.
+  entryPoints: ['server/main.ts', { in: 'server/approvals/render-worker.ts', out: 'chunks/render-worker' }],
   outdir: 'dist/server',
-  entryNames: '[name]',
+  entryNames: '[dir]/[name]',
   chunkNames: 'chunks/[name]-[hash]',
   splitting: true,
   bundle: true,

@@ -1,5 +1,5 @@
 import * as z from 'zod';
-import { StatusSchema } from './lifecycle.js';
+import { StatusSchema, SurfaceSchema } from './lifecycle.js';
 import { RequestViewSchema, ResultEnvelopeSchema, ReviewRequestSchema } from './review-request.js';
 import { DecideMessageSchema, DecisionRefusalSchema, ElicitationIdSchema, FieldIssueSchema, RequesterSchema } from './wire-fields.js';
 
@@ -16,6 +16,11 @@ const CreateParamsSchema = z.strictObject({
   renderedTemplate: z.string().nullable(),
   timeoutMs: z.number().int().positive(),
   requester: RequesterSchema,
+  /**
+   * Where the request may be decided; the hub refuses a decision from a surface not listed. Absent (a relay of an
+   * earlier build) means both, as before.
+   */
+  surfaces: z.array(SurfaceSchema).min(1).max(2).optional(),
 });
 export type CreateParams = z.infer<typeof CreateParamsSchema>;
 
@@ -84,6 +89,8 @@ const ServiceErrorCodeSchema = z.enum([
   'invalid',
   'limit',
   'unavailable',
+  /** An app decision for a request created with `surfaces: ["extension"]`: only the extension may decide it. */
+  'not_in_app',
 ]);
 export type ServiceErrorCode = z.infer<typeof ServiceErrorCodeSchema>;
 export const ServiceErrorSchema = z.strictObject({ code: ServiceErrorCodeSchema, message: z.string() });

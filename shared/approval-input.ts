@@ -3,7 +3,7 @@
 // Shared by the Node server and the browser extension, so it imports nothing but zod and shared/.
 import * as z from 'zod';
 import { clamp } from './limits.js';
-import { RequestedSchemaSchema, checkRequestedSchema, isObject, validateValues, type FieldIssue, type RequestedSchema } from './requested-schema.js';
+import { RequestedSchemaSchema, checkRequestedSchema, duplicates, isObject, validateValues, type FieldIssue, type RequestedSchema } from './requested-schema.js';
 
 /**
  * `depth`: arrays and objects nested in one another. Real records are a few levels deep; thousands of levels made the
@@ -32,13 +32,10 @@ const ColumnsSchema = z
     });
     // Keys address fields[k].sources, and two columns with one header would be indistinguishable.
     for (const field of ['key', 'label'] as const) {
-      const seen = c.sources.map((s) => s[field]);
-      seen.forEach((v, i) => {
-        const first = seen.indexOf(v);
-        if (first === i) return;
-        const message = `duplicates ${JSON.stringify(v)} (already at columns.sources[${first}].${field})`;
+      for (const [i, first] of duplicates(c.sources.map((s) => s[field]))) {
+        const message = `duplicates ${JSON.stringify(c.sources[i]?.[field])} (already at columns.sources[${first}].${field})`;
         ctx.addIssue({ code: 'custom', path: ['sources', i, field], message, params: { rule: 'duplicate' } });
-      });
+      }
     }
   });
 
@@ -123,8 +120,14 @@ type Checked<T> = { ok: true; request: T; displayTemplate: string | null } | { o
 export function clip(s: string, n: number): string {
   return s.length > n ? `${s.slice(0, n - 1)}…` : s;
 }
+/** The values joined, up to 200 characters: it stops there, so a 100,000-value list costs no more than a short one. */
 export function list(values: readonly string[]): string {
-  return clip(values.join(', '), 200);
+  let text = '';
+  for (const v of values) {
+    text += (text === '' ? '' : ', ') + v;
+    if (text.length > 200) break;
+  }
+  return clip(text, 200);
 }
 export function describe(v: unknown): string {
   if (v === undefined) return 'nothing';
@@ -235,6 +238,25 @@ export function fromZod(schema: z.core.$ZodType, issues: readonly z.core.$ZodIss
   });
 }
 
+/**
+ * The one size cap of a request, whatever its kind (approval, proposal, confirm, form, selection): the hub checks it on
+ * every create, and the tools check it first so the refusal comes before any other work. The refusal names the
+ * top-level field that holds most of the bytes, since that is the one to cut.
+ */
+export function requestSizeIssues(request: unknown): FieldIssue[] {
+  const size = byteLength(request);
+  if (size <= LIMITS.requestBytes) return [];
+  let largest: { key: string; bytes: number } | undefined;
+  if (isObject(request)) {
+    for (const [key, value] of Object.entries(request)) {
+      const bytes = byteLength(value);
+      if (!largest || bytes > largest.bytes) largest = { key, bytes };
+    }
+  }
+  const field = largest ? ` (${largest.bytes} of them in this field)` : '';
+  return [issue(largest ? [largest.key] : [], 'too_large', `the request serializes to ${size} bytes of JSON${field}; the limit is ${LIMITS.requestBytes} bytes`)];
+}
+
 function limitIssues(input: Record<string, unknown>): FieldIssue[] {
   const out: FieldIssue[] = [];
   const template = input.displayTemplate;
@@ -260,10 +282,8 @@ function parseCommon<T>(zodSchema: z.ZodType<T>, input: unknown): Parsed<T> {
     return depth > LIMITS.depth ? [issue([key], 'too_deep', `nests arrays and objects more than ${LIMITS.depth} levels deep; the limit is ${LIMITS.depth}`)] : [];
   });
   if (tooDeep.length > 0) return { ok: false, issues: tooDeep };
-  const size = byteLength(input);
-  if (size > LIMITS.requestBytes) {
-    return { ok: false, issues: [issue([], 'too_large', `serializes to ${size} bytes of JSON; the limit is ${LIMITS.requestBytes} bytes`)] };
-  }
+  const tooLarge = requestSizeIssues(input);
+  if (tooLarge.length > 0) return { ok: false, issues: tooLarge };
   const issues = limitIssues(input);
   const parsed = zodSchema.safeParse(input);
   const rawSchema = input.requestedSchema;
@@ -294,6 +314,7 @@ export function checkProposalInput(input: unknown): Checked<ProposalRequest> {
   if (!schema) return { ok: false, issues: [issue(['requestedSchema'], 'missing', 'is required')] };
   const properties = Object.keys(schema.properties);
   const sourceKeys = data.columns.sources.map((s) => s.key);
+  const knownSources = new Set(sourceKeys);
   const issues: FieldIssue[] = [];
   const fields: Record<string, ProposalField> = {};
   for (const [key, field] of Object.entries(data.fields)) {
@@ -303,7 +324,7 @@ export function checkProposalInput(input: unknown): Checked<ProposalRequest> {
     }
     const sources = field.sources ?? {};
     for (const s of Object.keys(sources)) {
-      if (sourceKeys.includes(s)) continue;
+      if (knownSources.has(s)) continue;
       issues.push(issue(['fields', key, 'sources', s], 'unknown_source', `not a key of columns.sources (sources: ${list(sourceKeys)})`));
     }
     fields[key] = { sources, current: field.current ?? null, ...(field.include === undefined ? {} : { include: field.include }) };
@@ -380,17 +401,17 @@ export function checkDecisionValues(
     return { ok: false, issues: [issue(['included'], 'missing', `is required: the list of keys the reviewer included (properties: ${list(properties)})`)] };
   }
   const issues: FieldIssue[] = [];
-  const keys: string[] = [];
+  const keys = new Set<string>();
   included.forEach((k: unknown, i) => {
     if (typeof k !== 'string') issues.push(issue(['included', i], 'invalid_type', `must be a string, got ${describe(k)}`));
     else if (!Object.hasOwn(schema.properties, k)) issues.push(issue(['included', i], 'unknown_field', `${JSON.stringify(k)} is not a property of requestedSchema (properties: ${list(properties)})`));
-    else if (!keys.includes(k)) keys.push(k);
+    else keys.add(k);
   });
-  const checked = validateValues(schema, values, { only: keys, prefix: 'values' });
+  const checked = validateValues(schema, values, { only: [...keys], prefix: 'values' });
   if (!checked.ok) issues.push(...checked.issues);
   if (issues.length || !checked.ok) return { ok: false, issues };
   const given = values as Record<string, unknown>;
   // Built from entries, so every key (the agent's property names) is an own key, whatever it is called.
-  const cleared = keys.filter((k) => !Object.hasOwn(checked.values, k) && Object.hasOwn(given, k) && given[k] === null).map((k) => [k, null] as const);
+  const cleared = [...keys].filter((k) => !Object.hasOwn(checked.values, k) && Object.hasOwn(given, k) && given[k] === null).map((k) => [k, null] as const);
   return { ok: true, values: Object.fromEntries([...Object.entries(checked.values), ...cleared]) };
 }

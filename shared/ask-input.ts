@@ -4,7 +4,7 @@
 import * as z from 'zod';
 import { LIMITS, clip, describe, fromZod, issue, list, nestingDepth } from './approval-input.js';
 import type { Outcome } from './lifecycle.js';
-import { RequestedSchemaSchema, isObject, validateValues, type FieldIssue, type RequestedSchema } from './requested-schema.js';
+import { RequestedSchemaSchema, duplicates, isObject, validateValues, type FieldIssue, type RequestedSchema } from './requested-schema.js';
 
 const TIMEOUT_FALLBACK = 3600;
 export const SELECTION_LIMITS = { options: 100, value: 200, label: 200, description: 1000 } as const;
@@ -82,10 +82,7 @@ export function checkSelectionInput(input: unknown): Checked<{ ask: SelectionAsk
   const data = parsed.data;
   const issues: FieldIssue[] = [];
   const values = data.options.map((o) => o.value);
-  values.forEach((v, i) => {
-    const first = values.indexOf(v);
-    if (first !== i) issues.push(issue(['options', i, 'value'], 'duplicate', `duplicates ${clip(JSON.stringify(v), 60)} (already at options[${first}].value)`));
-  });
+  for (const [i, first] of duplicates(values)) issues.push(issue(['options', i, 'value'], 'duplicate', `duplicates ${clip(JSON.stringify(values[i]), 60)} (already at options[${first}].value)`));
   const multiple = data.multiple ?? false;
   if (!multiple) {
     for (const key of ['minSelected', 'maxSelected'] as const) {
@@ -98,9 +95,12 @@ export function checkSelectionInput(input: unknown): Checked<{ ask: SelectionAsk
   if (data.maxSelected !== undefined && data.maxSelected > values.length) issues.push(issue(['maxSelected'], 'too_big', `is ${data.maxSelected}, more than the ${values.length} options`));
   if (minSelected > maxSelected) issues.push(issue(['minSelected'], 'min_exceeds_max', `minSelected (${minSelected}) must not exceed maxSelected (${maxSelected})`));
   const defaults = data.default ?? [];
+  const known = new Set(values);
+  const chosen = new Set<string>();
   defaults.forEach((v, i) => {
-    if (!values.includes(v)) issues.push(issue(['default', i], 'not_an_option', `${clip(JSON.stringify(v), 60)} is not one of the option values (${list(values)})`));
-    else if (defaults.indexOf(v) !== i) issues.push(issue(['default', i], 'duplicate', `duplicates ${clip(JSON.stringify(v), 60)}`));
+    if (!known.has(v)) issues.push(issue(['default', i], 'not_an_option', `${clip(JSON.stringify(v), 60)} is not one of the option values (${list(values)})`));
+    else if (chosen.has(v)) issues.push(issue(['default', i], 'duplicate', `duplicates ${clip(JSON.stringify(v), 60)}`));
+    chosen.add(v);
   });
   if (defaults.length > maxSelected) issues.push(issue(['default'], 'too_many', `selects ${defaults.length}, more than the ${maxSelected} allowed`));
   if (issues.length) return { ok: false, issues };
@@ -128,11 +128,13 @@ export function checkSelectionInput(input: unknown): Checked<{ ask: SelectionAsk
 export function selectionIssues(ask: SelectionAsk, selected: unknown, prefix = 'values.selected'): FieldIssue[] {
   const at = prefix.split('.');
   if (!Array.isArray(selected) || selected.some((v) => typeof v !== 'string')) return [issue(at, 'invalid_type', 'must be a list of option values')];
-  const values = ask.options.map((o) => o.value);
+  const known = new Set(ask.options.map((o) => o.value));
+  const chosen = new Set<string>();
   const issues: FieldIssue[] = [];
   selected.forEach((v: string, i) => {
-    if (!values.includes(v)) issues.push(issue([...at, i], 'not_an_option', `${clip(JSON.stringify(v), 60)} is not one of the options`));
-    else if (selected.indexOf(v) !== i) issues.push(issue([...at, i], 'duplicate', `${clip(JSON.stringify(v), 60)} is chosen twice`));
+    if (!known.has(v)) issues.push(issue([...at, i], 'not_an_option', `${clip(JSON.stringify(v), 60)} is not one of the options`));
+    else if (chosen.has(v)) issues.push(issue([...at, i], 'duplicate', `${clip(JSON.stringify(v), 60)} is chosen twice`));
+    chosen.add(v);
   });
   if (selected.length < ask.minSelected) issues.push(issue(at, 'too_few', ask.multiple ? `choose at least ${ask.minSelected}` : 'choose one'));
   if (selected.length > ask.maxSelected) issues.push(issue(at, 'too_many', ask.multiple ? `choose at most ${ask.maxSelected}` : 'choose only one'));

@@ -2,6 +2,8 @@ import type { Answer, ApprovalMethod, ApprovalService, CallParams, CallResult, C
 import { fail } from '../../shared/approval-calls.js';
 import type { Outcome, Status, Surface } from '../../shared/lifecycle.js';
 import { checkAnswer, resultEnvelope, type ResultEnvelope } from '../../shared/review-request.js';
+import { requestSizeIssues } from '../../shared/approval-input.js';
+import { formatIssues } from '../../shared/requested-schema.js';
 import { consume, decide, effectiveStatus, expire, withdraw } from '../../shared/lifecycle.js';
 import type { DecideMessage, HubMessage, RequestView } from '../../shared/wire-protocol.js';
 import { log } from '../log.js';
@@ -33,6 +35,8 @@ type Handlers = { [M in ApprovalMethod]: (params: CallParams<M>, signal?: AbortS
 const HOUR_MS = 3_600_000;
 /** The benchmark's design point: 10,000 pending requests in well under 200 MB. */
 const MAX_PENDING = 10_000;
+/** What a request created without `surfaces` (or stored before they were) may be decided in. */
+const ALL_SURFACES: readonly Surface[] = ['extension', 'app'];
 
 /**
  * The hub's source of truth. Every change is fsync'd before anyone hears of it, and the changes to one request run one
@@ -57,6 +61,11 @@ export class ApprovalEngine implements ApprovalService {
   reviewer: () => { connected: number; lastSeenAt: number | null; next?: string } = () => ({ connected: 0, lastSeenAt: null });
   /** Pending requests by id, kept as changes commit: the cap is checked on every create without a scan. */
   private readonly pending = new Set<string>();
+  /**
+   * Creates past the cap check whose record is not yet on disk. They count against the cap from the check on, in the
+   * same synchronous step: counting only committed requests let parallel creates all pass it (11,975 of 10,000).
+   */
+  private reserved = 0;
 
   private readonly handlers: Handlers = {
     create: (p) => this.create(p),
@@ -71,6 +80,11 @@ export class ApprovalEngine implements ApprovalService {
       return { ok: true, value: toView({ ...record, status: effectiveStatus(record, this.now()) }) };
     },
     appDecide: async (p) => {
+      // Surfaces are fixed at creation, so this read needs no turn in the request's queue.
+      const record = this.unusable() ? undefined : this.store.get(p.elicitationId);
+      if (record && !(record.surfaces ?? ALL_SURFACES).includes('app')) {
+        return fail('not_in_app', `${p.elicitationId} was created with surfaces ["extension"]: only the browser extension may decide it, not a review inside a chat`);
+      }
       const { type: _type, elicitationId: _id, idempotencyKey: _key, ...answer } = await this.decide({ type: 'decide', ...p }, 'app');
       return { ok: true, value: answer };
     },
@@ -285,27 +299,42 @@ export class ApprovalEngine implements ApprovalService {
       // A relay that lost its hub mid-call retries with the same id: answer the request that was already stored.
       const existing = this.store.get(params.id);
       if (existing) return { ok: true, value: this.created(existing) };
+      // The one size cap of every kind, here where every create from every relay passes.
+      const tooLarge = requestSizeIssues(params.request);
+      if (tooLarge.length > 0) return fail('invalid', `refused (too_large): ${formatIssues(tooLarge)}`);
       const max = this.options.maxPending ?? MAX_PENDING;
-      if (this.pending.size >= max) {
-        return fail('limit', `this hub already holds ${this.pending.size} pending requests, the most it keeps (${max}): wait for decisions, or withdraw some with elicit_cancel`);
+      const held = this.pending.size + this.reserved;
+      if (held >= max) {
+        return fail('limit', `this hub already holds ${held} pending requests, the most it keeps (${max}): wait for decisions, or withdraw some with elicit_cancel`);
       }
-      const now = this.now();
-      const record: ApprovalRecord = {
-        id: params.id,
-        updatedAt: now,
-        kind: params.request.kind,
-        status: 'pending',
-        createdAt: now,
-        expiresAt: now + params.timeoutMs,
-        requester: params.requester,
-        request: params.request,
-        renderedTemplate: params.renderedTemplate,
-      };
-      if (!(await this.write(record))) return this.unavailable();
-      this.pending.add(record.id);
-      this.emit({ type: 'request.created', request: toView(record) });
-      return { ok: true, value: this.created(record) };
+      this.reserved++;
+      try {
+        return await this.insert(params);
+      } finally {
+        this.reserved--;
+      }
     });
+  }
+
+  /** Writes a new request whose slot under the cap is reserved; on success it is pending before the slot is released. */
+  private async insert(params: CreateParams): Promise<Answer<Created>> {
+    const now = this.now();
+    const record: ApprovalRecord = {
+      id: params.id,
+      updatedAt: now,
+      kind: params.request.kind,
+      status: 'pending',
+      createdAt: now,
+      expiresAt: now + params.timeoutMs,
+      requester: params.requester,
+      request: params.request,
+      renderedTemplate: params.renderedTemplate,
+      ...(params.surfaces ? { surfaces: params.surfaces } : {}),
+    };
+    if (!(await this.write(record))) return this.unavailable();
+    this.pending.add(record.id);
+    this.emit({ type: 'request.created', request: toView(record) });
+    return { ok: true, value: this.created(record) };
   }
 
   private created(record: ApprovalRecord): Created {

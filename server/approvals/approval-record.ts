@@ -1,7 +1,7 @@
 import * as z from 'zod';
 import { ElicitationIdSchema, RequesterSchema } from '../../shared/wire-fields.js';
 import { RequestKindSchema, ReviewRequestSchema } from '../../shared/review-request.js';
-import { OutcomeSchema, StatusSchema } from '../../shared/lifecycle.js';
+import { OutcomeSchema, StatusSchema, SurfaceSchema } from '../../shared/lifecycle.js';
 import type { RequestView } from '../../shared/wire-protocol.js';
 
 /** One stored request; every row read back from disk is validated against this before it is trusted. */
@@ -18,6 +18,8 @@ export const ApprovalRecordSchema = z.strictObject({
   request: ReviewRequestSchema,
   renderedTemplate: z.string().nullable(),
   outcome: OutcomeSchema.optional(),
+  /** Where it may be decided, as created; absent on records written before surfaces were stored, which allowed both. */
+  surfaces: z.array(SurfaceSchema).optional(),
 });
 export type ApprovalRecord = z.infer<typeof ApprovalRecordSchema>;
 

@@ -4,13 +4,14 @@ import { AUTOCANCEL_THRESHOLD_MS } from '../../shared/doctor-verdict.js';
 import type { Ask, AskResult, Via } from '../../shared/ask-input.js';
 import * as z from 'zod';
 import { AnsweredViaSchema, AskResultSchema, WAIT } from '../../shared/ask-input.js';
+import { requestSizeIssues } from '../../shared/approval-input.js';
 import { clamp } from '../../shared/limits.js';
 import type { ElicitOutcome, ElicitRequest } from './host-elicitation.js';
 import { elicitFromHost, hostAdvertisesForm, startProgress } from './host-elicitation.js';
 import type { Session } from './session.js';
 import { hostView } from './session.js';
 import { withAppKey } from './app/app-result.js';
-import { structured } from './tool-result.js';
+import { invalidArguments, structured } from './tool-result.js';
 import { approvalError } from './tools/approval-answers.js';
 
 export type Route = { via: 'host' | 'extension'; why: string };
@@ -68,6 +69,9 @@ export interface AskSpec {
  * answers "no" faster than a person could (the same call goes on there, and the session remembers).
  */
 export async function runAsk(ctx: ServerContext, session: Session, spec: AskSpec): Promise<CallToolResult | InputRequiredResult> {
+  // The cap every request has, checked before any route: the hub would refuse it too, but only once it got there.
+  const tooLarge = requestSizeIssues(spec.ask);
+  if (tooLarge.length > 0) return invalidArguments(tooLarge, 'Make the named field smaller and call again; nothing was shown to the person.');
   const route: Route = spec.via === 'auto' ? autoRoute(ctx, session) : { via: spec.via, why: `via: "${spec.via}" was asked for` };
   if (route.via === 'host') {
     const step = await elicitFromHost(ctx, session, spec.host);
@@ -103,6 +107,8 @@ async function askInExtension(ctx: ServerContext, session: Session, spec: AskSpe
     renderedTemplate: null,
     timeoutMs: Math.round(timeoutSeconds * 1000),
     requester: { client, pid: process.pid },
+    // The hub enforces this: without the app here no review can be shown, so none may decide.
+    surfaces: session.app ? ['extension', 'app'] : ['extension'],
   });
   if (!created.ok) return approvalError(created.error, session.retentionDays);
   const { elicitationId, expiresAt, reviewer } = created.value;

@@ -154,3 +154,75 @@ describe('the engine keeps its own house', () => {
     expect(Date.now() - started).toBeLessThan(1000);
   });
 });
+
+describe('every create is held to the same caps', () => {
+  const form = (description: string) => ({ kind: 'form' as const, message: 'Release?', requestedSchema: { type: 'object' as const, properties: { v: { type: 'string' as const, description } } }, timeoutSeconds: 60 });
+
+  it('finding 7: an 8 MB form ask is refused by the hub, naming the field and the rule, and nothing is stored', async () => {
+    const engine = await open();
+    const refused = await engine.call('create', { id: 'el_big', request: form('x'.repeat(8 * 1024 * 1024)), renderedTemplate: null, timeoutMs: 60_000, requester: { client: null, pid: 1 } });
+    expect(refused).toMatchObject({ ok: false, error: { code: 'invalid', message: expect.stringMatching(/too_large.*requestedSchema: .*524288 bytes/) } });
+    expect(await engine.call('status', { id: 'el_big' })).toMatchObject({ ok: false, error: { code: 'not_found' } });
+    // Just under the cap is stored.
+    expect((await engine.call('create', { id: 'el_ok', request: form('x'.repeat(500 * 1024)), renderedTemplate: null, timeoutMs: 60_000, requester: { client: null, pid: 1 } })).ok).toBe(true);
+  });
+
+  it('finding 9: parallel creates past the pending cap: exactly the cap succeed, the rest are refused as limit', async () => {
+    const io = new FaultIo();
+    const engine = await open({ io, maxPending: 5 });
+    // Every write waits on the hold, so all twelve creates are in flight together, as parallel callers are.
+    io.hold();
+    const creates = Array.from({ length: 12 }, (_, i) =>
+      engine.call('create', { id: `el_par${i}`, request: request(`par ${i}`), renderedTemplate: null, timeoutMs: 60_000, requester: { client: null, pid: 1 } }),
+    );
+    await io.blocked();
+    // A few turns of the event loop: each create has passed (or failed) the cap check by then.
+    for (let i = 0; i < 5; i++) await new Promise((r) => setTimeout(r, 5));
+    io.release();
+    const answers = await Promise.all(creates);
+    expect(answers.filter((a) => a.ok)).toHaveLength(5);
+    const refused = answers.filter((a) => !a.ok);
+    expect(refused).toHaveLength(7);
+    for (const a of refused) expect(a).toMatchObject({ ok: false, error: { code: 'limit', message: expect.stringContaining('the most it keeps (5)') } });
+    expect(await engine.call('info', {})).toMatchObject({ ok: true, value: { pending: 5 } });
+    // Refused creates held no slot: a decision frees exactly one.
+    const first = answers.findIndex((a) => a.ok);
+    expect((await engine.decide(decision(`el_par${first}`, 'k'))).ok).toBe(true);
+    expect((await engine.call('create', { id: 'el_after', request: request('after'), renderedTemplate: null, timeoutMs: 60_000, requester: { client: null, pid: 1 } })).ok).toBe(true);
+    expect(await engine.call('create', { id: 'el_over', request: request('over'), renderedTemplate: null, timeoutMs: 60_000, requester: { client: null, pid: 1 } })).toMatchObject({ ok: false, error: { code: 'limit' } });
+  });
+
+  it('finding 9: a create refused for its size holds no slot under the cap', async () => {
+    const engine = await open({ maxPending: 1 });
+    const big = await engine.call('create', { id: 'el_big', request: form('x'.repeat(600 * 1024)), renderedTemplate: null, timeoutMs: 60_000, requester: { client: null, pid: 1 } });
+    expect(big).toMatchObject({ ok: false, error: { code: 'invalid' } });
+    await create(engine, 'el_one');
+  });
+});
+
+describe('where a request may be decided is enforced by the hub', () => {
+  const params = (id: string, surfaces?: ('extension' | 'app')[]) => ({ id, request: request(id), renderedTemplate: null, timeoutMs: 60_000, requester: { client: null, pid: 1 }, ...(surfaces ? { surfaces } : {}) });
+  const appDecision = (id: string) => ({ elicitationId: id, idempotencyKey: `app-${id}`, decision: 'approved' as const });
+
+  it('finding 13: an app decision for a request created with surfaces ["extension"] is refused as not_in_app; it stays pending', async () => {
+    const engine = await open();
+    expect((await engine.call('create', params('el_ext', ['extension']))).ok).toBe(true);
+    expect(await engine.call('appDecide', appDecision('el_ext'))).toMatchObject({ ok: false, error: { code: 'not_in_app', message: expect.stringContaining('surfaces ["extension"]') } });
+    expect(await engine.call('status', { id: 'el_ext' })).toEqual({ ok: true, value: { status: 'pending' } });
+    // Still so after a restart: the surfaces are stored with the request.
+    await engine.close();
+    const reopened = await open();
+    expect(await reopened.call('appDecide', appDecision('el_ext'))).toMatchObject({ ok: false, error: { code: 'not_in_app' } });
+    // The extension decides it as ever.
+    expect(await reopened.decide(decision('el_ext', 'k'))).toMatchObject({ ok: true, status: 'approved' });
+  });
+
+  it('control for finding 13: with the app among its surfaces (or none given, as before), an app decision decides it', async () => {
+    const engine = await open();
+    for (const [id, surfaces] of [['el_both', ['extension', 'app']], ['el_default', undefined]] as const) {
+      expect((await engine.call('create', params(id, surfaces ? [...surfaces] : undefined))).ok).toBe(true);
+      expect(await engine.call('appDecide', appDecision(id))).toEqual({ ok: true, value: { ok: true, status: 'approved' } });
+      expect(await engine.call('view', { id })).toMatchObject({ ok: true, value: { status: 'approved', outcome: { decidedVia: 'app' } } });
+    }
+  });
+});

@@ -141,6 +141,24 @@ describe('approvals', () => {
     expect(json(result).message).toMatch(/^displayTemplate: /);
   });
 
+  it('finding 6: a template that runs past the limit inside one filter is refused as too_slow while the server keeps answering', async () => {
+    // The bundled worker is started by a first template, so its start-up is not the hostile one's time.
+    await create('elicit_approval', { message: 'warm', context: {}, displayTemplate: 'warm' });
+    const began = Date.now();
+    const hostile = agent.callTool('elicit_approval', { message: 'x', context: {}, displayTemplate: '{% assign r = (1..2090000) %}{{ r | sort: "x" | first }}' });
+    // Sent while the template renders, answered at once: the render does not hold the server's event loop (before the
+    // fix this call waited 2.2 s for the sort to finish).
+    await new Promise((resolve) => setTimeout(resolve, 100));
+    const asked = Date.now();
+    expect(json(await agent.callTool('elicit_status', { elicitationId: 'el_none' }))).toMatchObject({ error: 'not_found' });
+    expect(Date.now() - asked).toBeLessThan(500);
+    const result = await hostile;
+    expect(Date.now() - began).toBeLessThan(5000);
+    expect(result.isError).toBe(true);
+    expect(json(result)).toMatchObject({ message: expect.stringMatching(/^displayTemplate: .*longer than 1000 ms/), issues: [{ path: 'displayTemplate', rule: 'too_slow' }] });
+    expect(json(await agent.callTool('elicit_approval', { message: 'x', context: {}, displayTemplate: '{{ context | find_exp: "x", "x" }}' }))).toMatchObject({ issues: [{ path: 'displayTemplate', rule: 'filter_refused' }] });
+  });
+
   it('expires, fails closed, and says so', async () => {
     const id = await create('elicit_approval', { message: 'Quick one', context: { a: 1 }, timeoutSeconds: 1 });
     expect((await agent.callTool('elicit_await', { elicitationId: id, waitSeconds: 5 })).structuredContent).toEqual({ status: 'expired' });
@@ -217,7 +235,7 @@ describe('invalid tool inputs are refused with the field named', () => {
     ['approval: label too long', 'elicit_approval', { message: 'x', context: {}, labels: { ok: 'y'.repeat(41) } }, 'labels.ok'],
     ['approval: unknown key', 'elicit_approval', { message: 'x', context: {}, mode: 'json' }, 'mode'],
     ['approval: template not a string', 'elicit_approval', { message: 'x', context: {}, displayTemplate: 5 }, 'displayTemplate'],
-    ['approval: request over 512 KB', 'elicit_approval', { message: 'x', requestedSchema: { type: 'object', properties: { a: { type: 'string', description: 'd'.repeat(600 * 1024) } } } }, '(request)'],
+    ['approval: request over 512 KB', 'elicit_approval', { message: 'x', requestedSchema: { type: 'object', properties: { a: { type: 'string', description: 'd'.repeat(600 * 1024) } } } }, 'requestedSchema'],
     ['status: missing id', 'elicit_status', {}, 'elicitationId'],
     ['status: empty id', 'elicit_status', { elicitationId: '' }, 'elicitationId'],
     ['await: waitSeconds a string', 'elicit_await', { elicitationId: 'el_x', waitSeconds: 'long' }, 'waitSeconds'],

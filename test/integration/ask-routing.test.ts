@@ -369,3 +369,20 @@ describe('an extension-routed ask the person has not answered yet (v2-2025, no e
     expect((await agent.callTool('elicit_status', { elicitationId: shown.request.elicitationId })).structuredContent).toEqual({ status: 'canceled' });
   });
 });
+
+describe('an ask is held to the request size cap of every kind', () => {
+  let agent: Harness;
+  beforeAll(async () => {
+    agent = await connect('v2-2025', { capabilities: {}, env: { ELICITLY_MIN_TIMEOUT_SECONDS: '1' } });
+  });
+  afterAll(() => agent.close());
+
+  it('finding 7: an 8 MB elicit_form is refused before it reaches the hub, naming the field and the rule', async () => {
+    const requestedSchema = { type: 'object', properties: { v: { type: 'string', description: 'x'.repeat(8 * 1024 * 1024) } } };
+    const result = await agent.callTool('elicit_form', { message: 'Release?', requestedSchema, via: 'extension' }, { timeoutMs: 30_000 });
+    expect(result.isError).toBe(true);
+    const body = JSON.parse((result.content?.[0] as { text: string }).text) as { error: string; issues: { path: string; rule: string; message: string }[] };
+    expect(body.error).toBe('invalid_arguments');
+    expect(body.issues).toEqual([{ path: 'requestedSchema', rule: 'too_large', message: expect.stringMatching(/^requestedSchema: .*the limit is 524288 bytes$/) }]);
+  }, 30_000);
+});

@@ -97,7 +97,7 @@ describe('invalid tool inputs', () => {
     ['template over 16 KB', 'proposal', proposal(['displayTemplate'], big(LIMITS.templateBytes + 1)), 'displayTemplate', 'too_large'],
     ['template over 16 KB in UTF-8 bytes', 'proposal', proposal(['displayTemplate'], 'é'.repeat(LIMITS.templateBytes / 2 + 1)), 'displayTemplate', 'too_large'],
     ['context over 64 KB', 'proposal', proposal(['context'], { blob: big(LIMITS.contextBytes) }), 'context', 'too_large'],
-    ['request over 512 KB', 'proposal', proposal(['fields', 'name', 'sources', 'apollo'], big(LIMITS.requestBytes)), '(request)', 'too_large'],
+    ['request over 512 KB', 'proposal', proposal(['fields', 'name', 'sources', 'apollo'], big(LIMITS.requestBytes)), 'fields', 'too_large'],
     ['not an object', 'proposal', ['message'], '(request)', 'not_object'],
     // approval
     ['neither context nor requestedSchema', 'approval', approval(['context'], DELETE), 'context', 'missing'],
@@ -110,7 +110,7 @@ describe('invalid tool inputs', () => {
     ['approval schema with a bad default', 'approval', approval(['requestedSchema'], { type: 'object', properties: { n: { type: 'integer', default: 1.5 } } }), 'requestedSchema.properties.n.default', 'wrong_default_type'],
     ['approval template over 16 KB', 'approval', approval(['displayTemplate'], big(LIMITS.templateBytes + 1)), 'displayTemplate', 'too_large'],
     ['approval context over 64 KB', 'approval', approval(['context'], [big(LIMITS.contextBytes)]), 'context', 'too_large'],
-    ['approval request over 512 KB', 'approval', approval(['requestedSchema'], { type: 'object', properties: { a: { type: 'string', description: big(LIMITS.requestBytes) } } }), '(request)', 'too_large'],
+    ['approval request over 512 KB', 'approval', approval(['requestedSchema'], { type: 'object', properties: { a: { type: 'string', description: big(LIMITS.requestBytes) } } }), 'requestedSchema', 'too_large'],
   ];
 
   it.each(cases)('%s (%s)', (_name, kind, input, path, rule) => {

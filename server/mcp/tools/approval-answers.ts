@@ -17,6 +17,7 @@ function hint(code: ServiceErrorCode, retentionDays: number): string {
     invalid: 'Fix the named field and call again.',
     limit: 'Wait for the person to decide, or withdraw requests you no longer need with elicit_cancel, then call again.',
     unavailable: 'The approval hub could not be reached; call again in a moment.',
+    not_in_app: 'Decide it in the Elicitly browser extension.',
   };
   return hints[code];
 }

@@ -35,7 +35,7 @@ export const elicitAppDecide: ToolDefinition = {
         if (check === 'token_invalid') return appError('token_invalid', 'token', 'token: not the key of this request');
         if (check === 'token_spent') return appError('token_spent', 'token', 'token: already used by the decision made in this review');
         const answer = await session.approvals.call('appDecide', decision, ctx.mcpReq.signal);
-        if (!answer.ok) return appError('unavailable', 'elicitationId', answer.error.message);
+        if (!answer.ok) return appError(answer.error.code === 'not_in_app' ? 'not_in_app' : 'unavailable', 'elicitationId', answer.error.message);
         if (answer.value.ok || (answer.value.reason !== undefined && FINAL_REFUSALS.has(answer.value.reason))) keys?.spend(args.elicitationId);
         const result: AppDecideResult = { ...answer.value };
         // Refused because a surface decided first: say which, and when.

@@ -35,7 +35,11 @@ export async function createReviewRequest<T extends ReviewedRequest>(
     // LiquidJS is loaded only for a request that has a template.
     const { renderTemplate } = await import('../../approvals/render-template.js');
     const rendered = await renderTemplate(checked.displayTemplate, checked.request.context);
-    if (!rendered.ok) return refusal('invalid_arguments', `displayTemplate: the LiquidJS template was refused: ${rendered.error}`, 'Fix the template and call again.');
+    if (!rendered.ok) {
+      const message = `displayTemplate: the LiquidJS template was refused: ${rendered.error}`;
+      const hint = rendered.code === 'busy' ? 'Call again in a moment.' : 'Fix the template and call again.';
+      return refusal('invalid_arguments', message, hint, [{ path: 'displayTemplate', rule: rendered.code, message }]);
+    }
     renderedTemplate = rendered.html;
   }
   // The check clamps to the seed's 60 s minimum; ELICITLY_MIN_TIMEOUT_SECONDS may lower it (tests, demos).
@@ -47,6 +51,8 @@ export async function createReviewRequest<T extends ReviewedRequest>(
     renderedTemplate,
     timeoutMs: Math.round(timeoutSeconds * 1000),
     requester: { client: clientName(ctx, session), pid: process.pid },
+    // The hub enforces this: without the app here no review can be shown, so none may decide.
+    surfaces: surfaces.app && session.app ? ['extension', 'app'] : ['extension'],
   });
   const result = answerResult(answer, session.retentionDays);
   return surfaces.app && answer.ok ? withAppKey(result, session, answer.value.elicitationId) : result;
