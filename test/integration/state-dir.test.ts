@@ -3,11 +3,10 @@ import { execFileSync, spawn } from 'node:child_process';
 import { chmodSync, lstatSync, mkdirSync, mkdtempSync, readFileSync, rmSync, statSync, symlinkSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { fileURLToPath } from 'node:url';
-import { build } from 'esbuild';
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import { StateDir } from '../../server/state-dir.js';
 import { connect, SERVER_ENTRY } from '../helpers/mcp-harness.js';
+import { bundleStateScript } from '../helpers/bundle-state-script.js';
 import { runCommand } from '../helpers/run-command.js';
 import { freePort } from '../helpers/scripted-extension.js';
 
@@ -50,20 +49,8 @@ describe('the install key', () => {
   describe('concurrent first starts', () => {
     let script: string;
     beforeAll(async () => {
-      // The real module, bundled so that plain `node` processes start in milliseconds and race for real.
       script = join(root, 'relay-key.mjs');
-      await build({
-        stdin: {
-          contents: `import { StateDir } from ${JSON.stringify(fileURLToPath(new URL('../../server/state-dir.ts', import.meta.url)))};\nprocess.stdout.write(new StateDir(process.argv[2]).relayKey());`,
-          resolveDir: fileURLToPath(new URL('.', import.meta.url)),
-          loader: 'ts',
-        },
-        bundle: true,
-        platform: 'node',
-        format: 'esm',
-        outfile: script,
-        logLevel: 'error',
-      });
+      await bundleStateScript(script, 'process.stdout.write(new StateDir(process.argv[2]).relayKey());');
     });
 
     it('50 runs of 4 processes starting at once: all read the same valid key, none ever an empty one', async () => {

@@ -4,10 +4,9 @@ import { execFileSync, spawn } from 'node:child_process';
 import { chmodSync, chownSync, mkdirSync, mkdtempSync, readFileSync, rmSync, statSync, symlinkSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { fileURLToPath } from 'node:url';
-import { build } from 'esbuild';
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import { StateDir } from '../../server/state-dir.js';
+import { bundleStateScript } from '../helpers/bundle-state-script.js';
 
 const { logSpy } = vi.hoisted(() => ({ logSpy: vi.fn() }));
 vi.mock('../../server/log.js', () => ({ log: logSpy }));
@@ -118,15 +117,13 @@ describe('finding 5: symlinks are refused by name', () => {
   });
 });
 
-/** The real module, bundled so that plain `node` processes start in milliseconds and race (or hang) for real. */
+/** The real module in a script of its own (see bundleStateScript). */
 let script: string;
 beforeAll(async () => {
   script = join(root, 'state-op.mjs');
-  const stateDir = JSON.stringify(fileURLToPath(new URL('../../server/state-dir.ts', import.meta.url)));
-  await build({
-    stdin: {
-      contents: `import { StateDir } from ${stateDir};
-const [op, dir, startAt, ...origins] = process.argv.slice(2);
+  await bundleStateScript(
+    script,
+    `const [op, dir, startAt, ...origins] = process.argv.slice(2);
 // Every child starts its work in the same millisecond, so their read-modify-writes overlap.
 while (Date.now() < Number(startAt)) {}
 if (op === 'read') {
@@ -138,15 +135,7 @@ if (op === 'read') {
   for (const origin of origins) new StateDir(dir).removePairedExtensions(origin);
 }
 process.stdout.write('done');`,
-      resolveDir: fileURLToPath(new URL('.', import.meta.url)),
-      loader: 'ts',
-    },
-    bundle: true,
-    platform: 'node',
-    format: 'esm',
-    outfile: script,
-    logLevel: 'error',
-  });
+  );
 });
 
 interface ChildRun {
