@@ -199,6 +199,20 @@ describe.each(CLIENT_KINDS)('over stdio with the %s client', (kind) => {
       expect(body.message).toContain(path);
       expect(h.elicitations).toHaveLength(0);
     });
+
+    it('an input with 200,000 faults is refused with the first 20 listed and the rest counted, not a 21 MB answer', async () => {
+      const h = using(hosts.acceptAfter(10, () => ({})));
+      const options = [{ value: 'a' }, { value: 'b' }];
+      const result = await h.callTool('elicit_selection', { message: 'm', options, multiple: true, default: Array.from({ length: 200_000 }, () => 'a') });
+      expect(result.isError).toBe(true);
+      const body = textJson(result) as { error: string; issues: { path: string; rule: string }[]; moreIssues: number };
+      expect(body.error).toBe('invalid_arguments');
+      expect(body.issues).toHaveLength(20);
+      expect(body.issues[0]).toMatchObject({ path: 'default[1]', rule: 'duplicate' });
+      expect(body.moreIssues).toBe(200_000 - 20);
+      expect(JSON.stringify(result).length).toBeLessThan(64 * 1024);
+      expect(h.elicitations).toHaveLength(0);
+    });
   });
 
   describe('elicit_confirm', () => {
