@@ -65,7 +65,7 @@ interface Peer {
   /** The upgrade asked to pair: the only sockets a pairing hello is taken from. */
   pairing: boolean;
   stage: Stage;
-  auth?: { key: string; peerNonce: string; hubNonce: string; pairingCode?: string };
+  auth?: { key: string; keyId?: string; peerNonce: string; hubNonce: string; pairingCode?: string };
   /** The paired key an extension proved: checked again before every decide, and whenever the paired file changes. */
   proven?: { keyId: string; key: string };
   bucket: TokenBucket;
@@ -234,17 +234,18 @@ export class HubServer {
   }
 
   /** Is this extension's proven key still paired? A removed or changed key, or a file that cannot be read, says no. */
-  private stillPaired(peer: Peer): boolean {
+  private stillPaired(peer: Peer, paired = this.pairedOrNull()): boolean {
     if (peer.role !== 'extension') return true;
     const { proven } = peer;
     if (!proven) return false;
-    const paired = this.pairedOrNull();
     return paired !== null && paired.some((e) => e.keyId === proven.keyId && e.origin === peer.origin && e.key === proven.key);
   }
 
   /** Closes, at once, every extension socket whose key is no longer paired (`pair --remove`, a changed key). */
   private recheckExtensions(): void {
-    for (const peer of this.peers) if (peer.role === 'extension' && peer.stage === 'ready' && !this.stillPaired(peer)) this.dropUnpaired(peer);
+    // One read of the file for every socket it concerns.
+    const paired = this.pairedOrNull();
+    for (const peer of this.peers) if (peer.role === 'extension' && peer.stage === 'ready' && !this.stillPaired(peer, paired)) this.dropUnpaired(peer);
   }
 
   /** It hears nothing more from this hub (no event, no heartbeat) and is told to pair again. */
@@ -378,8 +379,7 @@ export class HubServer {
       return;
     }
     const hubNonce = newNonce();
-    peer.auth = { key: chosen.key, peerNonce: hello.nonce, hubNonce, ...(chosen.pairingCode ? { pairingCode: chosen.pairingCode } : {}) };
-    if (chosen.keyId) peer.proven = { keyId: chosen.keyId, key: chosen.key };
+    peer.auth = { ...chosen, peerNonce: hello.nonce, hubNonce };
     send(peer.socket, { type: 'challenge', nonce: hubNonce, proof: await hubProof(chosen.key, this.binding(peer), hello.nonce, hubNonce) });
     peer.stage = 'challenged';
   }
@@ -441,6 +441,8 @@ export class HubServer {
       this.pairingBackoff.delete(peer.origin);
       log('info', 'paired a browser extension', { origin: peer.origin, keyId: entry.keyId });
       send(peer.socket, { type: 'paired', keyId: entry.keyId, sealedKey: await sealKey(entry.key, auth.pairingCode, this.options.port, auth.hubNonce, auth.peerNonce) });
+    } else if (auth.keyId !== undefined) {
+      peer.proven = { keyId: auth.keyId, key: auth.key };
     }
     delete peer.auth;
     peer.stage = 'ready';
