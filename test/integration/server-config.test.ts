@@ -42,22 +42,21 @@ describe('the server reads its configuration once, and says what is wrong with i
 
 /**
  * How to run the server as a user the system knows no home for: a uid with no passwd entry. With HOME unset too,
- * os.homedir() throws there, as in a container run under an arbitrary uid. As root, setpriv switches to such a uid; as
- * anyone else, a user namespace maps this user to one. Null when neither reproduces it on this machine.
+ * os.homedir() throws there, as in a container run under an arbitrary uid. A user namespace maps this user to such a
+ * uid and keeps its access to the checkout (which may sit in a 0700 temp dir); as root without user namespaces,
+ * setpriv switches to the uid, if that uid can still read the server. Null when neither reproduces it on this machine.
  */
 function homelessPrefix(): string[] | null {
   if (process.platform !== 'linux') return null;
   const taken = new Set(readFileSync('/etc/passwd', 'utf8').split('\n').map((line) => line.split(':')[2]));
   let uid = 54_321;
   while (taken.has(String(uid))) uid++;
-  const prefix =
-    process.getuid?.() === 0
-      ? ['setpriv', `--reuid=${uid}`, `--regid=${uid}`, '--clear-groups']
-      : ['unshare', '--user', `--map-user=${uid}`, `--map-group=${uid}`];
-  const probe = spawnSync('env', ['-u', 'HOME', ...prefix, process.execPath, '-e', 'try { require("node:os").homedir(); process.exit(3) } catch { process.exit(0) }'], {
-    timeout: 10_000,
-  });
-  return probe.status === 0 ? prefix : null;
+  const candidates = [
+    ['unshare', '--user', `--map-user=${uid}`, `--map-group=${uid}`],
+    ...(process.getuid?.() === 0 ? [['setpriv', `--reuid=${uid}`, `--regid=${uid}`, '--clear-groups']] : []),
+  ];
+  const probe = `try { require("node:os").homedir(); process.exit(3) } catch { require("node:fs").accessSync(${JSON.stringify(SERVER_ENTRY)}, 4) }`;
+  return candidates.find((prefix) => spawnSync('env', ['-u', 'HOME', ...prefix, process.execPath, '-e', probe], { timeout: 10_000 }).status === 0) ?? null;
 }
 
 describe('without a home directory', () => {
