@@ -64,4 +64,5 @@ if (problems.length) throw new Error(`dist/app/review.html:\n  ${problems.join('
 
 const raw = Buffer.byteLength(html);
 const gz = gzipSync(html, { level: 9 }).length;
-console.log(`dist/app/review.html: ${raw.toLocaleString('en')} B raw, ${gz.toLocaleString('en')} B gzip (${Math.round(performance.now() - started)} ms)`);
+// stderr: this runs in `prepare`, and `npm pack --json` must print only its JSON on stdout.
+console.error(`dist/app/review.html: ${raw.toLocaleString('en')} B raw, ${gz.toLocaleString('en')} B gzip (${Math.round(performance.now() - started)} ms)`);

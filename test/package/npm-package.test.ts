@@ -1,7 +1,7 @@
 // The published package, proven the way people get it: `npm pack`, installed from the tarball into an empty folder
 // with the network forbidden (`--offline`: everything it needs is inside it, so `npx` downloads one package), then the
 // installed bin driven by a real MCP client, and its --version, --help and status.
-import { mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { cpSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { delimiter, dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -88,4 +88,23 @@ describe('the npm package', () => {
       await client.close();
     }
   });
+});
+
+describe('npm pack --json, with its prepare build', () => {
+  // A copy of what the build reads, so that rebuilding dist/ cannot pull the bundle from under tests running beside it.
+  const copy = mkdtempSync(join(tmpdir(), 'elicitly-pack-json-'));
+  afterAll(() => rmSync(copy, { recursive: true, force: true }));
+
+  it('prints only its JSON on stdout: the build logs to stderr', async () => {
+    for (const entry of ['package.json', 'tsconfig.json', 'README.md', 'LICENSE', 'CHANGELOG.md', 'scripts', 'app', 'extension', 'shared', 'server']) {
+      cpSync(join(ROOT, entry), join(copy, entry), { recursive: true });
+    }
+    symlinkSync(join(ROOT, 'node_modules'), join(copy, 'node_modules'), 'dir');
+    const pack = await run(NPM, ['pack', '--json', '--dry-run'], { cwd: copy, timeout: 120_000 });
+    expect(pack.code, pack.stderr).toBe(0);
+    const packed = JSON.parse(pack.stdout) as Packed[];
+    expect(packed.map((p) => p.files.some((f) => f.path === 'dist/server/main.js'))).toEqual([true]);
+    // The build did run, and said so where a person still sees it.
+    expect(pack.stderr).toContain('dist/app/review.html');
+  }, 150_000);
 });
