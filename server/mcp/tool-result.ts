@@ -1,6 +1,9 @@
 import type { CallToolResult } from '@modelcontextprotocol/server';
+import * as z from 'zod';
+import type { ServiceErrorCode } from '../../shared/approval-calls.js';
 import type { FieldIssue } from '../../shared/requested-schema.js';
 import { formatIssues } from '../../shared/requested-schema.js';
+import { FieldIssueSchema } from '../../shared/wire-fields.js';
 
 /** Every result carries `structuredContent` and the same JSON as text: some hosts read only one of them. */
 export function structured(value: Record<string, unknown>, isError = false): CallToolResult {
@@ -11,8 +14,6 @@ export function structured(value: Record<string, unknown>, isError = false): Cal
   };
 }
 
-type ToolErrorCode = 'invalid_arguments' | 'invalid_schema' | 'internal_error';
-
 /**
  * The most issues one refusal lists. Input of a few hundred KB can hold 200,000 faults (say, duplicate defaults); listed
  * in full they made a 21 MB answer, more than a host reads on one line, so the agent saw its connection close instead
@@ -20,12 +21,28 @@ type ToolErrorCode = 'invalid_arguments' | 'invalid_schema' | 'internal_error';
  */
 export const MAX_LISTED_ISSUES = 20;
 
+/**
+ * Every tool's refusal (`isError`), as `structuredContent` and as text. Part of every tool's outputSchema: a v1 SDK
+ * client checks an error result's `structuredContent` against it too, and throws when it does not fit. Loose and
+ * `error` a plain string, like every outputSchema here, so new codes do not break a host that cached the tool list.
+ */
+export const ToolErrorSchema = z.looseObject({
+  error: z.string(),
+  message: z.string(),
+  hint: z.string(),
+  issues: z.array(FieldIssueSchema).max(MAX_LISTED_ISSUES).optional(),
+  moreIssues: z.number().int().min(1).optional(),
+});
+export type ToolError = z.infer<typeof ToolErrorSchema>;
+
+export type ToolErrorCode = 'invalid_arguments' | 'internal_error' | ServiceErrorCode;
+
 /** A refusal a model can act on: what was wrong, and what to do instead. */
 export function refusal(code: ToolErrorCode, message: string, hint: string, issues?: FieldIssue[]): CallToolResult {
   const listed = issues?.slice(0, MAX_LISTED_ISSUES);
   const more = (issues?.length ?? 0) - (listed?.length ?? 0);
-  const body = { error: code, message, hint, ...(listed ? { issues: listed } : {}), ...(more > 0 ? { moreIssues: more } : {}) };
-  return { content: [{ type: 'text', text: JSON.stringify(body) }], isError: true };
+  const body: ToolError = { error: code, message, hint, ...(listed ? { issues: listed } : {}), ...(more > 0 ? { moreIssues: more } : {}) };
+  return structured(body, true);
 }
 
 export function invalidArguments(issues: FieldIssue[], hint: string): CallToolResult {

@@ -29,6 +29,7 @@ export interface ToolResult {
   content?: unknown[];
   structuredContent?: Record<string, unknown>;
   isError?: boolean;
+  _meta?: Record<string, unknown>;
 }
 
 export interface CallOptions {

@@ -216,7 +216,7 @@ describe('invalid tool inputs are refused with the field named', () => {
     ['proposal: include not boolean', 'elicit_proposal', withField((p) => (p.fields.name!.include = 'yes')), 'include'],
     ['proposal: default of the wrong type', 'elicit_proposal', { ...nm(), requestedSchema: { type: 'object', properties: { n: { type: 'integer', default: 'x' } } }, fields: {} }, 'requestedSchema.properties.n.default'],
     ['proposal: no sources', 'elicit_proposal', { ...nm(), columns: { sources: [], current: { label: 'SF' } } }, 'columns.sources'],
-    ['proposal: duplicate source key', 'elicit_proposal', { ...nm(), columns: { sources: [{ key: 'a', label: 'A' }, { key: 'a', label: 'B' }], current: { label: 'SF' } }, fields: {} }, 'columns.sources.1.key'],
+    ['proposal: duplicate source key', 'elicit_proposal', { ...nm(), columns: { sources: [{ key: 'a', label: 'A' }, { key: 'a', label: 'B' }], current: { label: 'SF' } }, fields: {} }, 'columns.sources[1].key'],
     ['proposal: missing current label', 'elicit_proposal', { ...nm(), columns: { sources: [{ key: 'apollo', label: 'Apollo' }] } }, 'columns.current'],
     ['proposal: missing message', 'elicit_proposal', { ...nm(), message: undefined }, 'message'],
     ['proposal: empty message', 'elicit_proposal', { ...nm(), message: '  ' }, 'message'],

@@ -1,8 +1,8 @@
-import { AppDecideInputSchema, AppDecideResultSchema, type AppDecideResult } from '../../../shared/app-surface.js';
+import { AppErrorSchema, AppDecideInputSchema, AppDecideResultSchema, type AppDecideResult } from '../../../shared/app-surface.js';
 import { appError } from '../app/app-errors.js';
 import { appToolMeta } from '../app/app-result.js';
 import { structured } from '../tool-result.js';
-import type { ToolDefinition } from './tool.js';
+import { registerTool, type ToolDefinition } from './tool.js';
 
 /** Refusals that end the request for every surface: the key has done its job. `invalid` is not one (fix and resend). */
 const FINAL_REFUSALS = new Set(['already_decided', 'expired', 'withdrawn', 'not_found']);
@@ -16,13 +16,14 @@ export const elicitAppDecide: ToolDefinition = {
   name: 'elicit_app_decide',
   appOnly: true,
   register(server, session) {
-    server.registerTool(
+    registerTool(server, 
       'elicit_app_decide',
       {
         title: 'Submit a decision (for the Elicitly app)',
         description: 'Used by the Elicitly review shown inside the chat to submit the person\'s decision. Not for the model: it needs the key only the review was given.',
         inputSchema: AppDecideInputSchema,
         outputSchema: AppDecideResultSchema,
+        ownRefusal: AppErrorSchema,
         annotations: { readOnlyHint: false, destructiveHint: false, idempotentHint: true, openWorldHint: false },
         ...appToolMeta(session, 'app'),
       },

@@ -1,21 +1,22 @@
-import { AppViewInputSchema, AppViewResultSchema, type AppViewResult } from '../../../shared/app-surface.js';
+import { AppErrorSchema, AppViewInputSchema, AppViewResultSchema, type AppViewResult } from '../../../shared/app-surface.js';
 import { appError } from '../app/app-errors.js';
 import { appToolMeta } from '../app/app-result.js';
 import { structured } from '../tool-result.js';
-import type { ToolDefinition } from './tool.js';
+import { registerTool, type ToolDefinition } from './tool.js';
 
 /** The review inside the chat reads its request here: the same view the extension gets, decided or not, and by whom. */
 export const elicitAppView: ToolDefinition = {
   name: 'elicit_app_view',
   appOnly: true,
   register(server, session) {
-    server.registerTool(
+    registerTool(server, 
       'elicit_app_view',
       {
         title: 'Review view (for the Elicitly app)',
         description: 'Used by the Elicitly review shown inside the chat to read its request. Not for the model.',
         inputSchema: AppViewInputSchema,
         outputSchema: AppViewResultSchema,
+        ownRefusal: AppErrorSchema,
         annotations: { readOnlyHint: true, destructiveHint: false, idempotentHint: true, openWorldHint: false },
         ...appToolMeta(session, 'app'),
       },

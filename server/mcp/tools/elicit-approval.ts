@@ -1,13 +1,13 @@
 import { ElicitApprovalInputSchema, checkApprovalInput } from '../../../shared/approval-input.js';
 import { createReviewRequest } from './review-request.js';
 import { CreatedOutputSchema } from './elicit-proposal.js';
-import type { ToolDefinition } from './tool.js';
+import { registerTool, type ToolDefinition } from './tool.js';
 import { appToolMeta } from '../app/app-result.js';
 
 export const elicitApproval: ToolDefinition = {
   name: 'elicit_approval',
   register(server, session) {
-    server.registerTool(
+    registerTool(server, 
       'elicit_approval',
       {
         title: 'Ask a person to approve',

@@ -2,7 +2,7 @@ import * as z from 'zod';
 import { clamp } from '../../../shared/limits.js';
 import { startProgress } from '../host-elicitation.js';
 import { answerResult, ElicitationIdSchema } from './approval-answers.js';
-import type { ToolDefinition } from './tool.js';
+import { registerTool, type ToolDefinition } from './tool.js';
 
 const ElicitAwaitInputSchema = z.strictObject({
   elicitationId: ElicitationIdSchema,
@@ -12,7 +12,7 @@ const ElicitAwaitInputSchema = z.strictObject({
 export const elicitAwait: ToolDefinition = {
   name: 'elicit_await',
   register(server, session) {
-    server.registerTool(
+    registerTool(server, 
       'elicit_await',
       {
         title: 'Wait for a decision',

@@ -1,13 +1,13 @@
 import * as z from 'zod';
 import { answerResult, ElicitationIdSchema } from './approval-answers.js';
-import type { ToolDefinition } from './tool.js';
+import { registerTool, type ToolDefinition } from './tool.js';
 
 const ElicitCancelInputSchema = z.strictObject({ elicitationId: ElicitationIdSchema });
 
 export const elicitCancel: ToolDefinition = {
   name: 'elicit_cancel',
   register(server, session) {
-    server.registerTool(
+    registerTool(server, 
       'elicit_cancel',
       {
         title: 'Withdraw an approval request',

@@ -5,7 +5,7 @@ import { clamp } from '../../../shared/limits.js';
 import type { FieldIssue } from '../../../shared/requested-schema.js';
 import { runAsk } from '../ask-routing.js';
 import { invalidArguments } from '../tool-result.js';
-import type { ToolDefinition } from './tool.js';
+import { registerTool, type ToolDefinition } from './tool.js';
 import { appToolMeta } from '../app/app-result.js';
 
 const Label = z.string().trim().min(1).max(40);
@@ -55,7 +55,7 @@ export function resolveConfirmInput(args: ConfirmInput): { ok: true; question: s
 export const elicitConfirm: ToolDefinition = {
   name: 'elicit_confirm',
   register(server, session) {
-    server.registerTool(
+    registerTool(server, 
       'elicit_confirm',
       {
         title: 'Ask a yes/no question',

@@ -34,7 +34,7 @@ import { ensurePrivateDir, writePrivateFile } from '../../private-files.js';
 import type { Session } from '../session.js';
 import { hostView } from '../session.js';
 import { structured } from '../tool-result.js';
-import type { ToolDefinition } from './tool.js';
+import { registerTool, type ToolDefinition } from './tool.js';
 
 const ElicitDoctorInputSchema = z.strictObject({
   probeElicitation: z.boolean().optional().describe('Default false. When true, show the person one real form dialog and record what happened.'),
@@ -205,7 +205,7 @@ function share(session: Session, report: Record<string, unknown>, meta: ShareInp
 export const elicitDoctor: ToolDefinition = {
   name: 'elicit_doctor',
   register(server, session) {
-    server.registerTool(
+    registerTool(server, 
       'elicit_doctor',
       {
         title: 'Check where questions reach the person',

@@ -4,7 +4,7 @@ import { clamp } from '../../../shared/limits.js';
 import { checkRequestedSchema } from '../../../shared/requested-schema.js';
 import { askOutputSchema, runAsk } from '../ask-routing.js';
 import { invalidArguments } from '../tool-result.js';
-import type { ToolDefinition } from './tool.js';
+import { registerTool, type ToolDefinition } from './tool.js';
 import { appToolMeta } from '../app/app-result.js';
 
 const ElicitFormInputSchema = z.strictObject({
@@ -22,7 +22,7 @@ const ElicitFormOutputSchema = askOutputSchema({ content: z.record(z.string(), z
 export const elicitForm: ToolDefinition = {
   name: 'elicit_form',
   register(server, session) {
-    server.registerTool(
+    registerTool(server, 
       'elicit_form',
       {
         title: 'Ask for a small form',

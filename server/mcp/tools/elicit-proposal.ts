@@ -1,7 +1,7 @@
 import * as z from 'zod';
 import { ElicitProposalInputSchema, checkProposalInput } from '../../../shared/approval-input.js';
 import { createReviewRequest } from './review-request.js';
-import type { ToolDefinition } from './tool.js';
+import { registerTool, type ToolDefinition } from './tool.js';
 import { appToolMeta } from '../app/app-result.js';
 
 export const CreatedOutputSchema = z.looseObject({
@@ -14,7 +14,7 @@ export const CreatedOutputSchema = z.looseObject({
 export const elicitProposal: ToolDefinition = {
   name: 'elicit_proposal',
   register(server, session) {
-    server.registerTool(
+    registerTool(server, 
       'elicit_proposal',
       {
         title: 'Propose a record change for field-by-field review',

@@ -1,13 +1,13 @@
 import * as z from 'zod';
 import { answerResult, ElicitationIdSchema } from './approval-answers.js';
-import type { ToolDefinition } from './tool.js';
+import { registerTool, type ToolDefinition } from './tool.js';
 
 const ElicitResultInputSchema = z.strictObject({ elicitationId: ElicitationIdSchema });
 
 export const elicitResult: ToolDefinition = {
   name: 'elicit_result',
   register(server, session) {
-    server.registerTool(
+    registerTool(server, 
       'elicit_result',
       {
         title: 'Read the decision',

@@ -3,7 +3,7 @@ import { ElicitSelectionInputSchema, checkSelectionInput, selectedFromHost, sele
 import { clamp } from '../../../shared/limits.js';
 import { askOutputSchema, runAsk } from '../ask-routing.js';
 import { invalidArguments } from '../tool-result.js';
-import type { ToolDefinition } from './tool.js';
+import { registerTool, type ToolDefinition } from './tool.js';
 import { appToolMeta } from '../app/app-result.js';
 
 const ElicitSelectionOutputSchema = askOutputSchema({ selected: z.array(z.string()).nullable() });
@@ -11,7 +11,7 @@ const ElicitSelectionOutputSchema = askOutputSchema({ selected: z.array(z.string
 export const elicitSelection: ToolDefinition = {
   name: 'elicit_selection',
   register(server, session) {
-    server.registerTool(
+    registerTool(server, 
       'elicit_selection',
       {
         title: 'Ask the person to choose',

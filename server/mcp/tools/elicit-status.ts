@@ -1,13 +1,13 @@
 import * as z from 'zod';
 import { answerResult, ElicitationIdSchema } from './approval-answers.js';
-import type { ToolDefinition } from './tool.js';
+import { registerTool, type ToolDefinition } from './tool.js';
 
 const ElicitStatusInputSchema = z.strictObject({ elicitationId: ElicitationIdSchema });
 
 export const elicitStatus: ToolDefinition = {
   name: 'elicit_status',
   register(server, session) {
-    server.registerTool(
+    registerTool(server, 
       'elicit_status',
       {
         title: 'Look at an approval request',
