@@ -12,16 +12,13 @@ export function applyHostContext(ctx: McpUiHostContext | undefined, root: HTMLEl
   if (ctx.displayMode) root.dataset.displayMode = ctx.displayMode;
 }
 
-/** Whether the host can show the view full screen now that it is not. */
-export function canGoFullscreen(ctx: McpUiHostContext | undefined): boolean {
-  return (ctx?.availableDisplayModes?.includes('fullscreen') ?? false) && ctx?.displayMode !== 'fullscreen';
-}
-
 /**
- * The review does not fit the frame: the page scrolls sideways, or the grid does inside its own scroll box (its
- * columns have a minimum width in the app, app.css).
+ * What the Full screen button offers: full screen for a pending review, where a wide grid is worth the room (a decided
+ * one is not), the way back whenever the view is full screen; nothing when the host does not offer full screen. The
+ * view asks only when the person clicks.
  */
-export function widerThanFrame(doc: Document = document): boolean {
-  if (doc.documentElement.scrollWidth > (doc.defaultView?.innerWidth ?? Infinity)) return true;
-  return Array.from(doc.querySelectorAll('.grid-scroll')).some((el) => el.scrollWidth > el.clientWidth + 1);
+export function fullscreenToggle(ctx: McpUiHostContext | undefined, pending: boolean): 'fullscreen' | 'inline' | null {
+  if (!ctx?.availableDisplayModes?.includes('fullscreen')) return null;
+  if (ctx.displayMode === 'fullscreen') return 'inline';
+  return pending ? 'fullscreen' : null;
 }

@@ -1,6 +1,6 @@
 import type { App, McpUiHostContext } from '@modelcontextprotocol/ext-apps';
 import * as z from 'zod';
-import { useCallback, useEffect, useLayoutEffect, useMemo, useRef, useState } from 'preact/hooks';
+import { useCallback, useEffect, useMemo, useRef, useState } from 'preact/hooks';
 import { APP_META_KEY, AppErrorSchema, AppResultMetaSchema, AppViewResultSchema, type AppError } from '../shared/app-surface.js';
 import { ElicitationIdSchema } from '../shared/wire-fields.js';
 import { rowFromView, type RequestRow } from '../extension/db/rows.js';
@@ -10,7 +10,7 @@ import { RequestDetail } from '../extension/ui/review/request-detail.js';
 import { ReviewView } from '../extension/ui/review/review-view.js';
 import { VisibleText } from '../extension/ui/visible-text.js';
 import { createAppClient, resultText, type CallToolResult, type Decided, type Ended } from './app-client.js';
-import { canGoFullscreen, widerThanFrame } from './host-context.js';
+import { fullscreenToggle } from './host-context.js';
 import { useStore, type Store } from './store.js';
 
 /** What the view needs of the host connection: the SDK's `App`, or a fake in tests. */
@@ -100,7 +100,6 @@ function Review({ app, elicitationId, token, context }: { app: AppHost; elicitat
   const [loaded, setLoaded] = useState<Loaded>({ state: 'loading' });
   const [ended, setEnded] = useState<Ended | null>(null);
   const lastRead = useRef(0);
-  const asked = useRef(false);
 
   const refresh = useCallback(async () => {
     lastRead.current = Date.now();
@@ -141,20 +140,6 @@ function Review({ app, elicitationId, token, context }: { app: AppHost; elicitat
     };
   }, [pending, row, refresh]);
 
-  // A grid wider than the inline frame: ask the host, once, to show the review full screen.
-  const offersFullscreen = canGoFullscreen(context);
-  useLayoutEffect(() => {
-    if (!row || asked.current || !offersFullscreen) return;
-    const check = () => {
-      if (asked.current || !widerThanFrame()) return;
-      asked.current = true;
-      app.requestDisplayMode({ mode: 'fullscreen' }).catch(() => undefined);
-    };
-    check();
-    window.addEventListener('resize', check);
-    return () => window.removeEventListener('resize', check);
-  }, [row, offersFullscreen, app]);
-
   if (loaded.state === 'loading') return <p class="muted">Loading the request…</p>;
   if (loaded.state === 'failed') {
     return (
@@ -168,6 +153,7 @@ function Review({ app, elicitationId, token, context }: { app: AppHost; elicitat
   const readOnly = token === null && loaded.row.status === 'pending';
   return (
     <>
+      <FullscreenToggle app={app} context={context} pending={loaded.row.status === 'pending'} />
       {decided && <DecidedNote decided={decided} ended={ended} />}
       {readOnly && <p class="muted note" role="note">{NO_KEY_NOTE}</p>}
       {readOnly ? <RequestDetail row={loaded.row} /> : <ReviewView row={loaded.row} client={client} />}
@@ -175,13 +161,13 @@ function Review({ app, elicitationId, token, context }: { app: AppHost; elicitat
   );
 }
 
-function FullscreenToggle({ app, context }: { app: AppHost; context: McpUiHostContext | undefined }) {
-  if (!context?.availableDisplayModes?.includes('fullscreen')) return null;
-  const full = context.displayMode === 'fullscreen';
+function FullscreenToggle({ app, context, pending }: { app: AppHost; context: McpUiHostContext | undefined; pending: boolean }) {
+  const mode = fullscreenToggle(context, pending);
+  if (mode === null) return null;
   return (
     <div class="toolbar">
-      <button type="button" onClick={() => void app.requestDisplayMode({ mode: full ? 'inline' : 'fullscreen' }).catch(() => undefined)}>
-        {full ? 'Exit full screen' : 'Full screen'}
+      <button type="button" onClick={() => void app.requestDisplayMode({ mode }).catch(() => undefined)}>
+        {mode === 'inline' ? 'Exit full screen' : 'Full screen'}
       </button>
     </div>
   );
@@ -209,7 +195,6 @@ export function ReviewApp({ app, incoming, context }: { app: AppHost; incoming: 
   }
   return (
     <main class="elicitly-app">
-      {target?.kind === 'review' && <FullscreenToggle app={app} context={ctx} />}
       {body}
     </main>
   );

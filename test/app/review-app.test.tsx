@@ -2,7 +2,7 @@ import { fireEvent, render, screen, waitFor } from '@testing-library/preact';
 import { describe, expect, it } from 'vitest';
 import type { McpUiHostContext } from '@modelcontextprotocol/ext-apps';
 import type { CallToolResult } from '../../app/app-client.js';
-import { applyHostContext, canGoFullscreen } from '../../app/host-context.js';
+import { applyHostContext, fullscreenToggle } from '../../app/host-context.js';
 import { NO_KEY_NOTE, ReviewApp, decidedTime, type AppHost, type Incoming } from '../../app/review-app.js';
 import { Store } from '../../app/store.js';
 import type { RequestView } from '../../shared/review-request.js';
@@ -152,10 +152,14 @@ describe('host context', () => {
     expect(root.dataset.displayMode).toBe('fullscreen');
   });
 
-  it('can go full screen only when the host offers it and is not there yet', () => {
-    expect(canGoFullscreen(undefined)).toBe(false);
-    expect(canGoFullscreen({ availableDisplayModes: ['inline'] })).toBe(false);
-    expect(canGoFullscreen({ displayMode: 'inline', availableDisplayModes: ['inline', 'fullscreen'] })).toBe(true);
-    expect(canGoFullscreen({ displayMode: 'fullscreen', availableDisplayModes: ['inline', 'fullscreen'] })).toBe(false);
+  it.each([
+    ['no host context', undefined, true, null],
+    ['a host without full screen', { availableDisplayModes: ['inline'] }, true, null],
+    ['a pending review inline', { displayMode: 'inline', availableDisplayModes: ['inline', 'fullscreen'] }, true, 'fullscreen'],
+    ['a decided review inline', { displayMode: 'inline', availableDisplayModes: ['inline', 'fullscreen'] }, false, null],
+    ['a pending review full screen', { displayMode: 'fullscreen', availableDisplayModes: ['inline', 'fullscreen'] }, true, 'inline'],
+    ['a review decided while full screen', { displayMode: 'fullscreen', availableDisplayModes: ['inline', 'fullscreen'] }, false, 'inline'],
+  ] as const)('the full-screen toggle for %s', (_what, ctx, pending, offered) => {
+    expect(fullscreenToggle(ctx as McpUiHostContext | undefined, pending)).toBe(offered);
   });
 });

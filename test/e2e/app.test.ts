@@ -165,7 +165,77 @@ describe.skipIf(!browserFound)(title, () => {
     await callTool(agent.client, 'elicit_cancel', { elicitationId: id });
   });
 
-  it('full screen only for a grid wider than the inline frame: NorthMark fits 900 px and stays inline; 100 fields from four sources ask once', async () => {
+  /** In the view: its width, what scrolls sideways, and which Include boxes, editors or card labels lie outside it. */
+  async function narrowLayout(host: AppHostPage) {
+    const frame = await host.viewFrame();
+    return frame.evaluate(() => {
+      const root = document.documentElement;
+      const width = root.clientWidth;
+      const name = (el: Element) => el.getAttribute('aria-label') ?? el.textContent ?? el.tagName;
+      const scrollBoxes = [root, ...Array.from(document.querySelectorAll('body *')).filter((el) => /auto|scroll/.test(getComputedStyle(el).overflowX))];
+      const controls = Array.from(document.querySelectorAll('.proposal-grid td.include input, .proposal-grid td.proposed :is(input, select, textarea), .proposal-grid .card-label'));
+      const outside = (el: Element) => {
+        const r = el.getBoundingClientRect();
+        return r.width === 0 || r.left < 0 || r.right > width;
+      };
+      return {
+        width,
+        sideways: scrollBoxes.filter((el) => el.scrollWidth > el.clientWidth).map((el) => `${el.tagName}.${el.className}: ${el.scrollWidth} > ${el.clientWidth}`),
+        controls: controls.length,
+        outside: controls.filter(outside).map(name),
+        // Each value in a card says whose it is.
+        labels: Array.from(document.querySelectorAll('.proposal-grid tbody tr:first-child :is(td.source, td.current)')).map((td) => getComputedStyle(td, '::before').content),
+      };
+    });
+  }
+
+  it('a narrow chat frame (512 px, 390 px) shows each field as a card: nothing scrolls sideways, every Include and editor is in view, and what is set at 390 px is what elicit_result returns; full screen only on a click', async () => {
+    const displayModes = (host: AppHostPage) => host.events.filter((e) => e.type === 'display-mode');
+    for (const width of [512, 390]) {
+      const input = northmark(`NorthMark in a ${width} px chat frame`);
+      const { id, result } = await propose(input);
+      const host = await newHost();
+      await host.show('elicit_proposal', input, result, { inlineWidth: width });
+      const { view } = host;
+      await view.getByRole('table', { name: 'Proposed changes' }).waitFor({ timeout: UI_TIMEOUT });
+      // The size reported after the grid rendered comes after any request the render made.
+      await host.waitForEvent((e) => e.type === 'size' && (e.height ?? 0) > 300, UI_TIMEOUT);
+
+      const layout = await narrowLayout(host);
+      expect(layout, `${width} px`).toEqual({ width, sideways: [], controls: 4 + 4 + 4 + 4, outside: [], labels: ['"Apollo"', '"Crunchbase"', '"Salesforce"'] });
+      expect(displayModes(host), `${width} px: no full screen without a click`).toEqual([]);
+      expect(await view.getByRole('button', { name: 'Full screen' }).count()).toBe(1);
+
+      if (width === 512) {
+        await view.getByRole('button', { name: 'Full screen' }).click();
+        expect(await host.waitForEvent((e) => e.type === 'display-mode', UI_TIMEOUT)).toEqual({ type: 'display-mode', requested: 'fullscreen', granted: 'fullscreen' });
+        await view.getByRole('button', { name: 'Exit full screen' }).click({ timeout: UI_TIMEOUT });
+        await view.getByRole('button', { name: 'Full screen' }).waitFor({ timeout: UI_TIMEOUT });
+        expect(displayModes(host).map((e) => e.type === 'display-mode' && e.requested)).toEqual(['fullscreen', 'inline']);
+        expect((await callTool(agent.client, 'elicit_cancel', { elicitationId: id })).structuredContent).toEqual({ status: 'canceled' });
+      } else {
+        // In the cards: type a value, take a source's by double-click, untick a row by its visible "Include" label.
+        await view.getByLabel('Proposed Number of Employees').fill('250');
+        await view.getByRole('cell', { name: 'Crunchbase: Name' }).dblclick();
+        expect(await view.getByLabel('Proposed Name').inputValue()).toBe('NorthMark Strategies Inc.');
+        const card = view.getByRole('row').filter({ has: view.getByRole('rowheader', { name: 'Institution Types' }) });
+        await card.getByText('Include', { exact: true }).click();
+        expect(await view.getByRole('checkbox', { name: 'Include Institution Types' }).isChecked()).toBe(false);
+        expect(await view.getByText('3 of 4 included').count()).toBe(1);
+        await view.getByRole('button', { name: 'Submit Changes' }).click();
+        expect(await outcome(id)).toEqual({
+          status: 'consumed', decision: 'approved', action: 'submit', context: northmarkProposal.context, values: NORTHMARK_VALUES, decidedVia: 'app',
+        });
+        await view.getByText(/^Decided here at /).waitFor({ timeout: UI_TIMEOUT });
+        // A decided review has nothing a bigger frame would help with.
+        expect(await view.getByRole('button', { name: 'Full screen' }).count()).toBe(0);
+        expect(displayModes(host)).toEqual([]);
+      }
+      expect(host.errors).toEqual([]);
+    }
+  });
+
+  it('full screen only on a click, even for a grid wider than the frame: NorthMark at 900 px and 100 fields from four sources stay inline until the button', async () => {
     const sizeAbove = (px: number) => (e: HostEvent) => e.type === 'size' && (e.height ?? 0) > px;
 
     const fits = northmark('NorthMark in a wide chat column');
@@ -173,7 +243,6 @@ describe.skipIf(!browserFound)(title, () => {
     const narrowHost = await newHost();
     await narrowHost.show('elicit_proposal', fits, small.result, { inlineWidth: 900 });
     await narrowHost.view.getByRole('table', { name: 'Proposed changes' }).waitFor({ timeout: UI_TIMEOUT });
-    // The size reported after the grid rendered comes after any request the render made.
     await narrowHost.waitForEvent(sizeAbove(300), UI_TIMEOUT);
     expect(narrowHost.events.filter((e) => e.type === 'display-mode')).toEqual([]);
     expect(await narrowHost.view.getByRole('button', { name: 'Full screen' }).count()).toBe(1);
@@ -189,7 +258,9 @@ describe.skipIf(!browserFound)(title, () => {
     expect(await rows.count()).toBe(100);
     await host.waitForEvent(sizeAbove(300), UI_TIMEOUT);
     expect(await view.locator('html').getAttribute('data-theme')).toBe('dark');
+    expect(host.events.filter((e) => e.type === 'display-mode')).toEqual([]);
 
+    await view.getByRole('button', { name: 'Full screen' }).click();
     const asked = await host.waitForEvent((e) => e.type === 'display-mode', UI_TIMEOUT);
     expect(asked).toEqual({ type: 'display-mode', requested: 'fullscreen', granted: 'fullscreen' });
     // It took the host's answer: its toggle now offers the way back; it asked once.

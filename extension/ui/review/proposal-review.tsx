@@ -82,6 +82,7 @@ export function ProposalReview({ row, request, client, onDone }: {
   };
 
   const { sources, current: currentColumn } = request.columns;
+  const currentLabel = revealHidden(currentColumn.label);
   const refusalIn = (i: number, column: number) => (refusal?.row === i && refusal.column === column ? (
     <div class="copy-refusal" role="alert">Not copied: <VisibleText text={refusal.reason} />.</div>
   ) : null);
@@ -98,6 +99,8 @@ export function ProposalReview({ row, request, client, onDone }: {
         <span class="counter" aria-live="polite">{included} of {total} included</span>
       </div>
 
+      {/* One table for both layouts: in a narrow frame review.css shows each row as a card, its cells labelled by
+          data-label and .card-label. The same editors either way, so what the person sees is what is sent. */}
       <div class="grid-scroll">
         <table class="proposal-grid" aria-label="Proposed changes">
           <colgroup>
@@ -124,6 +127,7 @@ export function ProposalReview({ row, request, client, onDone }: {
               const current = field?.current ?? null;
               const errors = issues.byKey.get(r.key);
               const errorId = `${id}-error-${i}`;
+              const editorId = `${id}-proposed-${i}`;
               const title = revealHidden(r.title);
               return (
                 <tr key={r.key} class={r.included ? 'included' : 'excluded'}>
@@ -135,6 +139,7 @@ export function ProposalReview({ row, request, client, onDone }: {
                       <td
                         key={s.key}
                         class={`source${sourceDiffers(value, current) ? ' differs' : ''}`}
+                        data-label={revealHidden(s.label)}
                         aria-label={`${revealHidden(s.label)}: ${title}`}
                         title={has ? 'Double-click to use as proposed value.' : undefined}
                         onDblClick={has ? () => copyCell(i, column, schema, value, takeSource) : undefined}
@@ -145,11 +150,12 @@ export function ProposalReview({ row, request, client, onDone }: {
                     );
                   })}
                   {isEmptyValue(current) ? (
-                    <td class="current" aria-label={`${revealHidden(currentColumn.label)}: ${title}`}><VisibleText text={displayValue(schema, current)} /></td>
+                    <td class="current" data-label={currentLabel} aria-label={`${currentLabel}: ${title}`}><VisibleText text={displayValue(schema, current)} /></td>
                   ) : (
                     <td
                       class="current"
-                      aria-label={`${revealHidden(currentColumn.label)}: ${title}`}
+                      data-label={currentLabel}
+                      aria-label={`${currentLabel}: ${title}`}
                       title="Double-click to restore the current value."
                       onDblClick={() => copyCell(i, sources.length, schema, current, restoreCurrent)}
                     >
@@ -158,7 +164,9 @@ export function ProposalReview({ row, request, client, onDone }: {
                     </td>
                   )}
                   <td class="proposed">
+                    <label class="card-label" for={editorId}>Proposed</label>
                     <FieldEditor
+                      id={editorId}
                       schema={schema}
                       value={r.proposed}
                       label={`Proposed ${r.title}`}
@@ -169,17 +177,20 @@ export function ProposalReview({ row, request, client, onDone }: {
                     {errors && <div id={errorId} class="field-error"><VisibleText text={errors.join(' ')} /></div>}
                   </td>
                   <td class="include">
-                    <input
-                      type="checkbox"
-                      aria-label={`Include ${title}`}
-                      title={r.locked ? 'Required, and the record has no value yet.' : undefined}
-                      checked={r.included || r.locked}
-                      disabled={r.locked}
-                      onChange={(e) => {
-                        const on = e.currentTarget.checked;
-                        update(i, (g) => ({ ...g, included: g.locked || on }));
-                      }}
-                    />
+                    <label>
+                      <input
+                        type="checkbox"
+                        aria-label={`Include ${title}`}
+                        title={r.locked ? 'Required, and the record has no value yet.' : undefined}
+                        checked={r.included || r.locked}
+                        disabled={r.locked}
+                        onChange={(e) => {
+                          const on = e.currentTarget.checked;
+                          update(i, (g) => ({ ...g, included: g.locked || on }));
+                        }}
+                      />
+                      <span class="card-label">Include</span>
+                    </label>
                   </td>
                 </tr>
               );
