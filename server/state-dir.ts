@@ -1,6 +1,6 @@
 import { join } from 'node:path';
 import * as z from 'zod';
-import { PAIRING_CODE_PATTERN, isKeyHex, randomHex } from '../shared/hub-auth.js';
+import { PAIRING_CODE_PATTERN, PAIRING_TTL_MINUTES, isKeyHex, randomHex } from '../shared/hub-auth.js';
 import { KeyIdSchema } from '../shared/wire-protocol.js';
 import { withFileLock } from './file-lock.js';
 import { log } from './log.js';
@@ -25,7 +25,7 @@ const PairedExtensionSchema = z.strictObject({
 type PairedExtension = z.infer<typeof PairedExtensionSchema>;
 const PairedFileSchema = z.strictObject({ version: z.literal(1), extensions: z.array(PairedExtensionSchema) });
 
-export const PAIRING_TTL_MS = 10 * 60 * 1000;
+export const PAIRING_TTL_MS = PAIRING_TTL_MINUTES * 60 * 1000;
 /** Failed attempts a code survives; the eleventh guess finds no code at all. */
 export const PAIRING_MAX_FAILURES = 10;
 

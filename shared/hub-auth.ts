@@ -100,7 +100,10 @@ export async function openSealedKey(sealedHex: string, code: string, port: numbe
   return toHex(sealed.map((b, i) => b ^ (mask[i] ?? 0)));
 }
 
-/** What `elicitly-companion pair` prints: 12 hex digits (48 bits), valid 10 minutes. */
+/** How long a pairing code is valid: the CLI and the extension's hint both say this number. */
+export const PAIRING_TTL_MINUTES = 10;
+
+/** What `elicitly-companion pair` prints: 12 hex digits (48 bits), valid PAIRING_TTL_MINUTES. */
 export const PAIRING_CODE_PATTERN = /^[0-9a-f]{12}$/;
 
 /** What a pairing code looks like when the person types it: any case, spaces and dashes ignored. */

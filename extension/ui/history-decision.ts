@@ -12,6 +12,16 @@ export const VERDICT_LABEL: Record<Verdict, string> = {
   unknown: 'Decided elsewhere',
 };
 
+/**
+ * The decision filter's words: an ask answered with its "no" label is stored as `approved` (an accepted answer), so the
+ * filter names what each verdict holds for every kind rather than calling a "no" approved.
+ */
+export const VERDICT_FILTER_LABEL: Record<Verdict, string> = {
+  ...VERDICT_LABEL,
+  approved: 'Approved or answered',
+  rejected: 'Rejected or dismissed',
+};
+
 export interface DecisionSummary {
   verdict: Verdict;
   /** Agent text for an ask (its yes or no label, the options chosen): shown through VisibleText. */

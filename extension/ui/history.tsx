@@ -6,7 +6,7 @@ import { historyAgents, historyPage, type HistoryCursor, type HistoryQuery } fro
 import type { RequestRow } from '../db/rows.js';
 import { VerdictSchema, type Verdict } from '../db/verdict.js';
 import { dateTime } from './format-time.js';
-import { VERDICT_LABEL, decisionSummary } from './history-decision.js';
+import { VERDICT_FILTER_LABEL, decisionSummary } from './history-decision.js';
 import { KIND_LABEL } from './labels.js';
 import { useLiveQuery } from './use-live-query.js';
 import { VisibleText } from './visible-text.js';
@@ -140,7 +140,7 @@ export function History({ db, onOpen }: { db: ElicitlyDb; onOpen(id: string): vo
           setPages(1);
         }}>
           <option value="">All decisions</option>
-          {VerdictSchema.options.map((v) => <option key={v} value={v}>{VERDICT_LABEL[v]}</option>)}
+          {VerdictSchema.options.map((v) => <option key={v} value={v}>{VERDICT_FILTER_LABEL[v]}</option>)}
         </select>
         <select aria-label="Agent" value={agent} onChange={(e) => {
           setAgent(e.currentTarget.value);

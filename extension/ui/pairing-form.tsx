@@ -1,5 +1,5 @@
 import { useState } from 'preact/hooks';
-import { PAIRING_CODE_PATTERN, normalizePairingCode } from '../../shared/hub-auth.js';
+import { PAIRING_CODE_PATTERN, PAIRING_TTL_MINUTES, normalizePairingCode } from '../../shared/hub-auth.js';
 import type { ElicitlyDb } from '../db/database.js';
 import { hubKeyFor, type Settings } from '../db/rows.js';
 import { patchSettings, readSettings } from '../db/settings-repo.js';
@@ -66,7 +66,7 @@ export function PairingForm({ db, client }: { db: ElicitlyDb; client: Background
           <button type="submit" disabled={busy}>Pair</button>
         </div>
         <p id="pairing-hint" class="hint">
-          Run <code>npx elicitly-companion pair</code> in a terminal on this computer and enter the code it prints within 10 minutes.
+          Run <code>npx elicitly-companion pair</code> in a terminal on this computer and enter the code it prints before the time it names (a code is valid {PAIRING_TTL_MINUTES} minutes).
         </p>
         {error && <p role="alert" id="pairing-error" class="error">{error}</p>}
         <p role="status" class="pairing-status">{settings ? pairingStatus(settings) : ''}</p>

@@ -73,6 +73,24 @@ describe('ReviewApp: the extension\'s review, fed by the app-only tools', () => 
     expect(decidesOf()[0]).toMatchObject({ elicitationId: ID, token: TOKEN, decision: 'approved', values: { confirmed: true } });
   });
 
+  it('a question answered with its "no" label says the answer given, never "approved"', async () => {
+    const ask = { kind: 'confirm' as const, message: 'Delete the staging cluster?', labels: { yes: 'Delete', no: 'Keep' }, timeoutSeconds: 3600 };
+    const state: { view: RequestView; decided: { via: 'app' | 'extension'; at: number } | null } = { view: northmarkView({ kind: 'confirm', message: ask.message, request: ask }), decided: null };
+    const { host, decidesOf } = fakeHost(state, (args) => {
+      const at = Date.now();
+      state.view = { ...state.view, status: 'approved', decidedAt: at, outcome: { decision: 'approved', decidedVia: 'app', action: 'submit', values: args.values as Record<string, unknown> } };
+      state.decided = { via: 'app', at };
+      return structured({ ok: true, status: 'approved' });
+    });
+    mount(host, withKey());
+    fireEvent.click(await screen.findByRole('button', { name: 'Keep' }));
+    await screen.findByText(/^Decided here at /);
+    expect(decidesOf()[0]).toMatchObject({ decision: 'approved', values: { confirmed: false } });
+    expect(screen.getByText(/^This request is no longer pending: /).textContent).toBe('This request is no longer pending: answered: Keep.');
+    expect(document.body.textContent).toContain('Decision: Answered: Keep');
+    expect(document.body.textContent).not.toMatch(/approved/i);
+  });
+
   it('says when the extension decided first, and that this decision was not used', async () => {
     const at = Date.now() - 60_000;
     const state: { view: RequestView; decided: { via: 'app' | 'extension'; at: number } | null } = { view: northmarkView(), decided: null };

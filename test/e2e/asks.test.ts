@@ -12,6 +12,7 @@ import { freePort } from '../helpers/scripted-extension.js';
 import {
   browserFound, chromiumSuite, launchExtension, pairInSettings, setHubPort, pairingCode, type ExtensionBrowser,
 } from './extension-browser.js';
+import { describeViolations, seriousViolations } from './axe.js';
 
 const UI_TIMEOUT = 15_000;
 /** Above the asks' default wait (50 s), so the tool call is never cut short by the client while the person answers. */
@@ -98,19 +99,38 @@ describe.skipIf(!browserFound)(title, () => {
         expect(result.structuredContent).toEqual({ confirmed: true, action: 'accept', via: 'extension' });
       }, 60_000);
 
-      it('elicit_form: the person fills the required field and leaves the checkbox untouched (sent as false)', async () => {
+      it('elicit_form: the person fills the required field, ticks two platforms and leaves the checkbox untouched (sent as false)', async () => {
         const message = `Enter release details (${kind})`;
         const requestedSchema = {
           type: 'object',
-          properties: { version: { type: 'string', title: 'Version', minLength: 1 }, prerelease: { type: 'boolean', title: 'Pre-release' } },
+          properties: {
+            version: { type: 'string', title: 'Version', minLength: 1 },
+            prerelease: { type: 'boolean', title: 'Pre-release' },
+            platforms: { type: 'array', title: 'Platforms', items: { anyOf: [{ const: 'mac', title: 'macOS' }, { const: 'win', title: 'Windows' }, { const: 'linux', title: 'Linux' }] } },
+          },
           required: ['version'],
         };
         const result = await askAndAnswer(kind, 'elicit_form', { message, requestedSchema }, message, 'Form', async () => {
           await popup.getByRole('textbox', { name: 'Version' }).fill('1.2.0');
+          // The box sits just before its label, on the same line (a column layout centred it far from the words).
+          const box = await popup.getByRole('checkbox', { name: 'Pre-release' }).boundingBox();
+          const label = await popup.locator('label').filter({ hasText: /^Pre-release$/ }).boundingBox();
+          if (!box || !label) throw new Error('the Pre-release checkbox or its label is not shown');
+          const gap = label.x - (box.x + box.width);
+          expect(gap, `checkbox at x ${box.x}–${box.x + box.width}, label from x ${label.x}`).toBeGreaterThanOrEqual(0);
+          expect(gap).toBeLessThan(16);
+          expect(Math.abs(box.y + box.height / 2 - (label.y + label.height / 2))).toBeLessThan(6);
+          // The multi-select field is a group of checkboxes, as elicit_selection shows several options.
+          const platforms = popup.getByRole('group', { name: /^Platforms/ });
+          await platforms.getByRole('checkbox', { name: 'Linux' }).check();
+          await platforms.getByRole('checkbox', { name: 'macOS' }).check();
+          expect(await popup.getByRole('listbox').count()).toBe(0);
+          const violations = await seriousViolations(popup);
+          expect(violations, describeViolations('the form review in the popup', violations)).toEqual([]);
           await popup.getByRole('button', { name: 'Submit', exact: true }).click();
         });
         expect(result.isError).toBeFalsy();
-        expect(result.structuredContent).toEqual({ action: 'accept', content: { version: '1.2.0', prerelease: false }, via: 'extension' });
+        expect(result.structuredContent).toEqual({ action: 'accept', content: { version: '1.2.0', prerelease: false, platforms: ['mac', 'linux'] }, via: 'extension' });
       }, 60_000);
 
       it('elicit_selection, several: the default is ticked, the person ticks one more', async () => {
@@ -178,6 +198,8 @@ describe.skipIf(!browserFound)(title, () => {
     await expect.poll(() => decision('Enter release details (v1)').textContent(), { timeout: UI_TIMEOUT }).toBe('Answeredcollected by the agent');
     await expect.poll(() => decision('Ship the hotfix now? (public shape)').textContent(), { timeout: UI_TIMEOUT }).toBe('Answered: Waitcollected by the agent');
     await expect.poll(() => decision(message).textContent(), { timeout: UI_TIMEOUT }).toBe('Dismissedcollected by the agent');
+    const violations = await seriousViolations(popup);
+    expect(violations, describeViolations('the history in the popup', violations)).toEqual([]);
     expect(pageErrors).toEqual([]);
   }, 60_000);
 });

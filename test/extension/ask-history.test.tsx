@@ -12,11 +12,12 @@ import { decisionSummary } from '../../extension/ui/history-decision.js';
 import { HistoryDetail } from '../../extension/ui/history-detail.js';
 import { History } from '../../extension/ui/history.js';
 import { KIND_LABEL } from '../../extension/ui/labels.js';
+import { ReviewView } from '../../extension/ui/review/review-view.js';
 import { createPlatform, NOTIFICATION_PREFIX } from '../../entrypoints/background/platform.js';
 import type { ReviewRequest } from '../../shared/review-request.js';
 import type { RequestView } from '../../shared/wire-protocol.js';
 import { freshDb } from './fakes.js';
-import { confirmAsk, formAsk, rowFor, selectionAsk } from './review-helpers.js';
+import { confirmAsk, fakeClient, formAsk, rowFor, selectionAsk } from './review-helpers.js';
 
 const T = Date.UTC(2025, 0, 2, 3, 4, 5);
 const RLO = '\u202E';
@@ -177,6 +178,25 @@ describe('HistoryDetail of an ask', () => {
     render(<HistoryDetail row={rowFor(regions, { status: 'rejected', verdict: 'rejected', ...dismissed })} />);
     expect(dl().Decision).toBe('Dismissed · not collected yet');
     expect(tableRows('Options').map((r) => r[2])).toEqual(['—', '—', '—']);
+  });
+});
+
+describe('a decided ask opened again: what the person answered, never "approved"', () => {
+  const staging = confirmAsk('Delete the staging cluster?', 'Delete', 'Keep');
+  const cases: [string, ReviewRequest, Partial<RequestRow>, string, string][] = [
+    ['a question answered with its "no" label', staging, { status: 'approved', ...answered({ confirmed: false }) }, 'answered: Keep', 'Answered: Keep'],
+    ['the same once the agent read it', staging, { status: 'consumed', ...answered({ confirmed: false }) }, 'answered: Keep, and the agent has read the answer', 'Answered: Keep, and the agent has read the answer'],
+    ['a question answered in the chat (no answer known here)', staging, { status: 'approved', decidedVia: 'app' }, 'answered, decided in the chat', 'Answered'],
+    ['a form', release, { status: 'approved', ...answered({ version: '2.0.0' }) }, 'answered', 'Answered'],
+    ['a choice', regions, { status: 'approved', ...answered({ selected: ['eu'] }) }, 'chose: Europe', 'Chose: Europe'],
+    ['a dismissed question', staging, { status: 'rejected', ...dismissed }, 'dismissed', 'Dismissed'],
+  ];
+  it.each(cases)('%s', (_name, request, extra, note, status) => {
+    render(<ReviewView row={rowFor(request, extra)} client={fakeClient().client} />);
+    expect(screen.getByText(/^This request is no longer pending: /).textContent).toBe(`This request is no longer pending: ${note}.`);
+    const terms = Array.from(screen.getByLabelText('Request').querySelectorAll('dt'), (d) => d.textContent);
+    expect(screen.getByLabelText('Request').querySelectorAll('dd')[terms.indexOf('Status')]?.textContent).toBe(status);
+    expect(document.body.textContent).not.toMatch(/approved/i);
   });
 });
 

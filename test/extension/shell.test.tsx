@@ -9,6 +9,7 @@ import { ConnectionHeader } from '../../extension/ui/connection-header.js';
 import { Inbox } from '../../extension/ui/inbox.js';
 import { PairingForm } from '../../extension/ui/pairing-form.js';
 import { SettingsForm } from '../../extension/ui/settings-form.js';
+import { PAIRING_TTL_MINUTES } from '../../shared/hub-auth.js';
 import { TEST_CODE, TEST_KEY, TEST_KEY_ID, freshDb, proposalView, jsonApprovalRow } from './fakes.js';
 
 const MIN = 60_000;
@@ -182,6 +183,10 @@ describe('PairingForm', () => {
     render(<PairingForm db={db} client={client} />);
     const code = await screen.findByLabelText('Pairing code') as HTMLInputElement;
     expect(code.getAttribute('aria-describedby')).toBe('pairing-hint');
+    // The same validity the command prints beside the code's deadline (test/unit/pair-command.test.ts).
+    expect(document.getElementById('pairing-hint')?.textContent).toBe(
+      `Run npx elicitly-companion pair in a terminal on this computer and enter the code it prints before the time it names (a code is valid ${PAIRING_TTL_MINUTES} minutes).`,
+    );
     await waitFor(() => expect(screen.getByRole('status').textContent).toBe('This browser is not paired with the hub on port 17391 yet.'));
 
     fireEvent.input(code, { target: { value: '0a1b-2c3d-4e5' } });

@@ -11,7 +11,7 @@ import { KIND_LABEL } from '../labels.js';
 import { VisibleText } from '../visible-text.js';
 import './review.css';
 
-export const STATUS_TEXT: Record<Status, string> = {
+const STATUS_TEXT: Record<Status, string> = {
   pending: 'Waiting for a decision',
   approved: 'Approved',
   rejected: 'Rejected',
@@ -20,6 +20,19 @@ export const STATUS_TEXT: Record<Status, string> = {
   consumed: 'Decided, and the agent has read the decision',
 };
 
+/**
+ * A request's status in words. An ask is answered or dismissed, never "approved": a question answered with its "no"
+ * label is an accepted answer whose value is `confirmed: false`, so it says the label the person chose.
+ */
+export function statusText(row: RequestRow): string {
+  const { request, outcome, status } = row;
+  if (request.kind === 'proposal' || request.kind === 'approval') return STATUS_TEXT[status];
+  // This browser's decision tells the answer only if it is the one the hub took.
+  const known = row.delivery === 'refused' ? undefined : outcome;
+  if (status === 'approved' || status === 'rejected') return answerLabel(request, status, known);
+  if (status === 'consumed' && known) return `${answerLabel(request, known.decision, known)}, and the agent has read the answer`;
+  return STATUS_TEXT[status];
+}
 
 
 function json(v: unknown): string {
@@ -113,7 +126,7 @@ export function RequestDetail({ row }: { row: RequestRow }) {
         <dt>Agent</dt><dd><VisibleText text={row.agent} /></dd>
         <dt>Created</dt><dd>{dateTime(row.createdAt)}</dd>
         {row.decidedAt !== undefined && <><dt>Decided</dt><dd>{dateTime(row.decidedAt)}</dd></>}
-        <dt>Status</dt><dd>{STATUS_TEXT[row.status]}</dd>
+        <dt>Status</dt><dd><VisibleText text={statusText(row)} /></dd>
       </dl>
       <h3>What was asked</h3>
       <Asked row={row} request={request} />

@@ -6,8 +6,14 @@ import { ConfirmReview } from './confirm-review.js';
 import { FeedbackView, alreadyDecidedHere, type Feedback } from './decision-feedback.js';
 import { FormAskReview } from './form-ask-review.js';
 import { ProposalReview } from './proposal-review.js';
-import { RequestDetail, STATUS_TEXT } from './request-detail.js';
+import { VisibleText } from '../visible-text.js';
+import { RequestDetail, statusText } from './request-detail.js';
 import { SelectionReview } from './selection-review.js';
+
+/** Our own leading word in lower case mid-sentence; the agent's words after it (a label) keep theirs. */
+function lowerFirst(text: string): string {
+  return text.charAt(0).toLowerCase() + text.slice(1);
+}
 
 export function ReviewView({ row, client, onDone }: { row: RequestRow; client: BackgroundClient; onDone?: () => void }) {
   // The first decision made in this browser turns this review into its read-only detail at once; a second surface
@@ -26,7 +32,7 @@ export function ReviewView({ row, client, onDone }: { row: RequestRow; client: B
     return (
       <>
         {notice && <FeedbackView feedback={notice} />}
-        {row.status !== 'pending' && <p class="muted note">This request is no longer pending: {STATUS_TEXT[row.status].toLowerCase()}{row.decidedVia === 'app' ? ', decided in the chat' : ''}.</p>}
+        {row.status !== 'pending' && <p class="muted note">This request is no longer pending: <VisibleText text={lowerFirst(statusText(row))} />{row.decidedVia === 'app' ? ', decided in the chat' : ''}.</p>}
         <RequestDetail row={row} />
       </>
     );
