@@ -69,6 +69,11 @@ const APPROVAL_CALLS = {
   cancel: { params: IdParamsSchema, result: z.strictObject({ status: z.literal('canceled') }) },
   /** What the doctor reports of the hub: its reviewers and its queue. */
   info: { params: z.strictObject({}), result: HubInfoSchema },
+  /**
+   * How many browser extensions are paired with this install (null when the hub cannot read its paired-extensions
+   * file): an ask nobody could ever answer is refused instead of filed.
+   */
+  paired: { params: z.strictObject({}), result: z.strictObject({ paired: z.number().int().min(0).nullable() }) },
   /** One request as a reviewer sees it, decided or not: for the review inside the chat. */
   view: { params: IdParamsSchema, result: RequestViewSchema },
   appDecide: { params: AppDecideParamsSchema, result: DecisionAnswerSchema },

@@ -128,34 +128,45 @@ export const ROUTED_TOOLS = ['elicit_confirm', 'elicit_form', 'elicit_selection'
 export type RoutedTool = (typeof ROUTED_TOOLS)[number];
 
 export interface RouteReport {
-  via: 'host' | 'extension' | 'none';
+  /** `app`: shown in the chat (MCP App) only; `app+extension`: in the chat and filed for the extension too. */
+  via: 'host' | 'extension' | 'app' | 'app+extension' | 'none';
   why: string;
+  /** The row of the table of known hosts that sent the ask to the extension. */
+  knownHost?: { id: string; evidence: string };
 }
 
 const HOW_TO_CONNECT =
   'ask the person to open the Elicitly extension in their browser (it connects to the hub by itself; the first time it ' +
   'needs the pairing code from `npx elicitly-companion pair`)';
 
+const NOT_JOINED = 'whether an extension is connected is not known until this process joins the hub (checkCompanion: true asks)';
+
 /**
  * Where an `auto` ask goes now, in one sentence. `route` is the session's own routing decision (ask-routing's
- * autoRoute); `reviewers` is what the hub said, or null when it was not asked. An ask routed to the extension with
- * no extension connected reaches nobody: that is "none", with how to connect one.
+ * autoRoute); `reviewers` is what the hub said, or null when it was not asked; `app` is whether the client renders
+ * MCP Apps, where a request routed away from the host's dialog is also shown in the chat. An ask routed to the
+ * extension with no extension connected and no chat to show it reaches nobody: that is "none", with how to connect one.
  */
-export function routeReport(route: { via: 'host' | 'extension'; why: string }, support: Pick<Support, 'elicitation' | 'elicitationForm'>, reviewers: CompanionReport['reviewers']): RouteReport {
+export function routeReport(
+  route: { via: 'host' | 'extension'; why: string; knownHost?: { id: string; evidence: string } },
+  support: Pick<Support, 'elicitation' | 'elicitationForm'>,
+  reviewers: CompanionReport['reviewers'],
+  app = false,
+): RouteReport {
+  const known = route.knownHost ? { knownHost: route.knownHost } : {};
   if (route.via === 'host') return { via: 'host', why: `An auto call shows the host's own dialog: ${route.why}.` };
   // A URL-only host has elicitation, just not the form mode a question needs: say which, it is the surprising case.
   const why = support.elicitation && !support.elicitationForm ? 'the host advertises only URL-mode elicitation, whose dialog cannot show a question' : route.why;
-  if (reviewers === null) {
-    return {
-      via: 'extension',
-      why: `An auto call goes to the Elicitly extension (${why}); whether an extension is connected is not known until this process joins the hub (checkCompanion: true asks).`,
-    };
+  const connected = reviewers === null || reviewers.extensionsConnected === 0 ? '' : reviewers.extensionsConnected === 1 ? 'one is connected' : `${reviewers.extensionsConnected} are connected`;
+  if (app) {
+    const inChat = 'An auto call is shown in the chat, in the Elicitly review under its result';
+    if (reviewers === null) return { via: 'app+extension', why: `${inChat}, and goes to the Elicitly extension too (${why}); ${NOT_JOINED}.`, ...known };
+    if (connected === '') return { via: 'app', why: `${inChat} (${why}); no Elicitly extension is connected to show it there too.`, ...known };
+    return { via: 'app+extension', why: `${inChat} and in the Elicitly extension, where ${connected}, because ${why}.`, ...known };
   }
-  if (reviewers.extensionsConnected === 0) {
-    return { via: 'none', why: `An auto call would go to the Elicitly extension (${why}), but none is connected: ${HOW_TO_CONNECT}.` };
-  }
-  const connected = reviewers.extensionsConnected === 1 ? 'one is connected' : `${reviewers.extensionsConnected} are connected`;
-  return { via: 'extension', why: `An auto call goes to the Elicitly extension, where ${connected}, because ${why}.` };
+  if (reviewers === null) return { via: 'extension', why: `An auto call goes to the Elicitly extension (${why}); ${NOT_JOINED}.`, ...known };
+  if (connected === '') return { via: 'none', why: `An auto call would go to the Elicitly extension (${why}), but none is connected: ${HOW_TO_CONNECT}.`, ...known };
+  return { via: 'extension', why: `An auto call goes to the Elicitly extension, where ${connected}, because ${why}.`, ...known };
 }
 
 // ---------------------------------------------------------------------------------------------------------------------
@@ -208,4 +219,55 @@ export function sharedReportFile(
 /** A file name that sorts by time and never collides (the random part comes from the caller). */
 export function reportFileName(now: number, random: string): string {
   return `doctor-${new Date(now).toISOString().replace(/[:.]/g, '-')}-${random}.json`;
+}
+
+/** Where a person files a host report: the project's public issue tracker. Nothing is sent there by the server. */
+export const REPORT_ISSUES_URL = 'https://github.com/elicitly/elicitly-companion/issues/new';
+
+function at(value: unknown, ...path: string[]): unknown {
+  let here = value;
+  for (const key of path) here = isObject(here) && Object.hasOwn(here, key) ? here[key] : undefined;
+  return here;
+}
+
+function shown(value: unknown): string {
+  return typeof value === 'string' || typeof value === 'number' || typeof value === 'boolean' ? String(value) : 'not known';
+}
+
+/**
+ * The shared report as a ready-to-file issue in Markdown: a title, the facts a reader of the support matrix looks for
+ * first, then the written file itself (the same JSON, without payloads). The person files it; nothing leaves this
+ * computer on its own.
+ */
+export function shareText(file: SharedReportFile): string {
+  const { report } = file;
+  const product = [file.product.name ?? 'an unnamed host', file.product.version].filter((part) => part !== null).join(' ');
+  const probe = at(report, 'probes', 'elicitationForm');
+  const probeLine =
+    at(probe, 'attempted') === true
+      ? `${shown(at(probe, 'verdict'))} (action ${shown(at(probe, 'action'))}, ${shown(at(probe, 'latencyMs'))} ms)`
+      : at(probe, 'attempted') === false
+        ? `not run: ${shown(at(probe, 'reason'))}`
+        : 'not run';
+  const knownHost = at(report, 'routing', 'elicit_confirm', 'knownHost', 'id');
+  const json = JSON.stringify(file, null, 2);
+  // The host chose some of these strings: a fence longer than any run of backticks in them cannot be closed early.
+  const fence = '`'.repeat(Math.max(3, ...[...json.matchAll(/`+/g)].map((run) => run[0].length + 1)));
+  const lines = [
+    `## Elicitly host report: ${product}`,
+    '',
+    `- MCP client: ${shown(at(report, 'initialize', 'request', 'clientInfo', 'name'))} ${shown(at(report, 'initialize', 'request', 'clientInfo', 'version'))} (era ${shown(at(report, 'era'))}, protocol ${shown(at(report, 'initialize', 'response', 'protocolVersion'))})`,
+    `- Advertised: form elicitation ${shown(at(report, 'support', 'elicitationForm'))}, URL elicitation ${shown(at(report, 'support', 'elicitationUrl'))}, MCP Apps ${shown(at(report, 'support', 'extensions', 'apps'))}`,
+    `- Probe of the form dialog: ${probeLine}`,
+    `- An auto ask goes to: ${shown(at(report, 'routing', 'elicit_confirm', 'via'))}${typeof knownHost === 'string' ? ` (known host ${knownHost})` : ''}`,
+    `- Notes: ${file.notes ?? 'none'}`,
+    '',
+    'The report below holds the handshake echo, capability booleans, probe verdicts and counts: no answers, no conversation.',
+    '',
+    `${fence}json`,
+    json,
+    fence,
+    '',
+  ];
+  return lines.join('\n');
 }

@@ -56,9 +56,9 @@ export class ApprovalEngine implements ApprovalService {
   private closed: Promise<void> | undefined;
   /**
    * Set by the hub: how many reviewers are connected, when one was last heard from, and what an agent should tell the
-   * person when none can be.
+   * person when none can be, and how many extensions are paired (null: not known).
    */
-  reviewer: () => { connected: number; lastSeenAt: number | null; next?: string } = () => ({ connected: 0, lastSeenAt: null });
+  reviewer: () => { connected: number; lastSeenAt: number | null; next?: string; paired?: number | null } = () => ({ connected: 0, lastSeenAt: null });
   /** Pending requests by id, kept as changes commit: the cap is checked on every create without a scan. */
   private readonly pending = new Set<string>();
   /**
@@ -88,6 +88,7 @@ export class ApprovalEngine implements ApprovalService {
       const { type: _type, elicitationId: _id, idempotencyKey: _key, ...answer } = await this.decide({ type: 'decide', ...p }, 'app');
       return { ok: true, value: answer };
     },
+    paired: async () => ({ ok: true, value: { paired: this.reviewer().paired ?? null } }),
     info: async () => {
       const { connected, lastSeenAt } = this.reviewer();
       return { ok: true, value: { pid: process.pid, extensionsConnected: connected, lastSeenAt, pending: this.pending.size } };

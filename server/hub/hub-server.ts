@@ -191,7 +191,11 @@ export class HubServer {
   /** Starts accepting peers, serving them from `engine`. */
   attach(engine: ApprovalEngine): void {
     this.engine = engine;
-    engine.reviewer = () => ({ connected: this.extensionsConnected(), lastSeenAt: this.lastSeenAt, next: this.pairingHint() });
+    engine.reviewer = () => {
+      // One read of the paired-extensions file for both answers.
+      const paired = this.pairedOrNull();
+      return { connected: this.extensionsConnected(), lastSeenAt: this.lastSeenAt, next: this.pairingHint(paired), paired: paired?.length ?? null };
+    };
     this.unsubscribe = engine.onEvent((event) => {
       for (const peer of this.peers) if (peer.role === 'extension' && peer.stage === 'ready') send(peer.socket, event);
     });
@@ -212,8 +216,7 @@ export class HubServer {
    * may be exactly who must not pair (a sandboxed agent that paired a fake extension could approve its own requests),
    * so the code goes only to the person, from the `pair` command in their terminal.
    */
-  private pairingHint(): string | undefined {
-    const paired = this.pairedOrNull();
+  private pairingHint(paired: ReturnType<HubServer['pairedOrNull']>): string | undefined {
     if (paired === null || paired.length > 0) return undefined;
     return (
       'No browser extension is paired with this computer yet, so nobody can see this request. Ask the person to install the ' +

@@ -8,6 +8,7 @@ import type { InitializeCapture } from './stdio-tap-transport.js';
 import { declaresAppUi } from '../../shared/app-surface.js';
 import { AppKeys } from './app/app-keys.js';
 import { registerReviewResource } from './app/review-resource.js';
+import { registerContributeFingerprint } from './prompts/contribute-fingerprint.js';
 import { TOOLS } from './tools/registry.js';
 
 interface ServerDeps {
@@ -32,8 +33,8 @@ const stateCodec = createRequestStateCodec<RoundState>({ key: randomBytes(32), t
 export function createServer(factory: Pick<McpRequestContext, 'era'>, deps: ServerDeps): McpServer {
   const apps = declaresAppUi(deps.clientCapabilities());
   const server: McpServer = new McpServer(SERVER_INFO, {
-    // Registering the review resource adds `resources`; it never changes for a connection, so it says so.
-    capabilities: { tools: { listChanged: false }, ...(apps ? { resources: { listChanged: false } } : {}) },
+    // Registering the review resource adds `resources`; none of the lists changes during a connection, so it says so.
+    capabilities: { tools: { listChanged: false }, prompts: { listChanged: false }, ...(apps ? { resources: { listChanged: false } } : {}) },
     requestState: { verify: stateCodec.verify },
   });
   const session: Session = {
@@ -53,5 +54,6 @@ export function createServer(factory: Pick<McpRequestContext, 'era'>, deps: Serv
   // A host that renders no apps sees exactly the tools and capabilities it always did: no app-only tools, no resource.
   for (const tool of TOOLS) if (!tool.appOnly || session.app) tool.register(server, session);
   if (session.app) registerReviewResource(server, session.app.html);
+  registerContributeFingerprint(server);
   return server;
 }

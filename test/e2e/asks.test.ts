@@ -31,6 +31,7 @@ describe.skipIf(!browserFound)(title, () => {
   let browser: ExtensionBrowser;
   let popup: Page;
   const pageErrors: string[] = [];
+  let beforePairing: ToolResult;
 
   beforeAll(async () => {
     // Hosts that show no dialog: no elicitation capability at all.
@@ -43,6 +44,9 @@ describe.skipIf(!browserFound)(title, () => {
         return { action: 'decline' };
       },
     });
+    // Nothing paired yet and no dialog: this ask is refused in the seed's error shape, and it starts the hub the real
+    // extension then pairs with (issue 18 item 8).
+    beforePairing = await agents.get('v1')!.callTool('elicit_confirm', { question: 'Before pairing?' });
     // The first approval-family call makes that process the hub; the other one relays to it.
     await agents.get('v1')!.callTool('elicit_status', { elicitationId: 'el_warmup' });
     browser = await launchExtension();
@@ -83,6 +87,19 @@ describe.skipIf(!browserFound)(title, () => {
     await expect.poll(() => item.count(), { timeout: UI_TIMEOUT }).toBe(0);
     return result;
   }
+
+  it('issue 18 item 8: before any extension was paired the ask said so in the seed\'s error shape; after pairing the same ask reaches the person', async () => {
+    expect(beforePairing.structuredContent).toEqual({
+      confirmed: null,
+      question: 'Before pairing?',
+      error: expect.stringContaining('no Elicitly browser extension is paired'),
+      next: expect.stringContaining('npx elicitly-companion pair'),
+    });
+    const result = await askAndAnswer('v1', 'elicit_confirm', { question: 'Before pairing?' }, 'Before pairing?', 'Question', async () => {
+      await popup.getByRole('button', { name: 'Yes', exact: true }).click();
+    });
+    expect(result.structuredContent).toEqual({ confirmed: true, action: 'accept', via: 'extension' });
+  }, 60_000);
 
   for (const kind of ['v1', 'v2-2025'] as const) {
     describe(`a ${kind} client that advertises no elicitation`, () => {

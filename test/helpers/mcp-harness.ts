@@ -36,6 +36,8 @@ export interface CallOptions {
   timeoutMs?: number;
   onprogress?: (progress: unknown) => void;
   signal?: AbortSignal;
+  /** The call's own `_meta` (some hosts put what mode they run in there). */
+  meta?: Record<string, unknown>;
 }
 
 export interface Harness {
@@ -49,11 +51,16 @@ export interface Harness {
   stderr: () => string;
   listTools: () => Promise<{ name: string; inputSchema: Record<string, unknown>; outputSchema?: Record<string, unknown> }[]>;
   callTool: (name: string, args: Record<string, unknown>, options?: CallOptions) => Promise<ToolResult>;
+  listPrompts: () => Promise<{ name: string; title?: string; description?: string; arguments?: { name: string; required?: boolean }[] }[]>;
+  getPrompt: (name: string, args: Record<string, string>) => Promise<{ messages: { role: string; content: { type: string; text?: string } }[] }>;
+  serverCapabilities: () => Record<string, unknown> | undefined;
   close: () => Promise<void>;
 }
 
 export interface HarnessOptions {
   capabilities?: Record<string, unknown>;
+  /** What the client calls itself (default `test-host-<kind>`): the table of known hosts keys on it. */
+  clientInfo?: { name: string; version: string };
   host?: HostScript;
   env?: Record<string, string>;
 }
@@ -114,7 +121,7 @@ export async function connect(kind: ClientKind, options: HarnessOptions = {}): P
 
   if (kind === 'v1') {
     const transport = new StdioClientTransportV1(params);
-    const client = new ClientV1({ name: 'test-host-v1', version: '1.0.0' }, { capabilities });
+    const client = new ClientV1(options.clientInfo ?? { name: 'test-host-v1', version: '1.0.0' }, { capabilities });
     if (options.host) client.setRequestHandler(ElicitRequestSchema, async (req, extra) => (await answer(req.params as unknown as ElicitParams, extra.signal)) as never);
     await client.connect(transport);
     transport.stderr?.on('data', (chunk: Buffer) => (stderr += chunk.toString()));
@@ -127,14 +134,17 @@ export async function connect(kind: ClientKind, options: HarnessOptions = {}): P
       stderr: () => stderr,
       listTools: async () => (await client.listTools()).tools as never,
       callTool: async (name, args, opts = {}) =>
-        (await client.callTool({ name, arguments: args }, undefined, requestOptions(opts))) as ToolResult,
+        (await client.callTool({ name, arguments: args, ...(opts.meta ? { _meta: opts.meta } : {}) }, undefined, requestOptions(opts))) as ToolResult,
+      listPrompts: async () => (await client.listPrompts()).prompts,
+      getPrompt: async (name, args) => (await client.getPrompt({ name, arguments: args })) as never,
+      serverCapabilities: () => client.getServerCapabilities() as Record<string, unknown> | undefined,
       close: () => client.close().finally(cleanup),
     };
   }
 
   const transport = new StdioClientTransport(params);
   const client = new Client(
-    { name: `test-host-${kind}`, version: '2.0.0' },
+    options.clientInfo ?? { name: `test-host-${kind}`, version: '2.0.0' },
     {
       capabilities,
       versionNegotiation: { mode: kind === 'v2-2026' ? { pin: '2026-07-28' } : 'legacy' },
@@ -152,7 +162,10 @@ export async function connect(kind: ClientKind, options: HarnessOptions = {}): P
     stderr: () => stderr,
     listTools: async () => (await client.listTools()).tools as never,
     callTool: async (name, args, opts = {}) =>
-      (await client.callTool({ name, arguments: args }, requestOptions(opts))) as ToolResult,
+      (await client.callTool({ name, arguments: args, ...(opts.meta ? { _meta: opts.meta } : {}) }, requestOptions(opts))) as ToolResult,
+    listPrompts: async () => (await client.listPrompts()).prompts,
+    getPrompt: async (name, args) => (await client.getPrompt({ name, arguments: args })) as never,
+    serverCapabilities: () => client.getServerCapabilities() as Record<string, unknown> | undefined,
     close: () => client.close().finally(cleanup),
   };
 }

@@ -52,7 +52,7 @@ describe.each<Era>(['legacy', '2026-07-28'])('the app surface, %s era', (era) =>
       'elicit_approval', 'elicit_await', 'elicit_cancel', 'elicit_confirm', 'elicit_doctor', 'elicit_form', 'elicit_proposal', 'elicit_result', 'elicit_selection', 'elicit_status',
     ]);
     expect(tools.filter((t) => t._meta !== undefined).map((t) => t.name)).toEqual([]);
-    expect(plain.getServerCapabilities()).toEqual({ tools: { listChanged: false } });
+    expect(plain.getServerCapabilities()).toEqual({ tools: { listChanged: false }, prompts: { listChanged: false } });
     expect((await plain.listResources()).resources).toEqual([]);
     const created = await call(plain, 'elicit_proposal', proposal());
     expect(created.isError).toBeFalsy();
@@ -137,6 +137,22 @@ describe.each<Era>(['legacy', '2026-07-28'])('the app surface, %s era', (era) =>
       expect(refused.isError, JSON.stringify(surfaces)).toBe(true);
       expect(JSON.stringify(refused.content)).toContain('surfaces');
     }
+  });
+
+  it('issue 18 item 3: an auto ask with no extension is shown in the chat, and says so; a plain client is told nobody can answer', async () => {
+    const asked = await call(app, 'elicit_confirm', { question: 'Rename the project?' });
+    expect(asked.structuredContent).toMatchObject({ confirmed: null, action: 'pending', via: 'extension', reviewer: { connected: false } });
+    const next = String(asked.structuredContent?.next);
+    expect(next).toMatch(/^The question is shown in the chat, in the Elicitly review under this result/);
+    expect(next).not.toMatch(/nobody/i);
+    const { elicitationId, token } = appKey(asked)!;
+    expect((await call(app, 'elicit_app_decide', { elicitationId, token, idempotencyKey: 'k-chat', decision: 'approved', values: { confirmed: true } })).structuredContent).toEqual({ ok: true, status: 'approved' });
+    expect((await call(app, 'elicit_result', { elicitationId })).structuredContent).toEqual({ confirmed: true, action: 'accept', via: 'app' });
+    const doctor = await call(app, 'elicit_doctor', {});
+    expect((doctor.structuredContent?.routing as Record<string, { via: string }>).elicit_confirm?.via).toBe('app');
+    // Same state dir, no app: nothing could show it, so the seed's error shape, not pending.
+    const refused = await call(plain, 'elicit_confirm', { question: 'Rename the project?' });
+    expect(refused.structuredContent).toMatchObject({ confirmed: null, question: 'Rename the project?', error: expect.stringContaining('no Elicitly browser extension is paired') });
   });
 
   it('an ask that waits in the extension hands the app its key too', async () => {

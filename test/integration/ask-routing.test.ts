@@ -48,7 +48,31 @@ describe.each(CLIENT_KINDS)('the %s client advertises no elicitation', (kind) =>
   });
   afterAll(() => agent.close());
 
+  it('issue 18 item 8: with no extension ever paired, the seed\'s error shape with the reason and what to do; nothing is filed', async () => {
+    const confirm = await agent.callTool('elicit_confirm', { question: 'Ship it?' });
+    expect(confirm.isError).toBeFalsy();
+    expect(confirm.structuredContent).toEqual({
+      confirmed: null,
+      question: 'Ship it?',
+      error: expect.stringMatching(/^nobody can answer this question here: the host did not advertise form elicitation.*no Elicitly browser extension is paired/),
+      next: expect.stringContaining('`npx elicitly-companion pair`'),
+    });
+    const form = await agent.callTool('elicit_form', { message: 'Release details', requestedSchema: releaseSchema });
+    expect(form.structuredContent).toEqual({ action: 'error', content: null, error: expect.stringContaining('no Elicitly browser extension is paired'), next: expect.any(String) });
+    const selection = await agent.callTool('elicit_selection', { message: 'Which region?', options: regions });
+    expect(selection.structuredContent).toEqual({ action: 'error', selected: null, error: expect.stringContaining('no Elicitly browser extension is paired'), next: expect.any(String) });
+    // The hub is up (an extension can pair with it now) and holds no request: nothing could have answered one.
+    const doctor = await agent.callTool('elicit_doctor', {});
+    expect((doctor.structuredContent as { companion: unknown }).companion).toMatchObject({ hub: { role: 'hub' }, pending: 0 });
+    // Forced to the extension, the ask is still filed: the caller asked for exactly that.
+    const forced = await agent.callTool('elicit_confirm', { question: 'Forced?', via: 'extension' });
+    expect(forced.structuredContent).toMatchObject({ action: 'pending', reviewer: { connected: false }, next: expect.stringContaining('pair') });
+    await agent.callTool('elicit_cancel', { elicitationId: (forced.structuredContent as { elicitationId: string }).elicitationId });
+  });
+
   it('says at once that nobody can answer yet, and how to connect the extension', async () => {
+    // Paired once, not connected now: the ask is filed and waits for it.
+    pairedKey(agent.stateDir);
     const began = Date.now();
     const result = await agent.callTool('elicit_confirm', { question: 'Ship it?' });
     const out = result.structuredContent as Record<string, unknown>;
@@ -385,4 +409,111 @@ describe('an ask is held to the request size cap of every kind', () => {
     expect(body.error).toBe('invalid_arguments');
     expect(body.issues).toEqual([{ path: 'requestedSchema', rule: 'too_large', message: expect.stringMatching(/^requestedSchema: .*the limit is 524288 bytes$/) }]);
   }, 30_000);
+});
+
+describe.each(CLIENT_KINDS)('issue 18 item 2: a person declines in 300 ms (%s)', (kind) => {
+  let agent: Harness;
+  let ext: ScriptedExtension;
+  beforeAll(async () => {
+    ({ agent, ext } = await serverWithExtension(kind, { host: hosts.answerAfter(300, 'decline') }));
+  });
+  afterAll(async () => {
+    ext?.close();
+    await agent?.close();
+  });
+
+  it('the decline is the answer: not asked again in the extension, and the dialog is not marked broken', async () => {
+    expect((await agent.callTool('elicit_confirm', { question: 'Publish now?', waitSeconds: 1 })).structuredContent).toEqual({ confirmed: false, action: 'decline', via: 'host' });
+    expect((await agent.callTool('elicit_form', { message: 'Which version?', requestedSchema: releaseSchema, waitSeconds: 1 })).structuredContent).toEqual({
+      action: 'decline',
+      content: null,
+      via: 'host',
+    });
+    expect(agent.elicitations).toHaveLength(2);
+    const doctor = (await agent.callTool('elicit_doctor', {})).structuredContent as { routing: Record<string, { via: string }> };
+    expect(doctor.routing.elicit_confirm?.via).toBe('host');
+    expect(ext.received.filter((m) => m.type === 'request.created')).toEqual([]);
+  });
+});
+
+/** Claude Code 2.1.332's capabilities as measured (notes/claude-code.md): print mode, and interactive mode. */
+const CLAUDE_CODE = { name: 'claude-code', version: '2.1.332' };
+const PRINT_CAPS = { roots: { listChanged: true }, elicitation: { form: {}, url: {} } };
+const INTERACTIVE_CAPS = { ...PRINT_CAPS, extensions: { 'io.modelcontextprotocol/tasks': {} } };
+/** Codex 0.171.0 as measured (evidence/known-hosts.md): exec and TUI send the same; only each call's _meta differs. */
+const CODEX = { name: 'codex-mcp-client', version: '0.171.0' };
+const CODEX_CAPS = { experimental: { 'codex/auth-change': {} }, elicitation: { form: {}, url: {} } };
+const codexTurn = (trigger: 'exec' | 'user') => ({ 'x-codex-turn-metadata': { turn_trigger: trigger, sandbox_mode: 'read-only', codex_version: '0.171.0' } });
+
+describe.each(CLIENT_KINDS)('issue 18 item 5: known hosts (%s)', (kind) => {
+  const open: { agent: Harness; ext: ScriptedExtension }[] = [];
+  afterAll(async () => {
+    for (const { agent, ext } of open.splice(0)) {
+      ext.close();
+      await agent.close();
+    }
+  });
+  async function known(options: HarnessOptions) {
+    const pair = await serverWithExtension(kind, options);
+    open.push(pair);
+    return pair;
+  }
+
+  it(
+    kind === 'v2-2026'
+      ? 'Claude Code in print mode: an auto ask goes straight to the extension, the host is never asked'
+      : 'Claude Code on the 2025 fallback looks the same in both modes: the dialog is tried, and its 5 ms cancel rerouted',
+    async () => {
+      const { agent, ext } = await known({ clientInfo: CLAUDE_CODE, capabilities: PRINT_CAPS, host: hosts.answerAfter(5, 'cancel') });
+      const call = agent.callTool('elicit_confirm', { question: 'Deploy from print mode?' });
+      await decide(ext, await created(ext, 'Deploy from print mode?'), 'approved', { confirmed: true });
+      expect((await call).structuredContent).toEqual({ confirmed: true, action: 'accept', via: 'extension' });
+      expect(agent.elicitations).toHaveLength(kind === 'v2-2026' ? 0 : 1);
+    },
+  );
+
+  it('codex exec (its calls say turn_trigger "exec"): the extension at once; the Codex TUI ("user"): its form', async () => {
+    const { agent, ext } = await known({ clientInfo: CODEX, capabilities: CODEX_CAPS, host: hosts.answerAfter(5, 'decline') });
+    const call = agent.callTool('elicit_confirm', { question: 'Deploy from codex exec?' }, { meta: codexTurn('exec') });
+    await decide(ext, await created(ext, 'Deploy from codex exec?'), 'approved', { confirmed: true });
+    expect((await call).structuredContent).toEqual({ confirmed: true, action: 'accept', via: 'extension' });
+    expect(agent.elicitations).toHaveLength(0);
+    const tui = await known({ clientInfo: CODEX, capabilities: CODEX_CAPS, host: hosts.acceptAfter(5, () => ({ answer: 'no' })) });
+    expect((await tui.agent.callTool('elicit_confirm', { question: 'Deploy from the Codex TUI?' }, { meta: codexTurn('user') })).structuredContent).toEqual({
+      confirmed: false,
+      action: 'accept',
+      via: 'host',
+    });
+    expect(tui.agent.elicitations).toHaveLength(1);
+  });
+
+  it('Claude Code in interactive mode (it declares the tasks extension): the host\'s dialog', async () => {
+    const { agent } = await known({ clientInfo: CLAUDE_CODE, capabilities: INTERACTIVE_CAPS, host: hosts.acceptAfter(5, () => ({ answer: 'yes' })) });
+    expect((await agent.callTool('elicit_confirm', { question: 'Deploy from the TUI?' })).structuredContent).toEqual({ confirmed: true, action: 'accept', via: 'host' });
+    expect(agent.elicitations).toHaveLength(1);
+  });
+
+  it('Cursor, which drops dialogs: the extension at once, instead of waiting out a dialog that never comes', async () => {
+    const { agent, ext } = await known({ clientInfo: { name: 'cursor-vscode', version: '1.0.0' }, capabilities: { elicitation: {} }, host: hosts.never() });
+    const call = agent.callTool('elicit_confirm', { question: 'Ship from Cursor?' });
+    await decide(ext, await created(ext, 'Ship from Cursor?'), 'approved', { confirmed: false });
+    expect((await call).structuredContent).toEqual({ confirmed: false, action: 'accept', via: 'extension' });
+    expect(agent.elicitations).toHaveLength(0);
+  });
+});
+
+describe.each(CLIENT_KINDS)('issue 18 item 8: nobody paired and the host cannot show the dialog (%s)', (kind) => {
+  it.each([
+    ['declines in 5 ms', { host: hosts.answerAfter(5, 'decline') }, /the host answered "decline" in \d+ ms, faster than a person can/],
+    ['is a known host', { clientInfo: { name: 'cursor-vscode', version: '1.0.0' }, host: hosts.never() }, /known to the table of hosts \(cursor-drops\)/],
+  ])('a host that %s: the seed\'s error shape, naming why', async (_name, options, why) => {
+    const agent = await connect(kind, { ...options, env: { ELICITLY_MIN_TIMEOUT_SECONDS: '1' } });
+    try {
+      const result = await agent.callTool('elicit_confirm', { question: 'Ship it?' });
+      expect(agent.elicitations.length).toBeLessThanOrEqual(1);
+      expect(result.structuredContent).toEqual({ confirmed: null, question: 'Ship it?', error: expect.stringMatching(why), next: expect.stringContaining('npx elicitly-companion pair') });
+    } finally {
+      await agent.close();
+    }
+  });
 });

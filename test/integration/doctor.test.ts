@@ -144,9 +144,54 @@ describe.each(CLIENT_KINDS)('elicit_doctor additions with the %s client', (kind)
       expect(report.probes?.elicitationForm).toMatchObject({ verdict: 'advertised_but_autocanceled' });
       for (const tool of ROUTED) expect(report.routing[tool]).toEqual({ via: 'extension', why: expect.stringMatching(/shown broken in this session: the doctor's probe was answered "cancel" in \d+ ms/) });
       expect(h.elicitations).toHaveLength(1);
+      // Paired once (none connected): the ask is filed for the extension rather than refused.
+      pairedKey(h.stateDir);
       const asked = await h.callTool('elicit_confirm', { question: 'Ship it?' });
       expect(asked.structuredContent).toMatchObject({ via: 'extension' });
       expect(h.elicitations).toHaveLength(1);
+    });
+
+    it('issue 18 item 2: a probe declined in 300 ms keeps the seed\'s verdict, but the dialog stays the route (a person can click that fast)', async () => {
+      const h = await start(kind, { host: hosts.answerAfter(300, 'decline') });
+      const report = await doctor(h, { probeElicitation: true });
+      expect(report.probes?.elicitationForm).toMatchObject({ action: 'decline', verdict: 'advertised_but_autocanceled' });
+      expect(routes(report)).toEqual(['host', 'host', 'host']);
+      expect(report.routing.elicit_confirm.why).toContain('under 250 ms');
+      expect((await h.callTool('elicit_confirm', { question: 'Ship it?' })).structuredContent).toEqual({ confirmed: false, action: 'decline', via: 'host' });
+      expect(h.elicitations).toHaveLength(2);
+    });
+
+    it('issue 18 item 5: a known host names the entry used; the same product in a mode whose dialog works does not', async () => {
+      const clientInfo = { name: 'codex-mcp-client', version: '0.171.0' };
+      const capabilities = { experimental: { 'codex/auth-change': {} }, elicitation: { form: {}, url: {} } };
+      const h = await start(kind, { clientInfo, capabilities });
+      const turn = (trigger: string) => ({ meta: { 'x-codex-turn-metadata': { turn_trigger: trigger } } });
+      const report = (await h.callTool('elicit_doctor', {}, turn('exec'))).structuredContent as Report;
+      for (const tool of ROUTED) {
+        expect(report.routing[tool]).toMatchObject({
+          via: 'extension',
+          why: expect.stringContaining('known to the table of hosts (codex-exec)'),
+          knownHost: { id: 'codex-exec', evidence: expect.stringContaining('`codex exec` answers every elicitation "decline" in 1-6 ms') },
+        });
+      }
+      const tui = (await h.callTool('elicit_doctor', {}, turn('user'))).structuredContent as Report;
+      expect(routes(tui)).toEqual(['host', 'host', 'host']);
+      expect(tui.routing.elicit_confirm).not.toHaveProperty('knownHost');
+      if (era2026) {
+        const print = { roots: { listChanged: true }, elicitation: { form: {}, url: {} } };
+        const claude = await start(kind, { clientInfo: { name: 'claude-code', version: '2.1.332' }, capabilities: print });
+        expect((await doctor(claude)).routing.elicit_form).toMatchObject({ via: 'extension', knownHost: { id: 'claude-code-print' } });
+      }
+    });
+
+    it('issue 18 item 3: a client that renders MCP Apps counts the chat (app), not nobody', async () => {
+      const apps = { extensions: { 'io.modelcontextprotocol/ui': { mimeTypes: ['text/html;profile=mcp-app'] } } };
+      const h = await start(kind, { capabilities: apps });
+      const report = await doctor(h, { checkCompanion: true });
+      expect(routes(report)).toEqual(['app', 'app', 'app']);
+      expect(report.routing.elicit_confirm.why).toMatch(/^An auto call is shown in the chat, in the Elicitly review under its result/);
+      extensions.push(await ScriptedExtension.connect(h.port, { key: pairedKey(h.stateDir) }));
+      expect(routes(await doctor(h))).toEqual(['app+extension', 'app+extension', 'app+extension']);
     });
 
     it('a probe answered by a person (working) keeps the host dialog', async () => {
@@ -235,6 +280,17 @@ describe.each(CLIENT_KINDS)('elicit_doctor additions with the %s client', (kind)
       expect(text).not.toContain('sharePath');
     });
 
+    it('issue 18 item 8: share: true also returns the report as a ready-to-file text, the same file without payloads', async () => {
+      const h = await start(kind, { host: hosts.acceptAfter(5, () => ({ probe: 'ok' })) });
+      const report = await doctor(h, { probeElicitation: true, share: true, productName: 'Test Host', productVersion: '9.9' });
+      const text = String(report.shareText);
+      expect(text.split('\n')[0]).toBe('## Elicitly host report: Test Host 9.9');
+      expect(text).toContain('- Probe of the form dialog: working (action accept, ');
+      const fenced = /\n(`{3,})json\n([\s\S]*)\n\1\n$/.exec(text);
+      expect(JSON.parse(fenced?.[2] ?? 'null')).toEqual(JSON.parse(readFileSync(String(report.sharePath), 'utf8')));
+      expect(text).not.toContain('"data"');
+    });
+
     it.each([
       ['share: false', { share: false }],
       ['share absent', {}],
@@ -290,8 +346,9 @@ describe.each(CLIENT_KINDS)('elicit_doctor additions with the %s client', (kind)
       expect(truncated).toMatch(/cut to 16384 bytes and 32 levels/);
       expect(JSON.stringify(request)).toContain('…[cut]');
       expect(request.capabilities).toMatchObject({ elicitation: { form: {} } });
-      // The answer carries the same bounded echo, and what was declared is still read from all of it.
-      expect(Buffer.byteLength(JSON.stringify(report))).toBeLessThan(32 * 1024);
+      // The answer carries the same bounded echo twice (the report, and the file as shareText), and what was declared
+      // is still read from all of it.
+      expect(Buffer.byteLength(JSON.stringify(report))).toBeLessThan(48 * 1024);
       expect(report.support).toMatchObject({ elicitation: true, elicitationForm: true });
     });
 
@@ -299,6 +356,47 @@ describe.each(CLIENT_KINDS)('elicit_doctor additions with the %s client', (kind)
       const h = await start(kind, { capabilities: {} });
       const report = await doctor(h, { share: true, productName: 'n'.repeat(100), productVersion: 'v'.repeat(50), notes: 'x'.repeat(2000) });
       expect(report.shared).toBe(true);
+    });
+  });
+
+  describe('issue 18 item 8: the contribute-fingerprint prompt', () => {
+    it('is declared and listed with its arguments', async () => {
+      const h = await start(kind, { capabilities: {} });
+      expect(h.serverCapabilities()).toMatchObject({ prompts: { listChanged: false } });
+      const prompts = await h.listPrompts();
+      expect(prompts.map((p) => p.name)).toEqual(['contribute-fingerprint']);
+      expect(prompts[0]?.arguments?.map((a) => [a.name, a.required ?? false])).toEqual([
+        ['productName', false],
+        ['productVersion', false],
+        ['notes', false],
+        ['consent', false],
+      ]);
+    });
+
+    it('without consent it asks first; the doctor call it names runs the probe and returns the ready-to-file report', async () => {
+      const h = await start(kind, { host: hosts.acceptAfter(5, () => ({ probe: 'ok' })) });
+      const asked = await h.getPrompt('contribute-fingerprint', { productName: 'Test Host', productVersion: '9.9' });
+      const text = asked.messages.map((m) => m.content.text ?? '').join('\n');
+      expect(asked.messages[0]?.role).toBe('user');
+      expect(text).toContain('ask whether I agree; go on only with a clear yes');
+      expect(text).toContain('no answers and no conversation');
+      expect(text).toContain('The app is "Test Host", version "9.9".');
+      // What the model is told to call, called as it says: the probe, share, and the product.
+      const call = JSON.parse(/call the elicit_doctor tool with (\{.*?\}), filling/.exec(text)?.[1] ?? 'null') as Record<string, unknown>;
+      expect(call).toMatchObject({ probeElicitation: true, share: true, productName: 'Test Host', productVersion: '9.9' });
+      const report = await doctor(h, { ...call, notes: 'CI' });
+      expect(h.elicitations).toHaveLength(1);
+      expect(report).toMatchObject({ shared: true, probes: { elicitationForm: { verdict: 'working' } } });
+      expect(String(report.shareText)).toMatch(/^## Elicitly host report: Test Host 9\.9\n/);
+      expect(text).toContain('shareText');
+    });
+
+    it('with consent "yes" it goes ahead, and asks for what is missing', async () => {
+      const h = await start(kind, { capabilities: {} });
+      const text = (await h.getPrompt('contribute-fingerprint', { consent: 'yes' })).messages[0]?.content.text ?? '';
+      expect(text).toContain('I agree to this:');
+      expect(text).not.toContain('ask whether I agree');
+      expect(text).toContain('Ask me which app I am using');
     });
   });
 

@@ -76,9 +76,9 @@ describe('the npm package', () => {
       expect(client.getServerVersion()).toMatchObject({ name: 'elicitly', version: PKG.version });
       const tools = (await client.listTools()).tools.map((t) => t.name).sort();
       expect(tools).toEqual(['elicit_approval', 'elicit_await', 'elicit_cancel', 'elicit_confirm', 'elicit_doctor', 'elicit_form', 'elicit_proposal', 'elicit_result', 'elicit_selection', 'elicit_status']);
-      // No dialog on this client and no extension connected: the ask is filed with the hub (the lazily loaded chunks,
-      // the journal) and the answer says at once that nobody can see it yet.
-      const asked = await client.callTool({ name: 'elicit_confirm', arguments: { question: 'Ship it?' } });
+      // No dialog on this client and no extension connected: the ask, sent to the extension, is filed with the hub (the
+      // lazily loaded chunks, the journal) and the answer says at once that nobody can see it yet.
+      const asked = await client.callTool({ name: 'elicit_confirm', arguments: { question: 'Ship it?', via: 'extension' } });
       expect(asked.isError).toBeFalsy();
       expect(asked.structuredContent).toMatchObject({ confirmed: null, action: 'pending', via: 'extension', reviewer: { connected: false } });
       const status = await run(bin, ['status', '--json'], { env });

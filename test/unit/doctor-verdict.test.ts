@@ -7,6 +7,7 @@ import {
   deriveExtensions,
   reportFileName,
   routeReport,
+  shareText,
   shareableReport,
   sharedReportFile,
 } from '../../shared/doctor-report.js';
@@ -186,7 +187,7 @@ describe('routeReport', () => {
   const one: CompanionReport['reviewers'] = { extensionsConnected: 1, lastSeenAt: null };
   const two: CompanionReport['reviewers'] = { extensionsConnected: 2, lastSeenAt: null };
   const zero: CompanionReport['reviewers'] = { extensionsConnected: 0, lastSeenAt: null };
-  const rows: [string, Parameters<typeof routeReport>, 'host' | 'extension' | 'none', RegExp][] = [
+  const rows: [string, Parameters<typeof routeReport>, 'host' | 'extension' | 'app' | 'app+extension' | 'none', RegExp][] = [
     ['host dialog, whatever the hub says', [{ via: 'host', why: 'the host advertises form elicitation' }, formHost, zero], 'host', /^An auto call shows the host's own dialog: the host advertises form elicitation\.$/],
     ['no elicitation, one extension', [notAdvertised, noElicitation, one], 'extension', /where one is connected, because the host did not advertise form elicitation/],
     ['no elicitation, two extensions', [notAdvertised, noElicitation, two], 'extension', /where 2 are connected/],
@@ -194,6 +195,11 @@ describe('routeReport', () => {
     ['no elicitation, hub not asked', [notAdvertised, noElicitation, null], 'extension', /whether an extension is connected is not known until this process joins the hub \(checkCompanion: true asks\)/],
     ['URL only: says so', [notAdvertised, urlOnly, one], 'extension', /because the host advertises only URL-mode elicitation/],
     ['a dialog shown broken', [{ via: 'extension', why: "the host's dialog was shown broken in this session: x" }, formHost, one], 'extension', /because the host's dialog was shown broken in this session: x\.$/],
+    // Issue 18 item 3: a client that renders MCP Apps shows the request in the chat, so it reaches someone.
+    ['app, none connected: the chat, not nobody', [notAdvertised, noElicitation, zero, true], 'app', /^An auto call is shown in the chat, in the Elicitly review under its result \(the host did not advertise/],
+    ['app, one connected: both', [notAdvertised, noElicitation, one, true], 'app+extension', /in the chat, in the Elicitly review under its result and in the Elicitly extension, where one is connected/],
+    ['app, hub not asked: both, the extension not known', [notAdvertised, noElicitation, null, true], 'app+extension', /goes to the Elicitly extension too .*not known until this process joins the hub/],
+    ['app, host dialog works: the host', [{ via: 'host', why: 'it works' }, formHost, zero, true], 'host', /^An auto call shows the host's own dialog: it works\.$/],
   ];
   it.each(rows)('%s', (_name, args, via, why) => {
     const route = routeReport(...args);
@@ -202,6 +208,12 @@ describe('routeReport', () => {
     // One sentence: a single final period.
     expect(route.why.endsWith('.')).toBe(true);
     expect(route.why.slice(0, -1)).not.toMatch(/\.\s+[A-Z]/);
+  });
+  it('names the known host that decided the route', () => {
+    const knownHost = { id: 'claude-code-print', evidence: 'measured' };
+    const route = routeReport({ via: 'extension', why: 'known', knownHost }, formHost, zero);
+    expect(route).toMatchObject({ via: 'none', knownHost });
+    expect(routeReport({ via: 'extension', why: 'known', knownHost }, formHost, one, true)).toMatchObject({ via: 'app+extension', knownHost });
   });
 });
 
@@ -226,6 +238,36 @@ describe('share', () => {
     const file = sharedReportFile(report, { productName: 'Claude Code' }, Date.UTC(2026, 0, 2, 3, 4, 5, 6));
     expect(file).toMatchObject({ kind: 'elicitly-doctor-report', version: 1, writtenAt: '2026-01-02T03:04:05.006Z', product: { name: 'Claude Code', version: null }, notes: null });
     expect(file.report.probes).toEqual({ elicitationForm: expect.not.objectContaining({ data: expect.anything() }) as unknown });
+  });
+  it('shareText: a ready-to-file issue with the facts first and the written file, without payloads', () => {
+    const full = {
+      ...report,
+      initialize: { request: { clientInfo: { name: 'claude-code', version: '2.1.332' }, capabilities: {} }, response: { protocolVersion: '2026-07-28' } },
+      support: { elicitationForm: true, elicitationUrl: true, extensions: { apps: false } },
+      routing: { elicit_confirm: { via: 'extension', why: 'w', knownHost: { id: 'claude-code-print', evidence: 'e' } } },
+    };
+    const file = sharedReportFile(full, { productName: 'Claude Code', productVersion: '2.1.332', notes: 'print mode ```' }, 0);
+    const text = shareText(file);
+    expect(text.split('\n').slice(0, 8)).toEqual([
+      '## Elicitly host report: Claude Code 2.1.332',
+      '',
+      '- MCP client: claude-code 2.1.332 (era 2025, protocol 2026-07-28)',
+      '- Advertised: form elicitation true, URL elicitation true, MCP Apps false',
+      '- Probe of the form dialog: working (action accept, 900 ms)',
+      '- An auto ask goes to: extension (known host claude-code-print)',
+      '- Notes: print mode ```',
+      '',
+    ]);
+    // The fence outlasts the backticks the person (or the host) put in a value, so the JSON reads back whole.
+    const fenced = /\n(`{4,})json\n([\s\S]*)\n\1\n$/.exec(text);
+    expect(JSON.parse(fenced?.[2] ?? 'null')).toEqual(JSON.parse(JSON.stringify(file)));
+    expect(text).not.toContain('"data"');
+  });
+  it('shareText without a probe or a product says so', () => {
+    const text = shareText(sharedReportFile({ era: '2025' }, {}, 0));
+    expect(text).toContain('## Elicitly host report: an unnamed host\n');
+    expect(text).toContain('- Probe of the form dialog: not run\n');
+    expect(text).toContain('- Notes: none\n');
   });
   it('file names sort by time and carry no colon', () => {
     expect(reportFileName(Date.UTC(2026, 0, 2, 3, 4, 5, 6), 'ab12')).toBe('doctor-2026-01-02T03-04-05-006Z-ab12.json');

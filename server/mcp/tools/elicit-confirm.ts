@@ -28,6 +28,7 @@ const ElicitConfirmOutputSchema = z.looseObject({
   action: z.enum(['accept', 'decline', 'cancel', 'pending']).optional(),
   question: z.string().optional(),
   error: z.string().optional(),
+  next: z.string().optional(),
   via: AnsweredViaSchema.optional(),
 });
 

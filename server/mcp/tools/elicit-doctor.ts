@@ -11,11 +11,11 @@ import {
   deriveExtensions,
   reportFileName,
   routeReport,
+  shareText,
   sharedReportFile,
 } from '../../../shared/doctor-report.js';
 import type { ProbeObservation, ProbeVerdict } from '../../../shared/doctor-verdict.js';
 import {
-  AUTOCANCEL_THRESHOLD_MS,
   DIALOG_BROKEN_VERDICTS,
   PROBE_FIELD,
   PROBE_SCHEMA,
@@ -24,7 +24,7 @@ import {
   probeSkipReason,
 } from '../../../shared/doctor-verdict.js';
 import { clipReason } from '../../../shared/limits.js';
-import { autoRoute, markDialogBroken } from '../ask-routing.js';
+import { REROUTE_THRESHOLD_MS, autoRoute, automaticNo, markDialogBroken } from '../ask-routing.js';
 import { boundedJson } from '../bounded-json.js';
 import type { ElicitOutcome } from '../host-elicitation.js';
 import { elicitFromHost } from '../host-elicitation.js';
@@ -43,13 +43,20 @@ const ElicitDoctorInputSchema = z.strictObject({
     .boolean()
     .optional()
     .describe('Default false. When true and this process has not joined the hub yet, join (or start) it to report the connected extensions and pending requests.'),
-  share: z.boolean().optional().describe('Default false. When true, also write this report (no answers, no conversation) as a JSON file in the state dir\'s reports/ folder.'),
+  share: z
+    .boolean()
+    .optional()
+    .describe('Default false. When true, also write this report (no answers, no conversation) as a JSON file in the state dir\'s reports/ folder and return it as shareText, ready to file; nothing is sent anywhere.'),
   productName: z.string().max(SHARE_LIMITS.productName).optional().describe('With share: the host product\'s name (e.g. "Claude Code"); at most 100 characters.'),
   productVersion: z.string().max(SHARE_LIMITS.productVersion).optional().describe('With share: the host product\'s version; at most 50 characters.'),
   notes: z.string().max(SHARE_LIMITS.notes).optional().describe('With share: anything unusual about the setup (OS, flags, policy); at most 2000 characters.'),
 });
 
-const RouteSchema = z.looseObject({ via: z.enum(['host', 'extension', 'none']), why: z.string() });
+const RouteSchema = z.looseObject({
+  via: z.enum(['host', 'extension', 'app', 'app+extension', 'none']),
+  why: z.string(),
+  knownHost: z.looseObject({ id: z.string(), evidence: z.string() }).optional(),
+});
 
 const ElicitDoctorOutputSchema = z.looseObject({
   era: z.enum(['2025', '2026-07-28']),
@@ -74,6 +81,7 @@ const ElicitDoctorOutputSchema = z.looseObject({
   shared: z.boolean().optional(),
   sharePath: z.string().optional(),
   shareError: z.string().optional(),
+  shareText: z.string().optional(),
 });
 
 type ShareInput = Pick<z.infer<typeof ElicitDoctorInputSchema>, 'productName' | 'productVersion' | 'notes'>;
@@ -143,7 +151,7 @@ const AUTOACCEPTED_REASON = `the host answered "accept" without the choice a per
 function brokenWhy(verdict: ProbeVerdict, probe: Record<string, unknown>): string {
   switch (verdict) {
     case 'advertised_but_autocanceled':
-      return `the doctor's probe was answered "${String(probe.action)}" in ${String(probe.latencyMs)} ms, faster than a person can (< ${AUTOCANCEL_THRESHOLD_MS} ms)`;
+      return `the doctor's probe was answered "${String(probe.action)}" in ${String(probe.latencyMs)} ms, faster than a person can (< ${REROUTE_THRESHOLD_MS} ms)`;
     case 'advertised_but_unanswered':
       return "the doctor's probe got no answer within its bound";
     case 'advertised_but_autoaccepted':
@@ -184,21 +192,29 @@ async function companion(session: Session, mayJoin: boolean): Promise<CompanionR
   return companionReport({ ...base, role: session.companion.role(), info });
 }
 
-/** Writes the shareable report under `<stateDir>/reports/` (0700 dir, 0600 file, never through a symlink). */
-function share(session: Session, report: Record<string, unknown>, meta: ShareInput): { shared: true; sharePath: string } | { shared: false; shareError: string } {
+type Shared = ({ shared: true; sharePath: string } | { shared: false; shareError: string }) & { shareText: string };
+
+/**
+ * Sharing, in the local edition: nothing leaves this computer. The shareable report is written under
+ * `<stateDir>/reports/` (0700 dir, 0600 file, never through a symlink) and handed back as a ready-to-file text the
+ * person may post themselves; the text comes back even when the file could not be written.
+ */
+function share(session: Session, report: Record<string, unknown>, meta: ShareInput): Shared {
+  const now = Date.now();
+  const file = sharedReportFile(report, meta, now);
+  const text = shareText(file);
   try {
-    const now = Date.now();
     const dir = join(session.companion.stateDir, 'reports');
     // The state dir first: it is checked (a real dir of this user's, 0700) before anything is created inside it.
     ensurePrivateDir(session.companion.stateDir);
     ensurePrivateDir(dir);
-    const file = join(dir, reportFileName(now, randomBytes(4).toString('hex')));
-    writePrivateFile(file, `${JSON.stringify(sharedReportFile(report, meta, now), null, 2)}\n`);
-    return { shared: true, sharePath: file };
+    const path = join(dir, reportFileName(now, randomBytes(4).toString('hex')));
+    writePrivateFile(path, `${JSON.stringify(file, null, 2)}\n`);
+    return { shared: true, sharePath: path, shareText: text };
   } catch (error) {
     const message = clipReason(error instanceof Error ? error.message : String(error));
     log('warn', 'could not write the doctor report', { error: message });
-    return { shared: false, shareError: message };
+    return { shared: false, shareError: message, shareText: text };
   }
 }
 
@@ -215,7 +231,8 @@ export const elicitDoctor: ToolDefinition = {
           '(the host\'s dialog, the Elicitly extension, or nowhere) and why, and the companion side (hub, connected ' +
           'extensions, pending requests). With probeElicitation: true, one real dialog is sent and the report says what ' +
           'happened: some hosts advertise the capability but auto-decline in milliseconds, auto-accept without asking, or ' +
-          'never show the dialog. share: true also writes the report (no answers) to the state dir.',
+          'never show the dialog. share: true also writes the report (no answers) to the state dir and returns it as a ' +
+          'ready-to-file text (shareText) for the person to post; nothing is sent anywhere.',
         inputSchema: ElicitDoctorInputSchema,
         outputSchema: ElicitDoctorOutputSchema,
         // Not read-only: share writes a file, checkCompanion may start the hub, the probe shows the person a dialog.
@@ -236,14 +253,16 @@ export const elicitDoctor: ToolDefinition = {
           if (!step.done) return step.result;
           const { probe, verdict } = probeReport(step.outcome, probeSkipReason(support));
           probes = { elicitationForm: probe };
-          // Remembered for the session: its later auto asks go to the extension instead of a dialog nobody sees.
-          if (verdict && DIALOG_BROKEN_VERDICTS.has(verdict)) {
+          // Remembered for the session: its later auto asks go to the extension instead of a dialog nobody sees. A "no"
+          // is the verdict's under 2000 ms (seed 001) but reroutes only under 250 ms: a person can click that fast.
+          const reroutes = verdict === 'advertised_but_autocanceled' ? automaticNo(step.outcome) : verdict !== undefined && DIALOG_BROKEN_VERDICTS.has(verdict);
+          if (verdict && reroutes) {
             markDialogBroken(session, brokenWhy(verdict, probe));
           }
         }
         const companionPart = await companion(session, args.checkCompanion ?? false);
         // After the probe: a dialog it showed broken already sends this session's auto asks elsewhere.
-        const route = routeReport(autoRoute(ctx, session), support, companionPart.reviewers);
+        const route = routeReport(autoRoute(ctx, session), support, companionPart.reviewers, session.app !== null);
         const report: Record<string, unknown> = {
           ...base,
           ...(probes ? { probes } : {}),
