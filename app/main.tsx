@@ -1,3 +1,5 @@
+// First of all: the view's own CSP, in force even when a host wraps the HTML (own-csp.ts).
+import './own-csp.js';
 // Before anything parses: the page's CSP has no 'unsafe-eval', and zod would probe `new Function` on first use.
 import '../extension/zod-config.js';
 import { App, type McpUiHostContext } from '@modelcontextprotocol/ext-apps';

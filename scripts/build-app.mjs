@@ -50,7 +50,7 @@ await build({
 // Checks on what a host will embed: one file, nothing it would fetch, no early end to the inlined script or style.
 const html = readFileSync(out, 'utf8');
 const problems = [];
-if (!/^<!doctype html>\s*<html[^>]*>\s*<head>\s*<meta http-equiv="Content-Security-Policy"/i.test(html)) problems.push('the CSP <meta> is not the first thing in <head>');
+if (!/^<!doctype html>\s*<html[^>]*>\s*<head>\s*<meta name="elicitly-csp" content="default-src 'none';/i.test(html)) problems.push('the view\'s policy (<meta name="elicitly-csp">, which app/own-csp.ts puts in force) is not the first thing in <head>');
 // The markup without the inlined code: an element that would load something (the code builds its DOM with the DOM API).
 const markup = html.replace(/(<script\b[^>]*>)[\s\S]*?(<\/script)/gi, '$1$2').replace(/(<style\b[^>]*>)[\s\S]*?(<\/style)/gi, '$1$2');
 for (const m of markup.matchAll(/<[a-z][^>]*\s(src|href|srcset|action|poster|data|formaction)\s*=/gi)) problems.push(`an element refers to something outside the file: ${m[0].slice(0, 80)}`);

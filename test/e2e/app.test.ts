@@ -15,6 +15,8 @@ import { freePort } from '../helpers/scripted-extension.js';
 import {
   buildHostScript, callTool, connectAppClient, manyFieldProposal, openAppHost, type AppClient, type AppHostPage, type HostEvent, type ToolCallResult,
 } from './app-host/app-host.js';
+import { HOST_COLOURS } from './app-host/host-colours.js';
+import { describeViolations, seriousViolations } from './axe.js';
 import {
   browserFound, CHROMIUM_PATH, chromiumSuite, launchExtension, pairInSettings, setHubPort, pairingCode, type ExtensionBrowser,
 } from './extension-browser.js';
@@ -268,6 +270,67 @@ describe.skipIf(!browserFound)(title, () => {
     expect(host.events.filter((e) => e.type === 'display-mode')).toHaveLength(1);
     expect([...narrowHost.errors, ...host.errors]).toEqual([]);
     expect((await callTool(agent.client, 'elicit_cancel', { elicitationId: id })).structuredContent).toEqual({ status: 'canceled' });
+  });
+
+  /** `#rrggbb` as getComputedStyle says a colour. */
+  const rgb = (hex: string) => `rgb(${[1, 3, 5].map((i) => parseInt(hex.slice(i, i + 2), 16)).join(', ')})`;
+
+  it('in the host\'s light and dark themes: the primary button takes the host\'s inverse button colours, and axe finds no serious violation in an approval or a proposal', async () => {
+    for (const theme of ['light', 'dark'] as const) {
+      for (const [tool, input, button] of [
+        ['elicit_approval', { message: `Deploy build 812 to staging (${theme})`, context: { build: 812 } }, 'Approve'],
+        ['elicit_proposal', northmark(`NorthMark in the ${theme} theme`), 'Submit Changes'],
+      ] as const) {
+        const result = await callTool(agent.client, tool, input);
+        const id = result.structuredContent?.elicitationId as string;
+        const host = await newHost();
+        await host.show(tool, input, result, { theme });
+        const primary = host.view.getByRole('button', { name: button });
+        await primary.waitFor({ timeout: UI_TIMEOUT });
+        const where = `${tool} in the ${theme} theme`;
+        expect(await primary.evaluate((el) => [getComputedStyle(el).backgroundColor, getComputedStyle(el).color]), where)
+          .toEqual([rgb(HOST_COLOURS[theme]['--color-background-inverse']), rgb(HOST_COLOURS[theme]['--color-text-inverse'])]);
+        const violations = await seriousViolations(await host.viewFrame());
+        expect(violations, describeViolations(where, violations)).toEqual([]);
+        expect(host.errors, where).toEqual([]);
+        expect((await callTool(agent.client, 'elicit_cancel', { elicitationId: id })).structuredContent).toEqual({ status: 'canceled' });
+      }
+    }
+  });
+
+  it('the view\'s own CSP is in <head> and enforced, also in a host that wraps the HTML in a document of its own, and nothing is logged as an error', async () => {
+    for (const wrap of [false, true]) {
+      const input = northmark(`NorthMark in a host that ${wrap ? 'wraps' : 'does not wrap'} the view`);
+      const { id, result } = await propose(input);
+      const host = await newHost();
+      await host.show('elicit_proposal', input, result, { wrap });
+      await host.view.getByRole('table', { name: 'Proposed changes' }).waitFor({ timeout: UI_TIMEOUT });
+      const frame = await host.viewFrame();
+      const placed = await frame.evaluate(() => ({
+        wrapped: document.querySelector('.host-frame meta[name="elicitly-csp"]') !== null,
+        inHead: Array.from(document.head.querySelectorAll('meta[http-equiv="Content-Security-Policy"]'), (m) => (m as HTMLMetaElement).content),
+      }));
+      const own = await frame.evaluate(() => document.querySelector<HTMLMetaElement>('meta[name="elicitly-csp"]')?.content);
+      expect(own).toContain("form-action 'none'");
+      // The host's own policy and the view's, each once.
+      expect(placed.wrapped).toBe(wrap);
+      expect(placed.inHead.filter((c) => c === own)).toHaveLength(1);
+      expect(placed.inHead).toHaveLength(2);
+      expect(host.errors).toEqual([]);
+
+      // Enforced, not only present: an image from outside is refused by the view's policy too (the event names it).
+      const refusedBy = await frame.evaluate(`new Promise((resolve) => {
+        const seen = [];
+        const timer = setTimeout(() => resolve(seen), 5000);
+        document.addEventListener('securitypolicyviolation', (e) => {
+          seen.push(e.originalPolicy);
+          if (e.originalPolicy === ${JSON.stringify(own)}) { clearTimeout(timer); resolve(seen); }
+        });
+        new Image().src = 'http://127.0.0.1:9/probe.png';
+      })`) as string[];
+      expect(refusedBy).toContain(own);
+      expect((await callTool(agent.client, 'elicit_cancel', { elicitationId: id })).structuredContent).toEqual({ status: 'canceled' });
+    }
   });
 
   describe('the app and the extension deciding the same request at once', () => {

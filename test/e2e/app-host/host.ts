@@ -8,6 +8,7 @@ import {
   AppBridge, PostMessageTransport, RESOURCE_MIME_TYPE, getToolUiResourceUri, type McpUiHostContext, type McpUiResourceCsp,
 } from '@modelcontextprotocol/ext-apps/app-bridge';
 import type { CallToolResult, ListToolsResult, ReadResourceResult } from '@modelcontextprotocol/client';
+import { HOST_COLOURS } from './host-colours.js';
 
 /** What the Node side forwards to the server (anything else is refused there). */
 export type McpMethod = 'tools/list' | 'tools/call' | 'resources/list' | 'resources/read';
@@ -32,6 +33,11 @@ export interface OpenOptions {
   fullscreen?: 'grant' | 'refuse';
   /** The inline frame's width (default INLINE_WIDTH). */
   inlineWidth?: number;
+  /**
+   * Put the resource's HTML inside a document of the host's own, as some hosts do: its <head> then lands in the
+   * host's <body>, where the parser drops the view's <html>/<head> tags and keeps their children.
+   */
+  wrap?: boolean;
 }
 
 export interface HostApi {
@@ -84,7 +90,7 @@ window.elicitlyMcp = async (method, params) => JSON.parse(await window.elicitlyM
 
 let bridge: AppBridge | null = null;
 
-async function open({ toolName, input, theme = 'light', fullscreen = 'grant', inlineWidth = INLINE_WIDTH }: OpenOptions): Promise<void> {
+async function open({ toolName, input, theme = 'light', fullscreen = 'grant', inlineWidth = INLINE_WIDTH, wrap = false }: OpenOptions): Promise<void> {
   if (bridge) throw new Error('this host page shows one view; open a new page for another');
   const { tools } = (await window.elicitlyMcp('tools/list', {})) as ListToolsResult;
   const tool = tools.find((t) => t.name === toolName);
@@ -111,7 +117,6 @@ async function open({ toolName, input, theme = 'light', fullscreen = 'grant', in
   iframe.style.cssText = `display:block;width:${inlineWidth}px;height:120px;border:1px solid #888`;
   document.body.appendChild(iframe);
 
-  const dark = theme === 'dark';
   const hostContext: McpUiHostContext = {
     theme,
     platform: 'web',
@@ -119,7 +124,7 @@ async function open({ toolName, input, theme = 'light', fullscreen = 'grant', in
     displayMode: 'inline',
     availableDisplayModes: ['inline', 'fullscreen'],
     containerDimensions: { width: inlineWidth, maxHeight: 6000 },
-    styles: { variables: { '--color-background-primary': dark ? '#101214' : '#ffffff', '--color-text-primary': dark ? '#eeeeee' : '#111111' } as NonNullable<McpUiHostContext['styles']>['variables'] },
+    styles: { variables: HOST_COLOURS[theme] as NonNullable<McpUiHostContext['styles']>['variables'] },
   };
   let displayMode: 'inline' | 'fullscreen' = 'inline';
   let lastHeight = 120;
@@ -178,7 +183,8 @@ async function open({ toolName, input, theme = 'light', fullscreen = 'grant', in
   // Connected before the view loads (the frame's WindowProxy survives the srcdoc navigation), so no message is lost.
   await b.connect(new PostMessageTransport(iframe.contentWindow!, iframe.contentWindow!));
   const policy = `<meta http-equiv="Content-Security-Policy" content="${cspFor(csp)}">`;
-  iframe.srcdoc = /<head[^>]*>/i.test(content.text) ? content.text.replace(/<head[^>]*>/i, (head) => `${head}${policy}`) : `${policy}${content.text}`;
+  if (wrap) iframe.srcdoc = `<!doctype html><html lang="en"><head>${policy}<meta charset="utf-8"><title>Host frame</title></head><body><div class="host-frame">${content.text}</div></body></html>`;
+  else iframe.srcdoc = /<head[^>]*>/i.test(content.text) ? content.text.replace(/<head[^>]*>/i, (head) => `${head}${policy}`) : `${policy}${content.text}`;
   await initialized;
   await b.sendToolInput({ arguments: input });
 }
