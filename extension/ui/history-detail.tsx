@@ -10,6 +10,7 @@ import { REFUSAL_TEXT } from './review/decision-feedback.js';
 import { displayValue } from './review/display-value.js';
 import { SafeHtml } from './review/safe-html.js';
 import { VisibleText } from './visible-text.js';
+import { ContextJson } from './review/context-json.js';
 import './review/review.css';
 import './history.css';
 
@@ -194,7 +195,7 @@ function Asked({ row, outcome }: { row: RequestRow; outcome: LocalOutcome | unde
           {request.context !== null && (
             <>
               <h3>Context</h3>
-              <pre class="context-json" aria-label="Context"><VisibleText text={json(request.context)} /></pre>
+              <ContextJson text={json(request.context)} />
             </>
           )}
         </>

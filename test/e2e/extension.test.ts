@@ -5,7 +5,7 @@ import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import type { Page } from 'playwright-core';
+import type { Locator, Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { WebSocketServer } from 'ws';
 import { randomHex } from '../../shared/hub-auth.js';
@@ -13,6 +13,7 @@ import { PAIRING_SUBPROTOCOL, PROTOCOL_VERSION, SUBPROTOCOL } from '../../shared
 import { northmarkProposal } from '../fixtures/northmark.js';
 import { connect, type Harness } from '../helpers/mcp-harness.js';
 import { freePort } from '../helpers/scripted-extension.js';
+import { expectAccessibleInEachScheme } from './axe-schemes.js';
 import {
   browserFound, chromiumSuite, launchExtension, pairInSettings, setHubPort, pairingCode, type ExtensionBrowser,
 } from './extension-browser.js';
@@ -56,6 +57,19 @@ describe.skipIf(!browserFound)(title, () => {
     return id;
   }
 
+  /** axe on the review of `id` in the tab the extension opens for it (wider than the popup: the grid lays out anew). */
+  async function expectAccessibleReviewTab(id: string, where: string, shown: (tab: Page) => Locator): Promise<void> {
+    const tab = await browser.context.newPage();
+    tab.on('pageerror', (error) => pageErrors.push(error.message));
+    try {
+      await tab.goto(`chrome-extension://${browser.extensionId}/review.html#/review/${encodeURIComponent(id)}`);
+      await shown(tab).waitFor({ timeout: UI_TIMEOUT });
+      await expectAccessibleInEachScheme(tab, where);
+    } finally {
+      await tab.close();
+    }
+  }
+
   async function waitConnected(page: Page): Promise<void> {
     await page.locator('[data-state="connected"]').first().waitFor({ timeout: UI_TIMEOUT });
   }
@@ -91,6 +105,17 @@ describe.skipIf(!browserFound)(title, () => {
     expect(await popup.getByText(`This browser is paired with the hub on port ${port}.`).count()).toBe(1);
   });
 
+  it('axe, light and dark: the first-run page, the settings and the empty inbox have no serious violation', async () => {
+    const welcome = await browser.firstRunPage();
+    await welcome.getByRole('heading', { name: 'Pair this browser with elicitly-companion' }).waitFor({ timeout: UI_TIMEOUT });
+    await expectAccessibleInEachScheme(welcome, 'the first-run page');
+    await popup.getByText(`This browser is paired with the hub on port ${port}.`).waitFor({ timeout: UI_TIMEOUT });
+    await expectAccessibleInEachScheme(popup, 'the settings in the popup');
+    await popup.evaluate(() => (location.hash = '#/inbox'));
+    await popup.getByText('Nothing to review.').waitFor({ timeout: UI_TIMEOUT });
+    await expectAccessibleInEachScheme(popup, 'the empty inbox in the popup');
+  });
+
   it('NorthMark (seed 004): edit, double-click a source, untick a row, submit → elicit_result has exactly the included values', async () => {
     const message = 'Sync NorthMark Strategies from Apollo into Salesforce (submit)';
     const id = created(await agent.callTool('elicit_proposal', { ...structuredClone(northmarkProposal), message }));
@@ -105,6 +130,8 @@ describe.skipIf(!browserFound)(title, () => {
     expect(await popup.getByLabel('Proposed Name').inputValue()).toBe('NorthMark Strategies Inc.');
     await popup.getByRole('checkbox', { name: 'Include Institution Types' }).uncheck();
     expect(await popup.getByText('3 of 4 included').count()).toBe(1);
+    await expectAccessibleInEachScheme(popup, 'the proposal review in the popup');
+    await expectAccessibleReviewTab(id, 'the proposal review in a tab', (tab) => tab.getByRole('table', { name: 'Proposed changes' }));
     await grid.screenshot({ path: join(ARTIFACTS, 'proposal-grid.png') });
     await popup.locator('.mode-popup').screenshot({ path: join(ARTIFACTS, 'proposal-review.png') });
     await popup.getByRole('button', { name: 'Submit Changes' }).click();
@@ -145,6 +172,7 @@ describe.skipIf(!browserFound)(title, () => {
     await openFromInbox(popup, message);
     await popup.getByLabel('Branch').fill('release/2.1');
     await popup.getByLabel('Tag it').check();
+    await expectAccessibleInEachScheme(popup, 'the form-mode approval in the popup');
     await popup.getByRole('button', { name: 'Approve' }).click();
     await agent.callTool('elicit_await', { elicitationId: id, waitSeconds: 10 });
     expect((await agent.callTool('elicit_result', { elicitationId: id })).structuredContent).toMatchObject({
@@ -203,6 +231,8 @@ describe.skipIf(!browserFound)(title, () => {
     expect(await popup.locator('.template img, .template script').count()).toBe(0);
     expect(await popup.evaluate(() => Reflect.get(window, '__pwned') as unknown)).toBeUndefined();
     await popup.getByLabel('Comment (optional)').fill('after the standup');
+    await expectAccessibleInEachScheme(popup, 'the json-mode approval in the popup');
+    await expectAccessibleReviewTab(id, 'the json-mode approval in a tab', (tab) => tab.getByRole('heading', { name: 'Deploy 2.1', exact: true }));
     await popup.getByRole('button', { name: 'Ship it' }).click();
     await agent.callTool('elicit_await', { elicitationId: id, waitSeconds: 10 });
     expect((await agent.callTool('elicit_result', { elicitationId: id })).structuredContent).toEqual({
@@ -284,10 +314,15 @@ describe.skipIf(!browserFound)(title, () => {
     await waitConnected(popup);
     await popup.getByRole('button', { name: during }).waitFor({ timeout: UI_TIMEOUT });
     await popup.getByRole('button', { name: before }).waitFor({ timeout: UI_TIMEOUT });
+    await expectAccessibleInEachScheme(popup, 'the inbox with pending requests in the popup');
   });
 
   it('a decision made while the hub is down is delivered once it returns', async () => {
     const id = await approveWhileHubAway('Approve while the hub is away', 'migrate');
+    // The context is a named region: a bare <pre> is generic, and a name on it is dropped (axe's aria-prohibited-attr,
+    // which axe can only flag for manual review while the element has text).
+    expect(await popup.getByRole('region', { name: 'Context' }).textContent({ timeout: UI_TIMEOUT })).toContain('"step": "migrate"');
+    await expectAccessibleInEachScheme(popup, 'a decision waiting for the hub, the header reconnecting');
 
     agent = await connect('v2-2025', { env });
     await agent.callTool('elicit_status', { elicitationId: 'el_warmup' });

@@ -15,6 +15,7 @@ import { PROTOCOL_VERSION, type HubMessage, type PeerMessage, type RequestView }
 import { northmarkProposal } from '../fixtures/northmark.js';
 import { connect, type Harness } from '../helpers/mcp-harness.js';
 import { freePort } from '../helpers/scripted-extension.js';
+import { expectAccessibleInEachScheme } from './axe-schemes.js';
 import {
   browserFound, chromiumSuite, launchExtension, pairInSettings, setHubPort, pairingCode, type ExtensionBrowser,
 } from './extension-browser.js';
@@ -95,10 +96,13 @@ describe.skipIf(!browserFound)(title, () => {
       ['Number of Employees', '(blank)', '230', '250 (edited)', 'Included'],
       ['Institution Types', '(blank)', 'Asset Manager, Private Equity', 'not sent', 'Not included'],
     ]);
+    await expectAccessibleInEachScheme(popup, 'a past proposal opened from the history in the popup');
     mkdirSync(ARTIFACTS, { recursive: true });
     await popup.locator('.mode-popup').screenshot({ path: join(ARTIFACTS, 'history-detail.png') });
     await popup.getByRole('link', { name: 'Back to history' }).click();
     await popup.getByRole('table', { name: 'History' }).waitFor();
+    await expect.poll(() => decisionCell(message).textContent(), { timeout: UI_TIMEOUT }).toBe('Approvedcollected by the agent');
+    await expectAccessibleInEachScheme(popup, 'the history with a decided row and filters set in the popup');
     await popup.locator('.mode-popup').screenshot({ path: join(ARTIFACTS, 'history.png') });
     expect(pageErrors).toEqual([]);
   }, 60_000);

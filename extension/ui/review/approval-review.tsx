@@ -9,6 +9,7 @@ import { SafeHtml } from './safe-html.js';
 import { refusedAttempt } from './refused-attempt.js';
 import { useReview } from './use-review.js';
 import { VisibleText } from '../visible-text.js';
+import { ContextJson } from './context-json.js';
 import './review.css';
 
 const JSON_HINTS = { ok: 'approves', cancel: 'rejects' };
@@ -54,7 +55,7 @@ export function ApprovalReview({ row, request, client, onDone }: {
       {row.renderedTemplate !== null ? (
         <SafeHtml html={row.renderedTemplate} />
       ) : (
-        showContext && <pre class="context-json" aria-label="Context"><VisibleText text={contextText(request.context)} /></pre>
+        showContext && <ContextJson text={contextText(request.context)} />
       )}
 
       {schema && <FormFields schema={schema} values={values} issues={issues} onEdit={edit} />}

@@ -9,6 +9,7 @@ import { answerLabel, chosenNames, optionName, selectionRule } from '../ask-word
 import { dateTime } from '../format-time.js';
 import { KIND_LABEL } from '../labels.js';
 import { VisibleText } from '../visible-text.js';
+import { ContextJson } from './context-json.js';
 import './review.css';
 
 const STATUS_TEXT: Record<Status, string> = {
@@ -80,7 +81,7 @@ function Asked({ row, request }: { row: RequestRow; request: ReviewRequest }) {
     const names = Object.entries(request.requestedSchema.properties).map(([key, p]) => p.title ?? key);
     return <p>Asked for: <VisibleText text={names.join(', ')} /></p>;
   }
-  const context = request.context === null ? null : <pre class="context-json" aria-label="Context"><VisibleText text={json(request.context)} /></pre>;
+  const context = request.context === null ? null : <ContextJson text={json(request.context)} />;
   const fields = request.requestedSchema ? Object.entries(request.requestedSchema.properties) : [];
   return (
     <>
