@@ -5,13 +5,14 @@ import '../extension/zod-config.js';
 import { App, type McpUiHostContext } from '@modelcontextprotocol/ext-apps';
 import { render } from 'preact';
 import { applyHostContext } from './host-context.js';
-import { ReviewApp, type Incoming } from './review-app.js';
+import { ReviewApp, type Incoming, type ToolInput } from './review-app.js';
 import { Store } from './store.js';
 import '../extension/ui/styles.css';
 import './app.css';
 
 const app = new App({ name: 'elicitly-review', version: __ELICITLY_VERSION__ }, { availableDisplayModes: ['inline', 'fullscreen'] });
 const incoming = new Store<Incoming>({ state: 'waiting' });
+const input = new Store<ToolInput>(undefined);
 const context = new Store<McpUiHostContext | undefined>(undefined);
 
 function hostContextChanged(): void {
@@ -21,13 +22,14 @@ function hostContextChanged(): void {
   context.set(ctx ? { ...ctx } : undefined);
 }
 
-// Listeners before connect(): the tool result is sent once, right after the handshake.
+// Listeners before connect(): the tool input and result are sent once, right after the handshake.
+app.addEventListener('toolinput', (params) => input.set(params.arguments));
 app.addEventListener('toolresult', (result) => incoming.set({ state: 'result', result }));
 app.addEventListener('toolcancelled', ({ reason }) => incoming.set({ state: 'cancelled', reason }));
 app.addEventListener('hostcontextchanged', hostContextChanged);
 
 const root = document.getElementById('app');
-if (root) render(<ReviewApp app={app} incoming={incoming} context={context} />, root);
+if (root) render(<ReviewApp app={app} incoming={incoming} input={input} context={context} />, root);
 
 app.connect().then(hostContextChanged, (err: unknown) => {
   incoming.set({ state: 'failed', message: `This review is shown by a chat that renders MCP Apps; none answered (${err instanceof Error ? err.message : String(err)}).` });

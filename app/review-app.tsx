@@ -1,8 +1,6 @@
 import type { App, McpUiHostContext } from '@modelcontextprotocol/ext-apps';
-import * as z from 'zod';
 import { useCallback, useEffect, useMemo, useRef, useState } from 'preact/hooks';
-import { APP_META_KEY, AppErrorSchema, AppResultMetaSchema, AppViewResultSchema, type AppError } from '../shared/app-surface.js';
-import { ElicitationIdSchema } from '../shared/wire-fields.js';
+import { AppErrorSchema, AppViewResultSchema, type AppViewResult } from '../shared/app-surface.js';
 import { rowFromView, type RequestRow } from '../extension/db/rows.js';
 import type { BackgroundClient } from '../extension/messages.js';
 import { dateTime } from '../extension/ui/format-time.js';
@@ -11,7 +9,8 @@ import { ReviewView } from '../extension/ui/review/review-view.js';
 import { VisibleText } from '../extension/ui/visible-text.js';
 import { createAppClient, resultText, type CallToolResult, type Decided, type Ended } from './app-client.js';
 import { fullscreenToggle } from './host-context.js';
-import { useStore, type Store } from './store.js';
+import { Store, useStore } from './store.js';
+import { targetOf, viewErrorText, type Said } from './tool-answer.js';
 
 /** What the view needs of the host connection: the SDK's `App`, or a fake in tests. */
 export type AppHost = Pick<App, 'callServerTool' | 'requestDisplayMode'>;
@@ -23,32 +22,15 @@ export type Incoming =
   | { state: 'cancelled'; reason?: string | undefined }
   | { state: 'failed'; message: string };
 
+/** The tool's arguments as the host passed them; unchecked here (the answer's words check them against the tool's schema). */
+export type ToolInput = Record<string, unknown> | undefined;
+
+const NO_INPUT = new Store<ToolInput>(undefined);
+
 export const NO_KEY_NOTE = 'Decide this in the Elicitly browser extension: this chat did not pass the review\'s key.';
-
-/** What a tool result asks the view to show: a request to review (decidable with its key), or just its text. */
-type Target =
-  | { kind: 'review'; elicitationId: string; token: string | null }
-  | { kind: 'text'; tone: 'answer' | 'error'; text: string };
-
-const WithIdSchema = z.looseObject({ elicitationId: ElicitationIdSchema });
-
-export function targetOf(result: CallToolResult): Target {
-  const meta = AppResultMetaSchema.safeParse(result._meta?.[APP_META_KEY]);
-  if (meta.success) return { kind: 'review', elicitationId: meta.data.elicitationId, token: meta.data.token };
-  if (result.isError) return { kind: 'text', tone: 'error', text: resultText(result) || 'The tool call failed.' };
-  // A host that drops result _meta: the request is still shown, read-only. An ask the host answered itself has no id.
-  const id = WithIdSchema.safeParse(result.structuredContent);
-  if (id.success) return { kind: 'review', elicitationId: id.data.elicitationId, token: null };
-  return { kind: 'text', tone: 'answer', text: resultText(result) };
-}
 
 /** `retry`: the read may work again (the host or the server did not answer); not for a request the chat may not show. */
 type Loaded = { state: 'loading' } | { state: 'failed'; message: string; retry: boolean } | { state: 'ready'; row: RequestRow; decided: Decided | null };
-
-function viewErrorText({ error }: AppError): string {
-  if (error.code === 'not_in_app') return `Decide this in the Elicitly browser extension: it was not made for review in this chat. (${error.message})`;
-  return `The request could not be read (${error.code}: ${error.message}).`;
-}
 
 async function readView(app: AppHost, elicitationId: string): Promise<Exclude<Loaded, { state: 'loading' }>> {
   let result: CallToolResult;
@@ -78,11 +60,14 @@ export function decidedTime(at: number, now = Date.now()): string {
   return timeFormat.format(at);
 }
 
-/** Who decided and when; after a decision of this review refused because the other surface was first, says so. */
-function DecidedNote({ decided, ended }: { decided: Decided; ended: Ended | null }) {
+/**
+ * Who decided and when; after a decision of this review refused because the other surface was first, says so.
+ * `elsewhere`: this view is not the review that could decide (it shows what `elicit_app_view` returned), so not "here".
+ */
+function DecidedNote({ decided, ended, elsewhere = false }: { decided: Decided; ended: Ended | null; elsewhere?: boolean }) {
   const when = decidedTime(decided.at);
   const text = decided.via === 'app'
-    ? `Decided here at ${when}.`
+    ? `Decided ${elsewhere ? 'in the chat' : 'here'} at ${when}.`
     : `Decided in the browser extension at ${when}.${ended && !ended.decidedHere ? ' Your decision here was not used.' : ''}`;
   return <p class="decided-note" role="status">{text}</p>;
 }
@@ -173,24 +158,66 @@ function FullscreenToggle({ app, context, pending }: { app: AppHost; context: Mc
   );
 }
 
+/** `elicit_app_view`'s result rendered as the view (a host that lets a person call it): the request, read-only. */
+function RequestShown({ result }: { result: AppViewResult }) {
+  const { decidedVia: _decidedVia, ...row } = rowFromView(result.view);
+  return (
+    <>
+      {result.decided && <DecidedNote decided={result.decided} ended={null} elsewhere />}
+      {row.status === 'pending' && <p class="muted note" role="note">{NO_KEY_NOTE}</p>}
+      <RequestDetail row={row} />
+    </>
+  );
+}
+
+/** A result in sentences: what was asked, the answer (a form's as a list), notes, and an unknown result only on request. */
+function SaidView({ said }: { said: Said }) {
+  return (
+    <>
+      {said.asked && <h2 class="review-message"><VisibleText text={said.asked} /></h2>}
+      {said.tone === 'error'
+        ? <p role="alert" class="error answer"><VisibleText text={said.text} /></p>
+        : <p class="answer"><VisibleText text={said.text} /></p>}
+      {said.fields && (
+        <dl aria-label="Answer">
+          {said.fields.map((f, i) => [<dt key={`t-${i}`}><VisibleText text={f.name} /></dt>, <dd key={`d-${i}`}><VisibleText text={f.value} /></dd>])}
+        </dl>
+      )}
+      {said.notes?.map((note, i) => <p key={i} class="muted note"><VisibleText text={note} /></p>)}
+      {said.returned !== undefined && (
+        <details>
+          <summary>Show what the tool returned</summary>
+          <p class="answer"><VisibleText text={said.returned} /></p>
+        </details>
+      )}
+    </>
+  );
+}
+
 /**
  * The review inside the chat: the tool result the host handed over names the request (and carries its single-use key);
  * the request is read through `elicit_app_view` and shown with the extension's own review components, whose decisions
- * go to `elicit_app_decide` through the adapter.
+ * go to `elicit_app_decide` through the adapter. Any other result (an ask the host answered in its own dialog, an
+ * app-only tool's own result, a refusal) is said in words (`targetOf`, tool-answer.ts), never shown as its JSON.
  */
-export function ReviewApp({ app, incoming, context }: { app: AppHost; incoming: Store<Incoming>; context: Store<McpUiHostContext | undefined> }) {
+export function ReviewApp({ app, incoming, input, context }: {
+  app: AppHost;
+  incoming: Store<Incoming>;
+  /** The tool's arguments, as the host passed them (`toolinput`): the agent's own words for the answer. */
+  input?: Store<ToolInput>;
+  context: Store<McpUiHostContext | undefined>;
+}) {
   const now = useStore(incoming);
+  const args = useStore(input ?? NO_INPUT);
   const ctx = useStore(context);
-  const target = useMemo(() => (now.state === 'result' ? targetOf(now.result) : null), [now]);
+  const target = useMemo(() => (now.state === 'result' ? targetOf(now.result, args) : null), [now, args]);
   let body;
   if (now.state === 'waiting') body = <p class="muted">Waiting for the request…</p>;
   else if (now.state === 'failed') body = <p role="alert" class="error"><VisibleText text={now.message} /></p>;
   else if (now.state === 'cancelled') body = <p class="muted">The tool call was canceled{now.reason ? `: ${now.reason}` : ''}. There is nothing to decide.</p>;
-  else if (target?.kind === 'text') {
-    body = target.tone === 'error'
-      ? <p role="alert" class="error answer"><VisibleText text={target.text} /></p>
-      : <p class="answer"><VisibleText text={target.text || 'Answered. There is nothing to decide.'} /></p>;
-  } else if (target?.kind === 'review') {
+  else if (target?.kind === 'said') body = <SaidView said={target.said} />;
+  else if (target?.kind === 'request') body = <RequestShown result={target.result} />;
+  else if (target?.kind === 'review') {
     body = <Review key={target.elicitationId} app={app} elicitationId={target.elicitationId} token={target.token} context={ctx} />;
   }
   return (

@@ -1,5 +1,6 @@
 // The asks (elicit_confirm, elicit_form, elicit_selection) when they go to the extension instead of the host's dialog:
-// the normalized request that is stored and shown, the check of elicit_selection's input, the check of an answer, and
+// the normalized request that is stored and shown, the asks' input and output schemas (the tools list them, the review in
+// the chat reads them), the check of elicit_selection's input, the check of an answer, and
 // the result each ask returns (the seed shapes, plus `via`).
 import * as z from 'zod';
 import { LIMITS, clip, describe, fromZod, issue, list, nestingDepth } from './approval-input.js';
@@ -53,6 +54,78 @@ export const ViaSchema = z.enum(['auto', 'host', 'extension']);
 export type Via = z.infer<typeof ViaSchema>;
 /** Where an ask was answered, in its result. */
 export const AnsweredViaSchema = z.enum(['host', 'extension', 'app']);
+
+const ConfirmLabel = z.string().trim().min(1).max(40);
+const ConfirmQuestion = z.string().trim().min(1).max(2000);
+
+/** elicit_confirm's input: seed 000's names and the public product's, both. */
+export const ElicitConfirmInputSchema = z.strictObject({
+  question: ConfirmQuestion.optional().describe('The yes/no question, phrased so that "yes" means go ahead. Required (or `message`).'),
+  yesLabel: ConfirmLabel.optional().describe('Text of the "yes" option, 1–40 characters (localize it: "Sí", "Oui"). Default "Yes".'),
+  noLabel: ConfirmLabel.optional().describe('Text of the "no" option, 1–40 characters. Default "No".'),
+  message: ConfirmQuestion.optional().describe('The same as `question`, in the public Elicitly product\'s shape (with `labels`).'),
+  labels: z.strictObject({ ok: ConfirmLabel.optional(), cancel: ConfirmLabel.optional() }).optional().describe('The same as yesLabel/noLabel, in the public product\'s shape.'),
+  via: ViaSchema.optional().describe('"auto" (default): the host\'s dialog when it really shows one, else the Elicitly extension. "host" or "extension" force one.'),
+  waitSeconds: z.number().optional().describe('How long an extension-routed question waits in this call. Default 50, clamped to 1–600; then "pending".'),
+  timeoutSeconds: z.number().optional().describe('How long the person has: the host dialog waits this long (default 300, 60–3600); an extension request stays answerable this long (default 3600, 60–86400).'),
+});
+export type ElicitConfirmInput = z.infer<typeof ElicitConfirmInputSchema>;
+
+/**
+ * Seed 000's names and the public product's (`message`, `labels.ok/cancel`) are both accepted; where both name the same
+ * thing the seed's win. Taking the question from one and the labels from the other is refused: a caller doing that is
+ * confused about which shape it speaks.
+ */
+export function resolveConfirmInput(args: ElicitConfirmInput): { ok: true; question: string; yes: string; no: string } | { ok: false; issues: FieldIssue[] } {
+  const question = args.question ?? args.message;
+  if (question === undefined) return { ok: false, issues: [{ path: 'question', rule: 'missing', message: 'question: is required (or `message`): the yes/no question to ask' }] };
+  const seedLabels = args.yesLabel !== undefined || args.noLabel !== undefined;
+  if (args.question !== undefined && args.message === undefined && args.labels !== undefined && !seedLabels) {
+    return { ok: false, issues: [{ path: 'labels', rule: 'mixed_shapes', message: 'labels: belongs with `message` (the public product\'s shape); with `question`, use yesLabel and noLabel' }] };
+  }
+  if (args.message !== undefined && args.question === undefined && seedLabels && args.labels === undefined) {
+    const path = args.yesLabel !== undefined ? 'yesLabel' : 'noLabel';
+    return { ok: false, issues: [{ path, rule: 'mixed_shapes', message: `${path}: belongs with \`question\` (seed 000's shape); with \`message\`, use labels.ok and labels.cancel` }] };
+  }
+  const yes = args.yesLabel ?? (seedLabels ? undefined : args.labels?.ok) ?? 'Yes';
+  const no = args.noLabel ?? (seedLabels ? undefined : args.labels?.cancel) ?? 'No';
+  return { ok: true, question, yes, no };
+}
+
+/** elicit_form's input; `requestedSchema` is checked by `checkRequestedSchema`, which names the property at fault. */
+export const ElicitFormInputSchema = z.strictObject({
+  message: z.string().trim().min(1).max(4000).describe('What the person is asked, shown above the form.'),
+  requestedSchema: z
+    .record(z.string(), z.unknown())
+    .describe('A flat JSON Schema object (MCP elicitation subset): string, number, integer, boolean, single- and multi-select enum properties.'),
+  via: ViaSchema.optional().describe('"auto" (default): the host\'s dialog when it really shows one, else the Elicitly extension. "host" or "extension" force one.'),
+  waitSeconds: z.number().optional().describe('How long an extension-routed form waits in this call. Default 50, clamped to 1–600; then "pending".'),
+  timeoutSeconds: z.number().optional().describe('How long the person has: the host dialog waits this long (default 300, 60–3600); an extension request stays answerable this long (default 3600, 60–86400).'),
+});
+
+/** elicit_confirm's result: seed 000's `confirmed` and `action`, plus `pending` and `via` (docs/tools.md). */
+export const ElicitConfirmOutputSchema = z.looseObject({
+  confirmed: z.boolean().nullable(),
+  action: z.enum(['accept', 'decline', 'cancel', 'pending']).optional(),
+  question: z.string().optional(),
+  error: z.string().optional(),
+  next: z.string().optional(),
+  via: AnsweredViaSchema.optional(),
+});
+
+/** The result of elicit_form and elicit_selection: the seed's `action` and answer, plus `pending` and `via` (docs/tools.md). */
+function askOutputSchema<Answer extends z.ZodRawShape>(answer: Answer) {
+  return z.looseObject({
+    action: z.enum(['accept', 'decline', 'cancel', 'error', 'pending']),
+    ...answer,
+    error: z.string().optional(),
+    next: z.string().optional(),
+    via: AnsweredViaSchema.optional(),
+  });
+}
+
+export const ElicitFormOutputSchema = askOutputSchema({ content: z.record(z.string(), z.unknown()).nullable() });
+export const ElicitSelectionOutputSchema = askOutputSchema({ selected: z.array(z.string()).nullable() });
 
 /** Seconds an extension-routed ask waits in the tool call: under the ~60 s tool-call limit of common hosts. */
 export const WAIT = { fallback: 50, min: 1, max: 600 } as const;

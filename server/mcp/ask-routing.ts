@@ -1,8 +1,7 @@
 import { randomBytes } from 'node:crypto';
 import type { CallToolResult, InputRequiredResult, ServerContext } from '@modelcontextprotocol/server';
 import type { Ask, AskResult, Via } from '../../shared/ask-input.js';
-import * as z from 'zod';
-import { AnsweredViaSchema, AskResultSchema, WAIT } from '../../shared/ask-input.js';
+import { AskResultSchema, WAIT } from '../../shared/ask-input.js';
 import { requestSizeIssues } from '../../shared/approval-input.js';
 import { clamp, clipReason } from '../../shared/limits.js';
 import type { ElicitOutcome, ElicitRequest } from './host-elicitation.js';
@@ -17,17 +16,6 @@ import { approvalError } from './tools/approval-answers.js';
 
 /** `knownHost`: the row of the table of known hosts that sent this route to the extension. */
 export type Route = { via: 'host' | 'extension'; why: string; knownHost?: Pick<KnownHost, 'id' | 'evidence'> };
-
-/** The result of elicit_form and elicit_selection: the seed's `action` and answer, plus `pending` and `via` (docs/tools.md). */
-export function askOutputSchema<Answer extends z.ZodRawShape>(answer: Answer) {
-  return z.looseObject({
-    action: z.enum(['accept', 'decline', 'cancel', 'error', 'pending']),
-    ...answer,
-    error: z.string().optional(),
-    next: z.string().optional(),
-    via: AnsweredViaSchema.optional(),
-  });
-}
 
 /**
  * Where an `auto` ask goes now: the host's dialog while the host advertises form elicitation, nothing in this session

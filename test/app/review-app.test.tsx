@@ -3,16 +3,17 @@ import { describe, expect, it } from 'vitest';
 import type { McpUiHostContext } from '@modelcontextprotocol/ext-apps';
 import type { CallToolResult } from '../../app/app-client.js';
 import { applyHostContext, fullscreenToggle } from '../../app/host-context.js';
-import { NO_KEY_NOTE, ReviewApp, decidedTime, type AppHost, type Incoming } from '../../app/review-app.js';
+import { NO_KEY_NOTE, ReviewApp, decidedTime, type AppHost, type Incoming, type ToolInput } from '../../app/review-app.js';
 import { Store } from '../../app/store.js';
 import type { RequestView } from '../../shared/review-request.js';
 import { ID, TOKEN, fakeHost, northmarkView, structured, withKey } from './app-helpers.js';
 
-function mount(host: AppHost, result: CallToolResult | null, ctx?: McpUiHostContext) {
+function mount(host: AppHost, result: CallToolResult | null, ctx?: McpUiHostContext, args?: Record<string, unknown>) {
   const incoming = new Store<Incoming>(result ? { state: 'result', result } : { state: 'waiting' });
   const context = new Store<McpUiHostContext | undefined>(ctx);
-  render(<ReviewApp app={host} incoming={incoming} context={context} />);
-  return { incoming, context };
+  const input = new Store<ToolInput>(args);
+  render(<ReviewApp app={host} incoming={incoming} input={input} context={context} />);
+  return { incoming, context, input };
 }
 
 const button = (name: string) => screen.getByRole('button', { name });
@@ -123,11 +124,41 @@ describe('ReviewApp: the extension\'s review, fed by the app-only tools', () => 
     expect(calls.map((c) => c.name)).toEqual(['elicit_app_view']);
   });
 
-  it('shows an ask the host answered as its text, with nothing to read or decide', async () => {
+  it('says an ask the host answered in words, with the labels of the tool input, and reads or decides nothing', async () => {
     const { host, calls } = fakeHost({ view: northmarkView() });
-    mount(host, { content: [{ type: 'text', text: 'The person answered: <b>yes</b>' }], structuredContent: { action: 'accept', content: { confirmed: true } } });
-    expect(screen.getByText('The person answered: <b>yes</b>')).toBeTruthy();
+    const { incoming, input } = mount(host, null);
+    // The host sends the input first, then the result.
+    input.set({ question: 'Delete the staging cluster?', yesLabel: 'Delete', noLabel: 'Keep' });
+    incoming.set({ state: 'result', result: structured({ confirmed: false, action: 'accept', via: 'host' }) });
+    expect(await screen.findByText('Answered in the chat: Keep.')).toBeTruthy();
+    expect(screen.getByRole('heading', { name: 'Delete the staging cluster?' })).toBeTruthy();
+    expect(document.querySelector('main')?.textContent).not.toContain('{');
+    expect(calls).toHaveLength(0);
+  });
+
+  it('a result it cannot read: a neutral sentence, and what the tool returned as text behind a closed disclosure', async () => {
+    const { host, calls } = fakeHost({ view: northmarkView() });
+    mount(host, { content: [{ type: 'text', text: 'The person answered: <b>yes</b>' }] });
+    expect(screen.getByText('The tool answered. There is nothing to decide here.')).toBeTruthy();
+    const details = document.querySelector('details');
+    expect(details?.open).toBe(false);
+    expect(details?.querySelector('summary')?.textContent).toBe('Show what the tool returned');
+    expect(details?.textContent).toContain('The person answered: <b>yes</b>');
     expect(document.querySelector('b')).toBeNull();
+    expect(calls).toHaveLength(0);
+  });
+
+  it('elicit_app_view\'s result rendered as the view: the request read-only, who decided, nothing called', async () => {
+    const at = Date.now() - 60_000;
+    const { host, calls } = fakeHost({ view: northmarkView() });
+    const view = northmarkView({ status: 'approved', decidedAt: at, outcome: { decision: 'approved', decidedVia: 'app', action: 'submit', values: {} } });
+    const { incoming } = mount(host, structured({ view, decided: { via: 'app', at } }), undefined, { elicitationId: ID });
+    expect(screen.getByRole('table', { name: 'Proposed values' })).toBeTruthy();
+    expect(screen.getByText(`Decided in the chat at ${decidedTime(at)}.`)).toBeTruthy();
+    expect(screen.queryByText(NO_KEY_NOTE)).toBeNull();
+    incoming.set({ state: 'result', result: structured({ view: northmarkView(), decided: null }) });
+    expect(await screen.findByText(NO_KEY_NOTE)).toBeTruthy();
+    expect(screen.queryByRole('button', { name: 'Submit Changes' })).toBeNull();
     expect(calls).toHaveLength(0);
   });
 

@@ -20,6 +20,10 @@ import { describeViolations, seriousViolations } from './axe.js';
 import {
   browserFound, CHROMIUM_PATH, chromiumSuite, launchExtension, pairInSettings, setHubPort, pairingCode, type ExtensionBrowser,
 } from './extension-browser.js';
+import { Client } from '@modelcontextprotocol/client';
+import { StdioClientTransport } from '@modelcontextprotocol/client/stdio';
+import { SERVER_ENTRY } from '../helpers/mcp-harness.js';
+import { APP_CAPABILITIES } from './app-host/app-host.js';
 
 const UI_TIMEOUT = 15_000;
 const NORTHMARK_VALUES = { name: 'NorthMark Strategies Inc.', website: 'https://www.northmarkstrategies.com/', employeeCount: 250 };
@@ -442,5 +446,129 @@ describe.skipIf(!browserFound)(title, () => {
       expect(employees(result)).toBe(250);
       expect(popupErrors).toEqual([]);
     }, 45_000);
+  });
+});
+
+describe.skipIf(!browserFound)(chromiumSuite('the view shows what a tool returned in sentences, never raw JSON'), () => {
+  const stateDir = mkdtempSync(join(tmpdir(), 'elicitly-e2e-app-text-'));
+  const port = freePort();
+  /** How the test host's own dialog answers the next ask (it records what it was asked). */
+  let dialog: (params: { requestedSchema?: unknown }) => { action: 'accept' | 'decline' | 'cancel'; content?: Record<string, unknown> } = () => ({ action: 'cancel' });
+  let client: Client;
+  let browser: Browser;
+  let hostScript: string;
+  const hosts: AppHostPage[] = [];
+
+  beforeAll(async () => {
+    hostScript = await buildHostScript();
+    // A chat that renders MCP Apps and shows its own form dialog: an `auto` ask goes to that dialog.
+    client = new Client({ name: 'elicitly-test-host', version: '0.0.0' }, {
+      capabilities: { ...APP_CAPABILITIES, elicitation: { form: {} } },
+      versionNegotiation: { mode: 'legacy' },
+    } as ConstructorParameters<typeof Client>[1]);
+    client.setRequestHandler('elicitation/create', async (req) => dialog(req.params as { requestedSchema?: unknown }) as never);
+    const env: Record<string, string> = {};
+    for (const [key, value] of Object.entries(process.env)) if (value !== undefined) env[key] = value;
+    await client.connect(new StdioClientTransport({
+      command: process.execPath, args: [SERVER_ENTRY], env: { ...env, ELICITLY_LOG_LEVEL: 'warn', ELICITLY_STATE_DIR: stateDir, ELICITLY_PORT: String(port) }, stderr: 'pipe',
+    }));
+    browser = await chromium.launch({ executablePath: CHROMIUM_PATH, headless: true, args: ['--no-sandbox', '--disable-gpu', '--disable-background-networking', '--no-first-run'] });
+  }, 60_000);
+
+  afterAll(async () => {
+    for (const host of hosts) await host.close().catch(() => undefined);
+    await browser?.close();
+    await client?.close();
+    rmSync(stateDir, { recursive: true, force: true });
+  });
+
+  const calls = (events: HostEvent[]) => events.flatMap((e) => (e.type === 'tool-call' ? [e.name] : []));
+
+  /** The model calls `name`, the host renders the view of its result: what the view then says, once it says `text`. */
+  async function shown(name: string, input: Record<string, unknown>, result: ToolCallResult, text: string | RegExp): Promise<{ host: AppHostPage; said: string }> {
+    const host = await openAppHost(browser, client, hostScript);
+    hosts.push(host);
+    await host.show(name, input, result);
+    await host.view.getByText(text).first().waitFor({ timeout: UI_TIMEOUT });
+    const said = await host.view.locator('main').innerText();
+    return { host, said };
+  }
+
+  it('an elicit_confirm the host answered in its own dialog: "Answered in the chat: Keep.", with the agent\'s label and no JSON', async () => {
+    dialog = () => ({ action: 'accept', content: { answer: 'no' } });
+    const input = { question: 'Delete the staging cluster?', yesLabel: 'Delete', noLabel: 'Keep' };
+    const result = await callTool(client, 'elicit_confirm', input);
+    expect(result.structuredContent).toEqual({ confirmed: false, action: 'accept', via: 'host' });
+    const { host, said } = await shown('elicit_confirm', input, result, 'Answered in the chat: Keep.');
+    expect(said).toContain('Delete the staging cluster?');
+    expect(said).not.toContain('{');
+    expect(said).not.toContain('confirmed');
+    // Nothing to read or decide: the view called no tool.
+    expect(calls(host.events)).toEqual([]);
+    expect(host.errors).toEqual([]);
+  });
+
+  it('an elicit_form the host answered: each field\'s title and the value given; an elicit_selection declined there: "Declined in the chat."', async () => {
+    dialog = () => ({ action: 'accept', content: { version: '2.4.1', channel: 'beta', notify: true } });
+    const form = {
+      message: 'Which release?',
+      requestedSchema: {
+        type: 'object',
+        properties: {
+          version: { type: 'string', title: 'Version' },
+          channel: { type: 'string', title: 'Channel', oneOf: [{ const: 'stable', title: 'Stable' }, { const: 'beta', title: 'Beta testers' }] },
+          notify: { type: 'boolean', title: 'Notify subscribers' },
+        },
+        required: ['version'],
+      },
+    };
+    const answered = await callTool(client, 'elicit_form', form);
+    expect(answered.structuredContent).toMatchObject({ action: 'accept', via: 'host' });
+    const { host, said } = await shown('elicit_form', form, answered, 'Answered in the chat:');
+    const answer = host.view.getByRole('definition');
+    expect(await host.view.getByRole('term').allInnerTexts()).toEqual(['Version', 'Channel', 'Notify subscribers']);
+    expect(await answer.allInnerTexts()).toEqual(['2.4.1', 'Beta testers', 'Yes']);
+    expect(said).not.toContain('{');
+
+    dialog = () => ({ action: 'decline' });
+    const selection = { message: 'Which region?', options: [{ value: 'eu', label: 'Europe' }, { value: 'us', label: 'Americas' }], via: 'host' };
+    const declined = await callTool(client, 'elicit_selection', selection);
+    expect(declined.structuredContent).toEqual({ action: 'decline', selected: null, via: 'host' });
+    const second = await shown('elicit_selection', selection, declined, 'Declined in the chat.');
+    expect(second.said).not.toContain('{');
+    expect(host.errors).toEqual([]);
+    expect(second.host.errors).toEqual([]);
+  });
+
+  it('elicit_app_view and elicit_app_decide results rendered as the view (a host that lists the app-only tools): the request read-only, then the decision in words', async () => {
+    const input = { ...structuredClone(northmarkProposal), message: 'NorthMark, read through elicit_app_view' } as unknown as Record<string, unknown>;
+    const created = await callTool(client, 'elicit_proposal', input);
+    const key = created._meta?.[APP_META_KEY] as { elicitationId: string; token: string };
+    expect(key).toMatchObject({ elicitationId: created.structuredContent?.elicitationId });
+    const { elicitationId, token } = key;
+
+    const viewResult = await callTool(client, 'elicit_app_view', { elicitationId });
+    expect(viewResult.isError).toBeFalsy();
+    const viewed = await shown('elicit_app_view', { elicitationId }, viewResult, 'NorthMark, read through elicit_app_view');
+    expect(await viewed.host.view.getByRole('table', { name: 'Proposed values' }).count()).toBe(1);
+    expect(viewed.said).toContain('Decide this in the Elicitly browser extension');
+    expect(await viewed.host.view.getByRole('button', { name: 'Submit Changes' }).count()).toBe(0);
+    expect(viewed.said).not.toContain('"elicitationId"');
+
+    const decideInput = { elicitationId, token, idempotencyKey: crypto.randomUUID(), decision: 'rejected' };
+    const decided = await callTool(client, 'elicit_app_decide', decideInput);
+    expect(decided.structuredContent).toMatchObject({ ok: true });
+    const ok = await shown('elicit_app_decide', decideInput, decided, 'The decision was recorded.');
+    expect(ok.said).not.toContain('{');
+
+    const again = { ...decideInput, idempotencyKey: crypto.randomUUID() };
+    const spent = await callTool(client, 'elicit_app_decide', again);
+    expect(spent.isError).toBe(true);
+    const refused = await shown('elicit_app_decide', again, spent, /^This review's key was already used by a decision made here\./);
+    expect(refused.said).not.toContain('{');
+    for (const h of [viewed.host, ok.host, refused.host]) {
+      expect(calls(h.events)).toEqual([]);
+      expect(h.errors).toEqual([]);
+    }
   });
 });

@@ -1,7 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import type { SelectionAsk } from '../../shared/ask-input.js';
-import { askResult, checkAskValues, checkSelectionInput, selectedFromHost, selectionIssues, selectionRequestedSchema } from '../../shared/ask-input.js';
-import { resolveConfirmInput } from '../../server/mcp/tools/elicit-confirm.js';
+import { askResult, checkAskValues, checkSelectionInput, resolveConfirmInput, selectedFromHost, selectionIssues, selectionRequestedSchema } from '../../shared/ask-input.js';
 
 const options = [{ value: 'a', label: 'Alpha' }, { value: 'b' }, { value: 'c', description: 'the third' }];
 const base = { message: 'Pick', options };

@@ -1,23 +1,10 @@
-import * as z from 'zod';
-import { ViaSchema } from '../../../shared/ask-input.js';
+import { ElicitFormInputSchema, ElicitFormOutputSchema } from '../../../shared/ask-input.js';
 import { clamp } from '../../../shared/limits.js';
 import { checkRequestedSchema } from '../../../shared/requested-schema.js';
-import { askOutputSchema, runAsk } from '../ask-routing.js';
+import { runAsk } from '../ask-routing.js';
 import { invalidArguments } from '../tool-result.js';
 import { registerTool, type ToolDefinition } from './tool.js';
 import { appToolMeta } from '../app/app-result.js';
-
-const ElicitFormInputSchema = z.strictObject({
-  message: z.string().trim().min(1).max(4000).describe('What the person is asked, shown above the form.'),
-  requestedSchema: z
-    .record(z.string(), z.unknown())
-    .describe('A flat JSON Schema object (MCP elicitation subset): string, number, integer, boolean, single- and multi-select enum properties.'),
-  via: ViaSchema.optional().describe('"auto" (default): the host\'s dialog when it really shows one, else the Elicitly extension. "host" or "extension" force one.'),
-  waitSeconds: z.number().optional().describe('How long an extension-routed form waits in this call. Default 50, clamped to 1–600; then "pending".'),
-  timeoutSeconds: z.number().optional().describe('How long the person has: the host dialog waits this long (default 300, 60–3600); an extension request stays answerable this long (default 3600, 60–86400).'),
-});
-
-const ElicitFormOutputSchema = askOutputSchema({ content: z.record(z.string(), z.unknown()).nullable() });
 
 export const elicitForm: ToolDefinition = {
   name: 'elicit_form',

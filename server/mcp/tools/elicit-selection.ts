@@ -1,12 +1,9 @@
-import * as z from 'zod';
-import { ElicitSelectionInputSchema, checkSelectionInput, selectedFromHost, selectionRequestedSchema } from '../../../shared/ask-input.js';
+import { ElicitSelectionInputSchema, ElicitSelectionOutputSchema, checkSelectionInput, selectedFromHost, selectionRequestedSchema } from '../../../shared/ask-input.js';
 import { clamp } from '../../../shared/limits.js';
-import { askOutputSchema, runAsk } from '../ask-routing.js';
+import { runAsk } from '../ask-routing.js';
 import { invalidArguments } from '../tool-result.js';
 import { registerTool, type ToolDefinition } from './tool.js';
 import { appToolMeta } from '../app/app-result.js';
-
-const ElicitSelectionOutputSchema = askOutputSchema({ selected: z.array(z.string()).nullable() });
 
 export const elicitSelection: ToolDefinition = {
   name: 'elicit_selection',
