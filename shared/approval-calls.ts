@@ -1,6 +1,7 @@
 import * as z from 'zod';
-import { StatusSchema, SurfaceSchema } from './lifecycle.js';
+import { DecidedViaSchema, StatusSchema, SurfaceSchema } from './lifecycle.js';
 import { RequestViewSchema, ResultEnvelopeSchema, ReviewRequestSchema } from './review-request.js';
+import { MAX_RULES, RuleIdSchema, RuleSchema } from './rules.js';
 import { DecideMessageSchema, DecisionRefusalSchema, ElicitationIdSchema, FieldIssueSchema, RequesterSchema } from './wire-fields.js';
 
 /**
@@ -26,7 +27,10 @@ export type CreateParams = z.infer<typeof CreateParamsSchema>;
 
 const CreatedSchema = z.strictObject({
   elicitationId: ElicitationIdSchema,
-  status: z.literal('pending'),
+  /** Decided already when one of the person's rules matched it (permission requests and confirm asks only). */
+  status: z.enum(['pending', 'approved', 'rejected']),
+  decidedVia: DecidedViaSchema.optional(),
+  ruleId: RuleIdSchema.optional(),
   expiresAt: z.string(),
   reviewer: z.strictObject({ connected: z.boolean() }),
   /** When no extension is paired: what the agent should tell the person (a pairing code and where to enter it). */
@@ -49,7 +53,7 @@ const StatusAnswerSchema = z.strictObject({ status: StatusSchema });
  * A decision made in the review shown inside the chat (the MCP App): the extension's decide frame, relayed by the
  * process that served the app and checked its key. The extension's own decisions travel as `decide` frames instead.
  */
-const AppDecideParamsSchema = DecideMessageSchema.omit({ type: true });
+const AppDecideParamsSchema = DecideMessageSchema.omit({ type: true, rule: true });
 export type AppDecideParams = z.infer<typeof AppDecideParamsSchema>;
 /** The engine's answer to any decision, whichever surface made it (the wire's `decision.result` without its ids). */
 export const DecisionAnswerSchema = z.strictObject({
@@ -77,6 +81,10 @@ const APPROVAL_CALLS = {
   /** One request as a reviewer sees it, decided or not: for the review inside the chat. */
   view: { params: IdParamsSchema, result: RequestViewSchema },
   appDecide: { params: AppDecideParamsSchema, result: DecisionAnswerSchema },
+  /** The person's rules, for `elicitly-companion rules --list`. */
+  rules: { params: z.strictObject({}), result: z.strictObject({ rules: z.array(RuleSchema).max(MAX_RULES) }) },
+  /** Removes one rule (`rules --remove`): the question it answered goes back to the person, so an agent may too. */
+  ruleRemove: { params: z.strictObject({ id: RuleIdSchema }), result: z.strictObject({ removed: z.boolean() }) },
 } as const;
 
 export type ApprovalMethod = keyof typeof APPROVAL_CALLS;

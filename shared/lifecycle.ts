@@ -11,10 +11,16 @@ export type Status = z.infer<typeof StatusSchema>;
 export const SurfaceSchema = z.enum(['extension', 'app']);
 export type Surface = z.infer<typeof SurfaceSchema>;
 
+/** Who decided: a person on one of the surfaces, or one of the person's own rules at creation (`shared/rules.ts`). */
+export const DecidedViaSchema = z.enum(['extension', 'app', 'rule']);
+export type DecidedVia = z.infer<typeof DecidedViaSchema>;
+
 export const OutcomeSchema = z.strictObject({
   decision: z.enum(['approved', 'rejected']),
   /** Absent on records written before the app surface existed: those were all decided in the extension. */
-  decidedVia: SurfaceSchema.optional(),
+  decidedVia: DecidedViaSchema.optional(),
+  /** With `decidedVia: "rule"` the rule that decided; with a person's decision the rule they saved along with it. */
+  ruleId: z.string().min(1).max(100).optional(),
   action: z.enum(['submit', 'cancel']),
   values: z.record(z.string(), z.unknown()).optional(),
   comment: z.string().max(4000).optional(),
@@ -75,7 +81,7 @@ export const ApprovalEnvelopeSchema = z.strictObject({
   context: z.unknown(),
   values: z.record(z.string(), z.unknown()).optional(),
   comment: z.string().optional(),
-  decidedVia: SurfaceSchema,
+  decidedVia: DecidedViaSchema,
 });
 export type ApprovalEnvelope = z.infer<typeof ApprovalEnvelopeSchema>;
 

@@ -1,16 +1,18 @@
 // Every kind of request a person reviews in the extension, as one schema: the two approvals an agent asks for
-// (elicit_approval, elicit_proposal) and the three asks routed there when no host dialog reaches the person.
+// (elicit_approval, elicit_proposal), the three asks routed there when no host dialog reaches the person, and a host's
+// own permission prompt bridged by the hook command.
 import * as z from 'zod';
 import { ApprovalRequestSchema, ProposalRequestSchema, checkDecisionValues } from './approval-input.js';
 import { AskResultSchema, ConfirmAskSchema, FormAskSchema, SelectionAskSchema, askResult, checkAskValues } from './ask-input.js';
 import { ApprovalEnvelopeSchema, OutcomeSchema, StatusSchema, approvalEnvelope, type Outcome } from './lifecycle.js';
+import { PermissionRequestSchema, PermissionResultSchema, checkPermissionValues, permissionResult } from './permission.js';
 import { ElicitationIdSchema, RequesterSchema } from './wire-fields.js';
 import type { FieldIssue } from './requested-schema.js';
 
 /** The normalized request that is stored, relayed and shown: one schema for records, relay create, wire views and rows. */
-export const ReviewRequestSchema = z.discriminatedUnion('kind', [ProposalRequestSchema, ApprovalRequestSchema, ConfirmAskSchema, FormAskSchema, SelectionAskSchema]);
+export const ReviewRequestSchema = z.discriminatedUnion('kind', [ProposalRequestSchema, ApprovalRequestSchema, ConfirmAskSchema, FormAskSchema, SelectionAskSchema, PermissionRequestSchema]);
 export type ReviewRequest = z.infer<typeof ReviewRequestSchema>;
-export const RequestKindSchema = z.enum(['proposal', 'approval', 'confirm', 'form', 'selection']);
+export const RequestKindSchema = z.enum(['proposal', 'approval', 'confirm', 'form', 'selection', 'permission']);
 export type RequestKind = z.infer<typeof RequestKindSchema>;
 
 /** A reviewer's approved values, checked against the request they answer. */
@@ -20,15 +22,17 @@ export function checkAnswer(
   included?: readonly string[],
 ): { ok: true; values: Record<string, unknown> } | { ok: false; issues: FieldIssue[] } {
   if (request.kind === 'proposal' || request.kind === 'approval') return checkDecisionValues(request, values, included);
+  if (request.kind === 'permission') return checkPermissionValues(request, values);
   return checkAskValues(request, values);
 }
 
 /** What elicit_result returns: seed 004's envelope for approvals and proposals, the ask's own seed shape for an ask. */
-export const ResultEnvelopeSchema = z.union([ApprovalEnvelopeSchema, AskResultSchema]);
+export const ResultEnvelopeSchema = z.union([ApprovalEnvelopeSchema, AskResultSchema, PermissionResultSchema]);
 export type ResultEnvelope = z.infer<typeof ResultEnvelopeSchema>;
 
 export function resultEnvelope(request: ReviewRequest, outcome: Outcome): ResultEnvelope {
   if (request.kind === 'proposal' || request.kind === 'approval') return approvalEnvelope(request.context, outcome);
+  if (request.kind === 'permission') return permissionResult(outcome);
   return askResult(request, outcome);
 }
 

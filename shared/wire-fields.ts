@@ -1,4 +1,5 @@
 import * as z from 'zod';
+import { RuleDraftSchema } from './rules.js';
 
 /**
  * The small shapes both the hub protocol and the extension's own storage and page messages use. Kept apart from
@@ -23,5 +24,10 @@ export const DecideMessageSchema = z.strictObject({
   values: z.record(z.string(), z.unknown()).optional(),
   included: z.array(z.string()).max(1000).optional(),
   comment: z.string().max(4000).optional(),
+  /**
+   * A rule the person saved with this decision ("Always allow … in this project"); its effect matches the decision.
+   * Only the extension's own socket may carry one: rules are the person's, never an agent's.
+   */
+  rule: RuleDraftSchema.optional(),
 });
 export type DecideMessage = z.infer<typeof DecideMessageSchema>;

@@ -1,7 +1,8 @@
 import * as z from 'zod';
 import { ApprovalMethodSchema, ServiceErrorSchema } from './approval-calls.js';
 import { RequestViewSchema } from './review-request.js';
-import { StatusSchema, SurfaceSchema } from './lifecycle.js';
+import { DecidedViaSchema, StatusSchema } from './lifecycle.js';
+import { MAX_RULES, RuleDraftSchema, RuleIdSchema, RuleSchema } from './rules.js';
 import { DecideMessageSchema, DecisionRefusalSchema, ElicitationIdSchema, FieldIssueSchema, IdempotencyKeySchema, KeyIdSchema } from './wire-fields.js';
 
 export { DecideMessageSchema, DecisionRefusalSchema, FieldIssueSchema, IdempotencyKeySchema, KeyIdSchema };
@@ -12,7 +13,7 @@ export type { DecideMessage, DecisionRefusal } from './wire-fields.js';
  * WebSocket text frame. Both ends validate every frame. Bump the version on any incompatible change: the hub closes a
  * peer that says another version with `CLOSE_PROTOCOL_MISMATCH`, and the peer tells its user which side to update.
  */
-export const PROTOCOL_VERSION = 6;
+export const PROTOCOL_VERSION = 7;
 
 /** 32 random bytes, hex: each side's fresh nonce in the handshake (`hub-auth.ts`). */
 export const NONCE_HEX_LENGTH = 64;
@@ -83,7 +84,15 @@ const Call = z.strictObject({ type: z.literal('call'), callId: CallId, method: A
 /** The relay's caller gave up (the host cancelled the tool call): the hub stops waiting and answers the call at once. */
 const CallAbort = z.strictObject({ type: z.literal('call.abort'), callId: CallId });
 
-export const PeerMessageSchema = z.discriminatedUnion('type', [Hello, Auth, Heartbeat, DecideMessageSchema, Call, CallAbort]);
+/**
+ * The extension's Rules view: save a rule (a new one has no `id`; an existing one is replaced whole) or delete one.
+ * Each is answered by `rule.result` with its `changeId`; every change is then pushed to every extension as `rules`.
+ */
+const ChangeId = z.string().min(1).max(100);
+const RuleSave = z.strictObject({ type: z.literal('rule.save'), changeId: ChangeId, id: RuleIdSchema.optional(), rule: RuleDraftSchema });
+const RuleDelete = z.strictObject({ type: z.literal('rule.delete'), changeId: ChangeId, id: RuleIdSchema });
+
+export const PeerMessageSchema = z.discriminatedUnion('type', [Hello, Auth, Heartbeat, DecideMessageSchema, Call, CallAbort, RuleSave, RuleDelete]);
 export type PeerMessage = z.infer<typeof PeerMessageSchema>;
 
 /**
@@ -93,15 +102,29 @@ export type PeerMessage = z.infer<typeof PeerMessageSchema>;
 export const ReplyToSchema = z.discriminatedUnion('type', [
   z.looseObject({ type: z.literal('decide'), elicitationId: ElicitationIdSchema, idempotencyKey: IdempotencyKeySchema }),
   z.looseObject({ type: z.literal('call'), callId: CallId }),
+  z.looseObject({ type: z.literal('rule.save'), changeId: ChangeId }),
+  z.looseObject({ type: z.literal('rule.delete'), changeId: ChangeId }),
 ]);
 
 const Challenge = z.strictObject({ type: z.literal('challenge'), nonce: Nonce, proof: Proof });
 /** After a pairing: the extension's new key, sealed with the code (see `sealKey`). */
 const Paired = z.strictObject({ type: z.literal('paired'), keyId: KeyIdSchema, sealedKey: Hex(64) });
-const Welcome = z.strictObject({ type: z.literal('welcome'), protocol: z.number().int(), hubPid: z.number(), pending: z.array(RequestViewSchema) });
+const Rules = z.array(RuleSchema).max(MAX_RULES);
+const Welcome = z.strictObject({ type: z.literal('welcome'), protocol: z.number().int(), hubPid: z.number(), pending: z.array(RequestViewSchema), rules: Rules });
+/** Every rule, after any change (a save, a delete, an expiry the hub swept, a `rules --remove`). */
+const RulesMessage = z.strictObject({ type: z.literal('rules'), rules: Rules });
+const RuleResult = z.strictObject({
+  type: z.literal('rule.result'),
+  changeId: ChangeId,
+  ok: z.boolean(),
+  /** The saved rule's id. */
+  id: RuleIdSchema.optional(),
+  issues: z.array(FieldIssueSchema).optional(),
+});
+/** A new request; one a rule decided at creation arrives decided (for the history), with its outcome. */
 const Created = z.strictObject({ type: z.literal('request.created'), request: RequestViewSchema });
 /** `decidedVia` says which surface decided a request that ended decided, so the other one can say so. */
-const Removed = z.strictObject({ type: z.literal('request.removed'), elicitationId: ElicitationIdSchema, status: StatusSchema, decidedVia: SurfaceSchema.optional() });
+const Removed = z.strictObject({ type: z.literal('request.removed'), elicitationId: ElicitationIdSchema, status: StatusSchema, decidedVia: DecidedViaSchema.optional() });
 const DecisionResult = z.strictObject({
   type: z.literal('decision.result'),
   elicitationId: ElicitationIdSchema,
@@ -125,7 +148,7 @@ const ErrorMessage = z.strictObject({
   message: z.string(),
 });
 
-export const HubMessageSchema = z.discriminatedUnion('type', [Challenge, Paired, Welcome, Created, Removed, DecisionResult, CallResult, ErrorMessage, Heartbeat]);
+export const HubMessageSchema = z.discriminatedUnion('type', [Challenge, Paired, Welcome, Created, Removed, DecisionResult, CallResult, ErrorMessage, Heartbeat, RulesMessage, RuleResult]);
 export type HubMessage = z.infer<typeof HubMessageSchema>;
 
 /** Every peer lists it. No credential travels in the handshake any more: peers prove keys on the socket. */

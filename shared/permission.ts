@@ -1,0 +1,86 @@
+// A host's own permission prompt (Claude Code's, Codex's), bridged into the inbox by `elicitly-companion hook`: the
+// request as it is stored and shown, the check of a person's answer, and what the hook reads back to print the host's
+// decision.
+import * as z from 'zod';
+import { clip, describe, issue } from './approval-input.js';
+import { DecidedViaSchema, type Outcome } from './lifecycle.js';
+import { isObject, type FieldIssue } from './requested-schema.js';
+
+/** The agents whose prompts the hook bridges. */
+export const HostAgentSchema = z.enum(['claude-code', 'codex']);
+export type HostAgent = z.infer<typeof HostAgentSchema>;
+
+/** The hook events that ask for permission (Claude Code's `Elicitation` becomes a `form` ask instead). */
+export const PermissionEventSchema = z.enum(['PreToolUse', 'PermissionRequest']);
+
+export const PERMISSION_LIMITS = { tool: 200, command: 64 * 1024, diff: 256 * 1024, path: 4096, session: 200, suggestions: 20 } as const;
+
+export const PermissionRequestSchema = z.strictObject({
+  kind: z.literal('permission'),
+  /** One line a person reads first: "Claude Code wants to run a command". */
+  message: z.string(),
+  host: HostAgentSchema,
+  event: PermissionEventSchema,
+  /** The tool as the host names it: `Bash`, `Edit`, `exec_command`, `mcp__github__create_issue`. */
+  tool: z.string().min(1).max(PERMISSION_LIMITS.tool),
+  /** The tool's input exactly as the host sent it: what runs if the person allows it unchanged. */
+  input: z.record(z.string(), z.unknown()),
+  /** A shell command, as it would run. */
+  command: z.string().max(PERMISSION_LIMITS.command).optional(),
+  /** An edit or a new file as a unified diff, and the file it touches. */
+  diff: z.string().max(PERMISSION_LIMITS.diff).optional(),
+  path: z.string().max(PERMISSION_LIMITS.path).optional(),
+  /** Another MCP server's tool: its server and tool names (the arguments are `input`). */
+  mcp: z.strictObject({ server: z.string().min(1).max(PERMISSION_LIMITS.tool), tool: z.string().min(1).max(PERMISSION_LIMITS.tool) }).optional(),
+  cwd: z.string().max(PERMISSION_LIMITS.path),
+  sessionId: z.string().max(PERMISSION_LIMITS.session),
+  /** Whether the host runs an edited input for this event (Codex's PermissionRequest does not). */
+  editable: z.boolean(),
+  /** The host's own "always allow" suggestions (Claude Code's `permission_suggestions`), returned verbatim when chosen. */
+  suggestions: z.array(z.record(z.string(), z.unknown())).max(PERMISSION_LIMITS.suggestions),
+  timeoutSeconds: z.number(),
+});
+export type PermissionRequest = z.infer<typeof PermissionRequestSchema>;
+
+/**
+ * A person's "allow" of a permission request, checked against it. The only value is `updatedInput`, the edited input,
+ * and only where the host runs one; a shell tool's edited input keeps a non-empty `command` string.
+ */
+export function checkPermissionValues(request: PermissionRequest, values: unknown): { ok: true; values: Record<string, unknown> } | { ok: false; issues: FieldIssue[] } {
+  if (values === undefined) return { ok: true, values: {} };
+  if (!isObject(values)) return { ok: false, issues: [issue(['values'], 'not_object', `must be an object, got ${describe(values)}`)] };
+  const issues: FieldIssue[] = [];
+  for (const key of Object.keys(values)) {
+    if (key !== 'updatedInput') issues.push(issue(['values', key], 'unknown_field', 'is not an answer to a permission request (only updatedInput is)'));
+  }
+  const updated = values.updatedInput;
+  if (updated === undefined) return issues.length ? { ok: false, issues } : { ok: true, values: {} };
+  if (!request.editable) issues.push(issue(['values', 'updatedInput'], 'not_editable', `${request.host} does not run an edited input for ${request.event}; allow or deny it as it is`));
+  else if (!isObject(updated)) issues.push(issue(['values', 'updatedInput'], 'not_object', `must be an object, got ${describe(updated)}`));
+  else if (request.command !== undefined && (typeof updated.command !== 'string' || updated.command.trim() === '')) {
+    issues.push(issue(['values', 'updatedInput', 'command'], 'required', `must be the command to run, got ${clip(describe(updated.command), 60)}`));
+  }
+  return issues.length ? { ok: false, issues } : { ok: true, values: { updatedInput: updated } };
+}
+
+/** What the hook reads back: allow (maybe with an edited input) or deny with the person's reason, and who decided. */
+export const PermissionResultSchema = z.strictObject({
+  behavior: z.enum(['allow', 'deny']),
+  updatedInput: z.record(z.string(), z.unknown()).optional(),
+  /** The person's reason for a deny (their comment), or the rule that decided. */
+  message: z.string().optional(),
+  decidedVia: DecidedViaSchema,
+  /** The rule that decided, or that the person saved with this decision. */
+  ruleId: z.string().optional(),
+});
+export type PermissionResult = z.infer<typeof PermissionResultSchema>;
+
+export function permissionResult(outcome: Outcome): PermissionResult {
+  const allowed = outcome.decision === 'approved';
+  const result: PermissionResult = { behavior: allowed ? 'allow' : 'deny', decidedVia: outcome.decidedVia ?? 'extension' };
+  const updated = outcome.values?.updatedInput;
+  if (allowed && isObject(updated)) result.updatedInput = updated;
+  if (outcome.comment !== undefined && outcome.comment !== '') result.message = outcome.comment;
+  if (outcome.ruleId !== undefined) result.ruleId = outcome.ruleId;
+  return result;
+}
