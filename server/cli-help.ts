@@ -16,11 +16,15 @@ Usage:
       Whether a hub is running on the port, its pid, the extensions connected and the pending
       requests, asked of the hub itself. Exit code 0: running; 1: no hub; 3: the port is held by
       something that is not this install's hub.
+  elicitly-companion rules [--list [--json] | --remove <id>]
+      List your rules ("Always allow" / "Always deny", made in the extension), or remove one so its
+      questions come to you again. Through the running hub (or as the hub, when none runs). Rules
+      are made only in the extension, never here. Exit code 0: done; 1: no such rule, or no hub.
   elicitly-companion --version | --help
 
 Environment:
   ELICITLY_PORT                 hub port on 127.0.0.1 (default ${DEFAULT_HUB_PORT}); --port overrides it
-  ELICITLY_STATE_DIR            where requests, keys and reports live (default: the per-user state dir)
+  ELICITLY_STATE_DIR            where requests, rules, keys and reports live (default: the per-user state dir)
   ELICITLY_LOG_LEVEL            debug | info | warn | error (default info; logs go to stderr)
   ELICITLY_PROBE_TIMEOUT_MS     how long elicit_doctor's probe waits for a person
   ELICITLY_RETENTION_DAYS       how long decided requests are kept (default 7)

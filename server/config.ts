@@ -3,6 +3,7 @@ import { join } from 'node:path';
 import * as z from 'zod';
 import { DEFAULT_PROBE_TIMEOUT_MS } from '../shared/doctor-verdict.js';
 import { DEFAULT_HUB_PORT } from '../shared/extension-id.js';
+import { RuleIdSchema } from '../shared/rules.js';
 import { LogLevelSchema } from './log.js';
 
 /**
@@ -16,11 +17,16 @@ const PairActionSchema = z.discriminatedUnion('kind', [
   z.strictObject({ kind: z.literal('remove'), origin: z.string().min(1) }),
 ]);
 
+/** What `elicitly-companion rules` does: `--list` the person's rules (default) or `--remove <id>` one. */
+const RulesActionSchema = z.discriminatedUnion('kind', [z.strictObject({ kind: z.literal('list') }), z.strictObject({ kind: z.literal('remove'), id: RuleIdSchema })]);
+export type RulesAction = z.infer<typeof RulesActionSchema>;
+
 const ConfigSchema = z.strictObject({
-  command: z.enum(['serve', 'pair', 'status']),
+  command: z.enum(['serve', 'pair', 'status', 'rules']),
   /** What `elicitly-companion pair` does: print a code (default), `--list` the paired extensions, `--remove <origin>`. */
   pair: PairActionSchema,
-  /** `elicitly-companion status --json`: one JSON object on stdout, for scripts. */
+  rules: RulesActionSchema,
+  /** `elicitly-companion status --json` / `rules --list --json`: one JSON object on stdout, for scripts. */
   json: z.boolean(),
   port: z.coerce.number().int().min(1).max(65_535),
   stateDir: z.string().min(1),
@@ -35,6 +41,7 @@ export type Config = z.infer<typeof ConfigSchema>;
 const SOURCES: Record<keyof Config, string> = {
   command: 'command',
   pair: 'pair --remove <origin>',
+  rules: 'rules --remove <id>',
   json: 'status --json',
   port: 'ELICITLY_PORT (or --port)',
   stateDir: 'ELICITLY_STATE_DIR',
@@ -82,7 +89,7 @@ function set(value: string | undefined): string | undefined {
 
 type ParsedConfig = { ok: true; config: Config } | { ok: false; issues: string[] };
 
-export const USAGE = 'elicitly-companion [--port N] | pair [--list | --remove <origin>] | status [--json] | --help | --version';
+export const USAGE = 'elicitly-companion [--port N] | pair [--list | --remove <origin>] | status [--json] | rules [--list [--json] | --remove <id>] | --help | --version';
 
 /**
  * `--help` and `--version` answer before anything else is read: a person asking for help with a broken
@@ -103,10 +110,11 @@ export function parseConfig(
   const issues: string[] = [];
   const args = [...argv];
   const first = args[0];
-  const command = first === 'pair' || first === 'status' ? first : 'serve';
+  const command = first === 'pair' || first === 'status' || first === 'rules' ? first : 'serve';
   if (command !== 'serve') args.shift();
   let portArg: string | undefined;
   let pair: z.input<typeof PairActionSchema> = { kind: 'code' };
+  let rules: z.input<typeof RulesActionSchema> = { kind: 'list' };
   let json = false;
   for (let i = 0; i < args.length; i++) {
     const arg = args[i] ?? '';
@@ -114,7 +122,9 @@ export function parseConfig(
     else if (arg.startsWith('--port=')) portArg = arg.slice('--port='.length);
     else if (command === 'pair' && arg === '--list') pair = { kind: 'list' };
     else if (command === 'pair' && arg === '--remove') pair = { kind: 'remove', origin: args[++i] ?? '' };
-    else if (command === 'status' && arg === '--json') json = true;
+    else if ((command === 'status' || command === 'rules') && arg === '--json') json = true;
+    else if (command === 'rules' && arg === '--list') rules = { kind: 'list' };
+    else if (command === 'rules' && arg === '--remove') rules = { kind: 'remove', id: args[++i] ?? '' };
     else issues.push(`${JSON.stringify(arg)}: unknown argument (usage: ${USAGE})`);
   }
   const stateDir = set(env.ELICITLY_STATE_DIR) ?? defaultStateDir(env, platform, home);
@@ -122,6 +132,7 @@ export function parseConfig(
   const raw = {
     command,
     pair,
+    rules,
     json,
     port: portArg ?? set(env.ELICITLY_PORT) ?? DEFAULT_HUB_PORT,
     stateDir,

@@ -43,6 +43,18 @@ if (config.command === 'pair') {
   const status = await hubStatus(config.port, state);
   process.stdout.write(config.json ? `${JSON.stringify(status)}\n` : formatStatus(status));
   process.exitCode = statusExitCode(status);
+} else if (config.command === 'rules') {
+  const [{ runRulesCommand }, { ApprovalEngine }] = await Promise.all([import('./hub/rules-command.js'), import('./approvals/approval-engine.js')]);
+  process.exitCode = await runRulesCommand(
+    {
+      port: config.port,
+      state,
+      openEngine: () => ApprovalEngine.open({ dir: config.stateDir, retentionMs: config.retentionDays * DAY_MS }),
+      action: config.rules,
+      json: config.json,
+    },
+    (text) => process.stdout.write(text),
+  );
 } else {
   // Nothing is bound, opened or even loaded here: hosts spawn throw-away servers, so the hub is elected on the first
   // approval call.

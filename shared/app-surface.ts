@@ -2,7 +2,7 @@
 // the app-only tools' shapes, defined once for the server that answers them and the view that calls them.
 import * as z from 'zod';
 import { DecisionAnswerSchema } from './approval-calls.js';
-import { SurfaceSchema } from './lifecycle.js';
+import { DecidedViaSchema, SurfaceSchema } from './lifecycle.js';
 import { RequestViewSchema } from './review-request.js';
 import type { FieldIssue } from './requested-schema.js';
 import { DecideMessageSchema, ElicitationIdSchema } from './wire-fields.js';
@@ -37,7 +37,8 @@ export function checkSurfaces(surfaces: unknown): { ok: true; app: boolean } | {
 export const AppKeySchema = z.string().regex(/^[A-Za-z0-9_-]{43}$/, 'must be the key the review was given');
 export const AppResultMetaSchema = z.strictObject({ elicitationId: ElicitationIdSchema, token: AppKeySchema });
 
-export const DecidedSchema = z.strictObject({ via: SurfaceSchema, at: z.number() }).nullable();
+/** Who decided and when: a person in the extension or the chat, or (a confirm question) one of their rules at creation. */
+export const DecidedSchema = z.strictObject({ via: DecidedViaSchema, at: z.number() }).nullable();
 
 export const AppViewInputSchema = z.strictObject({ elicitationId: ElicitationIdSchema });
 export const AppViewResultSchema = z.strictObject({ view: RequestViewSchema, decided: DecidedSchema });

@@ -90,33 +90,75 @@ export function startsWithWords(command: string, prefix: string): boolean {
   return want.length <= have.length && want.every((w, i) => have[i] === w);
 }
 
-/** `*` is any text (line breaks included); every other character is itself. */
+/**
+ * `*` is any text (line breaks included); every other character is itself. Matched without a regular expression: a
+ * pattern of many stars against an agent's long command made the backtracking engine run for minutes, in the hub,
+ * at create. This walk backs up only to the last star: at most glob × text steps.
+ */
 export function globMatches(glob: string, text: string): boolean {
-  const source = glob.split('*').map((part) => part.replace(/[\\^$.|?+()[\]{}]/g, '\\$&')).join('[\\s\\S]*');
-  return new RegExp(`^${source}$`).test(text);
+  let g = 0;
+  let t = 0;
+  let star = -1;
+  let resume = 0;
+  while (t < text.length) {
+    if (g < glob.length && glob[g] !== '*' && glob[g] === text[t]) {
+      g++;
+      t++;
+    } else if (g < glob.length && glob[g] === '*') {
+      star = g++;
+      resume = t;
+    } else if (star !== -1) {
+      g = star + 1;
+      t = ++resume;
+    } else {
+      return false;
+    }
+  }
+  while (g < glob.length && glob[g] === '*') g++;
+  return g === glob.length;
 }
 
 /** `path` is `dir` or inside it (plain string paths, no `..` taken as inside). */
 export function isUnder(path: string, dir: string): boolean {
-  const base = dir.endsWith('/') ? dir.slice(0, -1) : dir;
+  const base = dir.replace(/\/+$/, '');
   if (path.split('/').includes('..')) return false;
   return path === base || path.startsWith(`${base}/`);
+}
+
+/** An absolute path with its `.` and `..` steps taken (as text: links are not followed). */
+export function normalizePath(path: string): string {
+  const out: string[] = [];
+  for (const part of path.split('/')) {
+    if (part === '' || part === '.') continue;
+    if (part === '..') out.pop();
+    else out.push(part);
+  }
+  return `/${out.join('/')}`;
 }
 
 export function ruleMatches(rule: Rule, subject: RuleSubject, now: number): boolean {
   if (rule.expiresAt !== null && now >= rule.expiresAt) return false;
   const m = rule.match;
+  const allow = rule.effect === 'allow';
   if (m.tool !== subject.tool) return false;
   if (m.agent !== undefined && m.agent !== subject.agent) return false;
   if (m.sessionId !== undefined && m.sessionId !== subject.sessionId) return false;
-  if (m.commandPrefix !== undefined) {
-    if (subject.command === null || !startsWithWords(subject.command, m.commandPrefix)) return false;
-    if (rule.effect === 'allow' && CHAINS.test(subject.command)) return false;
-  }
+  if (m.commandPrefix !== undefined && (subject.command === null || !startsWithWords(subject.command, m.commandPrefix))) return false;
   if (m.pattern !== undefined && !globMatches(m.pattern, subject.text)) return false;
+  // A command scoped by its words or a pattern is allowed only alone: `npm test*` must not allow `npm test; rm -rf ~`
+  // any more than the prefix `npm test` does. (A rule on the tool alone allows every command, as the person chose.)
+  if (allow && subject.command !== null && (m.commandPrefix !== undefined || m.pattern !== undefined) && CHAINS.test(subject.command)) return false;
   if (m.directory !== undefined) {
-    if (subject.directory === null || !isUnder(subject.directory, m.directory)) return false;
-    if (rule.effect === 'allow' && !subject.paths.every((p) => isUnder(p.startsWith('/') ? p : `${subject.directory}/${p}`, m.directory!))) return false;
+    const dir = m.directory;
+    const resolved = subject.paths.map((p) => (p.startsWith('/') || subject.directory === null ? p : `${subject.directory}/${p}`));
+    if (allow) {
+      // The working directory and every file inside, with no `..` taken as inside.
+      if (subject.directory === null || !isUnder(subject.directory, dir) || !resolved.every((p) => isUnder(p, dir))) return false;
+    } else {
+      // Either one inside, `..` resolved: an edit of `../../etc/passwd` is denied in /etc from wherever the agent runs.
+      const inside = (p: string) => p.startsWith('/') && isUnder(normalizePath(p), dir);
+      if (!(subject.directory !== null && inside(subject.directory)) && !resolved.some(inside)) return false;
+    }
   }
   return true;
 }

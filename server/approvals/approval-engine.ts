@@ -1,6 +1,9 @@
+import { randomBytes } from 'node:crypto';
 import type { Answer, ApprovalMethod, ApprovalService, CallParams, CallResult, CreateParams, Created } from '../../shared/approval-calls.js';
 import { fail } from '../../shared/approval-calls.js';
 import type { Outcome, Status, Surface } from '../../shared/lifecycle.js';
+import type { FieldIssue } from '../../shared/requested-schema.js';
+import { MAX_RULES, RuleSchema, decidingRule, describeRule, ruleSubject, type Rule, type RuleDraft } from '../../shared/rules.js';
 import { checkAnswer, resultEnvelope, type ResultEnvelope } from '../../shared/review-request.js';
 import { requestSizeIssues } from '../../shared/approval-input.js';
 import { formatIssues } from '../../shared/requested-schema.js';
@@ -9,11 +12,14 @@ import type { DecideMessage, HubMessage, RequestView } from '../../shared/wire-p
 import { log } from '../log.js';
 import type { StoreIo } from '../store/journal-store.js';
 import { JournalStore } from '../store/journal-store.js';
+import { RulesFile } from '../store/rules-file.js';
 import type { ApprovalRecord } from './approval-record.js';
 import { ApprovalRecordSchema, toView } from './approval-record.js';
 
-type EngineEvent = Extract<HubMessage, { type: 'request.created' | 'request.removed' }>;
+type EngineEvent = Extract<HubMessage, { type: 'request.created' | 'request.removed' | 'rules' }>;
 export type DecisionAnswer = Extract<HubMessage, { type: 'decision.result' }>;
+/** A change to the person's rules: the saved rule, or what is wrong with it (each issue names its field). */
+export type RuleChange = { ok: true; rule: Rule } | { ok: false; reason: 'invalid' | 'unavailable'; issues: FieldIssue[] };
 
 interface EngineOptions {
   dir: string;
@@ -37,6 +43,22 @@ const HOUR_MS = 3_600_000;
 const MAX_PENDING = 10_000;
 /** What a request created without `surfaces` (or stored before they were) may be decided in. */
 const ALL_SURFACES: readonly Surface[] = ['extension', 'app'];
+/** The queue key every change to the rules runs under: one at a time, like the changes to one request. */
+const RULES_QUEUE = '\u0000rules';
+
+/**
+ * Whether a rule saved with a decision says the same as the decision. A confirm's "no" is an answered question
+ * (approved, `confirmed: false`), so a deny rule goes with it as well as with a dismissal.
+ */
+function ruleFitsDecision(message: DecideMessage, rule: RuleDraft, kind: string): boolean {
+  if (kind === 'confirm') {
+    const yes = message.decision === 'approved' && message.values?.confirmed === true;
+    return rule.effect === 'allow' ? yes : !yes;
+  }
+  return rule.effect === (message.decision === 'approved' ? 'allow' : 'deny');
+}
+
+const issue = (path: string, rule: string, message: string): FieldIssue => ({ path, rule, message });
 
 /**
  * The hub's source of truth. Every change is fsync'd before anyone hears of it, and the changes to one request run one
@@ -89,6 +111,12 @@ export class ApprovalEngine implements ApprovalService {
       return { ok: true, value: answer };
     },
     paired: async () => ({ ok: true, value: { paired: this.reviewer().paired ?? null } }),
+    rules: async () => (this.unusable() ? this.unavailable() : { ok: true, value: { rules: [...this.rules.all()] } }),
+    ruleRemove: async (p) => {
+      if (this.unusable()) return this.unavailable();
+      const removed = await this.deleteRule(p.id);
+      return removed === 'unavailable' ? this.unavailable() : { ok: true, value: { removed } };
+    },
     info: async () => {
       const { connected, lastSeenAt } = this.reviewer();
       return { ok: true, value: { pid: process.pid, extensionsConnected: connected, lastSeenAt, pending: this.pending.size } };
@@ -97,12 +125,15 @@ export class ApprovalEngine implements ApprovalService {
 
   private constructor(
     private readonly store: JournalStore<ApprovalRecord>,
+    private readonly rules: RulesFile<Rule>,
     private readonly options: EngineOptions,
     private readonly now: () => number,
   ) {
-    store.onFailure((error) => {
+    const failed = (error: Error) => {
       for (const listener of this.failureListeners) listener(error);
-    });
+    };
+    store.onFailure(failed);
+    rules.onFailure(failed);
   }
 
   static async open(options: EngineOptions): Promise<ApprovalEngine> {
@@ -114,7 +145,22 @@ export class ApprovalEngine implements ApprovalService {
         return parsed.success ? parsed.data : undefined;
       },
     });
-    const engine = new ApprovalEngine(store, options, options.now ?? Date.now);
+    let rules: RulesFile<Rule>;
+    try {
+      rules = await RulesFile.open<Rule>({
+        dir: options.dir,
+        io: options.io,
+        max: MAX_RULES,
+        parse: (raw) => {
+          const parsed = RuleSchema.safeParse(raw);
+          return parsed.success ? parsed.data : undefined;
+        },
+      });
+    } catch (error) {
+      await store.close();
+      throw error;
+    }
+    const engine = new ApprovalEngine(store, rules, options, options.now ?? Date.now);
     for (const record of store.all()) if (record.status === 'pending') engine.pending.add(record.id);
     await engine.purge();
     await engine.sweep();
@@ -157,11 +203,88 @@ export class ApprovalEngine implements ApprovalService {
       .map(toView);
   }
 
-  /** Records every pending request past its deadline as expired. */
+  /** The person's rules, as the hub's welcome and `rules` frames carry them. */
+  ruleList(): Rule[] {
+    return [...this.rules.all()];
+  }
+
+  /** What the last open of the rules file moved aside as damaged, if anything. */
+  get rulesDamage() {
+    return this.rules.damage;
+  }
+
+  /**
+   * Saves a rule the person made (the extension's Rules view, or a decision's "Always …"): a new one, or `id` replaced
+   * whole. On disk before it answers; every extension is then sent the new list.
+   */
+  saveRule(draft: RuleDraft, options: { id?: string; from?: string } = {}): Promise<RuleChange> {
+    if (this.unusable()) return Promise.resolve({ ok: false, reason: 'unavailable', issues: [] });
+    return this.exclusive(RULES_QUEUE, async (): Promise<RuleChange> => {
+      const now = this.now();
+      const all = this.rules.all();
+      if (draft.expiresAt !== null && draft.expiresAt <= now) {
+        return { ok: false, reason: 'invalid', issues: [issue('rule.expiresAt', 'in_the_past', 'must be in the future (or null: until removed)')] };
+      }
+      let next: Rule[];
+      let saved: Rule;
+      const existing = options.id === undefined ? undefined : all.find((r) => r.id === options.id);
+      if (options.id !== undefined && !existing) return { ok: false, reason: 'invalid', issues: [issue('id', 'not_found', `no rule ${options.id} (removed, or expired)`)] };
+      // The same "always" saved again (the same effect and conditions) renews the one rule rather than adding a copy.
+      const same = existing ?? all.find((r) => r.effect === draft.effect && JSON.stringify(r.match) === JSON.stringify(draft.match));
+      if (same) {
+        saved = { ...same, effect: draft.effect, match: draft.match, expiresAt: draft.expiresAt };
+        next = all.map((r) => (r.id === same.id ? saved : r));
+      } else {
+        if (all.length >= MAX_RULES) {
+          return { ok: false, reason: 'invalid', issues: [issue('rule', 'limit', `there are already ${all.length} rules, the most kept (${MAX_RULES}): remove some first`)] };
+        }
+        const from = options.from !== undefined && options.from.length <= 100 ? { from: options.from } : {};
+        saved = RuleSchema.parse({ id: `rule_${randomBytes(8).toString('hex')}`, effect: draft.effect, match: draft.match, createdAt: now, expiresAt: draft.expiresAt, ...from });
+        next = [...all, saved];
+      }
+      if (!(await this.writeRules(next))) return { ok: false, reason: 'unavailable', issues: [] };
+      return { ok: true, rule: saved };
+    });
+  }
+
+  /** Removes one rule; true when there was one. 'unavailable' when it could not be made durable. */
+  deleteRule(id: string): Promise<boolean | 'unavailable'> {
+    if (this.unusable()) return Promise.resolve('unavailable');
+    return this.exclusive(RULES_QUEUE, async () => {
+      const all = this.rules.all();
+      if (!all.some((r) => r.id === id)) return false;
+      return (await this.writeRules(all.filter((r) => r.id !== id))) ? true : 'unavailable';
+    });
+  }
+
+  private async writeRules(next: Rule[]): Promise<boolean> {
+    try {
+      await this.rules.replace(next);
+    } catch {
+      // Logged by the file; its failure listeners step the hub down.
+      return false;
+    }
+    this.emit({ type: 'rules', rules: this.ruleList() });
+    return true;
+  }
+
+  /** Removes the rules whose time is up, and tells the extensions. */
+  private async sweepRules(): Promise<void> {
+    const now = this.now();
+    if (!this.rules.all().some((r) => r.expiresAt !== null && now >= r.expiresAt)) return;
+    await this.exclusive(RULES_QUEUE, async () => {
+      const at = this.now();
+      const live = this.rules.all().filter((r) => r.expiresAt === null || at < r.expiresAt);
+      if (live.length !== this.rules.all().length) await this.writeRules(live);
+    });
+  }
+
+  /** Records every pending request past its deadline as expired, and removes expired rules. */
   async sweep(): Promise<void> {
     if (this.sweeping || this.unusable()) return;
     this.sweeping = true;
     try {
+      await this.sweepRules();
       const now = this.now();
       const due = this.store.all().filter((r) => r.status === 'pending' && now >= r.expiresAt);
       await Promise.all(
@@ -199,7 +322,10 @@ export class ApprovalEngine implements ApprovalService {
     return count;
   }
 
-  /** A reviewer's decision: validated against the schema restricted to what was included, made durable, then answered. */
+  /**
+   * A reviewer's decision: validated against the schema restricted to what was included, made durable, then answered.
+   * A rule saved with it (the extension's socket only) is checked and saved first, once the decision is known to hold.
+   */
   decide(message: DecideMessage, surface: Surface = 'extension'): Promise<DecisionAnswer> {
     const reply = (fields: Omit<DecisionAnswer, 'type' | 'elicitationId' | 'idempotencyKey'>): DecisionAnswer => ({
       type: 'decision.result',
@@ -218,9 +344,22 @@ export class ApprovalEngine implements ApprovalService {
         if (!checked.ok) return reply({ ok: false, reason: 'invalid', status: effectiveStatus(record, this.now()), issues: checked.issues });
         outcome = { ...outcome, values: checked.values };
       }
-      const result = decide(record, outcome, this.now());
+      let result = decide(record, outcome, this.now());
       if (!result.ok) return reply({ ok: false, reason: result.reason, status: effectiveStatus(record, this.now()) });
-      // A repeat reads the committed record: the first decision's fsync has finished before this runs.
+      // A repeat reads the committed record (its rule was saved with the first one); only a first decision saves one.
+      if (message.rule && !result.duplicate) {
+        if (surface !== 'extension') return reply({ ok: false, reason: 'invalid', status: 'pending', issues: [issue('rule', 'forbidden', 'only the browser extension may save a rule')] });
+        if (record.kind !== 'permission' && record.kind !== 'confirm') {
+          return reply({ ok: false, reason: 'invalid', status: 'pending', issues: [issue('rule', 'not_applicable', `rules answer permission requests and confirm questions, not a ${record.kind}`)] });
+        }
+        if (!ruleFitsDecision(message, message.rule, record.kind)) {
+          return reply({ ok: false, reason: 'invalid', status: 'pending', issues: [issue('rule.effect', 'mismatch', `"${message.rule.effect}" does not say what this decision says; an allow rule goes with an allow (yes), a deny rule with a deny (no)`)] });
+        }
+        const saved = await this.saveRule(message.rule, { from: record.id });
+        if (!saved.ok) return reply({ ok: false, reason: saved.reason, ...(saved.reason === 'invalid' ? { status: 'pending' as const, issues: saved.issues } : {}) });
+        result = decide(record, { ...outcome, ruleId: saved.rule.id }, this.now());
+        if (!result.ok) return reply({ ok: false, reason: result.reason, status: effectiveStatus(record, this.now()) });
+      }
       if (!result.duplicate) {
         if (!(await this.write(result.state))) return reply({ ok: false, reason: 'unavailable' });
         this.changed(result.state);
@@ -242,11 +381,12 @@ export class ApprovalEngine implements ApprovalService {
   }
 
   private unusable(): boolean {
-    return this.closing || this.store.failed !== undefined;
+    return this.closing || this.store.failed !== undefined || this.rules.failed !== undefined;
   }
 
   private unavailable() {
-    const why = this.store.failed ? `its store failed (${this.store.failed.message})` : 'it is shutting down';
+    const failed = this.store.failed ?? this.rules.failed;
+    const why = failed ? `its store failed (${failed.message})` : 'it is shutting down';
     return fail('unavailable', `the approval hub cannot take this now: ${why}; another process takes over. Call again in a moment.`);
   }
 
@@ -320,7 +460,7 @@ export class ApprovalEngine implements ApprovalService {
   /** Writes a new request whose slot under the cap is reserved; on success it is pending before the slot is released. */
   private async insert(params: CreateParams): Promise<Answer<Created>> {
     const now = this.now();
-    const record: ApprovalRecord = {
+    const pending: ApprovalRecord = {
       id: params.id,
       updatedAt: now,
       kind: params.request.kind,
@@ -332,15 +472,45 @@ export class ApprovalEngine implements ApprovalService {
       renderedTemplate: params.renderedTemplate,
       ...(params.surfaces ? { surfaces: params.surfaces } : {}),
     };
+    const record = this.decidedByRule(pending, now) ?? pending;
     if (!(await this.write(record))) return this.unavailable();
-    this.pending.add(record.id);
+    if (record.status === 'pending') this.pending.add(record.id);
+    // A request a rule decided still goes to the extensions, decided: the person's history shows what the rule did.
     this.emit({ type: 'request.created', request: toView(record) });
+    if (record.outcome?.decidedVia === 'rule') log('info', 'a rule decided a request at creation', { id: record.id, ruleId: record.outcome.ruleId, decision: record.outcome.decision });
     return { ok: true, value: this.created(record) };
+  }
+
+  /**
+   * The request decided by the person's rules, or null when they must decide it. Only permission requests and confirm
+   * questions have rules: allow is the yes, deny the no (a confirm's no is an answer, `confirmed: false`).
+   */
+  private decidedByRule(record: ApprovalRecord, now: number): ApprovalRecord | null {
+    const { request } = record;
+    if (request.kind !== 'permission' && request.kind !== 'confirm') return null;
+    const rule = decidingRule(this.rules.all(), ruleSubject(request, record.requester.client), now);
+    if (!rule) return null;
+    const allow = rule.effect === 'allow';
+    const base = { decidedVia: 'rule' as const, ruleId: rule.id, idempotencyKey: `rule:${rule.id}` };
+    const outcome: Outcome =
+      request.kind === 'confirm'
+        ? { ...base, decision: 'approved', action: 'submit', values: { confirmed: allow } }
+        : allow
+          ? { ...base, decision: 'approved', action: 'submit', values: {} }
+          : { ...base, decision: 'rejected', action: 'cancel', comment: `Denied by the rule: ${describeRule(rule, now)}`.slice(0, 4000) };
+    return { ...record, status: outcome.decision, decidedAt: now, outcome };
   }
 
   private created(record: ApprovalRecord): Created {
     const { connected, next } = this.reviewer();
-    return { elicitationId: record.id, status: 'pending', expiresAt: new Date(record.expiresAt).toISOString(), reviewer: { connected: connected > 0 }, ...(next ? { next } : {}) };
+    const base = { elicitationId: record.id, expiresAt: new Date(record.expiresAt).toISOString(), reviewer: { connected: connected > 0 }, ...(next ? { next } : {}) };
+    const { outcome } = record;
+    // A retried create of a request a rule decided answers as the first one did.
+    if (outcome?.decidedVia === 'rule' && outcome.ruleId !== undefined) {
+      const ruleId = RuleSchema.shape.id.safeParse(outcome.ruleId);
+      if (ruleId.success) return { ...base, status: outcome.decision, decidedVia: 'rule', ruleId: ruleId.data };
+    }
+    return { ...base, status: 'pending' };
   }
 
   private status(id: string): Answer<{ status: Status }> {

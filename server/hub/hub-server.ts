@@ -451,7 +451,9 @@ export class HubServer {
     peer.stage = 'ready';
     if (peer.role === 'extension') this.lastSeenAt = Date.now();
     // Every (re)connect gets every pending request: delivery survives dropped sockets and restarted workers.
-    send(peer.socket, { type: 'welcome', protocol: PROTOCOL_VERSION, hubPid: process.pid, pending: peer.role === 'extension' ? engine.pendingViews() : [] });
+    // The person's rules go to their extensions only: a relay lists them with the `rules` call when it must.
+    const extension = peer.role === 'extension';
+    send(peer.socket, { type: 'welcome', protocol: PROTOCOL_VERSION, hubPid: process.pid, pending: extension ? engine.pendingViews() : [], rules: extension ? engine.ruleList() : [] });
   }
 
   /** A wrong code: it counts against the code (burnt at the cap) and makes that origin wait, doubling up to a minute. */
@@ -475,10 +477,30 @@ export class HubServer {
         reason: 'invalid',
         issues: [{ path: reason.split(':')[0] ?? '(message)', rule: 'invalid_message', message: reason }],
       });
+    } else if (replyTo.success && (replyTo.data.type === 'rule.save' || replyTo.data.type === 'rule.delete') && peer.role === 'extension') {
+      send(peer.socket, { type: 'rule.result', changeId: replyTo.data.changeId, ok: false, issues: [{ path: reason.split(':')[0] ?? '(message)', rule: 'invalid_message', message: reason }] });
     } else if (replyTo.success && replyTo.data.type === 'call' && peer.role === 'relay') {
       send(peer.socket, { type: 'call.result', callId: replyTo.data.callId, ok: false, error: { code: 'invalid', message: reason } });
     } else {
       send(peer.socket, { type: 'error', code: 'invalid_message', message: reason });
+    }
+  }
+
+  /** A rule saved or deleted in the extension's Rules view, answered once it is on disk (every extension hears `rules`). */
+  private async ruleChange(engine: ApprovalEngine, message: Extract<PeerMessage, { type: 'rule.save' | 'rule.delete' }>): Promise<HubMessage> {
+    const { changeId } = message;
+    const unavailable: HubMessage = { type: 'rule.result', changeId, ok: false, issues: [{ path: '(hub)', rule: 'unavailable', message: 'the hub could not record this change; try again in a moment' }] };
+    try {
+      if (message.type === 'rule.delete') {
+        const removed = await engine.deleteRule(message.id);
+        return removed === 'unavailable' ? unavailable : { type: 'rule.result', changeId, ok: true, id: message.id };
+      }
+      const saved = await engine.saveRule(message.rule, message.id === undefined ? {} : { id: message.id });
+      if (saved.ok) return { type: 'rule.result', changeId, ok: true, id: saved.rule.id };
+      return saved.reason === 'unavailable' ? unavailable : { type: 'rule.result', changeId, ok: false, issues: saved.issues };
+    } catch (error) {
+      log('error', 'a rule change failed', { type: message.type, error: String(error) });
+      return unavailable;
     }
   }
 
@@ -507,6 +529,17 @@ export class HubServer {
           return { type: 'decision.result' as const, elicitationId: message.elicitationId, idempotencyKey: message.idempotencyKey, ok: false, reason: 'unavailable' as const };
         }));
         return;
+      case 'rule.save':
+      case 'rule.delete': {
+        // Rules are the person's: only a paired extension's socket makes or deletes one, never an agent's relay.
+        if (peer.role !== 'extension') break;
+        if (!this.stillPaired(peer)) {
+          this.dropUnpaired(peer);
+          return;
+        }
+        send(peer.socket, await this.ruleChange(engine, message));
+        return;
+      }
       case 'call': {
         if (peer.role !== 'relay') break;
         const controller = new AbortController();

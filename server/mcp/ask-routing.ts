@@ -131,6 +131,15 @@ const IN_THE_CHAT =
   'The question is shown in the chat, in the Elicitly review under this result: the person can answer it there (and in ' +
   'the Elicitly browser extension, once one is connected). Continue with elicit_await and elicit_result.';
 
+/** The decided ask's answer, read (and consumed) from the hub. */
+async function answerOf(session: Session, spec: AskSpec, elicitationId: string): Promise<CallToolResult> {
+  const result = await session.approvals.call('result', { id: elicitationId });
+  if (!result.ok) return approvalError(result.error, session.retentionDays);
+  const answer = AskResultSchema.safeParse(result.value);
+  if (!answer.success) return approvalError({ code: 'unavailable', message: 'the hub answered this ask with a result of another kind' }, session.retentionDays);
+  return structured(spec.fromExtension(answer.data));
+}
+
 async function askInExtension(ctx: ServerContext, session: Session, spec: AskSpec): Promise<CallToolResult> {
   // The ask's own timeout clamp is the seed's 60 s minimum; ELICITLY_MIN_TIMEOUT_SECONDS may lower it (tests, demos).
   const timeoutSeconds = clamp(spec.ask.timeoutSeconds, 3600, session.minTimeoutSeconds, 86_400);
@@ -147,6 +156,8 @@ async function askInExtension(ctx: ServerContext, session: Session, spec: AskSpe
   });
   if (!created.ok) return approvalError(created.error, session.retentionDays);
   const { elicitationId, expiresAt, reviewer } = created.value;
+  // One of the person's own rules answered it at creation ("Always yes to this"): there is nothing to wait for.
+  if (created.value.status !== 'pending') return answerOf(session, spec, elicitationId);
   const pending = (next: string) =>
     withAppKey(structured({ ...spec.noAnswerYet, action: 'pending', elicitationId, expiresAt, reviewer, next, via: 'extension' }), session, elicitationId);
   // The review inside the chat is drawn only once this call returns: hand it over at once, rather than hold it hidden.
@@ -168,11 +179,7 @@ async function askInExtension(ctx: ServerContext, session: Session, spec: AskSpe
       );
     }
     if (status === 'expired' || status === 'canceled') return structured({ ...spec.unanswered, via: 'extension' });
-    const result = await session.approvals.call('result', { id: elicitationId });
-    if (!result.ok) return approvalError(result.error, session.retentionDays);
-    const answer = AskResultSchema.safeParse(result.value);
-    if (!answer.success) return approvalError({ code: 'unavailable', message: 'the hub answered this ask with a result of another kind' }, session.retentionDays);
-    return structured(spec.fromExtension(answer.data));
+    return await answerOf(session, spec, elicitationId);
   } finally {
     stopProgress();
     // The host cancelled the call before the agent saw the elicitationId: nobody could ever read this answer, so the

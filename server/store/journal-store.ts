@@ -84,7 +84,7 @@ const COMPACT = fsConstants.O_WRONLY | fsConstants.O_CREAT | fsConstants.O_EXCL 
  * Opens a journal file and refuses anything but a regular file of this user's that others cannot write (a link, a
  * FIFO, a planted file), naming it; one others could only read is tightened to 0600.
  */
-async function openJournalFile(file: string, flags: number, mode?: number): Promise<FileHandle> {
+export async function openJournalFile(file: string, flags: number, mode?: number): Promise<FileHandle> {
   let handle: FileHandle;
   try {
     handle = await open(file, flags, mode);
@@ -118,7 +118,7 @@ function defaultParse(raw: unknown): StoredRecord | undefined {
 }
 
 /** Without this, a freshly created or renamed journal can vanish from the directory after a power cut. */
-async function syncDir(dir: string): Promise<void> {
+export async function syncDir(dir: string): Promise<void> {
   let handle: FileHandle | undefined;
   try {
     handle = await open(dir, 'r');
@@ -132,7 +132,7 @@ async function syncDir(dir: string): Promise<void> {
   }
 }
 
-async function writeFully(handle: FileHandle, text: string): Promise<void> {
+export async function writeFully(handle: FileHandle, text: string): Promise<void> {
   const buffer = Buffer.from(text, 'utf8');
   let offset = 0;
   // A short write (e.g. a nearly full disk) must not leave half a batch behind while reporting success.

@@ -72,7 +72,7 @@ export function harness(): Harness {
     async accept(socket, pending = []) {
       socket.open();
       await proveHub(socket, TEST_KEY);
-      socket.deliver({ type: 'welcome', protocol: PROTOCOL_VERSION, hubPid: 1, pending });
+      socket.deliver({ type: 'welcome', protocol: PROTOCOL_VERSION, hubPid: 1, pending, rules: [] });
       await settle();
     },
     async nextSocket() {

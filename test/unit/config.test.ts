@@ -14,6 +14,7 @@ describe('parseConfig: defaults', () => {
       config: {
         command: 'serve',
         pair: { kind: 'code' },
+        rules: { kind: 'list' },
         json: false,
         port: DEFAULT_HUB_PORT,
         stateDir: '/home/ada/.local/state/elicitly-companion',
@@ -72,6 +73,9 @@ describe('parseConfig: values', () => {
     [['pair', '--remove', 'moz-extension://x'], {}, { command: 'pair', pair: { kind: 'remove', origin: 'moz-extension://x' } }],
     [['status'], {}, { command: 'status', json: false }],
     [['status', '--json', '--port', '2001'], {}, { command: 'status', json: true, port: 2001 }],
+    [['rules'], {}, { command: 'rules', rules: { kind: 'list' }, json: false }],
+    [['rules', '--list', '--json'], {}, { command: 'rules', rules: { kind: 'list' }, json: true }],
+    [['rules', '--remove', 'rule_0123456789abcdef'], {}, { command: 'rules', rules: { kind: 'remove', id: 'rule_0123456789abcdef' } }],
     [[], { ELICITLY_RETENTION_DAYS: '0.5' }, { retentionDays: 0.5 }],
     [[], { ELICITLY_MIN_TIMEOUT_SECONDS: '1' }, { minTimeoutSeconds: 1 }],
     [[], { ELICITLY_PROBE_TIMEOUT_MS: ' 1500 ' }, { probeTimeoutMs: 1500 }],
@@ -98,6 +102,8 @@ describe('parseConfig: refusals name the variable and the rule', () => {
     [['--json'], {}, /^"--json": unknown argument/],
     [['pair', '--json'], {}, /^"--json": unknown argument/],
     [['status', '--list'], {}, /^"--list": unknown argument/],
+    [['rules', '--remove', 'rm -rf'], {}, /^rules --remove <id>: .*rule id/],
+    [['rules', '--remove'], {}, /^rules --remove <id>: /],
     [['pair', '--remove'], {}, /^pair --remove <origin>: Too small/],
   ])('%j %j is refused', (argv, env, message) => {
     const parsed = parse([...argv], { ...env });

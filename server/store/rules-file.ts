@@ -1,0 +1,176 @@
+import { randomBytes } from 'node:crypto';
+import { constants as fsConstants } from 'node:fs';
+import { readdir, rename, unlink } from 'node:fs/promises';
+import path from 'node:path';
+import * as z from 'zod';
+import { log } from '../log.js';
+import { ensurePrivateDir } from '../private-files.js';
+import type { StoreIo } from './journal-store.js';
+import { openJournalFile, syncDir, writeFully } from './journal-store.js';
+
+const NO_FOLLOW = fsConstants.O_NOFOLLOW ?? 0;
+const NONBLOCK = fsConstants.O_NONBLOCK ?? 0;
+/** A fresh temp name, created exclusively: nothing planted there is reused or truncated. */
+const TEMP = fsConstants.O_WRONLY | fsConstants.O_CREAT | fsConstants.O_EXCL | NO_FOLLOW;
+const REAL_IO: StoreIo = { sync: (handle) => handle.sync() };
+
+export const RULES_FILE = 'rules.json';
+
+/** The file as written: a version, so a later shape can be told from a damaged one. */
+const EnvelopeSchema = z.strictObject({ version: z.literal(1), rules: z.array(z.unknown()) });
+
+interface RulesFileOptions<T> {
+  dir: string;
+  /** The caller's validator for one entry (the rule schema); an entry it refuses is quarantined. */
+  parse: (raw: unknown) => T | undefined;
+  /** Entries kept at most; the ones past it are quarantined. */
+  max: number;
+  io?: StoreIo;
+}
+
+interface Quarantined {
+  reason: string;
+  text: string;
+}
+
+/**
+ * The person's rules on disk: one small JSON file, replaced whole on every change (temp file, fsync, rename, directory
+ * fsync), so a reader sees the old list or the new one, never half. Only the hub's process opens it (the same one
+ * writer as the journal). What does not validate at open is copied to `rules.json.quarantine` (fsync'd), logged as an
+ * error, and the file is rewritten without it: a damaged rule is never dropped silently. Losing a rule only ever brings a
+ * question back to the person. A failed write makes it refuse every later one, like the journal, and its owner steps
+ * down and reopens it from disk.
+ */
+export class RulesFile<T extends { id: string }> {
+  private chain: Promise<void> = Promise.resolve();
+  private failure: Error | undefined;
+  private readonly failureListeners = new Set<(error: Error) => void>();
+  private damageFound: { quarantined: number; quarantineFile: string } | null = null;
+
+  private constructor(
+    private readonly dir: string,
+    private readonly file: string,
+    private readonly io: StoreIo,
+    private entries: readonly T[],
+  ) {}
+
+  static async open<T extends { id: string }>(options: RulesFileOptions<T>): Promise<RulesFile<T>> {
+    const dir = path.resolve(options.dir);
+    const file = path.join(dir, RULES_FILE);
+    const io = options.io ?? REAL_IO;
+    ensurePrivateDir(dir);
+    for (const name of await readdir(dir)) {
+      if (/^rules\.json\.[0-9a-f]{16}\.tmp$/.test(name)) await unlink(path.join(dir, name)).catch(() => undefined);
+    }
+    let text: string | undefined;
+    try {
+      const reading = await openJournalFile(file, fsConstants.O_RDONLY | NO_FOLLOW | NONBLOCK);
+      try {
+        text = await reading.readFile('utf8');
+      } finally {
+        await reading.close();
+      }
+    } catch (error) {
+      if ((error as NodeJS.ErrnoException).code !== 'ENOENT') throw error;
+    }
+    const damaged: Quarantined[] = [];
+    const entries: T[] = [];
+    if (text !== undefined) {
+      let envelope: z.infer<typeof EnvelopeSchema> | undefined;
+      try {
+        const parsed = EnvelopeSchema.safeParse(JSON.parse(text));
+        if (parsed.success) envelope = parsed.data;
+        else damaged.push({ reason: 'not_a_rules_file', text });
+      } catch {
+        damaged.push({ reason: 'not_json', text });
+      }
+      const seen = new Set<string>();
+      for (const raw of envelope?.rules ?? []) {
+        const entry = options.parse(raw);
+        const shown = JSON.stringify(raw);
+        if (entry === undefined) damaged.push({ reason: 'invalid', text: shown });
+        else if (seen.has(entry.id)) damaged.push({ reason: 'duplicate_id', text: shown });
+        else if (entries.length >= options.max) damaged.push({ reason: 'over_limit', text: shown });
+        else {
+          seen.add(entry.id);
+          entries.push(entry);
+        }
+      }
+    }
+    const store = new RulesFile<T>(dir, file, io, entries);
+    if (damaged.length > 0) {
+      const quarantineFile = `${file}.quarantine`;
+      const at = new Date().toISOString();
+      const handle = await openJournalFile(quarantineFile, fsConstants.O_WRONLY | fsConstants.O_CREAT | fsConstants.O_APPEND | NO_FOLLOW | NONBLOCK, 0o600);
+      try {
+        await writeFully(handle, damaged.map((d) => `${JSON.stringify({ quarantinedAt: at, file, reason: d.reason, text: d.text })}\n`).join(''));
+        await io.sync(handle);
+      } finally {
+        await handle.close();
+      }
+      store.damageFound = { quarantined: damaged.length, quarantineFile };
+      log('error', 'rules: DAMAGED RULES moved aside; the questions they answered go to the person again until the rules are saved anew', {
+        file,
+        quarantineFile,
+        kept: entries.length,
+        moved: damaged.map((d) => ({ reason: d.reason, preview: d.text.slice(0, 120) })),
+      });
+      // The quarantine holds them now: rewrite the file once with what validated, so the damage is not met again.
+      await store.replace(entries);
+    }
+    return store;
+  }
+
+  all(): readonly T[] {
+    return this.entries;
+  }
+
+  get damage(): { quarantined: number; quarantineFile: string } | null {
+    return this.damageFound;
+  }
+
+  get failed(): Error | undefined {
+    return this.failure;
+  }
+
+  onFailure(listener: (error: Error) => void): () => void {
+    this.failureListeners.add(listener);
+    return () => this.failureListeners.delete(listener);
+  }
+
+  /**
+   * Replaces the whole list; resolves once it is on disk (file and directory fsync'd). Memory changes only then, so
+   * every reader sees what is durable. Writes run one at a time.
+   */
+  replace(next: readonly T[]): Promise<void> {
+    const run = this.chain.then(() => this.write(next));
+    this.chain = run.catch(() => undefined);
+    return run;
+  }
+
+  private async write(next: readonly T[]): Promise<void> {
+    if (this.failure) throw this.failure;
+    const temp = path.join(this.dir, `${RULES_FILE}.${randomBytes(8).toString('hex')}.tmp`);
+    let renamed = false;
+    try {
+      const handle = await openJournalFile(temp, TEMP, 0o600);
+      try {
+        await writeFully(handle, `${JSON.stringify({ version: 1, rules: next }, null, 2)}\n`);
+        await this.io.sync(handle);
+      } finally {
+        await handle.close();
+      }
+      await rename(temp, this.file);
+      renamed = true;
+      await syncDir(this.dir);
+      this.entries = [...next];
+    } catch (error) {
+      if (!renamed) await unlink(temp).catch(() => undefined);
+      // After a failed fsync the kernel may have dropped the pages: a retry could claim durability it does not have.
+      this.failure = error instanceof Error ? error : new Error(String(error));
+      log('error', 'rules: could not write the rules file; refusing further changes', { file: this.file, error: this.failure.message });
+      for (const listener of this.failureListeners) listener(this.failure);
+      throw this.failure;
+    }
+  }
+}
