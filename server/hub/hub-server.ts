@@ -266,6 +266,11 @@ export class HubServer {
     return [...this.peers].filter((p) => p.role === 'extension' && p.stage === 'ready').length;
   }
 
+  /** Agent processes, hooks and commands connected now: the foreground `hub` command idles out only with none. */
+  relaysConnected(): number {
+    return [...this.peers].filter((p) => p.role === 'relay' && p.stage === 'ready').length;
+  }
+
   /** New sockets get 503 from now on; the peers already connected stay until `close`. */
   stopAccepting(): void {
     this.accepting = false;
@@ -451,7 +456,8 @@ export class HubServer {
     peer.stage = 'ready';
     if (peer.role === 'extension') this.lastSeenAt = Date.now();
     // Every (re)connect gets every pending request: delivery survives dropped sockets and restarted workers.
-    send(peer.socket, { type: 'welcome', protocol: PROTOCOL_VERSION, hubPid: process.pid, pending: peer.role === 'extension' ? engine.pendingViews() : [] });
+    // rules: [] stands in until the hub keeps rules (f-rules-hub sends the person's rules here); protocol 7 requires the field.
+    send(peer.socket, { type: 'welcome', protocol: PROTOCOL_VERSION, hubPid: process.pid, pending: peer.role === 'extension' ? engine.pendingViews() : [], rules: [] });
   }
 
   /** A wrong code: it counts against the code (burnt at the cap) and makes that origin wait, doubling up to a minute. */
