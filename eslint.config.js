@@ -50,10 +50,12 @@ export default tseslint.config(
   // server/ imports run one way: main.ts → mcp/ → approvals/ → store/, and main.ts → hub/ → approvals/. The files at
   // server/'s top level (config, log, state dir) are leaves every folder may use.
   ...serverLayers([
-    { folder: 'server/store', forbidden: ['approvals', 'hub', 'mcp'] },
-    { folder: 'server/approvals', forbidden: ['hub', 'mcp'] },
-    { folder: 'server/hub', forbidden: ['mcp', 'store'] },
-    { folder: 'server/mcp', forbidden: ['hub', 'store'] },
+    { folder: 'server/store', forbidden: ['approvals', 'hub', 'mcp', 'hook'] },
+    { folder: 'server/approvals', forbidden: ['hub', 'mcp', 'hook'] },
+    { folder: 'server/hub', forbidden: ['mcp', 'store', 'hook'] },
+    { folder: 'server/mcp', forbidden: ['hub', 'store', 'hook'] },
+    // The hook bridge is a client of the hub like any relay: main → hook → hub. It never opens the store itself.
+    { folder: 'server/hook', forbidden: ['mcp', 'store', 'approvals'] },
     { folder: 'server', files: ['server/*.ts'], ignores: ['server/main.ts'], forbidden: ['approvals', 'hub', 'mcp', 'store'] },
     { folder: 'server', files: ['server/main.ts'], forbidden: [] },
   ]),

@@ -20,6 +20,18 @@ Usage:
       List your rules ("Always allow" / "Always deny", made in the extension), or remove one so its
       questions come to you again. Through the running hub (or as the hub, when none runs). Rules
       are made only in the extension, never here. Exit code 0: done; 1: no such rule, or no hub.
+  elicitly-companion hooks install claude-code|codex [--scope user|project] [--events E,E] [--wait S]
+      Send Claude Code's or Codex's own permission prompts (and Claude Code's MCP dialogs) to the
+      extension: writes this install's hook command into the host's settings (merged, a backup first;
+      running it again changes nothing). Default events: Claude Code PermissionRequest,Elicitation;
+      Codex PermissionRequest. --wait: how long a prompt waits for you (default 110 s; the host's hook
+      timeout is set 10 s longer). Then: hooks uninstall claude-code|codex [--scope …], hooks status.
+  elicitly-companion hook --host claude-code|codex [--wait S] <PreToolUse|PermissionRequest|Elicitation>
+      The hook itself (the host runs it): asks you in the extension and prints the host's decision.
+      No extension connected, or no answer in time: it prints nothing and the host asks as usual.
+  elicitly-companion hub [--idle-seconds N]
+      Run the hub in the foreground (a hook starts one when none runs); it stops after 30 min
+      (--idle-seconds) with no pending request and no agent connected, or at SIGTERM/SIGINT.
   elicitly-companion --version | --help
 
 Environment:

@@ -4,6 +4,9 @@ import * as z from 'zod';
 import { DEFAULT_PROBE_TIMEOUT_MS } from '../shared/doctor-verdict.js';
 import { DEFAULT_HUB_PORT } from '../shared/extension-id.js';
 import { RuleIdSchema } from '../shared/rules.js';
+import { HostAgentSchema } from '../shared/permission.js';
+import { HookEventSchema, type HookEvent } from './hook/hook-input.js';
+import { DEFAULT_EVENTS, DEFAULT_WAIT_SECONDS, HOST_EVENTS } from './hook/hooks-settings.js';
 import { LogLevelSchema } from './log.js';
 
 /**
@@ -21,8 +24,27 @@ const PairActionSchema = z.discriminatedUnion('kind', [
 const RulesActionSchema = z.discriminatedUnion('kind', [z.strictObject({ kind: z.literal('list') }), z.strictObject({ kind: z.literal('remove'), id: RuleIdSchema })]);
 export type RulesAction = z.infer<typeof RulesActionSchema>;
 
+/** A hook waits at most this long: the host's timeout is 10 s more, and one `await` call holds at most 600 s. */
+const WaitSecondsSchema = z.coerce.number().int().min(1).max(590);
+
+/** `elicitly-companion hook --host <host> [--wait S] <event>`: one host prompt, bridged. */
+const HookArgsSchema = z.strictObject({ host: HostAgentSchema, event: HookEventSchema, waitSeconds: WaitSecondsSchema });
+
+const ScopeSchema = z.enum(['user', 'project']);
+const HooksActionSchema = z.discriminatedUnion('kind', [
+  z.strictObject({ kind: z.literal('install'), host: HostAgentSchema, scope: ScopeSchema, events: z.array(HookEventSchema).min(1), waitSeconds: WaitSecondsSchema }),
+  z.strictObject({ kind: z.literal('uninstall'), host: HostAgentSchema, scope: ScopeSchema }),
+  z.strictObject({ kind: z.literal('status') }),
+]);
+
 const ConfigSchema = z.strictObject({
-  command: z.enum(['serve', 'pair', 'status', 'rules']),
+  command: z.enum(['serve', 'pair', 'status', 'rules', 'hook', 'hooks', 'hub']),
+  hook: HookArgsSchema.optional(),
+  hooks: HooksActionSchema.optional(),
+  /** `elicitly-companion hub`: stop after this long with no pending request and no agent connected. */
+  hubIdleSeconds: z.coerce.number().int().min(1).max(7 * 86_400),
+  /** Where the hosts keep their settings (`hooks install`): CLAUDE_CONFIG_DIR, CODEX_HOME, or under HOME. */
+  hostDirs: z.strictObject({ claudeConfigDir: z.string().optional(), codexHome: z.string().optional() }),
   /** What `elicitly-companion pair` does: print a code (default), `--list` the paired extensions, `--remove <origin>`. */
   pair: PairActionSchema,
   rules: RulesActionSchema,
@@ -40,6 +62,10 @@ export type Config = z.infer<typeof ConfigSchema>;
 /** Where each setting comes from, to name it in a refusal. */
 const SOURCES: Record<keyof Config, string> = {
   command: 'command',
+  hook: 'hook --host <claude-code|codex> [--wait S] <PreToolUse|PermissionRequest|Elicitation>',
+  hooks: 'hooks install|uninstall <claude-code|codex> [--scope user|project] [--events E,E] [--wait S] | hooks status',
+  hubIdleSeconds: 'hub --idle-seconds',
+  hostDirs: 'CLAUDE_CONFIG_DIR / CODEX_HOME',
   pair: 'pair --remove <origin>',
   rules: 'rules --remove <id>',
   json: 'status --json',
@@ -89,7 +115,73 @@ function set(value: string | undefined): string | undefined {
 
 type ParsedConfig = { ok: true; config: Config } | { ok: false; issues: string[] };
 
-export const USAGE = 'elicitly-companion [--port N] | pair [--list | --remove <origin>] | status [--json] | rules [--list [--json] | --remove <id>] | --help | --version';
+export const USAGE =
+  'elicitly-companion [--port N] | pair [--list | --remove <origin>] | status [--json] | rules [--list [--json] | --remove <id>] | ' +
+  'hook --host <claude-code|codex> [--wait S] <event> | hooks install|uninstall <claude-code|codex> [--scope user|project] [--events E,E] [--wait S] | ' +
+  'hooks status | hub | --help | --version';
+
+const COMMANDS = ['pair', 'status', 'rules', 'hook', 'hooks', 'hub'] as const;
+type Command = (typeof COMMANDS)[number] | 'serve';
+
+/** The arguments of `hook`, `hooks` and `hub` (raw: the schema checks them and names what is wrong). */
+function hookArgs(command: Command, args: string[], issues: string[]): { hook?: unknown; hooks?: unknown; idle?: string; rest: string[] } {
+  const rest: string[] = [];
+  const out: { hook?: unknown; hooks?: unknown; idle?: string; rest: string[] } = { rest };
+  if (command === 'hub') {
+    for (let i = 0; i < args.length; i++) {
+      if (args[i] === '--idle-seconds') out.idle = args[++i] ?? '';
+      else rest.push(args[i] ?? '');
+    }
+    return out;
+  }
+  if (command !== 'hook' && command !== 'hooks') {
+    rest.push(...args);
+    return out;
+  }
+  let host: string | undefined;
+  let wait: string | undefined;
+  let scope: string | undefined;
+  let events: string | undefined;
+  const positional: string[] = [];
+  for (let i = 0; i < args.length; i++) {
+    const arg = args[i] ?? '';
+    if (arg === '--host' && command === 'hook') host = args[++i] ?? '';
+    else if (arg === '--wait') wait = args[++i] ?? '';
+    else if (arg === '--scope' && command === 'hooks') scope = args[++i] ?? '';
+    else if (arg === '--events' && command === 'hooks') events = args[++i] ?? '';
+    else if (arg === '--port' || arg.startsWith('--port=')) {
+      rest.push(arg);
+      if (arg === '--port') rest.push(args[++i] ?? '');
+    } else if (arg.startsWith('--')) rest.push(arg);
+    else positional.push(arg);
+  }
+  if (command === 'hook') {
+    if (positional.length !== 1) issues.push(`hook: name exactly one event (PreToolUse, PermissionRequest or Elicitation), got ${JSON.stringify(positional)}`);
+    out.hook = { host, event: positional[0], waitSeconds: wait ?? DEFAULT_WAIT_SECONDS };
+    return out;
+  }
+  const [kind, target, ...extra] = positional;
+  if (extra.length > 0) issues.push(`hooks: unexpected ${JSON.stringify(extra)}`);
+  if (kind === 'status') {
+    if (target !== undefined) issues.push(`hooks status: takes no host, got ${JSON.stringify(target)}`);
+    out.hooks = { kind };
+  } else if (kind === 'install' || kind === 'uninstall') {
+    const parsedHost = HostAgentSchema.safeParse(target);
+    if (!parsedHost.success) {
+      issues.push(`hooks ${kind}: name the host, claude-code or codex, got ${JSON.stringify(target ?? null)}`);
+      return out;
+    }
+    const chosen: string[] = events === undefined ? [...DEFAULT_EVENTS[parsedHost.data]] : events.split(',').map((e) => e.trim()).filter(Boolean);
+    const allowed: readonly HookEvent[] = HOST_EVENTS[parsedHost.data];
+    for (const event of chosen) {
+      if (!allowed.includes(event as HookEvent)) issues.push(`--events: ${JSON.stringify(event)} is not a ${parsedHost.data} hook event (${allowed.join(', ')})`);
+    }
+    out.hooks = kind === 'install' ? { kind, host: target, scope: scope ?? 'user', events: chosen, waitSeconds: wait ?? DEFAULT_WAIT_SECONDS } : { kind, host: target, scope: scope ?? 'user' };
+  } else {
+    issues.push(`hooks: install, uninstall or status, got ${JSON.stringify(kind ?? null)}`);
+  }
+  return out;
+}
 
 /**
  * `--help` and `--version` answer before anything else is read: a person asking for help with a broken
@@ -110,8 +202,10 @@ export function parseConfig(
   const issues: string[] = [];
   const args = [...argv];
   const first = args[0];
-  const command = first === 'pair' || first === 'status' || first === 'rules' ? first : 'serve';
+  const command: Command = COMMANDS.find((c) => c === first) ?? 'serve';
   if (command !== 'serve') args.shift();
+  const extra = hookArgs(command, args.splice(0), issues);
+  args.push(...extra.rest);
   let portArg: string | undefined;
   let pair: z.input<typeof PairActionSchema> = { kind: 'code' };
   let rules: z.input<typeof RulesActionSchema> = { kind: 'list' };
@@ -129,8 +223,19 @@ export function parseConfig(
   }
   const stateDir = set(env.ELICITLY_STATE_DIR) ?? defaultStateDir(env, platform, home);
   if (stateDir === undefined) issues.push(NO_STATE_DIR);
+  // Only `hooks` needs the hosts' settings, and the home is asked for only when it is part of the answer.
+  const homeDir = command === 'hooks' && (!set(env.CLAUDE_CONFIG_DIR) || !set(env.CODEX_HOME)) ? (set(env.HOME) ?? home()) : undefined;
   const raw = {
     command,
+    ...(extra.hook !== undefined ? { hook: extra.hook } : {}),
+    ...(extra.hooks !== undefined ? { hooks: extra.hooks } : {}),
+    hubIdleSeconds: extra.idle ?? 1800,
+    hostDirs: command !== 'hooks' ? {} : Object.fromEntries(
+      Object.entries({
+        claudeConfigDir: set(env.CLAUDE_CONFIG_DIR) ?? (homeDir === undefined ? undefined : join(homeDir, '.claude')),
+        codexHome: set(env.CODEX_HOME) ?? (homeDir === undefined ? undefined : join(homeDir, '.codex')),
+      }).filter(([, dir]) => dir !== undefined),
+    ),
     pair,
     rules,
     json,
@@ -147,7 +252,12 @@ export function parseConfig(
       const key = issue.path[0] as keyof Config;
       // Already named above, with what to do.
       if (key === 'stateDir' && stateDir === undefined) continue;
-      issues.push(`${SOURCES[key] ?? String(key)}: ${issue.message}, got ${JSON.stringify(raw[key])}`);
+      if (key === 'hook' || key === 'hooks') {
+        const field = issue.path.slice(1).map(String).join('.');
+        issues.push(`${command} ${field === 'waitSeconds' ? '--wait' : field}: ${issue.message} (usage: ${SOURCES[key]})`);
+        continue;
+      }
+      issues.push(`${SOURCES[key] ?? String(key)}: ${issue.message}, got ${JSON.stringify(raw[key as keyof typeof raw])}`);
     }
   }
   return parsed.success && issues.length === 0 ? { ok: true, config: parsed.data } : { ok: false, issues };

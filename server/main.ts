@@ -1,4 +1,6 @@
 import { readFile } from 'node:fs/promises';
+import { resolve } from 'node:path';
+import { fileURLToPath } from 'node:url';
 import { serveStdio } from '@modelcontextprotocol/server/stdio';
 import { helpText } from './cli-help.js';
 import { infoFlag, parseConfig } from './config.js';
@@ -15,6 +17,8 @@ const DAY_MS = 86_400_000;
 const SHUTDOWN_GRACE_MS = 3000;
 /** The review app, built beside the bundle (scripts/build-server.mjs copies it there); read only when a host asks. */
 const APP_HTML = new URL('./review-app.html', import.meta.url);
+/** This install's entry point: what `hooks install` writes into a host's settings and a hook starts a hub with. */
+const SCRIPT = resolve(process.argv[1] ?? fileURLToPath(import.meta.url));
 
 const argv = process.argv.slice(2);
 const flag = infoFlag(argv);
@@ -25,7 +29,8 @@ if (flag !== null) {
 const parsed = parseConfig(argv, process.env);
 if (!parsed.ok) {
   process.stderr.write(`elicitly-companion: cannot start:\n${parsed.issues.map((issue) => `  ${issue}`).join('\n')}\n`);
-  process.exit(2);
+  // A hook's exit 2 blocks the agent's tool call in both hosts: a hook that cannot run must fall back (exit 0), never block.
+  process.exit(argv[0] === 'hook' ? 0 : 2);
 }
 const config = parsed.config;
 setLogLevel(config.logLevel);
@@ -55,6 +60,53 @@ if (config.command === 'pair') {
     },
     (text) => process.stdout.write(text),
   );
+} else if (config.command === 'hook' && config.hook) {
+  const hook = config.hook;
+  // The host kills the hook at wait + 10 s: whatever hangs, this ends it first, printing nothing (the host's own prompt).
+  setTimeout(() => {
+    process.stderr.write('elicitly-companion hook: out of time; the host shows its own prompt\n');
+    process.exit(0);
+  }, (hook.waitSeconds + 5) * 1000).unref();
+  const [{ runHook }, { spawnDetachedHub }] = await Promise.all([import('./hook/hook-command.js'), import('./hook/spawn-hub.js')]);
+  const run = await runHook({
+    ...hook,
+    port: config.port,
+    state,
+    stdin: process.stdin,
+    spawnHub: () => spawnDetachedHub(process.execPath, SCRIPT, config.port, process.env),
+  });
+  // stdout is the host's: the decision JSON and nothing else.
+  if (run.output) process.stdout.write(`${JSON.stringify(run.output)}\n`);
+  process.stderr.write(`elicitly-companion hook ${hook.event}: ${run.output ? '' : 'no decision, the host decides: '}${run.outcome}\n`);
+  process.exit(0);
+} else if (config.command === 'hooks' && config.hooks) {
+  const { runHooksCommand } = await import('./hook/hooks-command.js');
+  try {
+    const end = runHooksCommand({ action: config.hooks, dirs: { ...config.hostDirs, cwd: process.cwd() }, node: process.execPath, script: SCRIPT });
+    (end.code === 0 ? process.stdout : process.stderr).write(end.text);
+    process.exitCode = end.code;
+  } catch (error) {
+    process.stderr.write(`elicitly-companion hooks: ${error instanceof Error ? error.message : String(error)}\n`);
+    process.exitCode = 1;
+  }
+} else if (config.command === 'hub') {
+  const [{ RoleElection }, { ApprovalEngine }, { runHubCommand }] = await Promise.all([
+    import('./hub/role-election.js'),
+    import('./approvals/approval-engine.js'),
+    import('./hook/hub-command.js'),
+  ]);
+  const election = new RoleElection({
+    port: config.port,
+    state,
+    openEngine: () => ApprovalEngine.open({ dir: config.stateDir, retentionMs: config.retentionDays * DAY_MS }),
+  });
+  const stop = new Promise<void>((resolve) => {
+    process.once('SIGTERM', () => resolve());
+    process.once('SIGINT', () => resolve());
+  });
+  const end = await runHubCommand({ election, idleMs: config.hubIdleSeconds * 1000, stop });
+  process.stderr.write(`elicitly-companion hub: ${end.message}\n`);
+  process.exit(end.code);
 } else {
   // Nothing is bound, opened or even loaded here: hosts spawn throw-away servers, so the hub is elected on the first
   // approval call.

@@ -266,6 +266,11 @@ export class HubServer {
     return [...this.peers].filter((p) => p.role === 'extension' && p.stage === 'ready').length;
   }
 
+  /** Agent processes, hooks and commands connected now: the foreground `hub` command idles out only with none. */
+  relaysConnected(): number {
+    return [...this.peers].filter((p) => p.role === 'relay' && p.stage === 'ready').length;
+  }
+
   /** New sockets get 503 from now on; the peers already connected stay until `close`. */
   stopAccepting(): void {
     this.accepting = false;

@@ -46,6 +46,11 @@ export class RoleElection implements ApprovalService {
     return this.active?.kind ?? 'none';
   }
 
+  /** While this process is the hub: how many relays are connected to it (the `hub` command's idle check). */
+  relaysConnected(): number | null {
+    return this.active?.kind === 'hub' ? this.active.hub.relaysConnected() : null;
+  }
+
   async call<M extends ApprovalMethod>(method: M, params: CallParams<M>, signal?: AbortSignal): Promise<Answer<CallResult<M>>> {
     let answer: Answer<CallResult<M>> = fail('unavailable', 'the approval hub kept going away; try again');
     for (let attempt = 0; attempt < ATTEMPTS; attempt++) {

@@ -15,7 +15,7 @@ export type HubStatus =
 const TIMEOUT_MS = 3000;
 
 /** Whether anything accepts a TCP connection on the loopback port, within a bounded time. */
-function listening(port: number): Promise<boolean> {
+export function listening(port: number): Promise<boolean> {
   return new Promise((resolve) => {
     const socket = createConnection({ host: '127.0.0.1', port });
     const done = (answer: boolean) => {

@@ -13,6 +13,8 @@ describe('parseConfig: defaults', () => {
       ok: true,
       config: {
         command: 'serve',
+        hubIdleSeconds: 1800,
+        hostDirs: {},
         pair: { kind: 'code' },
         rules: { kind: 'list' },
         json: false,

@@ -1,0 +1,128 @@
+// `elicitly-companion hook --host claude-code|codex [--wait S] <event>`: one host prompt, asked of the person in the
+// extension. Every step is bounded and every failure falls back: printing nothing lets the host show its own prompt,
+// so a person is never blocked by this bridge, only spared the terminal when they are elsewhere.
+import { randomBytes } from 'node:crypto';
+import { readFileSync, statSync } from 'node:fs';
+import { isAbsolute, join } from 'node:path';
+import type { Readable } from 'node:stream';
+import type { Answer, ApprovalService } from '../../shared/approval-calls.js';
+import { AskResultSchema } from '../../shared/ask-input.js';
+import { PERMISSION_LIMITS, PermissionResultSchema, type HostAgent, type PermissionRequest } from '../../shared/permission.js';
+import type { FormAsk } from '../../shared/ask-input.js';
+import { RelayClient } from '../hub/relay-client.js';
+import { listening } from '../hub/status-command.js';
+import type { StateDir } from '../state-dir.js';
+import { parseHookInput, type HookEvent } from './hook-input.js';
+import { elicitationOutput, permissionOutput, type HookOutput } from './hook-output.js';
+import { elicitationAsk, permissionRequest, type FileReader } from './hook-request.js';
+import { readStdin } from './read-stdin.js';
+
+export interface HookOptions {
+  host: HostAgent;
+  event: HookEvent;
+  waitSeconds: number;
+  port: number;
+  state: StateDir;
+  stdin: Readable;
+  /** Starts a detached hub for the next prompt; this one falls back. */
+  spawnHub: () => void;
+}
+
+/** What the hook prints (nothing when it falls back) and, for the report and the tests, what happened. */
+export type HookRun = { output: HookOutput | null; outcome: string };
+
+const CALL_TIMEOUT_MS = 5000;
+const HANDSHAKE_TIMEOUT_MS = 3000;
+
+const fallBack = (outcome: string): HookRun => ({ output: null, outcome });
+
+/** A file under the size an edit's diff may have, as text; anything else (absent, a directory, too big) is null. */
+function fileReader(cwd: string): FileReader {
+  return (path) => {
+    const full = isAbsolute(path) ? path : join(cwd, path);
+    try {
+      if (statSync(full).size > PERMISSION_LIMITS.diff) return null;
+      return readFileSync(full, 'utf8');
+    } catch {
+      return null;
+    }
+  };
+}
+
+export async function runHook(options: HookOptions): Promise<HookRun> {
+  const deadline = Date.now() + options.waitSeconds * 1000;
+  const stdin = await readStdin(options.stdin);
+  if (!stdin.ok) return fallBack(stdin.why);
+  let raw: unknown;
+  try {
+    raw = JSON.parse(stdin.text);
+  } catch {
+    return fallBack('stdin: is not JSON');
+  }
+  const parsed = parseHookInput(options.host, options.event, raw);
+  if (!parsed.ok) return fallBack(parsed.issue);
+  const mapped =
+    parsed.kind === 'elicitation'
+      ? elicitationAsk(parsed.input, options.waitSeconds)
+      : permissionRequest(options.host, parsed.event, parsed.input, options.waitSeconds, fileReader(parsed.input.cwd));
+  if (!mapped.ok) return fallBack(mapped.why);
+
+  if (!(await listening(options.port))) {
+    options.spawnHub();
+    return fallBack(`no hub on 127.0.0.1:${options.port}: started one for the next prompt`);
+  }
+  const connection = await RelayClient.connect({ port: options.port, key: options.state.relayKey(), handshakeTimeoutMs: HANDSHAKE_TIMEOUT_MS, callTimeoutMs: CALL_TIMEOUT_MS });
+  if (!connection.ok) return fallBack(`cannot reach the hub: ${connection.detail}`);
+  const relay = connection.relay;
+  try {
+    return await ask(relay, options, mapped.request, deadline);
+  } finally {
+    relay.close();
+  }
+}
+
+async function ask(relay: ApprovalService, options: HookOptions, request: PermissionRequest | FormAsk, deadline: number): Promise<HookRun> {
+  const info = await relay.call('info', {});
+  if (!info.ok) return fallBack(`the hub answered ${info.error.code}: ${info.error.message}`);
+  if (info.value.extensionsConnected === 0) return fallBack('no browser extension is connected');
+  const id = `el_${randomBytes(12).toString('base64url')}`;
+  const created = await relay.call('create', {
+    id,
+    request,
+    renderedTemplate: null,
+    timeoutMs: options.waitSeconds * 1000,
+    requester: { client: `${options.host} hook`, pid: process.pid },
+    // No chat shows a review of a host's own prompt: only the extension can decide it.
+    surfaces: ['extension'],
+  });
+  if (!created.ok) return fallBack(`the hub refused the request: ${created.error.message}`);
+  if (created.value.status === 'pending') {
+    const waitMs = deadline - Date.now();
+    const waited = waitMs > 0 ? await relay.call('await', { id, waitMs: Math.min(waitMs, 600_000) }) : undefined;
+    const status = waited?.ok ? waited.value.status : 'pending';
+    if (status === 'expired' || status === 'canceled') return fallBack(`the request ${status}`);
+    if (status === 'pending') {
+      const canceled = await relay.call('cancel', { id });
+      // The person answered as the wait ended: their answer stands.
+      if (canceled.ok || canceled.error.code !== 'already_decided') return fallBack(`no answer within ${options.waitSeconds} s; the request is canceled`);
+    }
+  }
+  const result = await relay.call('result', { id });
+  if (!result.ok) return fallBack(`cannot read the answer: ${result.error.message}`);
+  if (request.kind === 'form') {
+    const answer = AskResultSchema.safeParse(result.value);
+    return answer.success ? { output: elicitationOutput(answer.data), outcome: `form ${answer.data.action} (${answer.data.via})` } : fallBack('the hub answered a result of another kind');
+  }
+  const answer = PermissionResultSchema.safeParse(result.value);
+  if (!answer.success) return fallBack('the hub answered a result of another kind');
+  const session = await savedForThisSession(relay, answer.data.ruleId, answer.data.decidedVia);
+  const output = permissionOutput(request, answer.data, session);
+  return { output, outcome: `${answer.data.behavior} (${answer.data.decidedVia}${answer.data.ruleId ? `, ${answer.data.ruleId}` : ''})` };
+}
+
+/** Whether the person saved an "always allow in this session" rule with this decision (not one a rule made itself). */
+async function savedForThisSession(relay: ApprovalService, ruleId: string | undefined, decidedVia: string): Promise<boolean> {
+  if (ruleId === undefined || decidedVia === 'rule') return false;
+  const rules: Answer<{ rules: { id: string; match: { sessionId?: string } }[] }> = await relay.call('rules', {});
+  return rules.ok && rules.value.rules.some((rule) => rule.id === ruleId && rule.match.sessionId !== undefined);
+}

@@ -1,0 +1,81 @@
+// What Claude Code and Codex write on a hook's stdin, one schema per host and event. Loose objects: both hosts add
+// fields between releases, and a field we do not read must never turn a prompt into a fallback. The shapes are the
+// ones measured on Claude Code 2.1.332 (../shared/notes/claude-code.md) and Codex's own generated hook schemas.
+import * as z from 'zod';
+import type { HostAgent } from '../../shared/permission.js';
+
+export const HookEventSchema = z.enum(['PreToolUse', 'PermissionRequest', 'Elicitation']);
+export type HookEvent = z.infer<typeof HookEventSchema>;
+
+const Base = {
+  session_id: z.string(),
+  cwd: z.string(),
+  transcript_path: z.string().nullable().optional(),
+  permission_mode: z.string().optional(),
+};
+
+const ToolInput = z.record(z.string(), z.unknown());
+
+/** Claude Code's `PermissionRequest` adds the host's own "always allow" suggestions (no tool_use_id). */
+const ClaudeToolSchema = z.looseObject({
+  ...Base,
+  hook_event_name: z.enum(['PreToolUse', 'PermissionRequest']),
+  tool_name: z.string().min(1),
+  tool_input: ToolInput,
+  tool_use_id: z.string().optional(),
+  permission_suggestions: z.array(z.record(z.string(), z.unknown())).optional(),
+});
+
+/** Another MCP server's form or URL request, before Claude Code draws its dialog. */
+const ClaudeElicitationSchema = z.looseObject({
+  ...Base,
+  hook_event_name: z.literal('Elicitation'),
+  mcp_server_name: z.string().min(1),
+  message: z.string(),
+  mode: z.string().optional(),
+  url: z.string().optional(),
+  elicitation_id: z.string().optional(),
+  requested_schema: z.unknown().optional(),
+});
+
+/** Codex: shell (`Bash`, `tool_input.command`), `apply_patch`, MCP tools (`mcp__server__tool`); `turn_id` and `model` besides. */
+const CodexToolSchema = z.looseObject({
+  ...Base,
+  hook_event_name: z.enum(['PreToolUse', 'PermissionRequest']),
+  tool_name: z.string().min(1),
+  tool_input: ToolInput,
+  tool_use_id: z.string().optional(),
+  turn_id: z.string().optional(),
+  model: z.string().optional(),
+});
+
+export type ToolHookInput = z.infer<typeof ClaudeToolSchema> | z.infer<typeof CodexToolSchema>;
+export type ElicitationHookInput = z.infer<typeof ClaudeElicitationSchema>;
+
+export type ParsedHookInput =
+  | { ok: true; kind: 'tool'; host: HostAgent; event: 'PreToolUse' | 'PermissionRequest'; input: ToolHookInput & { permission_suggestions?: Record<string, unknown>[] } }
+  | { ok: true; kind: 'elicitation'; host: HostAgent; event: 'Elicitation'; input: ElicitationHookInput }
+  | { ok: false; issue: string };
+
+/** `tool_input: expected record, received string`: the first problem, named by its field. */
+function firstIssue(error: z.ZodError): string {
+  const issue = error.issues[0];
+  if (!issue) return 'stdin: does not match the hook input';
+  const path = issue.path.length ? issue.path.map(String).join('.') : 'stdin';
+  return `${path}: ${issue.message}`;
+}
+
+/** The host's stdin for `event`, checked; a mismatch names the field, so the one stderr line says what to fix. */
+export function parseHookInput(host: HostAgent, event: HookEvent, raw: unknown): ParsedHookInput {
+  if (event === 'Elicitation') {
+    if (host !== 'claude-code') return { ok: false, issue: `Elicitation: ${host} has no Elicitation hook (only Claude Code does)` };
+    const parsed = ClaudeElicitationSchema.safeParse(raw);
+    return parsed.success ? { ok: true, kind: 'elicitation', host, event, input: parsed.data } : { ok: false, issue: firstIssue(parsed.error) };
+  }
+  const parsed = (host === 'claude-code' ? ClaudeToolSchema : CodexToolSchema).safeParse(raw);
+  if (!parsed.success) return { ok: false, issue: firstIssue(parsed.error) };
+  if (parsed.data.hook_event_name !== event) {
+    return { ok: false, issue: `hook_event_name: is "${parsed.data.hook_event_name}" but this hook was installed for ${event}` };
+  }
+  return { ok: true, kind: 'tool', host, event, input: parsed.data };
+}

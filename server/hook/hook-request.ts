@@ -1,0 +1,153 @@
+// A host's hook input as the request a person reviews: a `permission` request (the command, the edit as a diff, the
+// other MCP server's tool) or, for Claude Code's `Elicitation`, the other server's form as a `form` ask. Pure: the file
+// an edit touches is read through `readFile`, so the diff shows the real lines around the change.
+import { requestSizeIssues } from '../../shared/approval-input.js';
+import type { FormAsk } from '../../shared/ask-input.js';
+import { PERMISSION_LIMITS, type HostAgent, type PermissionRequest } from '../../shared/permission.js';
+import { checkRequestedSchema, formatIssues } from '../../shared/requested-schema.js';
+import type { ElicitationHookInput, ToolHookInput } from './hook-input.js';
+import { unifiedDiff } from './unified-diff.js';
+
+/** A file's text, or null when it does not exist or cannot be read (the diff then shows the edit's own lines). */
+export type FileReader = (path: string) => string | null;
+
+export type Mapped<T> = { ok: true; request: T } | { ok: false; why: string };
+
+export const HOST_NAMES: Record<HostAgent, string> = { 'claude-code': 'Claude Code', codex: 'Codex' };
+
+const SHELL_TOOLS = new Set(['Bash', 'exec_command', 'shell', 'local_shell', 'container.exec']);
+
+/** `mcp__github__create_issue` → github, create_issue (a server name never holds `__`; a tool name may). */
+export function mcpTool(tool: string): { server: string; tool: string } | null {
+  const match = /^mcp__(.+?)__(.+)$/.exec(tool);
+  return match ? { server: match[1]!, tool: match[2]! } : null;
+}
+
+function commandOf(tool: string, input: Record<string, unknown>): string | undefined {
+  if (!SHELL_TOOLS.has(tool)) return undefined;
+  const command = input.command ?? input.cmd;
+  if (typeof command === 'string') return command;
+  if (Array.isArray(command) && command.every((part) => typeof part === 'string')) return command.join(' ');
+  return undefined;
+}
+
+/** `text` with `from` replaced by `to` once, or everywhere; literal, never a pattern. */
+function replaced(text: string, from: string, to: string, all: boolean): string | null {
+  if (from === '' || !text.includes(from)) return null;
+  return all ? text.split(from).join(to) : text.replace(from, () => to);
+}
+
+type Edit = { old_string: string; new_string: string; replace_all?: boolean };
+
+function editsOf(tool: string, input: Record<string, unknown>): Edit[] | null {
+  const one = (e: unknown): Edit | null => {
+    if (typeof e !== 'object' || e === null) return null;
+    const { old_string: from, new_string: to, replace_all: all } = e as Record<string, unknown>;
+    return typeof from === 'string' && typeof to === 'string' ? { old_string: from, new_string: to, replace_all: all === true } : null;
+  };
+  if (tool === 'Edit') {
+    const edit = one(input);
+    return edit ? [edit] : null;
+  }
+  if (tool === 'MultiEdit' && Array.isArray(input.edits)) {
+    const edits = input.edits.map(one);
+    return edits.every((e): e is Edit => e !== null) ? edits : null;
+  }
+  return null;
+}
+
+/** The edit as a diff of the whole file when the file holds what the edit replaces; of the edit's own lines otherwise. */
+function editDiff(path: string, edits: Edit[], readFile: FileReader): string {
+  const current = readFile(path);
+  if (current !== null) {
+    let after: string | null = current;
+    for (const edit of edits) after = after === null ? null : replaced(after, edit.old_string, edit.new_string, edit.replace_all === true);
+    if (after !== null) return unifiedDiff(path, current, after);
+  }
+  return edits.map((edit) => unifiedDiff(path, edit.old_string, edit.new_string)).join('');
+}
+
+/** Codex's apply_patch: the patch itself is the readable diff; its first file is the path. */
+function patchPath(patch: string): string | undefined {
+  return /^\*\*\* (?:Update|Add|Delete) File: (.+)$/m.exec(patch)?.[1]?.trim();
+}
+
+interface What {
+  verb: string;
+  command?: string;
+  diff?: string;
+  path?: string;
+  mcp?: { server: string; tool: string };
+}
+
+function describeTool(tool: string, input: Record<string, unknown>, readFile: FileReader): What {
+  const command = commandOf(tool, input);
+  if (command !== undefined) return { verb: 'run a command', command };
+  const path = typeof input.file_path === 'string' ? input.file_path : undefined;
+  const edits = editsOf(tool, input);
+  if (path !== undefined && edits) return { verb: 'edit a file', path, diff: editDiff(path, edits, readFile) };
+  if (tool === 'Write' && path !== undefined && typeof input.content === 'string') {
+    return { verb: 'write a file', path, diff: unifiedDiff(path, readFile(path), input.content) };
+  }
+  if (tool === 'apply_patch' && typeof input.command === 'string') {
+    const patched = patchPath(input.command);
+    return { verb: 'edit a file', diff: input.command, ...(patched !== undefined ? { path: patched } : {}) };
+  }
+  const mcp = mcpTool(tool);
+  if (mcp) return { verb: `use ${mcp.server}'s ${mcp.tool}`, mcp };
+  return { verb: `use ${tool}` };
+}
+
+/** The permission request for a `PreToolUse` or `PermissionRequest` hook; too large to review → the host's own prompt. */
+export function permissionRequest(
+  host: HostAgent,
+  event: 'PreToolUse' | 'PermissionRequest',
+  input: ToolHookInput & { permission_suggestions?: Record<string, unknown>[] },
+  waitSeconds: number,
+  readFile: FileReader,
+): Mapped<PermissionRequest> {
+  const tool = input.tool_name;
+  if (tool.length > PERMISSION_LIMITS.tool) return { ok: false, why: `tool_name: longer than ${PERMISSION_LIMITS.tool} characters` };
+  const what = describeTool(tool, input.tool_input, readFile);
+  if (what.command !== undefined && what.command.length > PERMISSION_LIMITS.command) return { ok: false, why: `tool_input.command: longer than ${PERMISSION_LIMITS.command} characters` };
+  if (what.diff !== undefined && what.diff.length > PERMISSION_LIMITS.diff) return { ok: false, why: `the diff is longer than ${PERMISSION_LIMITS.diff} characters` };
+  if (what.path !== undefined && what.path.length > PERMISSION_LIMITS.path) return { ok: false, why: `tool_input.file_path: longer than ${PERMISSION_LIMITS.path} characters` };
+  if (input.cwd.length > PERMISSION_LIMITS.path) return { ok: false, why: `cwd: longer than ${PERMISSION_LIMITS.path} characters` };
+  if (input.session_id.length > PERMISSION_LIMITS.session) return { ok: false, why: `session_id: longer than ${PERMISSION_LIMITS.session} characters` };
+  const request: PermissionRequest = {
+    kind: 'permission',
+    message: `${HOST_NAMES[host]} wants to ${what.verb}`,
+    host,
+    event,
+    tool,
+    input: input.tool_input,
+    ...(what.command !== undefined ? { command: what.command } : {}),
+    ...(what.diff !== undefined ? { diff: what.diff } : {}),
+    ...(what.path !== undefined ? { path: what.path } : {}),
+    ...(what.mcp ? { mcp: what.mcp } : {}),
+    cwd: input.cwd,
+    sessionId: input.session_id,
+    // Claude Code runs an edited input for both events; Codex only from PreToolUse (its PermissionRequest fails closed on one).
+    editable: host === 'claude-code' || event === 'PreToolUse',
+    suggestions: (input.permission_suggestions ?? []).slice(0, PERMISSION_LIMITS.suggestions),
+    timeoutSeconds: waitSeconds,
+  };
+  const tooLarge = requestSizeIssues(request);
+  if (tooLarge.length > 0) return { ok: false, why: formatIssues(tooLarge) };
+  return { ok: true, request };
+}
+
+/** Another MCP server's form, asked in the extension; a URL request or a schema outside the MCP subset stays with the host. */
+export function elicitationAsk(input: ElicitationHookInput, waitSeconds: number): Mapped<FormAsk> {
+  if (input.mode !== undefined && input.mode !== 'form') return { ok: false, why: `mode: "${input.mode}" elicitations stay with the host (only forms are bridged)` };
+  const checked = checkRequestedSchema(input.requested_schema, 'requested_schema');
+  if (!checked.ok) return { ok: false, why: formatIssues(checked.issues) };
+  const request: FormAsk = {
+    kind: 'form',
+    message: `The MCP server "${input.mcp_server_name}" (in Claude Code) asks: ${input.message}`,
+    requestedSchema: checked.schema,
+    timeoutSeconds: waitSeconds,
+  };
+  const tooLarge = requestSizeIssues(request);
+  return tooLarge.length > 0 ? { ok: false, why: formatIssues(tooLarge) } : { ok: true, request };
+}

@@ -1,0 +1,227 @@
+// The hook entries in a host's settings, merged in and taken out without touching anyone else's: Claude Code's
+// settings.json (`hooks.<Event>[].hooks[]`) and Codex's config.toml (a marked block of `[[hooks.<Event>]]` tables).
+// Pure text in, text out; an entry is ours when its command is `… hook --host <host> [--wait N] <Event>`.
+import type { HostAgent } from '../../shared/permission.js';
+import type { HookEvent } from './hook-input.js';
+
+export const HOST_EVENTS: Record<HostAgent, readonly HookEvent[]> = {
+  'claude-code': ['PreToolUse', 'PermissionRequest', 'Elicitation'],
+  codex: ['PreToolUse', 'PermissionRequest'],
+};
+export const DEFAULT_EVENTS: Record<HostAgent, readonly HookEvent[]> = {
+  'claude-code': ['PermissionRequest', 'Elicitation'],
+  codex: ['PermissionRequest'],
+};
+export const DEFAULT_WAIT_SECONDS = 110;
+/** The host kills a hook at its timeout; the hook's own wait ends this much earlier, so it always answers first. */
+export const TIMEOUT_MARGIN_SECONDS = 10;
+
+/** POSIX shell quoting: both hosts run a hook's command through a shell. */
+export function shellQuote(s: string): string {
+  return /^[\w@%+=:,./-]+$/.test(s) ? s : `'${s.replace(/'/g, `'\\''`)}'`;
+}
+
+export function hookCommand(node: string, script: string, host: HostAgent, event: HookEvent, waitSeconds: number): string {
+  return [node, script].map(shellQuote).join(' ') + ` hook --host ${host} --wait ${waitSeconds} ${event}`;
+}
+
+const OURS = /\shook --host (claude-code|codex)(?: --wait (\d+))? (PreToolUse|PermissionRequest|Elicitation)$/;
+
+export function isOurCommand(command: unknown, host: HostAgent): boolean {
+  return typeof command === 'string' && OURS.exec(command)?.[1] === host;
+}
+
+export interface Installed {
+  event: HookEvent;
+  command: string;
+  timeout: number | null;
+}
+
+export type Merged = { ok: true; text: string; changes: string[] } | { ok: false; why: string };
+
+export interface Desired {
+  host: HostAgent;
+  node: string;
+  script: string;
+  events: readonly HookEvent[];
+  waitSeconds: number;
+}
+
+/**
+ * Which tools a tool event is asked for. Claude Code's PreToolUse runs before every tool, read-only ones included, so it
+ * is narrowed to the ones that change something; its PermissionRequest runs only where Claude Code would prompt.
+ */
+function matcher(host: HostAgent, event: HookEvent): string | undefined {
+  if (event === 'Elicitation') return undefined;
+  if (host === 'claude-code' && event === 'PreToolUse') return 'Bash|Edit|MultiEdit|Write|NotebookEdit|mcp__.*';
+  return '*';
+}
+
+type Json = Record<string, unknown>;
+const isObj = (v: unknown): v is Json => typeof v === 'object' && v !== null && !Array.isArray(v);
+
+function entry(desired: Desired, event: HookEvent): Json {
+  return { type: 'command', command: hookCommand(desired.node, desired.script, desired.host, event, desired.waitSeconds), timeout: desired.waitSeconds + TIMEOUT_MARGIN_SECONDS };
+}
+
+/** Our entries taken out of one event's groups; a group left with no hook is dropped with them. */
+function withoutOurs(groups: unknown[], host: HostAgent): { groups: unknown[]; removed: number } {
+  let removed = 0;
+  const kept: unknown[] = [];
+  for (const group of groups) {
+    if (!isObj(group) || !Array.isArray(group.hooks)) {
+      kept.push(group);
+      continue;
+    }
+    const hooks = group.hooks.filter((h) => !(isObj(h) && isOurCommand(h.command, host)));
+    removed += group.hooks.length - hooks.length;
+    if (hooks.length === group.hooks.length) kept.push(group);
+    else if (hooks.length > 0) kept.push({ ...group, hooks });
+  }
+  return { groups: kept, removed };
+}
+
+function parseSettings(text: string | null): { ok: true; settings: Json } | { ok: false; why: string } {
+  if (text === null || text.trim() === '') return { ok: true, settings: {} };
+  let parsed: unknown;
+  try {
+    parsed = JSON.parse(text);
+  } catch (error) {
+    return { ok: false, why: `is not valid JSON (${error instanceof Error ? error.message : String(error)}); fix or move it, nothing was changed` };
+  }
+  if (!isObj(parsed)) return { ok: false, why: 'is not a JSON object; nothing was changed' };
+  if (parsed.hooks !== undefined && !isObj(parsed.hooks)) return { ok: false, why: '"hooks" is not an object; nothing was changed' };
+  return { ok: true, settings: parsed };
+}
+
+const serialize = (settings: Json) => `${JSON.stringify(settings, null, 2)}\n`;
+
+/** The installed entries of `host` in a Claude Code settings.json. */
+export function claudeInstalled(text: string | null, host: HostAgent = 'claude-code'): Installed[] {
+  const parsed = parseSettings(text);
+  if (!parsed.ok || !isObj(parsed.settings.hooks)) return [];
+  const out: Installed[] = [];
+  for (const [event, groups] of Object.entries(parsed.settings.hooks)) {
+    if (!Array.isArray(groups)) continue;
+    for (const group of groups) {
+      if (!isObj(group) || !Array.isArray(group.hooks)) continue;
+      for (const h of group.hooks) {
+        if (isObj(h) && isOurCommand(h.command, host)) out.push({ event: event as HookEvent, command: String(h.command), timeout: typeof h.timeout === 'number' ? h.timeout : null });
+      }
+    }
+  }
+  return out;
+}
+
+/**
+ * Claude Code's settings.json with exactly `desired.events` hooked to this install: an entry already as wanted stays
+ * where it is, a stale one (another wait, another path, an event no longer wanted) is replaced or removed, and every
+ * other key, hook and group is left as it was.
+ */
+export function mergeClaudeSettings(text: string | null, desired: Desired): Merged {
+  const parsed = parseSettings(text);
+  if (!parsed.ok) return parsed;
+  const settings = parsed.settings;
+  const hooks: Json = isObj(settings.hooks) ? { ...settings.hooks } : {};
+  const changes: string[] = [];
+  for (const event of HOST_EVENTS[desired.host]) {
+    const groups = Array.isArray(hooks[event]) ? (hooks[event] as unknown[]) : [];
+    const wanted = desired.events.includes(event) ? entry(desired, event) : null;
+    const ours = claudeInstalled(JSON.stringify({ hooks: { [event]: groups } }), desired.host);
+    const current = ours[0];
+    if (wanted && ours.length === 1 && current && current.command === wanted.command && current.timeout === wanted.timeout) continue;
+    if (!wanted && ours.length === 0) continue;
+    const { groups: kept } = withoutOurs(groups, desired.host);
+    if (wanted) {
+      const m = matcher(desired.host, event);
+      kept.push({ ...(m !== undefined ? { matcher: m } : {}), hooks: [wanted] });
+      changes.push(`${ours.length ? 'updated' : 'added'} ${event}: ${String(wanted.command)} (timeout ${String(wanted.timeout)} s)`);
+    } else {
+      changes.push(`removed ${event}`);
+    }
+    if (kept.length > 0) hooks[event] = kept;
+    else delete hooks[event];
+  }
+  if (changes.length === 0) return { ok: true, text: text ?? '', changes };
+  const next: Json = { ...settings };
+  if (Object.keys(hooks).length > 0) next.hooks = hooks;
+  else delete next.hooks;
+  return { ok: true, text: serialize(next), changes };
+}
+
+/** Claude Code's settings.json without this install's entries; everything else as it was. */
+export function unmergeClaudeSettings(text: string | null, host: HostAgent = 'claude-code'): Merged {
+  return mergeClaudeSettings(text, { host, node: '', script: '', events: [], waitSeconds: 0 });
+}
+
+export const TOML_BEGIN = '# >>> elicitly-companion hooks (written by `elicitly-companion hooks install`; it replaces this block)';
+export const TOML_END = '# <<< elicitly-companion hooks';
+
+const tomlString = (s: string) => JSON.stringify(s);
+
+function codexBlock(desired: Desired): string {
+  const lines = [TOML_BEGIN];
+  for (const event of desired.events) {
+    const e = entry(desired, event);
+    lines.push(`[[hooks.${event}]]`, `matcher = ${tomlString(matcher(desired.host, event) ?? '*')}`, `[[hooks.${event}.hooks]]`, 'type = "command"', `command = ${tomlString(String(e.command))}`, `timeout = ${String(e.timeout)}`);
+  }
+  lines.push(TOML_END);
+  return lines.join('\n');
+}
+
+/** The marked block's span in the file's lines, or null; a begin without its end is refused (a hand edit cut it). */
+function findBlock(lines: readonly string[]): { start: number; end: number } | null | 'broken' {
+  const start = lines.findIndex((l) => l.startsWith('# >>> elicitly-companion hooks'));
+  const end = lines.findIndex((l) => l.startsWith(TOML_END));
+  if (start === -1 && end === -1) return null;
+  if (start === -1 || end === -1 || end < start) return 'broken';
+  return { start, end };
+}
+
+/** The installed entries in a Codex config.toml (read from our block only). */
+export function codexInstalled(text: string | null): Installed[] {
+  if (text === null) return [];
+  const lines = text.split('\n');
+  const block = findBlock(lines);
+  if (block === null || block === 'broken') return [];
+  const out: Installed[] = [];
+  let event: HookEvent | null = null;
+  for (const line of lines.slice(block.start + 1, block.end)) {
+    const header = /^\[\[hooks\.(\w+)\]\]$/.exec(line.trim());
+    if (header) event = header[1] as HookEvent;
+    const command = /^command = (".*")$/.exec(line.trim());
+    if (command && event) out.push({ event, command: JSON.parse(command[1]!) as string, timeout: null });
+    const timeout = /^timeout = (\d+)$/.exec(line.trim());
+    const last = out[out.length - 1];
+    if (timeout && last) last.timeout = Number(timeout[1]);
+  }
+  return out;
+}
+
+/** Codex's config.toml with our marked block as `desired` says (appended at the end the first time); nothing else moves. */
+export function mergeCodexConfig(text: string | null, desired: Desired): Merged {
+  const source = text ?? '';
+  const lines = source.split('\n');
+  const block = findBlock(lines);
+  if (block === 'broken') return { ok: false, why: `holds "${TOML_BEGIN.slice(0, 32)}…" without its end marker (or the other way round); fix the block by hand, nothing was changed` };
+  const wanted = desired.events.length > 0 ? codexBlock(desired) : null;
+  if (block === null) {
+    if (wanted === null) return { ok: true, text: source, changes: [] };
+    const base = source === '' || source.endsWith('\n') ? source : `${source}\n`;
+    return { ok: true, text: `${base}${base === '' ? '' : '\n'}${wanted}\n`, changes: desired.events.map((e) => `added ${e}`) };
+  }
+  const current = lines.slice(block.start, block.end + 1).join('\n');
+  if (current === wanted) return { ok: true, text: source, changes: [] };
+  if (wanted === null) {
+    // The blank line the install put before the block goes with it.
+    const from = block.start > 0 && lines[block.start - 1] === '' ? block.start - 1 : block.start;
+    const rest = [...lines.slice(0, from), ...lines.slice(block.end + 1)];
+    return { ok: true, text: rest.join('\n'), changes: codexInstalled(source).map((i) => `removed ${i.event}`) };
+  }
+  const next = [...lines.slice(0, block.start), wanted, ...lines.slice(block.end + 1)].join('\n');
+  return { ok: true, text: next, changes: [`updated ${desired.events.join(', ')}`] };
+}
+
+export function unmergeCodexConfig(text: string | null): Merged {
+  return mergeCodexConfig(text, { host: 'codex', node: '', script: '', events: [], waitSeconds: 0 });
+}

@@ -1,0 +1,294 @@
+// The built `elicitly-companion hook` against a real hub (the `hub` command), with a scripted extension deciding: what
+// the host reads on stdout for each answer, and that every way of not answering prints nothing within a bounded time.
+// Then `hooks install/uninstall` on real files.
+import { spawn, type ChildProcess } from 'node:child_process';
+import { mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync, mkdirSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import type { HubMessage } from '../../shared/wire-protocol.js';
+import { listening } from '../../server/hub/status-command.js';
+import { SERVER_ENTRY } from '../helpers/mcp-harness.js';
+import { runCommand } from '../helpers/run-command.js';
+import { freePort, pairedKey, ScriptedExtension } from '../helpers/scripted-extension.js';
+
+const dirs: string[] = [];
+const tempDir = () => {
+  const dir = mkdtempSync(join(tmpdir(), 'elicitly-hook-'));
+  dirs.push(dir);
+  return dir;
+};
+
+type Run = { code: number | null; stdout: string; stderr: string; ms: number };
+
+/** The hook as a host runs it: stdin JSON, then stdout/stderr and how long it took. Bounded by `timeoutMs`. */
+function hook(env: Record<string, string>, args: string[], stdin: unknown, timeoutMs = 20_000): Promise<Run> {
+  return new Promise((resolve, reject) => {
+    const started = performance.now();
+    const child = spawn(process.execPath, [SERVER_ENTRY, 'hook', ...args], { env: { ...process.env, ELICITLY_LOG_LEVEL: 'warn', ...env }, stdio: ['pipe', 'pipe', 'pipe'] });
+    let stdout = '';
+    let stderr = '';
+    child.stdout.on('data', (d: Buffer) => (stdout += d.toString()));
+    child.stderr.on('data', (d: Buffer) => (stderr += d.toString()));
+    const timer = setTimeout(() => {
+      child.kill('SIGKILL');
+      reject(new Error(`hook did not end within ${timeoutMs} ms; stderr: ${stderr}`));
+    }, timeoutMs);
+    child.on('close', (code) => {
+      clearTimeout(timer);
+      resolve({ code, stdout, stderr, ms: performance.now() - started });
+    });
+    child.stdin.end(typeof stdin === 'string' ? stdin : JSON.stringify(stdin));
+  });
+}
+
+async function until<T>(what: string, probe: () => Promise<T | undefined> | T | undefined, timeoutMs = 10_000): Promise<T> {
+  const deadline = Date.now() + timeoutMs;
+  for (;;) {
+    const value = await probe();
+    if (value !== undefined) return value;
+    if (Date.now() > deadline) throw new Error(`${what}: not within ${timeoutMs} ms`);
+    await new Promise((r) => setTimeout(r, 50));
+  }
+}
+
+function startHub(env: Record<string, string>, args: string[] = []): ChildProcess {
+  return spawn(process.execPath, [SERVER_ENTRY, 'hub', ...args], { env: { ...process.env, ELICITLY_LOG_LEVEL: 'warn', ...env }, stdio: ['ignore', 'ignore', 'pipe'] });
+}
+
+function exited(child: ChildProcess, timeoutMs: number): Promise<{ code: number | null; stderr: string }> {
+  let stderr = '';
+  child.stderr?.on('data', (d: Buffer) => (stderr += d.toString()));
+  return new Promise((resolve, reject) => {
+    const timer = setTimeout(() => reject(new Error(`the hub did not exit within ${timeoutMs} ms`)), timeoutMs);
+    child.once('exit', (code) => {
+      clearTimeout(timer);
+      resolve({ code, stderr });
+    });
+  });
+}
+
+const claudePermission = (command: string) => ({
+  session_id: 'sess-1',
+  transcript_path: '/t.jsonl',
+  cwd: '/tmp',
+  permission_mode: 'default',
+  hook_event_name: 'PermissionRequest',
+  tool_name: 'Bash',
+  tool_input: { command },
+  permission_suggestions: [{ type: 'addRules', rules: [{ toolName: 'Bash', ruleContent: 'touch:*' }], behavior: 'allow', destination: 'localSettings' }],
+});
+const claudePreToolUse = (command: string) => ({ session_id: 'sess-1', transcript_path: '/t.jsonl', cwd: '/tmp', permission_mode: 'default', hook_event_name: 'PreToolUse', tool_name: 'Bash', tool_input: { command }, tool_use_id: 'toolu_1' });
+
+afterAll(() => {
+  for (const dir of dirs) rmSync(dir, { recursive: true, force: true });
+});
+
+describe('hook against a running hub', () => {
+  const stateDir = tempDir();
+  const port = freePort();
+  const env = { ELICITLY_STATE_DIR: stateDir, ELICITLY_PORT: String(port) };
+  let hub: ChildProcess;
+  let ext: ScriptedExtension;
+
+  beforeAll(async () => {
+    hub = startHub(env);
+    await until('the hub listening', async () => ((await listening(port)) ? true : undefined));
+    ext = await until('an extension connected', () => ScriptedExtension.connect(port, { key: pairedKey(stateDir) }).catch(() => undefined));
+  });
+  afterAll(async () => {
+    ext?.close();
+    if (hub.exitCode === null) {
+      const gone = exited(hub, 5000);
+      hub.kill('SIGTERM');
+      await gone;
+    }
+  });
+
+  /** The extension decides the next request it is shown, as soon as it is shown. */
+  async function decideNext(decide: (id: string, request: Extract<HubMessage, { type: 'request.created' }>['request']) => Record<string, unknown>) {
+    const created = await ext.next<'request.created'>((m) => m.type === 'request.created', 15_000);
+    const id = created.request.elicitationId;
+    ext.send({ type: 'decide', elicitationId: id, idempotencyKey: `k-${id}`, ...decide(id, created.request) });
+    return created.request;
+  }
+
+  it('allow: prints Claude Code\'s PermissionRequest allow, fast (the round trip is measured)', async () => {
+    const [run, request] = await Promise.all([
+      hook(env, ['--host', 'claude-code', 'PermissionRequest'], claudePermission('touch built.txt')),
+      decideNext(() => ({ decision: 'approved' })),
+    ]);
+    expect(request.request).toMatchObject({ kind: 'permission', message: 'Claude Code wants to run a command', command: 'touch built.txt', tool: 'Bash', editable: true, sessionId: 'sess-1', cwd: '/tmp' });
+    expect(request.requester).toMatchObject({ client: 'claude-code hook' });
+    expect(run.code).toBe(0);
+    expect(JSON.parse(run.stdout)).toEqual({ hookSpecificOutput: { hookEventName: 'PermissionRequest', decision: { behavior: 'allow' } } });
+    expect(run.stdout.trim().split('\n')).toHaveLength(1);
+    // The round trip from hook start to decision printed, with an extension that decides at once.
+    process.stderr.write(`hook round trip (allow, scripted extension): ${Math.round(run.ms)} ms\n`);
+    expect(run.ms).toBeLessThan(10_000);
+  });
+
+  it('deny: the person\'s reason reaches the host', async () => {
+    const [run] = await Promise.all([
+      hook(env, ['--host', 'claude-code', 'PreToolUse'], claudePreToolUse('rm -rf build')),
+      decideNext(() => ({ decision: 'rejected', comment: 'not the build dir, use make clean' })),
+    ]);
+    expect(JSON.parse(run.stdout)).toEqual({ hookSpecificOutput: { hookEventName: 'PreToolUse', permissionDecision: 'deny', permissionDecisionReason: 'not the build dir, use make clean' } });
+  });
+
+  it('edited input: the host runs what the person edited', async () => {
+    const [run] = await Promise.all([
+      hook(env, ['--host', 'claude-code', 'PermissionRequest'], claudePermission('touch a.txt')),
+      decideNext(() => ({ decision: 'approved', values: { updatedInput: { command: 'touch b.txt' } } })),
+    ]);
+    expect(JSON.parse(run.stdout)).toEqual({ hookSpecificOutput: { hookEventName: 'PermissionRequest', decision: { behavior: 'allow', updatedInput: { command: 'touch b.txt' } } } });
+  });
+
+  it('Codex PermissionRequest: allow and deny in its shape', async () => {
+    const codex = { session_id: 's', transcript_path: null, cwd: '/tmp', permission_mode: 'default', model: 'gpt', turn_id: 't', hook_event_name: 'PermissionRequest', tool_name: 'Bash', tool_input: { command: 'touch c' } };
+    const [run, request] = await Promise.all([hook(env, ['--host', 'codex', 'PermissionRequest'], codex), decideNext(() => ({ decision: 'rejected' }))]);
+    expect(request.request).toMatchObject({ kind: 'permission', message: 'Codex wants to run a command', editable: false });
+    expect(JSON.parse(run.stdout)).toEqual({ hookSpecificOutput: { hookEventName: 'PermissionRequest', decision: { behavior: 'deny', message: 'Denied by the person in Elicitly' } } });
+  });
+
+  it('Elicitation: another server\'s form answered in the extension', async () => {
+    const input = {
+      session_id: 's',
+      cwd: '/tmp',
+      hook_event_name: 'Elicitation',
+      mcp_server_name: 'deployer',
+      message: 'Which environment?',
+      mode: 'form',
+      requested_schema: { type: 'object', properties: { env: { type: 'string', enum: ['dev', 'prod'] } }, required: ['env'] },
+    };
+    const [run, request] = await Promise.all([hook(env, ['--host', 'claude-code', 'Elicitation'], input), decideNext(() => ({ decision: 'approved', values: { env: 'prod' } }))]);
+    expect(request.request).toMatchObject({ kind: 'form', message: 'The MCP server "deployer" (in Claude Code) asks: Which environment?' });
+    expect(JSON.parse(run.stdout)).toEqual({ hookSpecificOutput: { hookEventName: 'Elicitation', action: 'accept', content: { env: 'prod' } } });
+  });
+
+  it('--wait ends with no answer: nothing printed, and the request is canceled', async () => {
+    const run = await hook(env, ['--host', 'claude-code', '--wait', '1', 'PermissionRequest'], claudePermission('touch late.txt'));
+    expect(run).toMatchObject({ code: 0, stdout: '' });
+    expect(run.stderr).toContain('no answer within 1 s; the request is canceled');
+    const created = await ext.next<'request.created'>((m) => m.type === 'request.created');
+    const removed = await ext.next<'request.removed'>((m) => m.type === 'request.removed' && m.elicitationId === created.request.elicitationId);
+    expect(removed.status).toBe('canceled');
+  });
+
+  it('bad stdin: nothing printed, exit 0, the field named on stderr', async () => {
+    const run = await hook(env, ['--host', 'claude-code', 'PermissionRequest'], { ...claudePermission('x'), tool_input: 'touch x' });
+    expect(run).toMatchObject({ code: 0, stdout: '' });
+    expect(run.stderr).toMatch(/tool_input: /);
+    const garbage = await hook(env, ['--host', 'claude-code', 'PermissionRequest'], 'not json at all');
+    expect(garbage).toMatchObject({ code: 0, stdout: '' });
+    expect(garbage.stderr).toContain('stdin: is not JSON');
+  });
+
+  it('a second `hub` on the same port: exits 0 saying another process is the hub', async () => {
+    const second = startHub(env);
+    const end = await exited(second, 10_000);
+    expect(end.code).toBe(0);
+    expect(end.stderr).toContain(`another process (pid ${hub.pid}) already is the hub`);
+  });
+});
+
+describe('hook without a reviewer', () => {
+  it('no extension connected: nothing printed within a bounded time, nothing filed', async () => {
+    const stateDir = tempDir();
+    const port = freePort();
+    const env = { ELICITLY_STATE_DIR: stateDir, ELICITLY_PORT: String(port) };
+    const hub = startHub(env, ['--idle-seconds', '8']);
+    const end = exited(hub, 30_000);
+    await until('the hub listening', async () => ((await listening(port)) ? true : undefined));
+    const run = await hook(env, ['--host', 'claude-code', 'PermissionRequest'], claudePermission('touch x'));
+    expect(run).toMatchObject({ code: 0, stdout: '' });
+    expect(run.stderr).toContain('no browser extension is connected');
+    expect(run.ms).toBeLessThan(5000);
+    const status = await runCommand(process.execPath, [SERVER_ENTRY, 'status', '--json'], { env });
+    expect(JSON.parse(status.stdout)).toMatchObject({ state: 'running', hub: { pending: 0 } });
+    // Idle (no pending request, no relay): the hub leaves by itself.
+    const ended = await end;
+    expect(ended.code).toBe(0);
+    expect(ended.stderr).toContain('idle for 8 s');
+  });
+
+  it('no hub: nothing printed, and a hub appears on the port for the next prompt', async () => {
+    const stateDir = tempDir();
+    const port = freePort();
+    const env = { ELICITLY_STATE_DIR: stateDir, ELICITLY_PORT: String(port) };
+    const run = await hook(env, ['--host', 'codex', 'PreToolUse'], { session_id: 's', cwd: '/tmp', hook_event_name: 'PreToolUse', tool_name: 'Bash', tool_input: { command: 'ls' }, tool_use_id: 'c' });
+    expect(run).toMatchObject({ code: 0, stdout: '' });
+    expect(run.stderr).toContain(`no hub on 127.0.0.1:${port}: started one`);
+    const pid = await until('a hub on the port', async () => {
+      const status = await runCommand(process.execPath, [SERVER_ENTRY, 'status', '--json'], { env });
+      return status.code === 0 ? (JSON.parse(status.stdout) as { hub: { pid: number } }).hub.pid : undefined;
+    });
+    // It is detached from the hook: stop it by its pid.
+    process.kill(pid, 'SIGTERM');
+    await until('the spawned hub gone', async () => ((await listening(port)) ? undefined : true));
+  });
+});
+
+describe('hooks install / uninstall / status', () => {
+  const settingsDir = () => {
+    const home = tempDir();
+    const claudeDir = join(home, 'claude');
+    mkdirSync(claudeDir);
+    return { home, claudeDir, env: { HOME: home, CLAUDE_CONFIG_DIR: claudeDir, CODEX_HOME: join(home, 'codex'), ELICITLY_STATE_DIR: join(home, 'state') } };
+  };
+  const cli = (env: Record<string, string>, args: string[]) => runCommand(process.execPath, [SERVER_ENTRY, ...args], { env: { ELICITLY_LOG_LEVEL: 'warn', ...env }, timeout: 15_000 });
+
+  it('Claude Code: install twice = one entry per event and one backup; uninstall leaves the other hooks untouched', async () => {
+    const { claudeDir, env } = settingsDir();
+    const file = join(claudeDir, 'settings.json');
+    const other = { model: 'opus', hooks: { PermissionRequest: [{ matcher: 'Bash', hooks: [{ type: 'command', command: '/usr/local/bin/audit.sh' }] }] } };
+    writeFileSync(file, `${JSON.stringify(other, null, 2)}\n`);
+
+    const first = await cli(env, ['hooks', 'install', 'claude-code', '--wait', '60']);
+    expect(first.code).toBe(0);
+    expect(first.stdout).toContain(`${file}:\n  added PermissionRequest: `);
+    expect(first.stdout).toContain('(timeout 70 s)');
+    const second = await cli(env, ['hooks', 'install', 'claude-code', '--wait', '60']);
+    expect(second.stdout).toBe(`${file}: already as wanted, nothing changed\n`);
+
+    const settings = JSON.parse(readFileSync(file, 'utf8')) as { hooks: Record<string, { hooks: { command: string; timeout?: number }[] }[]> };
+    const ours = Object.values(settings.hooks).flat().flatMap((g) => g.hooks).filter((h) => h.command.includes(' hook --host claude-code '));
+    expect(ours.map((h) => [h.command.split(' ').at(-1), h.timeout])).toEqual([['PermissionRequest', 70], ['Elicitation', 70]]);
+    expect(ours[0]!.command).toBe(`${process.execPath} ${SERVER_ENTRY} hook --host claude-code --wait 60 PermissionRequest`);
+    expect(readdirSync(claudeDir).filter((f) => f.startsWith('settings.json.elicitly-backup-'))).toHaveLength(1);
+
+    const status = await cli(env, ['hooks', 'status']);
+    expect(status.stdout).toContain(`claude-code (user): installed in ${file}\n  PermissionRequest: timeout 70 s\n  Elicitation: timeout 70 s\n`);
+    expect(status.stdout).toContain('codex (user): not installed');
+
+    const removed = await cli(env, ['hooks', 'uninstall', 'claude-code']);
+    expect(removed.stdout).toContain('removed PermissionRequest');
+    expect(JSON.parse(readFileSync(file, 'utf8'))).toEqual(other);
+  });
+
+  it('Codex: a marked block in config.toml, removed byte for byte', async () => {
+    const { home, env } = settingsDir();
+    const file = join(home, 'codex', 'config.toml');
+    mkdirSync(join(home, 'codex'));
+    const before = 'model = "o4"\n\n[[hooks.PreToolUse]]\nmatcher = "Bash"\n[[hooks.PreToolUse.hooks]]\ntype = "command"\ncommand = "audit"\n';
+    writeFileSync(file, before);
+    const install = await cli(env, ['hooks', 'install', 'codex']);
+    expect(install.code).toBe(0);
+    const text = readFileSync(file, 'utf8');
+    expect(text.startsWith(before)).toBe(true);
+    expect(text).toContain(`command = ${JSON.stringify(`${process.execPath} ${SERVER_ENTRY} hook --host codex --wait 110 PermissionRequest`)}\ntimeout = 120\n`);
+    expect((await cli(env, ['hooks', 'install', 'codex'])).stdout).toContain('nothing changed');
+    await cli(env, ['hooks', 'uninstall', 'codex']);
+    expect(readFileSync(file, 'utf8')).toBe(before);
+  });
+
+  it('a settings file that is not JSON is refused, never overwritten', async () => {
+    const { claudeDir, env } = settingsDir();
+    const file = join(claudeDir, 'settings.json');
+    writeFileSync(file, '{ "model": "opus", // a comment\n}');
+    const run = await cli(env, ['hooks', 'install', 'claude-code']);
+    expect(run.code).toBe(1);
+    expect(run.stderr).toContain('is not valid JSON');
+    expect(readFileSync(file, 'utf8')).toBe('{ "model": "opus", // a comment\n}');
+  });
+});

@@ -1,0 +1,142 @@
+// The installer's pure merge: this install's hook entries in and out of Claude Code's settings.json and Codex's
+// config.toml, never touching anyone else's, idempotent, and reporting exactly what changed.
+import { describe, expect, it } from 'vitest';
+import {
+  claudeInstalled,
+  codexInstalled,
+  hookCommand,
+  isOurCommand,
+  mergeClaudeSettings,
+  mergeCodexConfig,
+  TOML_BEGIN,
+  TOML_END,
+  unmergeClaudeSettings,
+  unmergeCodexConfig,
+  type Desired,
+} from '../../server/hook/hooks-settings.js';
+
+const claude: Desired = { host: 'claude-code', node: '/usr/bin/node', script: '/opt/my tools/main.js', events: ['PermissionRequest', 'Elicitation'], waitSeconds: 110 };
+const CMD = (event: string, wait = 110) => `/usr/bin/node '/opt/my tools/main.js' hook --host claude-code --wait ${wait} ${event}`;
+const theirs = { matcher: 'Bash', hooks: [{ type: 'command', command: '/usr/local/bin/audit.sh', timeout: 5 }] };
+const other = { model: 'opus', permissions: { allow: ['Bash(npm test)'] }, hooks: { PreToolUse: [theirs], PermissionRequest: [theirs] } };
+
+const ok = (merged: ReturnType<typeof mergeClaudeSettings>) => {
+  if (!merged.ok) throw new Error(merged.why);
+  return merged;
+};
+
+describe('hookCommand / isOurCommand', () => {
+  it('quotes for the shell and is recognized as ours for its host only', () => {
+    const command = hookCommand('/usr/bin/node', "/it's/main.js", 'codex', 'PermissionRequest', 30);
+    expect(command).toBe(`/usr/bin/node '/it'\\''s/main.js' hook --host codex --wait 30 PermissionRequest`);
+    expect(isOurCommand(command, 'codex')).toBe(true);
+    expect(isOurCommand(command, 'claude-code')).toBe(false);
+    expect(isOurCommand('/usr/local/bin/audit.sh', 'codex')).toBe(false);
+  });
+});
+
+describe('Claude Code settings.json', () => {
+  it.each([
+    ['no file', null, { hooks: { PermissionRequest: [{ matcher: '*', hooks: [{ type: 'command', command: CMD('PermissionRequest'), timeout: 120 }] }], Elicitation: [{ hooks: [{ type: 'command', command: CMD('Elicitation'), timeout: 120 }] }] } }],
+    [
+      'other settings and hooks',
+      JSON.stringify(other),
+      {
+        ...other,
+        hooks: {
+          PreToolUse: [theirs],
+          PermissionRequest: [theirs, { matcher: '*', hooks: [{ type: 'command', command: CMD('PermissionRequest'), timeout: 120 }] }],
+          Elicitation: [{ hooks: [{ type: 'command', command: CMD('Elicitation'), timeout: 120 }] }],
+        },
+      },
+    ],
+  ])('install into %s: our entries added, nothing else touched', (_name, before, expected) => {
+    const merged = ok(mergeClaudeSettings(before, claude));
+    expect(JSON.parse(merged.text)).toEqual(expected);
+    expect(merged.changes).toEqual([`added PermissionRequest: ${CMD('PermissionRequest')} (timeout 120 s)`, `added Elicitation: ${CMD('Elicitation')} (timeout 120 s)`]);
+  });
+
+  it('install twice: the second changes nothing; another wait replaces the entry in place of a second one', () => {
+    const once = ok(mergeClaudeSettings(JSON.stringify(other), claude));
+    const twice = ok(mergeClaudeSettings(once.text, claude));
+    expect(twice).toEqual({ ok: true, text: once.text, changes: [] });
+    const longer = ok(mergeClaudeSettings(once.text, { ...claude, waitSeconds: 300 }));
+    expect(claudeInstalled(longer.text)).toEqual([
+      { event: 'PermissionRequest', command: CMD('PermissionRequest', 300), timeout: 310 },
+      { event: 'Elicitation', command: CMD('Elicitation', 300), timeout: 310 },
+    ]);
+    expect(longer.changes.every((c) => c.startsWith('updated '))).toBe(true);
+  });
+
+  it('fewer events: the dropped event is removed, with its group', () => {
+    const once = ok(mergeClaudeSettings(null, claude));
+    const fewer = ok(mergeClaudeSettings(once.text, { ...claude, events: ['PreToolUse'] }));
+    expect(fewer.changes).toEqual([expect.stringMatching(/^added PreToolUse: /), 'removed PermissionRequest', 'removed Elicitation']);
+    expect(JSON.parse(fewer.text)).toEqual({ hooks: { PreToolUse: [{ matcher: 'Bash|Edit|MultiEdit|Write|NotebookEdit|mcp__.*', hooks: [{ type: 'command', command: CMD('PreToolUse'), timeout: 120 }] }] } });
+  });
+
+  it('uninstall: other hooks and settings exactly as before; an empty hooks object goes', () => {
+    const installed = ok(mergeClaudeSettings(JSON.stringify(other), claude));
+    const removed = ok(unmergeClaudeSettings(installed.text));
+    expect(JSON.parse(removed.text)).toEqual(other);
+    expect(removed.changes).toEqual(['removed PermissionRequest', 'removed Elicitation']);
+    const alone = ok(unmergeClaudeSettings(ok(mergeClaudeSettings('{"model":"x"}', claude)).text));
+    expect(JSON.parse(alone.text)).toEqual({ model: 'x' });
+    expect(ok(unmergeClaudeSettings(JSON.stringify(other)))).toEqual({ ok: true, text: JSON.stringify(other), changes: [] });
+  });
+
+  it('our entry shared in a group with someone else\'s: only ours goes', () => {
+    const shared = { hooks: { PermissionRequest: [{ matcher: '*', hooks: [theirs.hooks[0], { type: 'command', command: CMD('PermissionRequest', 50), timeout: 60 }] }] } };
+    expect(JSON.parse(ok(unmergeClaudeSettings(JSON.stringify(shared))).text)).toEqual({ hooks: { PermissionRequest: [{ matcher: '*', hooks: [theirs.hooks[0]] }] } });
+  });
+
+  it.each([
+    ['{ not json', /is not valid JSON/],
+    ['[1]', /is not a JSON object/],
+    ['{"hooks": []}', /"hooks" is not an object/],
+  ])('a file it cannot read as settings (%s) is refused, never overwritten', (text, why) => {
+    const merged = mergeClaudeSettings(text, claude);
+    expect(merged.ok).toBe(false);
+    if (!merged.ok) expect(merged.why).toMatch(why);
+  });
+});
+
+describe('Codex config.toml', () => {
+  const codex: Desired = { host: 'codex', node: '/usr/bin/node', script: '/opt/e/main.js', events: ['PermissionRequest'], waitSeconds: 110 };
+  const user = 'model = "o4"\napproval_policy = "on-request"\n\n[[hooks.PreToolUse]]\nmatcher = "Bash"\n[[hooks.PreToolUse.hooks]]\ntype = "command"\ncommand = "audit"\n';
+  const block = [
+    TOML_BEGIN,
+    '[[hooks.PermissionRequest]]',
+    'matcher = "*"',
+    '[[hooks.PermissionRequest.hooks]]',
+    'type = "command"',
+    'command = "/usr/bin/node /opt/e/main.js hook --host codex --wait 110 PermissionRequest"',
+    'timeout = 120',
+    TOML_END,
+  ].join('\n');
+
+  it('install appends one marked block after the user\'s config; twice changes nothing; uninstall restores it byte for byte', () => {
+    const once = mergeCodexConfig(user, codex);
+    expect(once).toEqual({ ok: true, text: `${user}\n${block}\n`, changes: ['added PermissionRequest'] });
+    if (!once.ok) return;
+    expect(mergeCodexConfig(once.text, codex)).toEqual({ ok: true, text: once.text, changes: [] });
+    expect(codexInstalled(once.text)).toEqual([{ event: 'PermissionRequest', command: '/usr/bin/node /opt/e/main.js hook --host codex --wait 110 PermissionRequest', timeout: 120 }]);
+    expect(unmergeCodexConfig(once.text)).toEqual({ ok: true, text: user, changes: ['removed PermissionRequest'] });
+  });
+
+  it('a new file holds the block alone; another wait rewrites the block in place', () => {
+    const fresh = mergeCodexConfig(null, codex);
+    expect(fresh).toEqual({ ok: true, text: `${block}\n`, changes: ['added PermissionRequest'] });
+    if (!fresh.ok) return;
+    const after = `${fresh.text}\n[features]\nx = true\n`;
+    const updated = mergeCodexConfig(after, { ...codex, waitSeconds: 30, events: ['PreToolUse', 'PermissionRequest'] });
+    if (!updated.ok) throw new Error(updated.why);
+    expect(updated.text.endsWith('\n[features]\nx = true\n')).toBe(true);
+    expect(codexInstalled(updated.text).map((i) => [i.event, i.timeout])).toEqual([['PreToolUse', 40], ['PermissionRequest', 40]]);
+  });
+
+  it('a block cut by hand (a begin without its end) is refused', () => {
+    const merged = mergeCodexConfig(`${user}${TOML_BEGIN}\n[[hooks.PermissionRequest]]\n`, codex);
+    expect(merged.ok).toBe(false);
+  });
+});
