@@ -163,7 +163,7 @@ describe.skipIf(!browserFound)(`${title}: a request that cannot be stored`, () =
           } else if (message.type === 'auth') {
             if (message.proof !== await peerProof(secret, binding(), hubNonce, peerNonce)) return socket.close(4001, 'authentication failed');
             if (pairing) send(socket, { type: 'paired', keyId: KEY_ID, sealedKey: await sealKey(KEY, CODE, binding().port, hubNonce, peerNonce) });
-            send(socket, { type: 'welcome', protocol: PROTOCOL_VERSION, hubPid: 1, pending });
+            send(socket, { type: 'welcome', protocol: PROTOCOL_VERSION, hubPid: 1, pending, rules: [] });
           }
         });
       });
