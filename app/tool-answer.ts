@@ -52,7 +52,13 @@ const RefusalSchema = z.looseObject({
 });
 
 /** Where an ask was answered, as the person reads it: the host's own dialog and the review in the chat are both the chat. */
-const WHERE: Record<AnsweredVia, string> = { host: 'in the chat', extension: 'in the Elicitly browser extension', app: 'in the chat' };
+const WHERE: Record<AnsweredVia, string> = {
+  host: 'in the chat',
+  extension: 'in the Elicitly browser extension',
+  app: 'in the chat',
+  // The person's own rule answered it when it was asked (a confirm ask can match one).
+  rule: 'by one of your rules',
+};
 
 const NOUN = { confirm: 'question', form: 'form', selection: 'choice' } as const;
 

@@ -1,5 +1,6 @@
 import * as z from 'zod';
 import { StatusSchema } from '../shared/lifecycle.js';
+import { RuleDraftSchema, RuleIdSchema, type RuleDraft } from '../shared/rules.js';
 import { DecideMessageSchema, DecisionRefusalSchema, FieldIssueSchema } from '../shared/wire-fields.js';
 import { LocalOutcomeSchema } from './db/rows.js';
 
@@ -19,6 +20,9 @@ export const UiMessageSchema = z.discriminatedUnion('type', [
   z.strictObject({ type: z.literal('reconnect') }),
   // A page opened: make sure the worker is awake and connecting.
   z.strictObject({ type: z.literal('wake') }),
+  // The Rules view: save a rule (no id: a new one; an id: replaces that rule whole) or delete one, through the hub.
+  z.strictObject({ type: z.literal('rule.save'), id: RuleIdSchema.optional(), rule: RuleDraftSchema }),
+  z.strictObject({ type: z.literal('rule.delete'), id: RuleIdSchema }),
 ]);
 export type UiMessage = z.infer<typeof UiMessageSchema>;
 
@@ -42,8 +46,27 @@ export const DecideReplySchema = z.discriminatedUnion('state', [
 ]);
 export type DecideReply = z.infer<typeof DecideReplySchema>;
 
+/**
+ * The background's answer to a rule change: what the hub said (with the saved rule's id), or why it was not asked
+ * (no hub connected: a rule change is not queued like a decision, the person sees it did not happen), or that it did
+ * not answer in time (the list then shows whatever the hub did).
+ */
+export const RuleReplySchema = z.discriminatedUnion('state', [
+  z.strictObject({ state: z.literal('answered'), ok: z.boolean(), id: RuleIdSchema.optional(), issues: z.array(FieldIssueSchema).optional() }),
+  z.strictObject({ state: z.literal('not_connected') }),
+  z.strictObject({ state: z.literal('no_answer') }),
+  z.strictObject({ state: z.literal('error'), message: z.string() }),
+]);
+export type RuleReply = z.infer<typeof RuleReplySchema>;
+
 /** What the pages need from the background; the entrypoints implement it over runtime messaging, tests with a fake. */
 export interface BackgroundClient {
   decide(request: Decision): Promise<DecideReply>;
   reconnect(): Promise<void>;
+  /**
+   * Only the extension's own client has these: rules are the person's, made in the extension. A surface without them
+   * (the review inside the chat, whose decisions can never carry a rule) offers no "Always allow…".
+   */
+  saveRule?(id: string | undefined, rule: RuleDraft): Promise<RuleReply>;
+  deleteRule?(id: string): Promise<RuleReply>;
 }

@@ -1,12 +1,14 @@
 import type { Status } from '../../shared/lifecycle.js';
-import { firstIssue, type DecisionRefusal, type RequestView } from '../../shared/wire-protocol.js';
+import { firstIssue, type DecisionRefusal, type HubMessage, type RequestView } from '../../shared/wire-protocol.js';
 import type { ElicitlyDb } from '../db/database.js';
 import { queueDecision, queuedDecisions, refuseQueued, settleDecision, type DecisionResult } from '../db/outbox-repo.js';
 import { applyStatus, applyWelcome, pendingCount, pruneHistory, sweepExpired, upsertView } from '../db/requests-repo.js';
 import { hubKeyFor, type OutboxRow, type PairingReason, type RequestRow } from '../db/rows.js';
 import { forgetHubKey, forgetPairingCode, readSettings, savePairing, writeConnection } from '../db/settings-repo.js';
 import { HubConnection, type Clock, type HubEvent, type HubTarget, type SocketFactory } from '../hub/hub-connection.js';
-import { UiMessageSchema, type DecideReply, type Decision } from '../messages.js';
+import { replaceRules } from '../db/rules-repo.js';
+import { UiMessageSchema, type DecideReply, type Decision, type RuleReply, type UiMessage } from '../messages.js';
+import type { Rule } from '../../shared/rules.js';
 import { decideMessage, oversizedIssue } from './decide-frame.js';
 
 /** What the background needs from the browser; the entrypoint implements it with `browser.*`, tests with fakes. */
@@ -23,7 +25,7 @@ interface ControllerOptions {
   socketFactory: SocketFactory;
   clock: Clock;
   client: { name: string; version: string };
-  /** How long a page waits for the hub's verdict before being told the decision is queued. */
+  /** How long a page waits for the hub's verdict before being told the decision is queued (or a rule change unanswered). */
   answerTimeoutMs?: number;
   log?(message: string): void;
 }
@@ -31,6 +33,8 @@ interface ControllerOptions {
 /** A welcome after a long absence can carry many requests; a notification each would be noise. */
 const MAX_NOTIFICATIONS_PER_WELCOME = 3;
 const PRUNE_EVERY_MS = 3_600_000;
+
+type RuleResult = Extract<HubMessage, { type: 'rule.result' }>;
 
 /** What the hub would answer to a decision for a request that has already ended this way. */
 const ENDED: Record<Exclude<Status, 'pending'>, DecisionRefusal> = {
@@ -49,6 +53,7 @@ const ENDED: Record<Exclude<Status, 'pending'>, DecisionRefusal> = {
 export class BackgroundController {
   readonly connection: HubConnection;
   private readonly waiting = new Map<string, (answer: DecisionResult) => void>();
+  private readonly waitingRules = new Map<string, (answer: RuleResult) => void>();
   private lastPrune = 0;
 
   constructor(private readonly o: ControllerOptions) {
@@ -62,7 +67,7 @@ export class BackgroundController {
       },
       onPaired: (target, key) => savePairing(o.db, target.port, key, target.pairingCode),
       onRefused: (target, reason) => this.refused(target, reason),
-      onWelcome: (pending) => this.welcome(pending),
+      onWelcome: (pending, rules) => this.welcome(pending, rules),
       onMessage: (message) => this.hubMessage(message).catch((e: unknown) => this.log(`handling ${message.type} failed: ${String(e)}`)),
       onState: (state) => void writeConnection(o.db, state).catch(() => {}),
       log: (m) => this.log(m),
@@ -99,7 +104,35 @@ export class BackgroundController {
       this.connection.restart();
       return { ok: true };
     }
+    if (message.type === 'rule.save' || message.type === 'rule.delete') return this.changeRule(message);
     return this.decide(message);
+  }
+
+  /**
+   * A rule change from the Rules view goes to the hub, the one writer of rules, and the page waits a bounded time for
+   * its `rule.result`. Unlike a decision it is not queued: with no hub the person is told, and nothing happens later
+   * behind their back. The table changes only when the hub pushes its list (`rules`), so it never shows a rule the hub
+   * does not have.
+   */
+  private async changeRule(message: Extract<UiMessage, { type: 'rule.save' | 'rule.delete' }>): Promise<RuleReply> {
+    const { clock } = this.o;
+    const changeId = this.o.platform.newKey();
+    const frame = message.type === 'rule.save'
+      ? { type: 'rule.save' as const, changeId, ...(message.id === undefined ? {} : { id: message.id }), rule: message.rule }
+      : { type: 'rule.delete' as const, changeId, id: message.id };
+    if (!this.connection.send(frame)) return { state: 'not_connected' };
+    const answer = await new Promise<RuleResult | null>((resolve) => {
+      const timer = clock.setTimeout(() => {
+        this.waitingRules.delete(changeId);
+        resolve(null);
+      }, this.o.answerTimeoutMs ?? 5000);
+      this.waitingRules.set(changeId, (result) => {
+        clock.clearTimeout(timer);
+        resolve(result);
+      });
+    });
+    if (!answer) return { state: 'no_answer' };
+    return { state: 'answered', ok: answer.ok, ...(answer.id ? { id: answer.id } : {}), ...(answer.issues ? { issues: answer.issues } : {}) };
   }
 
   /**
@@ -116,6 +149,7 @@ export class BackgroundController {
       ...(request.values === undefined ? {} : { values: request.values }),
       ...(request.included === undefined ? {} : { included: request.included }),
       ...(request.comment === undefined || request.comment === '' ? {} : { comment: request.comment }),
+      ...(request.rule === undefined ? {} : { rule: request.rule }),
     };
     const queued = await queueDecision(db, entry, oversizedIssue(decideMessage(entry)));
     switch (queued.state) {
@@ -170,8 +204,9 @@ export class BackgroundController {
    * A request that cannot be stored is reported and skipped by applyWelcome; should the welcome fail as a whole
    * anyway, the queued decisions are still re-sent: they do not depend on it, and the hub is waiting for them.
    */
-  private async welcome(pending: RequestView[]): Promise<void> {
+  private async welcome(pending: RequestView[], rules: Rule[]): Promise<void> {
     const { db, clock } = this.o;
+    await this.storeRules(rules);
     try {
       const { added, skipped } = await applyWelcome(db, pending, clock.now());
       for (const row of skipped) this.log(`skipped request ${row.elicitationId} of the welcome: it cannot be stored here (${row.reason})`);
@@ -181,6 +216,16 @@ export class BackgroundController {
     }
     await this.replayOutbox();
     await this.refreshBadge();
+  }
+
+  /** The hub's list of rules, whole; a failure is logged and leaves the last list (the next change sends it again). */
+  private async storeRules(rules: readonly unknown[]): Promise<void> {
+    try {
+      const { skipped } = await replaceRules(this.o.db, rules);
+      if (skipped > 0) this.log(`skipped ${skipped} rule(s) from the hub: they do not fit this extension's rule schema`);
+    } catch (error) {
+      this.log(`storing the rules failed: ${String(error)}`);
+    }
   }
 
   /** Every queued decision again, with its own key: the hub's first-decision-wins rule turns a repeat into its answer. */
@@ -206,9 +251,17 @@ export class BackgroundController {
           this.log(`skipped request ${message.request.elicitationId}: it cannot be stored here (${String(error)})`);
           return null;
         });
-        if (stored?.isNew) await this.notifyAll([stored.row]);
+        // One of the person's rules may have decided it already: it goes to the history, with nothing to notify.
+        if (stored?.isNew && stored.row.status === 'pending') await this.notifyAll([stored.row]);
         break;
       }
+      case 'rules':
+        await this.storeRules(message.rules);
+        return;
+      case 'rule.result':
+        this.waitingRules.get(message.changeId)?.(message);
+        this.waitingRules.delete(message.changeId);
+        return;
       case 'request.removed':
         await applyStatus(db, message.elicitationId, message.status, clock.now(), message.decidedVia);
         if (message.status !== 'pending') await this.o.platform.clearNotification(message.elicitationId);

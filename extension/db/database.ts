@@ -1,6 +1,7 @@
 import { Dexie, type DBCore, type DBCoreMutateRequest, type DexieOptions, type EntityTable } from 'dexie';
 import * as z from 'zod';
 import { StatusSchema } from '../../shared/lifecycle.js';
+import type { Rule } from '../../shared/rules.js';
 import { searchWords } from '../../shared/search-words.js';
 import type { ConnectionState, OutboxRow, RequestRow, Settings } from './rows.js';
 import { VerdictSchema, deriveVerdict, type Verdict } from './verdict.js';
@@ -79,6 +80,8 @@ export class ElicitlyDb extends Dexie {
   outbox!: EntityTable<OutboxRow, 'idempotencyKey'>;
   settings!: Dexie.Table<Keyed<Settings>, 'current'>;
   connection!: Dexie.Table<Keyed<ConnectionState>, 'current'>;
+  /** The person's rules as the hub last listed them (`rules-repo.ts`); the background is their one writer. */
+  rules!: EntityTable<Rule, 'id'>;
 
   constructor(options?: DexieOptions) {
     super(DB_NAME, options);
@@ -110,6 +113,8 @@ export class ElicitlyDb extends Dexie {
         const verdict = verdictOf(row);
         if (verdict !== undefined) row.verdict = verdict;
       }));
+    // v5: the person's rules, mirrored from the hub (welcome.rules and every `rules` frame); nothing else changes.
+    this.version(5).stores({ rules: 'id' });
     this.use({ stack: 'dbcore', name: 'RequestVerdict', create: verdictMiddleware });
   }
 }

@@ -38,6 +38,9 @@ export function exportRecord(row: RequestRow) {
     request: row.request,
     renderedTemplate: row.renderedTemplate,
     outcome: row.outcome ?? null,
+    /** Who decided: the person here or in the chat, or one of their rules (`ruleId`). */
+    decidedVia: row.decidedVia ?? null,
+    ruleId: row.ruleId ?? null,
     delivery: row.delivery ?? null,
     refusal: row.refusal ?? null,
   };

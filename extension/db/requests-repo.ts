@@ -1,5 +1,5 @@
 import { Dexie } from 'dexie';
-import type { Status, Surface } from '../../shared/lifecycle.js';
+import type { DecidedVia, Status } from '../../shared/lifecycle.js';
 import type { RequestView } from '../../shared/wire-protocol.js';
 import type { ElicitlyDb } from './database.js';
 import { RequestRowSchema, rowFromView, type RequestRow } from './rows.js';
@@ -116,7 +116,7 @@ export async function applyWelcome(db: ElicitlyDb, views: RequestView[], now: nu
   });
 }
 
-export async function applyStatus(db: ElicitlyDb, id: string, status: Status, now: number, decidedVia?: Surface): Promise<void> {
+export async function applyStatus(db: ElicitlyDb, id: string, status: Status, now: number, decidedVia?: DecidedVia): Promise<void> {
   await db.transaction('rw', db.requests, async () => {
     const row = readRow(await db.requests.get(id));
     if (!row) return;

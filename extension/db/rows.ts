@@ -1,6 +1,7 @@
 import * as z from 'zod';
 import { RequestKindSchema, ReviewRequestSchema } from '../../shared/review-request.js';
-import { StatusSchema, SurfaceSchema } from '../../shared/lifecycle.js';
+import { DecidedViaSchema, StatusSchema } from '../../shared/lifecycle.js';
+import { RuleDraftSchema } from '../../shared/rules.js';
 import type { RequestView } from '../../shared/wire-protocol.js';
 import { DecisionRefusalSchema, ElicitationIdSchema, FieldIssueSchema, IdempotencyKeySchema, KeyIdSchema, RequesterSchema } from '../../shared/wire-fields.js';
 import { isKeyHex } from '../../shared/hub-auth.js';
@@ -15,6 +16,8 @@ export const LocalOutcomeSchema = z.strictObject({
   values: z.record(z.string(), z.unknown()).optional(),
   included: z.array(z.string()).optional(),
   comment: z.string().optional(),
+  /** The rule the person saved with this decision ("Always allow …"), as sent. */
+  rule: RuleDraftSchema.optional(),
 });
 export type LocalOutcome = z.infer<typeof LocalOutcomeSchema>;
 
@@ -41,8 +44,13 @@ export const RequestRowSchema = z.strictObject({
   createdAt: z.number(),
   expiresAt: z.number(),
   decidedAt: z.number().optional(),
-  /** Where the decision the hub took was made, when the hub said: `app` is the review shown inside the chat. */
-  decidedVia: SurfaceSchema.optional(),
+  /**
+   * Where the decision the hub took was made, when the hub said: `app` is the review shown inside the chat, `rule` one
+   * of the person's rules decided it when it was created (`ruleId` names it).
+   */
+  decidedVia: DecidedViaSchema.optional(),
+  /** The rule that decided it (`decidedVia: "rule"`), or the one the person saved with their decision. */
+  ruleId: z.string().min(1).max(100).optional(),
   /** The wire's own schema: a row whose request does not fit is skipped on read, so the UI never re-checks it. */
   request: ReviewRequestSchema,
   renderedTemplate: z.string().nullable(),
@@ -65,6 +73,8 @@ export const OutboxRowSchema = z.strictObject({
   values: z.record(z.string(), z.unknown()).optional(),
   included: z.array(z.string()).optional(),
   comment: z.string().max(4000).optional(),
+  /** A rule saved with the decision: it travels in the decide frame, so it is replayed with it. */
+  rule: RuleDraftSchema.optional(),
   queuedAt: z.number(),
 });
 export type OutboxRow = z.infer<typeof OutboxRowSchema>;
@@ -153,9 +163,10 @@ export function rowFromView(view: RequestView, previous?: RequestRow): RequestRo
   if (previous?.delivery) row.delivery = previous.delivery;
   if (previous?.refusal) row.refusal = previous.refusal;
   if (view.outcome && !row.outcome) {
-    const { decidedVia, ...outcome } = view.outcome;
+    const { decidedVia, ruleId, ...outcome } = view.outcome;
     row.outcome = outcome;
     if (decidedVia) row.decidedVia = decidedVia;
+    if (ruleId !== undefined) row.ruleId = ruleId;
   }
   row.verdict = deriveVerdict(row, previous?.verdict);
   return row;

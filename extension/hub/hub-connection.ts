@@ -6,6 +6,7 @@ import {
   PAIRING_SUBPROTOCOL, PROTOCOL_VERSION, SUBPROTOCOL, hubProtocolFromReason, parseFrame,
   type HubMessage, type PeerMessage, type RequestView,
 } from '../../shared/wire-protocol.js';
+import type { Rule } from '../../shared/rules.js';
 import type { ConnectionState, HubKey, PairingReason } from '../db/rows.js';
 
 /** The part of the DOM WebSocket this module uses; tests hand in a fake. */
@@ -43,7 +44,7 @@ interface HubConnectionOptions {
   /** The credential the target carried is no good: drop it (retrying it would only count against the hub's caps). */
   onRefused(target: HubTarget, reason: PairingReason): Promise<void>;
   /** Frames are handed over one at a time: the next one waits until the returned promise settles. */
-  onWelcome(pending: RequestView[]): Promise<void>;
+  onWelcome(pending: RequestView[], rules: Rule[]): Promise<void>;
   onMessage(message: HubEvent): Promise<void>;
   onState(state: ConnectionState): void;
   log?(message: string): void;
@@ -340,7 +341,7 @@ export class HubConnection {
     if (this.welcomeTimer !== null) clock.clearTimeout(this.welcomeTimer);
     this.welcomeTimer = null;
     this.options.onState({ state: 'connected', since: clock.now(), detail: `port ${session.target.port}` });
-    await this.options.onWelcome(message.pending);
+    await this.options.onWelcome(message.pending, message.rules);
   }
 
   private startHeartbeat(socket: SocketLike): void {

@@ -14,8 +14,9 @@ import { useNow } from './use-now.js';
 // milliseconds) the first time it is opened, which keeps the popup's bundle within its budget.
 const ReviewView = lazyView(() => import('./review/review-view.js').then((m) => m.ReviewView));
 const History = lazyView(() => import('./history.js').then((m) => m.History));
-const HistoryDetail = lazyView(() => import('./history-detail.js').then((m) => m.HistoryDetail));
+const HistoryDetail = lazyView(() => import('./history-detail.js').then((m) => m.HistoryDetailRoute));
 const ShortcutsHelp = lazyView(() => import('./shortcuts-help.js').then((m) => m.ShortcutsHelp));
+const RulesView = lazyView(() => import('./rules-view.js').then((m) => m.RulesView));
 const SettingsView = lazyView(() => import('./settings-view.js').then((m) => m.SettingsView));
 const Welcome = lazyView(() => import('./welcome.js').then((m) => m.Welcome));
 
@@ -24,6 +25,7 @@ type Route =
   | { name: 'review'; id: string }
   | { name: 'history' }
   | { name: 'history-detail'; id: string }
+  | { name: 'rules' }
   | { name: 'settings' }
   | { name: 'welcome' };
 
@@ -42,6 +44,7 @@ function parseRoute(hash: string): Route {
   if (section === 'review' && id) return { name: 'review', id: decode(id) };
   if (section === 'history' && id) return { name: 'history-detail', id: decode(id) };
   if (section === 'history') return { name: 'history' };
+  if (section === 'rules') return { name: 'rules' };
   if (section === 'settings') return { name: 'settings' };
   if (section === 'welcome') return { name: 'welcome' };
   return { name: 'inbox' };
@@ -105,7 +108,7 @@ function HistoryDetailRoute({ db, id }: { db: ElicitlyDb; id: string }) {
   return (
     <>
       <p><a href="#/history">Back to history</a></p>
-      {row === undefined ? <p class="muted">Loading…</p> : row === null ? <p>Request not found.</p> : <HistoryDetail row={row} />}
+      {row === undefined ? <p class="muted">Loading…</p> : row === null ? <p>Request not found.</p> : <HistoryDetail db={db} row={row} />}
     </>
   );
 }
@@ -169,6 +172,7 @@ export function App({ db, client, mode, openInTab }: {
       <nav aria-label="Sections">
         <InboxLink db={db} current={section === 'inbox'} />
         <a href="#/history" aria-current={section === 'history' ? 'page' : undefined}>History</a>
+        <a href="#/rules" aria-current={section === 'rules' ? 'page' : undefined}>Rules</a>
         <a href="#/settings" aria-current={section === 'settings' ? 'page' : undefined}>Settings</a>
       </nav>
       <main>
@@ -178,6 +182,7 @@ export function App({ db, client, mode, openInTab }: {
         )}
         {route.name === 'history' && <History db={db} onOpen={(id) => go(`#/history/${encodeURIComponent(id)}`)} />}
         {route.name === 'history-detail' && <HistoryDetailRoute key={route.id} db={db} id={route.id} />}
+        {route.name === 'rules' && <RulesView db={db} client={client} />}
         {route.name === 'settings' && <SettingsView db={db} client={client} />}
         {route.name === 'welcome' && <Welcome db={db} client={client} />}
       </main>

@@ -1,7 +1,12 @@
 import type { ProposalRequest } from '../../shared/approval-input.js';
 import type { ConfirmAsk, SelectionAsk } from '../../shared/ask-input.js';
+import type { PermissionRequest } from '../../shared/permission.js';
 import type { PropertySchema, RequestedSchema } from '../../shared/requested-schema.js';
+import type { Rule } from '../../shared/rules.js';
+import type { ElicitlyDb } from '../db/database.js';
 import type { LocalOutcome, RequestRow } from '../db/rows.js';
+import { rulesById } from '../db/rules-repo.js';
+import { useLiveQuery } from './use-live-query.js';
 import { chosenValues, optionName, selectionRule } from './ask-words.js';
 import { dateTime } from './format-time.js';
 import { decisionSummary } from './history-decision.js';
@@ -11,6 +16,7 @@ import { displayValue } from './review/display-value.js';
 import { SafeHtml } from './review/safe-html.js';
 import { VisibleText } from './visible-text.js';
 import { ContextJson } from './review/context-json.js';
+import { PermissionSubject } from './review/permission-subject.js';
 import './review/review.css';
 import './history.css';
 
@@ -176,6 +182,22 @@ function SelectionAnswers({ request, outcome }: { request: SelectionAsk; outcome
   );
 }
 
+/** What a host asked to run, and the input that ran when the person edited it. */
+function PermissionAnswer({ request, outcome }: { request: PermissionRequest; outcome: LocalOutcome | undefined }) {
+  const updated = outcome?.decision === 'approved' ? outcome.values?.updatedInput : undefined;
+  return (
+    <>
+      <PermissionSubject request={request} />
+      {updated !== undefined && (
+        <>
+          <h3>Ran with this input instead (edited)</h3>
+          <ContextJson text={json(updated)} />
+        </>
+      )}
+    </>
+  );
+}
+
 /** What was asked, and what was sent back, for each kind. */
 function Asked({ row, outcome }: { row: RequestRow; outcome: LocalOutcome | undefined }) {
   const { request } = row;
@@ -188,6 +210,8 @@ function Asked({ row, outcome }: { row: RequestRow; outcome: LocalOutcome | unde
       return <SelectionAnswers request={request} outcome={outcome} />;
     case 'form':
       return <FormFields schema={request.requestedSchema} outcome={outcome} />;
+    case 'permission':
+      return <PermissionAnswer request={request} outcome={outcome} />;
     case 'approval':
       return (
         <>
@@ -217,9 +241,9 @@ function Delivery({ row }: { row: RequestRow }) {
 }
 
 /** A past request, read-only: what the agent asked, what the person decided, when, and what the agent received. */
-export function HistoryDetail({ row }: { row: RequestRow }) {
+export function HistoryDetail({ row, rules }: { row: RequestRow; rules?: ReadonlyMap<string, Rule> }) {
   const { request, outcome } = row;
-  const summary = decisionSummary(row);
+  const summary = decisionSummary(row, rules);
   const decidedHere = outcome !== undefined && row.delivery !== 'refused';
   return (
     <section class="history-detail request-detail">
@@ -228,13 +252,13 @@ export function HistoryDetail({ row }: { row: RequestRow }) {
         <dt>Decision</dt>
         <dd>
           <span class={`verdict verdict-${summary.verdict}`}><VisibleText text={summary.label} /></span>
-          {summary.note && <span class="muted"> · {summary.note}</span>}
+          {summary.note && <span class="muted"> · <VisibleText text={summary.note} /></span>}
         </dd>
         <dt>Kind</dt><dd>{KIND_LABEL[row.kind]}{request.kind === 'approval' ? ` (${request.mode})` : ''}</dd>
         <dt>Agent</dt><dd><VisibleText text={row.agent} /> <span class="muted">(pid {row.requester.pid})</span></dd>
         <dt>Created</dt><dd>{dateTime(row.createdAt)}</dd>
         {row.decidedAt !== undefined && <><dt>Decided</dt><dd>{dateTime(row.decidedAt)}</dd></>}
-        {outcome?.comment && <><dt>Comment</dt><dd><VisibleText text={outcome.comment} /></dd></>}
+        {outcome?.comment && <><dt>{request.kind === 'permission' ? 'Reason' : 'Comment'}</dt><dd><VisibleText text={outcome.comment} /></dd></>}
       </dl>
       {row.renderedTemplate !== null && <SafeHtml html={row.renderedTemplate} />}
       {!decidedHere && (summary.verdict === 'approved' || summary.verdict === 'rejected' || summary.verdict === 'unknown') && (
@@ -244,4 +268,10 @@ export function HistoryDetail({ row }: { row: RequestRow }) {
       <Delivery row={row} />
     </section>
   );
+}
+
+/** The detail with the person's rules read live, to name the rule that decided it (loaded with the view, not the popup). */
+export function HistoryDetailRoute({ db, row }: { db: ElicitlyDb; row: RequestRow }) {
+  const rules = useLiveQuery(() => rulesById(db), [db]);
+  return <HistoryDetail row={row} rules={rules} />;
 }

@@ -4,6 +4,7 @@ import type { ElicitlyDb } from '../db/database.js';
 import { exportBlob, type ExportFormat } from '../db/export-history.js';
 import { historyAgents, historyPage, type HistoryCursor, type HistoryQuery } from '../db/history-queries.js';
 import type { RequestRow } from '../db/rows.js';
+import { rulesById } from '../db/rules-repo.js';
 import { VerdictSchema, type Verdict } from '../db/verdict.js';
 import { dateTime } from './format-time.js';
 import { VERDICT_FILTER_LABEL, decisionSummary } from './history-decision.js';
@@ -119,6 +120,7 @@ export function History({ db, onOpen }: { db: ElicitlyDb; onOpen(id: string): vo
   if (search) query.search = search;
   const loaded = useLiveQuery(() => loadPages(db, query, pages), [db, verdict, kind, agent, search, pages]);
   const agents = useLiveQuery(() => historyAgents(db), [db]);
+  const rules = useLiveQuery(() => rulesById(db), [db]);
   // A chosen agent whose rows were all pruned still names what the list is filtered by.
   const agentOptions = agent && agents && !agents.includes(agent) ? [agent, ...agents] : (agents ?? []);
 
@@ -175,14 +177,14 @@ export function History({ db, onOpen }: { db: ElicitlyDb; onOpen(id: string): vo
           </thead>
           <tbody>
             {loaded.rows.map((row) => {
-              const summary = decisionSummary(row);
+              const summary = decisionSummary(row, rules);
               return (
                 <tr key={row.elicitationId}>
                   <td class="nowrap">{dateTime(row.createdAt)}</td>
                   <td>{KIND_LABEL[row.kind]}</td>
                   <td>
                     <span class={`verdict verdict-${summary.verdict}`}><VisibleText text={summary.label} /></span>
-                    {summary.note && <span class="decision-note">{summary.note}</span>}
+                    {summary.note && <span class="decision-note"><VisibleText text={summary.note} /></span>}
                   </td>
                   <td>
                     <button type="button" class="link" onClick={() => onOpen(row.elicitationId)}><VisibleText text={row.message} /></button>

@@ -7,4 +7,5 @@ export const KIND_LABEL: Record<RequestRow['kind'], string> = {
   confirm: 'Question',
   form: 'Form',
   selection: 'Choice',
+  permission: 'Permission',
 };

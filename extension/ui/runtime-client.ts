@@ -1,13 +1,24 @@
-import { DecideReplySchema, type BackgroundClient, type DecideReply, type UiMessage } from '../messages.js';
+import { DecideReplySchema, RuleReplySchema, type BackgroundClient, type DecideReply, type RuleReply, type UiMessage } from '../messages.js';
 
 const NO_ANSWER: DecideReply = { state: 'error', message: 'The extension background did not answer.' };
+const NO_RULE_ANSWER: RuleReply = { state: 'error', message: 'The extension background did not answer.' };
 
 /**
  * The pages' side of runtime messaging. The answer is validated like any other boundary: a worker that was restarting
  * (no listener yet) or answered something else is reported as such, never trusted.
  */
 export function createRuntimeClient(send: (message: UiMessage) => Promise<unknown>): BackgroundClient {
+  const ruleChange = async (message: UiMessage): Promise<RuleReply> => {
+    try {
+      const parsed = RuleReplySchema.safeParse(await send(message));
+      return parsed.success ? parsed.data : NO_RULE_ANSWER;
+    } catch {
+      return NO_RULE_ANSWER;
+    }
+  };
   return {
+    saveRule: (id, rule) => ruleChange({ type: 'rule.save', ...(id === undefined ? {} : { id }), rule }),
+    deleteRule: (id) => ruleChange({ type: 'rule.delete', id }),
     async decide(request) {
       let answer: unknown;
       try {

@@ -8,7 +8,10 @@ import { join } from 'node:path';
 import type { Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { connect, type ClientKind, type Harness, type ToolResult } from '../helpers/mcp-harness.js';
-import { freePort } from '../helpers/scripted-extension.js';
+import { ScriptedExtension, freePort } from '../helpers/scripted-extension.js';
+import { StateDir } from '../../server/state-dir.js';
+import type { PermissionRequest } from '../../shared/permission.js';
+import type { HubMessage } from '../../shared/wire-protocol.js';
 import {
   browserFound, chromiumSuite, launchExtension, pairInSettings, setHubPort, pairingCode, type ExtensionBrowser,
 } from './extension-browser.js';
@@ -219,4 +222,111 @@ describe.skipIf(!browserFound)(title, () => {
     expect(violations, describeViolations('the history in the popup', violations)).toEqual([]);
     expect(pageErrors).toEqual([]);
   }, 60_000);
+
+  // A host's permission prompt, filed over the hub the way the hook command files it (a relay's `create`), decided in
+  // the real extension. "Allow once" needs only this branch; the rule part needs the hub's rules (f-rules-hub): the
+  // decide frame's `rule` saved, the `rules` frame pushed, and the next matching request decided at creation.
+  describe('a permission request (the hook\'s kind)', () => {
+    let relay: ScriptedExtension;
+    let calls = 0;
+    const permission = (command: string): PermissionRequest => ({
+      kind: 'permission', message: `Claude Code wants to run a command (${command})`, host: 'claude-code', event: 'PermissionRequest', tool: 'Bash',
+      input: { command }, command, cwd: '/home/dev/project', sessionId: 'sess-e2e', editable: true, suggestions: [], timeoutSeconds: 60,
+    });
+    async function call(method: string, params: unknown, timeoutMs = 10_000): Promise<unknown> {
+      const callId = `c${++calls}`;
+      relay.send({ type: 'call', callId, method, params });
+      const answer = await relay.next<'call.result'>((m: HubMessage) => m.type === 'call.result' && m.callId === callId, timeoutMs);
+      if (!answer.ok) throw new Error(`${method} failed: ${JSON.stringify(answer.error)}`);
+      return answer.value;
+    }
+    const file = (id: string, command: string) => call('create', {
+      id, request: permission(command), renderedTemplate: null, timeoutMs: 60_000, requester: { client: 'claude-code', pid: process.pid }, surfaces: ['extension'],
+    });
+    async function open(command: string): Promise<void> {
+      await popup.evaluate(() => (location.hash = '#/inbox'));
+      await popup.getByRole('list', { name: 'Pending requests' }).getByRole('button', { name: permission(command).message }).click();
+      await popup.getByRole('heading', { name: permission(command).message }).waitFor();
+    }
+
+    beforeAll(async () => {
+      relay = await ScriptedExtension.connect(port, { role: 'relay', key: { key: new StateDir(stateDir).relayKey() }, hello: false });
+      await relay.handshake();
+    });
+    afterAll(() => relay?.close());
+
+    it('shows in the popup as text, and "Allow once" reaches the result with behavior allow', async () => {
+      await file('el_perm_once', 'npm test');
+      await open('npm test');
+      const command = popup.getByLabel('Command', { exact: true });
+      expect(await command.evaluate((el) => el.tagName)).toBe('PRE');
+      expect(await command.textContent()).toBe('npm test');
+      const violations = await seriousViolations(popup);
+      expect(violations, describeViolations('the permission review in the popup', violations)).toEqual([]);
+      await popup.getByRole('button', { name: 'Allow once' }).click();
+      expect(await call('await', { id: 'el_perm_once', waitMs: 10_000 }, 15_000)).toEqual({ status: 'approved' });
+      expect(await call('result', { id: 'el_perm_once' })).toEqual({ behavior: 'allow', decidedVia: 'extension' });
+      expect(pageErrors).toEqual([]);
+    }, 60_000);
+
+    it('an edited command and a deny reason reach the result as the person left them', async () => {
+      await file('el_perm_edit', 'npm run build');
+      await open('npm run build');
+      await popup.getByRole('button', { name: 'Edit before allowing' }).click();
+      await popup.getByRole('textbox', { name: 'Command to run' }).fill('npm run build -- --quiet');
+      await popup.getByRole('button', { name: 'Allow once' }).click();
+      await call('await', { id: 'el_perm_edit', waitMs: 10_000 }, 15_000);
+      expect(await call('result', { id: 'el_perm_edit' })).toEqual({ behavior: 'allow', updatedInput: { command: 'npm run build -- --quiet' }, decidedVia: 'extension' });
+
+      await file('el_perm_deny', 'rm -rf build');
+      await open('rm -rf build');
+      await popup.getByRole('textbox', { name: 'Reason if you deny (optional, the agent is told)' }).fill('Not now');
+      await popup.getByRole('button', { name: 'Deny', exact: true }).click();
+      await call('await', { id: 'el_perm_deny', waitMs: 10_000 }, 15_000);
+      expect(await call('result', { id: 'el_perm_deny' })).toEqual({ behavior: 'deny', message: 'Not now', decidedVia: 'extension' });
+
+      // The Rules view, before any rule (with one listed: the next test).
+      await popup.getByRole('navigation', { name: 'Sections' }).getByRole('link', { name: 'Rules' }).click();
+      await popup.getByRole('heading', { name: 'Your rules' }).waitFor();
+      const violations = await seriousViolations(popup);
+      expect(violations, describeViolations('the empty Rules view in the popup', violations)).toEqual([]);
+    }, 60_000);
+
+    // Needs the hub's rules (f-rules-hub): from the `rules` frame on.
+    it('"Always allow…" saves the rule shown; the Rules view lists it; the next matching request is decided by it', async () => {
+      await file('el_perm_rule', 'npm run lint');
+      await open('npm run lint');
+      await popup.getByRole('button', { name: 'Always allow…' }).click();
+      const editor = popup.getByRole('form', { name: 'Always allow: the rule' });
+      await popup.getByRole('radio', { name: 'This project' }).check();
+      const words = 'Always allow Bash commands starting with "npm run" from claude-code in /home/dev/project until removed';
+      expect(await editor.textContent()).toContain(`The rule: ${words}`);
+      const violations = await seriousViolations(popup);
+      expect(violations, describeViolations('the rule editor in the popup', violations)).toEqual([]);
+      await editor.getByRole('button', { name: 'Allow and save the rule' }).click();
+      await call('await', { id: 'el_perm_rule', waitMs: 10_000 }, 15_000);
+      expect(await call('result', { id: 'el_perm_rule' })).toMatchObject({ behavior: 'allow', decidedVia: 'extension', ruleId: expect.stringMatching(/^rule_/) });
+
+      await popup.getByRole('navigation', { name: 'Sections' }).getByRole('link', { name: 'Rules' }).click();
+      const rules = popup.getByRole('list', { name: 'Rules' });
+      await expect.poll(() => rules.textContent(), { timeout: UI_TIMEOUT }).toContain(words);
+      const rulesViolations = await seriousViolations(popup);
+      expect(rulesViolations, describeViolations('the Rules view in the popup', rulesViolations)).toEqual([]);
+
+      // The same command again: the rule decides it at creation, and the history says so.
+      expect(await file('el_perm_ruled', 'npm run lint')).toMatchObject({ status: 'approved', decidedVia: 'rule' });
+      expect(await call('result', { id: 'el_perm_ruled' })).toMatchObject({ behavior: 'allow', decidedVia: 'rule' });
+      await popup.getByRole('navigation', { name: 'Sections' }).getByRole('link', { name: 'History' }).click();
+      const history = popup.getByRole('table', { name: 'History' });
+      await expect.poll(() => history.textContent(), { timeout: UI_TIMEOUT }).toContain(`Allowed by your rule: ${words}`);
+
+      // Deleting it brings the question back to the person.
+      await popup.getByRole('navigation', { name: 'Sections' }).getByRole('link', { name: 'Rules' }).click();
+      await rules.getByRole('button', { name: /^Delete/ }).click();
+      await popup.getByText('Rule deleted.').waitFor();
+      await expect.poll(() => popup.getByText(/No rules yet/).count(), { timeout: UI_TIMEOUT }).toBe(1);
+      expect(await file('el_perm_after', 'npm run lint')).toMatchObject({ status: 'pending' });
+      expect(pageErrors).toEqual([]);
+    }, 60_000);
+  });
 });

@@ -99,7 +99,7 @@ describe('asks in the database and the history list', () => {
     render(<History db={db} onOpen={() => undefined} />);
     const table = await screen.findByRole('table', { name: 'History' });
     const kind = screen.getByRole('combobox', { name: 'Kind' });
-    expect(within(kind).getAllByRole('option').map((o) => o.textContent)).toEqual(['All kinds', 'Approval', 'Proposal', 'Question', 'Form', 'Choice']);
+    expect(within(kind).getAllByRole('option').map((o) => o.textContent)).toEqual(['All kinds', 'Approval', 'Proposal', 'Question', 'Form', 'Choice', 'Permission']);
     await waitFor(() => expect(within(table).getAllByRole('row')).toHaveLength(4));
     const rows = within(table).getAllByRole('row').slice(1).map((tr) => within(tr).getAllByRole('cell').map((td) => td.textContent));
     expect(rows.map((r) => [r[1], r[2], r[3]])).toEqual([

@@ -4,6 +4,7 @@ import { BackgroundController, type Platform } from '../../extension/background/
 import type { ElicitlyDb } from '../../extension/db/database.js';
 import { hubKeyFor, type RequestRow } from '../../extension/db/rows.js';
 import { patchSettings, readSettings } from '../../extension/db/settings-repo.js';
+import type { Rule } from '../../shared/rules.js';
 import { PROTOCOL_VERSION, type RequestView } from '../../shared/wire-protocol.js';
 import { FakeSocket, ManualClock, TEST_KEY, TEST_KEY_ID, freshDb, proposalView, proveHub, settle } from './fakes.js';
 
@@ -28,8 +29,8 @@ export interface Harness {
   paired(): Promise<void>;
   /** Pairs (if not yet), starts the controller, opens its socket, proves the key and welcomes it with `pending`. */
   connect(c: BackgroundController, pending?: RequestView[]): Promise<FakeSocket>;
-  /** Opens `socket`, proves the key like the real hub, and welcomes it with `pending`. */
-  accept(socket: FakeSocket, pending?: RequestView[]): Promise<void>;
+  /** Opens `socket`, proves the key like the real hub, and welcomes it with `pending` (and `rules`). */
+  accept(socket: FakeSocket, pending?: RequestView[], rules?: Rule[]): Promise<void>;
   /** Lets the backoff run out (bounded) and returns the next socket, unopened. */
   nextSocket(): Promise<FakeSocket>;
   /** Lets the backoff run out and accepts the next socket with `pending`. */
@@ -69,10 +70,10 @@ export function harness(): Harness {
       await h.accept(socket, pending);
       return socket;
     },
-    async accept(socket, pending = []) {
+    async accept(socket, pending = [], rules = []) {
       socket.open();
       await proveHub(socket, TEST_KEY);
-      socket.deliver({ type: 'welcome', protocol: PROTOCOL_VERSION, hubPid: 1, pending, rules: [] });
+      socket.deliver({ type: 'welcome', protocol: PROTOCOL_VERSION, hubPid: 1, pending, rules });
       await settle();
     },
     async nextSocket() {

@@ -113,7 +113,7 @@ describe('History filters', () => {
     const agent = screen.getByRole('combobox', { name: 'Agent' });
     await waitFor(() => expect(within(agent).getAllByRole('option').map((o) => o.textContent)).toEqual(['All agents', 'claude-code', 'constructor', 'cursor', 'sneaky⟨U+202E⟩bot']));
     expect(within(screen.getByRole('combobox', { name: 'Decision' })).getAllByRole('option').map((o) => o.textContent)).toEqual([
-      'All decisions', 'Pending', 'Approved or answered', 'Rejected or dismissed', 'Withdrawn', 'Expired', 'Decided elsewhere',
+      'All decisions', 'Pending', 'Approved, allowed or answered', 'Rejected, denied or dismissed', 'Withdrawn', 'Expired', 'Decided elsewhere',
     ]);
 
     const expected = (keep: (r: RequestRow) => boolean) => all.filter(keep).map((r) => r.message).reverse();

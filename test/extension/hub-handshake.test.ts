@@ -55,7 +55,7 @@ describe('a paired browser and the real hub', () => {
     await settle();
     // Proven both ways, but not welcomed: the queued decision still waits.
     expect(types(socket)).toEqual(['hello', 'auth']);
-    socket.deliver({ type: 'welcome', protocol: PROTOCOL_VERSION, hubPid: 1, pending: [proposalView('el_1', h.clock.t - 1000)], rules: [] });
+    socket.deliver({ type: 'welcome', protocol: PROTOCOL_VERSION, hubPid: 1, rules: [], pending: [proposalView('el_1', h.clock.t - 1000)] });
     await settle();
     expect(types(socket)).toEqual(['hello', 'auth', 'decide']);
     expect((await readConnection(h.db))?.state).toBe('connected');
@@ -104,7 +104,7 @@ describe('something other than the hub on the port', () => {
     await h.paired();
     const socket = await started();
     await nextSent(socket, 'hello');
-    socket.deliver({ type: 'welcome', protocol: PROTOCOL_VERSION, hubPid: 1, pending: [proposalView('el_phish', h.clock.t)], rules: [] });
+    socket.deliver({ type: 'welcome', protocol: PROTOCOL_VERSION, hubPid: 1, rules: [], pending: [proposalView('el_phish', h.clock.t)] });
     await settle();
     expect(types(socket)).toEqual(['hello']);
     expect(socket.closed).toBe(true);
@@ -162,7 +162,7 @@ describe('pairing', () => {
     const hello = await nextSent(socket, 'hello');
     expect(hello).toEqual({ type: 'hello', protocol: PROTOCOL_VERSION, role: 'extension', client: { name: 'test', version: '1' }, nonce: expect.stringMatching(/^[0-9a-f]{64}$/), pairing: true });
     await pairHub(socket, TEST_CODE, OTHER_KEY, OTHER_KEY_ID);
-    socket.deliver({ type: 'welcome', protocol: PROTOCOL_VERSION, hubPid: 1, pending: [], rules: [] });
+    socket.deliver({ type: 'welcome', protocol: PROTOCOL_VERSION, hubPid: 1, rules: [], pending: [] });
     await settle();
     expect(await readSettings(h.db)).toMatchObject({ pairingCode: '', hubKeys: { 18001: { keyId: OTHER_KEY_ID, key: OTHER_KEY } } });
     expect((await readConnection(h.db))?.state).toBe('connected');
@@ -190,7 +190,7 @@ describe('pairing', () => {
     await patchSettings(h.db, { pairingCode: TEST_CODE });
     const socket = await started();
     await proveHub(socket, TEST_CODE);
-    socket.deliver({ type: 'welcome', protocol: PROTOCOL_VERSION, hubPid: 1, pending: [proposalView('el_1', h.clock.t - 1000)], rules: [] });
+    socket.deliver({ type: 'welcome', protocol: PROTOCOL_VERSION, hubPid: 1, rules: [], pending: [proposalView('el_1', h.clock.t - 1000)] });
     await settle();
     expect(types(socket)).toEqual(['hello', 'auth']);
     expect(socket.closed).toBe(true);
@@ -303,7 +303,7 @@ describe('no key and no code', () => {
     expect(socket.protocols).toEqual([SUBPROTOCOL, PAIRING_SUBPROTOCOL]);
     socket.open();
     await pairHub(socket, TEST_CODE);
-    socket.deliver({ type: 'welcome', protocol: PROTOCOL_VERSION, hubPid: 1, pending: [proposalView('el_1', h.clock.t - 1000)], rules: [] });
+    socket.deliver({ type: 'welcome', protocol: PROTOCOL_VERSION, hubPid: 1, rules: [], pending: [proposalView('el_1', h.clock.t - 1000)] });
     await settle();
     expect(types(socket)).toEqual(['hello', 'auth', 'decide']);
   });

@@ -36,7 +36,7 @@ describe('the mirror handles one frame at a time, and a welcome in one transacti
     socket.open();
     await proveHub(socket, TEST_KEY);
     // The welcome was written before the request was created, so it does not list it.
-    socket.deliver({ type: 'welcome', protocol: PROTOCOL_VERSION, hubPid: 1, pending: [proposalView('el_1', h.clock.t - 1000), ...manyViews(40, h.clock.t)], rules: [] });
+    socket.deliver({ type: 'welcome', protocol: PROTOCOL_VERSION, hubPid: 1, rules: [], pending: [proposalView('el_1', h.clock.t - 1000), ...manyViews(40, h.clock.t)] });
     socket.deliver({ type: 'request.created', request: proposalView('el_new', h.clock.t) });
     await settle(300);
     expect((await getRequest(h.db, 'el_new'))?.status).toBe('pending');
@@ -53,7 +53,7 @@ describe('the mirror handles one frame at a time, and a welcome in one transacti
     const socket = h.sockets.at(-1)!;
     socket.open();
     await proveHub(socket, TEST_KEY);
-    socket.deliver({ type: 'welcome', protocol: PROTOCOL_VERSION, hubPid: 1, pending: [...manyViews(40, h.clock.t), proposalView('el_1', h.clock.t - 1000)], rules: [] });
+    socket.deliver({ type: 'welcome', protocol: PROTOCOL_VERSION, hubPid: 1, rules: [], pending: [...manyViews(40, h.clock.t), proposalView('el_1', h.clock.t - 1000)] });
     socket.deliver({ type: 'request.removed', elicitationId: 'el_1', status: 'canceled' });
     await settle(300);
     expect((await getRequest(h.db, 'el_1'))?.status).toBe('canceled');
@@ -69,7 +69,7 @@ describe('the mirror handles one frame at a time, and a welcome in one transacti
     // The key (Web Crypto, then a settings write) and the welcome arrive back to back: a frame handled alongside them
     // would land before the welcome's sweep.
     await pairHub(socket, TEST_CODE);
-    socket.deliver({ type: 'welcome', protocol: PROTOCOL_VERSION, hubPid: 1, pending: [], rules: [] });
+    socket.deliver({ type: 'welcome', protocol: PROTOCOL_VERSION, hubPid: 1, rules: [], pending: [] });
     socket.deliver({ type: 'request.created', request: proposalView('el_new', h.clock.t) });
     await settle(100);
     expect((await getRequest(h.db, 'el_new'))?.status).toBe('pending');
@@ -285,7 +285,7 @@ describe('a visible version mismatch', () => {
     const socket = h.sockets[0]!;
     socket.open();
     await proveHub(socket, TEST_KEY);
-    socket.deliver({ type: 'welcome', protocol: PROTOCOL_VERSION + 1, hubPid: 1, pending: [proposalView('el_1', h.clock.t)], rules: [] });
+    socket.deliver({ type: 'welcome', protocol: PROTOCOL_VERSION + 1, hubPid: 1, rules: [], pending: [proposalView('el_1', h.clock.t)] });
     await settle();
     expect(socket.closed).toBe(true);
     expect(await readConnection(h.db)).toMatchObject({ state: 'version_mismatch', hubProtocol: PROTOCOL_VERSION + 1 });

@@ -2,6 +2,7 @@
 import { vi } from 'vitest';
 import { checkApprovalInput, checkProposalInput, type ApprovalRequest, type ProposalRequest } from '../../shared/approval-input.js';
 import { checkSelectionInput, type ConfirmAsk, type FormAsk, type SelectionAsk } from '../../shared/ask-input.js';
+import type { PermissionRequest } from '../../shared/permission.js';
 import { RequestedSchemaSchema } from '../../shared/requested-schema.js';
 import type { ReviewRequest } from '../../shared/review-request.js';
 import type { RequestRow } from '../../extension/db/rows.js';
@@ -45,6 +46,25 @@ export function selectionAsk(input: Record<string, unknown>): SelectionAsk {
   const checked = checkSelectionInput(input);
   if (!checked.ok) throw new Error(JSON.stringify(checked.issues));
   return checked.value.ask;
+}
+
+/** A Claude Code Bash prompt as the hook files it. */
+export function bashPermission(overrides: Partial<PermissionRequest> = {}): PermissionRequest {
+  return {
+    kind: 'permission',
+    message: 'Claude Code wants to run a command',
+    host: 'claude-code',
+    event: 'PermissionRequest',
+    tool: 'Bash',
+    input: { command: 'npm test -- --watch=false', description: 'Run the tests' },
+    command: 'npm test -- --watch=false',
+    cwd: '/home/dev/project',
+    sessionId: 'sess-42',
+    editable: true,
+    suggestions: [],
+    timeoutSeconds: 110,
+    ...overrides,
+  };
 }
 
 export function rowFor(request: ReviewRequest, extra: Partial<RequestRow> = {}): RequestRow {

@@ -10,6 +10,8 @@ import { dateTime } from '../format-time.js';
 import { KIND_LABEL } from '../labels.js';
 import { VisibleText } from '../visible-text.js';
 import { ContextJson } from './context-json.js';
+import { PERMISSION_WORD } from '../history-decision.js';
+import { jsonText, PermissionSubject } from './permission-subject.js';
 import './review.css';
 
 const STATUS_TEXT: Record<Status, string> = {
@@ -28,6 +30,10 @@ const STATUS_TEXT: Record<Status, string> = {
 export function statusText(row: RequestRow): string {
   const { request, outcome, status } = row;
   if (request.kind === 'proposal' || request.kind === 'approval') return STATUS_TEXT[status];
+  if (request.kind === 'permission') {
+    if (status === 'approved' || status === 'rejected') return PERMISSION_WORD[status];
+    return status === 'consumed' ? 'Decided, and the agent has read the decision' : STATUS_TEXT[status];
+  }
   // This browser's decision tells the answer only if it is the one the hub took.
   const known = row.delivery === 'refused' ? undefined : outcome;
   if (status === 'approved' || status === 'rejected') return answerLabel(request, status, known);
@@ -45,7 +51,7 @@ function json(v: unknown): string {
 }
 
 function propertiesOf(request: ReviewRequest): Record<string, PropertySchema> {
-  if (request.kind === 'confirm' || request.kind === 'selection') return {};
+  if (request.kind === 'confirm' || request.kind === 'selection' || request.kind === 'permission') return {};
   return request.requestedSchema?.properties ?? {};
 }
 
@@ -77,6 +83,7 @@ function Asked({ row, request }: { row: RequestRow; request: ReviewRequest }) {
       </>
     );
   }
+  if (request.kind === 'permission') return <PermissionSubject request={request} />;
   if (request.kind === 'form') {
     const names = Object.entries(request.requestedSchema.properties).map(([key, p]) => p.title ?? key);
     return <p>Asked for: <VisibleText text={names.join(', ')} /></p>;
@@ -94,6 +101,16 @@ function Asked({ row, request }: { row: RequestRow; request: ReviewRequest }) {
 function Decided({ row, request }: { row: RequestRow; request: ReviewRequest }) {
   const { outcome } = row;
   if (!outcome) return <p>No decision was made here.</p>;
+  if (request.kind === 'permission') {
+    const updated = outcome.decision === 'approved' ? outcome.values?.updatedInput : undefined;
+    return (
+      <>
+        <p>Decision: <strong>{PERMISSION_WORD[outcome.decision]}{updated !== undefined ? ', with an edited input' : ''}</strong></p>
+        {updated !== undefined && <pre class="context-json" aria-label="Edited input" tabIndex={0}><VisibleText text={jsonText(updated)} /></pre>}
+        {outcome.comment && <p>Reason: <VisibleText text={outcome.comment} /></p>}
+      </>
+    );
+  }
   const props = propertiesOf(request);
   // A question's or a choice's answer is said in words; a form's values are listed like an approval's.
   const values = request.kind === 'confirm' || request.kind === 'selection' ? [] : Object.entries(outcome.values ?? {});

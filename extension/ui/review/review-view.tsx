@@ -5,6 +5,7 @@ import { ApprovalReview } from './approval-review.js';
 import { ConfirmReview } from './confirm-review.js';
 import { FeedbackView, alreadyDecidedHere, type Feedback } from './decision-feedback.js';
 import { FormAskReview } from './form-ask-review.js';
+import { PermissionReview } from './permission-review.js';
 import { ProposalReview } from './proposal-review.js';
 import { VisibleText } from '../visible-text.js';
 import { RequestDetail, statusText } from './request-detail.js';
@@ -20,6 +21,8 @@ export function ReviewView({ row, client, onDone }: { row: RequestRow; client: B
   // whose decision was refused for it must still say so there, so the notice lives here, above both.
   const [notice, setNotice] = useState<Feedback | null>(null);
   const watched = useMemo<BackgroundClient>(() => ({
+    // The rule calls pass through untouched (and stay absent where the client has none: no rules from the chat).
+    ...client,
     async decide(decision) {
       const reply = await client.decide(decision);
       if (reply.state === 'already_decided_here') setNotice({ tone: 'alert', text: alreadyDecidedHere(reply.decision, reply.delivery) });
@@ -32,7 +35,7 @@ export function ReviewView({ row, client, onDone }: { row: RequestRow; client: B
     return (
       <>
         {notice && <FeedbackView feedback={notice} />}
-        {row.status !== 'pending' && <p class="muted note">This request is no longer pending: <VisibleText text={lowerFirst(statusText(row))} />{row.decidedVia === 'app' ? ', decided in the chat' : ''}.</p>}
+        {row.status !== 'pending' && <p class="muted note">This request is no longer pending: <VisibleText text={lowerFirst(statusText(row))} />{row.decidedVia === 'app' ? ', decided in the chat' : row.decidedVia === 'rule' ? ', by one of your rules' : ''}.</p>}
         <RequestDetail row={row} />
       </>
     );
@@ -47,5 +50,6 @@ export function ReviewView({ row, client, onDone }: { row: RequestRow; client: B
     case 'confirm': return <ConfirmReview {...common} request={request} />;
     case 'form': return <FormAskReview {...common} request={request} />;
     case 'selection': return <SelectionReview {...common} request={request} />;
+    case 'permission': return <PermissionReview {...common} request={request} />;
   }
 }

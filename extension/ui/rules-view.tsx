@@ -1,0 +1,105 @@
+import { useState } from 'preact/hooks';
+import { describeRule, type Rule, type RuleDraft } from '../../shared/rules.js';
+import type { ElicitlyDb } from '../db/database.js';
+import { listRules } from '../db/rules-repo.js';
+import type { BackgroundClient, RuleReply } from '../messages.js';
+import { FeedbackView, type Feedback } from './review/decision-feedback.js';
+import { dateTime } from './format-time.js';
+import { RuleEditor } from './rule-editor.js';
+import { ruleExpiry } from './rule-words.js';
+import { useLiveQuery } from './use-live-query.js';
+import { useNow } from './use-now.js';
+import { VisibleText } from './visible-text.js';
+import './review/review.css';
+
+/** A rule change's answer in words; `done` is what happened when the hub took it. */
+export function ruleReplyFeedback(reply: RuleReply, done: string): Feedback {
+  switch (reply.state) {
+    case 'answered':
+      if (reply.ok) return { tone: 'status', text: done };
+      return { tone: 'alert', text: `The hub refused this change${reply.issues?.length ? `: ${reply.issues.map((i) => i.message).join('; ')}` : '.'}` };
+    case 'not_connected':
+      return { tone: 'alert', text: 'The hub is not connected: rules can be changed only while it is. Nothing was changed.' };
+    case 'no_answer':
+      return { tone: 'alert', text: 'The hub did not answer in time; the list shows the rules it has.' };
+    case 'error':
+      return { tone: 'alert', text: reply.message };
+  }
+}
+
+function draftOf(rule: Rule): RuleDraft {
+  return { effect: rule.effect, match: rule.match, expiresAt: rule.expiresAt };
+}
+
+/**
+ * The person's rules, as the hub last listed them: each in words with how long it lasts, and edit (the review's
+ * editor), end now (it expires at once and stays listed) and delete. Changes go to the hub through the background; the
+ * list changes when the hub sends its new list, so it never shows what the hub does not have.
+ */
+export function RulesView({ db, client }: { db: ElicitlyDb; client: BackgroundClient }) {
+  const rules = useLiveQuery(() => listRules(db), [db]);
+  const now = useNow();
+  const [editing, setEditing] = useState<string | null>(null);
+  const [busy, setBusy] = useState(false);
+  const [feedback, setFeedback] = useState<Feedback | null>(null);
+  const { saveRule, deleteRule } = client;
+
+  const change = async (run: () => Promise<RuleReply>, done: string, after?: () => void) => {
+    setBusy(true);
+    setFeedback(null);
+    let reply: RuleReply;
+    try {
+      reply = await run();
+    } catch (error) {
+      reply = { state: 'error', message: error instanceof Error ? error.message : String(error) };
+    }
+    setBusy(false);
+    setFeedback(ruleReplyFeedback(reply, done));
+    if (reply.state === 'answered' && reply.ok) after?.();
+  };
+
+  if (rules === undefined) return <p class="muted">Loading…</p>;
+  return (
+    <section class="rules" aria-labelledby="rules-title">
+      <h2 id="rules-title">Your rules</h2>
+      <p class="muted">
+        Rules answer an agent's permission prompt or yes/no question for you, the moment it is asked; every answer a rule
+        gives is in the history. Only you make rules, in a review or here.
+      </p>
+      <FeedbackView feedback={feedback} />
+      {!saveRule || !deleteRule ? <p class="muted">Rules can be changed only in the browser extension.</p> : null}
+      {rules.length === 0 ? (
+        <p class="muted">No rules yet. "Always allow…" or "Always deny…" in a permission review makes one.</p>
+      ) : (
+        <ul class="rule-list" aria-label="Rules">
+          {rules.map((rule) => {
+            const expired = rule.expiresAt !== null && rule.expiresAt <= now;
+            return (
+              <li key={rule.id} class={expired ? 'expired' : undefined}>
+                <p class="rule-words"><span class={`rule-effect rule-${rule.effect}`}>{rule.effect === 'allow' ? 'Allow' : 'Deny'}</span> <VisibleText text={describeRule(rule, now)} /></p>
+                <p class="muted">{ruleExpiry(rule, now, dateTime)} · made {dateTime(rule.createdAt)}</p>
+                {editing === rule.id && saveRule ? (
+                  <RuleEditor
+                    initial={draftOf(rule)}
+                    saveLabel="Save the rule"
+                    busy={busy}
+                    onSave={(draft) => void change(() => saveRule(rule.id, draft), 'Rule saved.', () => setEditing(null))}
+                    onCancel={() => setEditing(null)}
+                  />
+                ) : saveRule && deleteRule ? (
+                  <div class="rule-actions">
+                    <button type="button" disabled={busy} onClick={() => setEditing(rule.id)} aria-label={`Edit: ${describeRule(rule, now)}`}>Edit</button>
+                    {!expired && (
+                      <button type="button" disabled={busy} aria-label={`End now: ${describeRule(rule, now)}`} onClick={() => void change(() => saveRule(rule.id, { ...draftOf(rule), expiresAt: Date.now() }), 'Rule ended.')}>End now</button>
+                    )}
+                    <button type="button" class="danger" disabled={busy} aria-label={`Delete: ${describeRule(rule, now)}`} onClick={() => void change(() => deleteRule(rule.id), 'Rule deleted.')}>Delete</button>
+                  </div>
+                ) : null}
+              </li>
+            );
+          })}
+        </ul>
+      )}
+    </section>
+  );
+}
