@@ -1,6 +1,6 @@
 import type { App, McpUiToolResultNotification } from '@modelcontextprotocol/ext-apps';
 import { AppDecideInputSchema, AppDecideResultSchema, AppErrorSchema, type AppDecideInput, type AppError } from '../shared/app-surface.js';
-import type { Surface } from '../shared/lifecycle.js';
+import type { DecidedVia } from '../shared/lifecycle.js';
 import type { BackgroundClient, DecideReply, Decision } from '../extension/messages.js';
 
 /** A tools/call result, as the host hands the view its tool's and the app-only tools' results. */
@@ -10,7 +10,7 @@ export type CallToolResult = McpUiToolResultNotification['params'];
 export type ToolCaller = Pick<App, 'callServerTool'>;
 
 /** Who decided and when, as the app-only tools say it. */
-export interface Decided { via: Surface; at: number }
+export interface Decided { via: DecidedVia; at: number }
 
 /** Why this review can no longer decide: its decision was taken, or the request ended without it. */
 export interface Ended {

@@ -66,9 +66,12 @@ export function decidedTime(at: number, now = Date.now()): string {
  */
 function DecidedNote({ decided, ended, elsewhere = false }: { decided: Decided; ended: Ended | null; elsewhere?: boolean }) {
   const when = decidedTime(decided.at);
+  const notUsed = ended && !ended.decidedHere ? ' Your decision here was not used.' : '';
   const text = decided.via === 'app'
     ? `Decided ${elsewhere ? 'in the chat' : 'here'} at ${when}.`
-    : `Decided in the browser extension at ${when}.${ended && !ended.decidedHere ? ' Your decision here was not used.' : ''}`;
+    : decided.via === 'rule'
+      ? `Decided by one of your rules at ${when}.${notUsed}`
+      : `Decided in the browser extension at ${when}.${notUsed}`;
   return <p class="decided-note" role="status">{text}</p>;
 }
 

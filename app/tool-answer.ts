@@ -8,7 +8,7 @@ import {
   ElicitConfirmInputSchema, ElicitConfirmOutputSchema, ElicitFormInputSchema, ElicitFormOutputSchema, ElicitSelectionOutputSchema,
   checkSelectionInput, resolveConfirmInput, type AnsweredViaSchema,
 } from '../shared/ask-input.js';
-import type { Surface } from '../shared/lifecycle.js';
+import type { DecidedVia } from '../shared/lifecycle.js';
 import { checkRequestedSchema, type PropertySchema } from '../shared/requested-schema.js';
 import { ElicitationIdSchema } from '../shared/wire-fields.js';
 import { optionName } from '../extension/ui/ask-words.js';
@@ -164,8 +164,10 @@ function selectionSaid(answer: z.infer<typeof ElicitSelectionOutputSchema>, inpu
   return { tone: 'answer', text: sentence(`Chose${where(answer.via)}: ${names.join(', ')}`), ...base };
 }
 
-function decidedNote(decided: { via: Surface; at: number }): string {
-  return `Decided ${decided.via === 'app' ? 'in the chat' : 'in the browser extension'} at ${dateTime(decided.at)}.`;
+const DECIDED_WHERE: Record<DecidedVia, string> = { app: 'in the chat', extension: 'in the browser extension', rule: 'by one of your rules' };
+
+function decidedNote(decided: { via: DecidedVia; at: number }): string {
+  return `Decided ${DECIDED_WHERE[decided.via]} at ${dateTime(decided.at)}.`;
 }
 
 /** An app-only tool's refusal in words: `elicit_app_view`'s about reading, `elicit_app_decide`'s about deciding. */
