@@ -2,7 +2,7 @@ import preact from '@preact/preset-vite';
 import { defineConfig } from 'vitest/config';
 import { WxtVitest } from 'wxt/testing/vitest-plugin';
 
-// Three projects: Node for the server, the hub and the real-browser end-to-end suite; a DOM (happy-dom) with WXT's fake
+// Four projects: Node for the server, the hub and the real-browser end-to-end suite; the real agent hosts; a DOM (happy-dom) with WXT's fake
 // browser for the extension's components and background modules; a DOM for the review inside the chat (app/).
 export default defineConfig({
   test: {
@@ -15,6 +15,18 @@ export default defineConfig({
           include: ['test/unit/**/*.test.ts', 'test/integration/**/*.test.ts', 'test/package/**/*.test.ts', 'test/e2e/**/*.test.ts'],
           globalSetup: ['test/global-setup.ts'],
           testTimeout: 20_000,
+          hookTimeout: 30_000,
+        },
+      },
+      {
+        // The real agent hosts (Claude Code, Codex) from the npm registry, pinned, driven by the project's own mock model
+        // APIs (test/real-hosts/). Each test starts a host, a hub and a scripted extension: one file at a time.
+        test: {
+          name: 'real-hosts',
+          include: ['test/real-hosts/**/*.test.ts'],
+          globalSetup: ['test/global-setup.ts'],
+          fileParallelism: false,
+          testTimeout: 120_000,
           hookTimeout: 30_000,
         },
       },
