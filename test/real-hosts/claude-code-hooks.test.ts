@@ -121,17 +121,27 @@ describe.skipIf(!CLAUDE.found)(hostSuite("Claude Code's own prompts answered in 
     expect(existsSync(join(sandbox.work, 'first.txt'))).toBe(true);
 
     // A new session, so the host's own session permissions cannot be what allows it: only the person's rule in the hub.
-    const second = await mockModel([bash('touch second.txt && echo rule-ran'), { echo: true }]);
+    const second = await mockModel([bash('touch second.txt'), { echo: true }]);
     const run = await claude(second);
     report('always allow, the command the rule decides', run);
     expect(run.code, run.stderr).toBe(0);
     expect(existsSync(join(sandbox.work, 'second.txt'))).toBe(true);
-    expect(second.toolResults).toEqual([expect.objectContaining({ isError: false, text: expect.stringContaining('rule-ran') })]);
+    expect(second.toolResults).toEqual([expect.objectContaining({ isError: false })]);
     // It reaches the extension decided (for the history), never as a question.
-    const decided = await ext.next<'request.created'>((m) => m.type === 'request.created' && m.request.request.kind === 'permission' && m.request.request.command === 'touch second.txt && echo rule-ran', 10_000);
+    const decided = await ext.next<'request.created'>((m) => m.type === 'request.created' && m.request.request.kind === 'permission' && m.request.request.command === 'touch second.txt', 10_000);
     expect(decided.request.status).toBe('approved');
     expect(decided.request.outcome).toMatchObject({ decision: 'approved', decidedVia: 'rule' });
     expect(createdSoFar(ext).filter((r) => r.status === 'pending')).toEqual([]);
+
+    // The rule allows `touch …`, never a command chained after it: that one comes to the person.
+    const chained = await mockModel([bash('touch third.txt; rm -f first.txt'), { echo: true }]);
+    const runningChained = claude(chained);
+    const asked = await nextPending(ext, 60_000);
+    expectPermission(asked, 'touch third.txt; rm -f first.txt');
+    await decide(ext, asked, 'rejected', { comment: 'not chained commands' });
+    report('always allow, a chained command the rule does not cover', await runningChained);
+    expect(existsSync(join(sandbox.work, 'third.txt'))).toBe(false);
+    expect(existsSync(join(sandbox.work, 'first.txt'))).toBe(true);
   });
 
   it('with no extension connected the hook decides nothing and files nothing: the host does what it does alone (print mode: denied, quickly)', async () => {
