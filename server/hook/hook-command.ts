@@ -8,6 +8,7 @@ import type { Readable } from 'node:stream';
 import type { Answer, ApprovalService } from '../../shared/approval-calls.js';
 import { AskResultSchema } from '../../shared/ask-input.js';
 import { PERMISSION_LIMITS, PermissionResultSchema, type HostAgent, type PermissionRequest } from '../../shared/permission.js';
+import { decidingRule, ruleSubject } from '../../shared/rules.js';
 import type { FormAsk } from '../../shared/ask-input.js';
 import { RelayClient } from '../hub/relay-client.js';
 import { listening } from '../hub/status-command.js';
@@ -84,7 +85,10 @@ export async function runHook(options: HookOptions): Promise<HookRun> {
 async function ask(relay: ApprovalService, options: HookOptions, request: PermissionRequest | FormAsk, deadline: number): Promise<HookRun> {
   const info = await relay.call('info', {});
   if (!info.ok) return fallBack(`the hub answered ${info.error.code}: ${info.error.message}`);
-  if (info.value.extensionsConnected === 0) return fallBack('no browser extension is connected');
+  // With nobody to ask, the person's own rules still answer: a request is filed only when one of them decides it (the
+  // hub decides it again at create, which is what counts), so nothing waits for a reviewer who is not there.
+  const nobody = info.value.extensionsConnected === 0;
+  if (nobody && !(request.kind === 'permission' && (await aRuleDecides(relay, request)))) return fallBack('no browser extension is connected');
   const id = `el_${randomBytes(12).toString('base64url')}`;
   const created = await relay.call('create', {
     id,
@@ -96,6 +100,11 @@ async function ask(relay: ApprovalService, options: HookOptions, request: Permis
     surfaces: ['extension'],
   });
   if (!created.ok) return fallBack(`the hub refused the request: ${created.error.message}`);
+  if (created.value.status === 'pending' && nobody) {
+    // The rule that matched a moment ago has ended since (expired, removed): the host asks.
+    await relay.call('cancel', { id });
+    return fallBack('no browser extension is connected, and no rule decided the request');
+  }
   if (created.value.status === 'pending') {
     const waitMs = deadline - Date.now();
     const waited = waitMs > 0 ? await relay.call('await', { id, waitMs: Math.min(waitMs, 600_000) }) : undefined;
@@ -118,6 +127,12 @@ async function ask(relay: ApprovalService, options: HookOptions, request: Permis
   const session = await savedForThisSession(relay, answer.data.ruleId, answer.data.decidedVia);
   const output = permissionOutput(request, answer.data, session);
   return { output, outcome: `${answer.data.behavior} (${answer.data.decidedVia}${answer.data.ruleId ? `, ${answer.data.ruleId}` : ''})` };
+}
+
+/** Whether one of the person's rules decides this request now (the hub's list, the same pure match the hub runs). */
+async function aRuleDecides(relay: ApprovalService, request: PermissionRequest): Promise<boolean> {
+  const rules = await relay.call('rules', {});
+  return rules.ok && decidingRule(rules.value.rules, ruleSubject(request, request.host), Date.now()) !== null;
 }
 
 /** Whether the person saved an "always allow in this session" rule with this decision (not one a rule made itself). */

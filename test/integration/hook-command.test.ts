@@ -212,6 +212,48 @@ describe('hook without a reviewer', () => {
     expect(ended.stderr).toContain('idle for 8 s');
   });
 
+  it('no extension connected, but one of the person\'s rules decides: the rule answers; a request no rule covers still falls back, unfiled', async () => {
+    const stateDir = tempDir();
+    const port = freePort();
+    const env = { ELICITLY_STATE_DIR: stateDir, ELICITLY_PORT: String(port) };
+    const hub = startHub(env);
+    try {
+      await until('the hub listening', async () => ((await listening(port)) ? true : undefined));
+      const ext = await until('an extension connected', () => ScriptedExtension.connect(port, { key: pairedKey(stateDir) }).catch(() => undefined));
+      // The person allows one `touch` and saves "always allow touch" with it.
+      const first = hook(env, ['--host', 'claude-code', 'PermissionRequest'], claudePermission('touch one.txt'));
+      const created = await ext.next<'request.created'>((m) => m.type === 'request.created', 15_000);
+      ext.send({
+        type: 'decide', elicitationId: created.request.elicitationId, idempotencyKey: 'k-rule', decision: 'approved',
+        rule: { effect: 'allow', match: { tool: 'Bash', commandPrefix: 'touch' }, expiresAt: null },
+      });
+      expect(JSON.parse((await first).stdout)).toMatchObject({ hookSpecificOutput: { decision: { behavior: 'allow' } } });
+      ext.close();
+      await until('no extension connected', async () => {
+        const status = await runCommand(process.execPath, [SERVER_ENTRY, 'status', '--json'], { env });
+        return (JSON.parse(status.stdout) as { hub: { extensionsConnected: number } }).hub.extensionsConnected === 0 ? true : undefined;
+      });
+
+      const covered = await hook(env, ['--host', 'claude-code', 'PermissionRequest'], claudePermission('touch two.txt'));
+      expect(JSON.parse(covered.stdout)).toEqual({ hookSpecificOutput: { hookEventName: 'PermissionRequest', decision: { behavior: 'allow' } } });
+      expect(covered.stderr).toContain('allow (rule, rule_');
+
+      const uncovered = await hook(env, ['--host', 'claude-code', 'PermissionRequest'], claudePermission('rm two.txt'));
+      expect(uncovered).toMatchObject({ code: 0, stdout: '' });
+      expect(uncovered.stderr).toContain('no browser extension is connected');
+      const status = await runCommand(process.execPath, [SERVER_ENTRY, 'status', '--json'], { env });
+      expect(JSON.parse(status.stdout)).toMatchObject({ hub: { pending: 0 } });
+      // Two requests were filed, both decided: the person's and the rule's; the uncovered one never was.
+      const journal = readFileSync(join(stateDir, 'requests.jsonl'), 'utf8');
+      expect(journal).toContain('touch two.txt');
+      expect(journal).not.toContain('rm two.txt');
+    } finally {
+      const gone = exited(hub, 5000);
+      hub.kill('SIGTERM');
+      await gone;
+    }
+  });
+
   it('no hub: nothing printed, and a hub appears on the port for the next prompt', async () => {
     const stateDir = tempDir();
     const port = freePort();
