@@ -272,8 +272,8 @@ describe('accepted sockets: framing and message validation', () => {
 const FUZZ_SEED = 0x5eed_2025;
 const FUZZ_FRAMES = 1000;
 const FUZZ_MAX_BYTES = 64 * 1024;
-const MESSAGE_TYPES = ['hello', 'heartbeat', 'decide', 'call', 'call.abort', 'welcome', 'error', 'request.created', 'decision.result', 'call.result'];
-const FIELD_NAMES = ['protocol', 'role', 'client', 't', 'elicitationId', 'idempotencyKey', 'decision', 'values', 'included', 'comment', 'callId', 'method', 'params', '__proto__', 'constructor', 'type'];
+const MESSAGE_TYPES = ['hello', 'heartbeat', 'decide', 'call', 'call.abort', 'welcome', 'error', 'request.created', 'decision.result', 'call.result', 'rule.save', 'rule.delete', 'rules', 'rule.result'];
+const FIELD_NAMES = ['protocol', 'role', 'client', 't', 'elicitationId', 'idempotencyKey', 'decision', 'values', 'included', 'comment', 'callId', 'method', 'params', 'rule', 'changeId', 'id', 'match', 'effect', '__proto__', 'constructor', 'type'];
 
 function fuzzer(seed: number) {
   const rand = prng(seed);

@@ -148,7 +148,7 @@ describe('bounded everywhere', () => {
           const hubNonce = newNonce();
           void hubProof(key, { port, role: 'relay' }, nonce, hubNonce).then((proof) => socket.send(JSON.stringify({ type: 'challenge', nonce: hubNonce, proof })));
         }
-        if (frame.type === 'auth') socket.send(JSON.stringify({ type: 'welcome', protocol: PROTOCOL_VERSION, hubPid: 1, pending: [] }));
+        if (frame.type === 'auth') socket.send(JSON.stringify({ type: 'welcome', protocol: PROTOCOL_VERSION, hubPid: 1, pending: [], rules: [] }));
       });
     });
     const b = election({ callTimeoutMs: 300 });
@@ -164,7 +164,7 @@ describe('bounded everywhere', () => {
         heard.push(data.toString());
         // Pretends to be a hub: a challenge with a proof it cannot make, then a welcome for good measure.
         socket.send(JSON.stringify({ type: 'challenge', nonce: newNonce(), proof: 'ab'.repeat(32) }));
-        socket.send(JSON.stringify({ type: 'welcome', protocol: PROTOCOL_VERSION, hubPid: 1, pending: [] }));
+        socket.send(JSON.stringify({ type: 'welcome', protocol: PROTOCOL_VERSION, hubPid: 1, pending: [], rules: [] }));
       }),
     );
     const b = election();
