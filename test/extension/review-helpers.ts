@@ -8,6 +8,7 @@ import type { ReviewRequest } from '../../shared/review-request.js';
 import type { RequestRow } from '../../extension/db/rows.js';
 import type { BackgroundClient, DecideReply, Decision } from '../../extension/messages.js';
 import { northmarkProposal } from '../fixtures/northmark.js';
+import { bashPermission as bashFixture } from '../fixtures/permission.js';
 
 export type Decided = Decision;
 
@@ -48,23 +49,10 @@ export function selectionAsk(input: Record<string, unknown>): SelectionAsk {
   return checked.value.ask;
 }
 
-/** A Claude Code Bash prompt as the hook files it. */
+/** A Claude Code Bash prompt as the hook files it, in the project the review tests show. */
 export function bashPermission(overrides: Partial<PermissionRequest> = {}): PermissionRequest {
-  return {
-    kind: 'permission',
-    message: 'Claude Code wants to run a command',
-    host: 'claude-code',
-    event: 'PermissionRequest',
-    tool: 'Bash',
-    input: { command: 'npm test -- --watch=false', description: 'Run the tests' },
-    command: 'npm test -- --watch=false',
-    cwd: '/home/dev/project',
-    sessionId: 'sess-42',
-    editable: true,
-    suggestions: [],
-    timeoutSeconds: 110,
-    ...overrides,
-  };
+  const command = 'npm test -- --watch=false';
+  return bashFixture(command, { input: { command, description: 'Run the tests' }, cwd: '/home/dev/project', sessionId: 'sess-42', ...overrides });
 }
 
 export function rowFor(request: ReviewRequest, extra: Partial<RequestRow> = {}): RequestRow {

@@ -8,6 +8,7 @@ import { StateDir } from '../../server/state-dir.js';
 import type { PermissionRequest } from '../../shared/permission.js';
 import type { Rule } from '../../shared/rules.js';
 import type { HubMessage } from '../../shared/wire-protocol.js';
+import { bashPermission } from '../fixtures/permission.js';
 import type { Harness } from '../helpers/mcp-harness.js';
 import { SERVER_ENTRY, connect } from '../helpers/mcp-harness.js';
 import { runCommand } from '../helpers/run-command.js';
@@ -51,20 +52,7 @@ async function call(peer: ScriptedExtension, method: string, params: unknown): P
 }
 
 function bash(command: string, cwd = '/home/ada/repo'): PermissionRequest {
-  return {
-    kind: 'permission',
-    message: 'Claude Code wants to run a command',
-    host: 'claude-code',
-    event: 'PermissionRequest',
-    tool: 'Bash',
-    input: { command },
-    command,
-    cwd,
-    sessionId: 'session-1',
-    editable: true,
-    suggestions: [],
-    timeoutSeconds: 60,
-  };
+  return bashPermission(command, { cwd, sessionId: 'session-1', timeoutSeconds: 60 });
 }
 
 let ids = 0;

@@ -1,27 +1,12 @@
 import { describe, expect, it } from 'vitest';
 import type { ConfirmAsk } from '../../shared/ask-input.js';
 import type { PermissionRequest } from '../../shared/permission.js';
+import { bashPermission } from '../fixtures/permission.js';
 import { RuleDraftSchema, RuleSchema, decidingRule, describeRule, globMatches, isUnder, normalizePath, ruleMatches, ruleSubject, startsWithWords, type Rule, type RuleMatch } from '../../shared/rules.js';
 
 const NOW = 1_800_000_000_000;
 
-function permission(over: Partial<PermissionRequest> = {}): PermissionRequest {
-  return {
-    kind: 'permission',
-    message: 'Claude Code wants to run a command',
-    host: 'claude-code',
-    event: 'PermissionRequest',
-    tool: 'Bash',
-    input: { command: 'npm test' },
-    command: 'npm test',
-    cwd: '/home/ada/repo',
-    sessionId: 's-1',
-    editable: true,
-    suggestions: [],
-    timeoutSeconds: 110,
-    ...over,
-  };
-}
+const permission = (over: Partial<PermissionRequest> = {}): PermissionRequest => bashPermission('npm test', over);
 
 const edit = (path: string, cwd = '/home/ada/repo') => permission({ tool: 'Edit', input: { file_path: path }, command: undefined, path, cwd, diff: '--- a\n+++ b\n' });
 
