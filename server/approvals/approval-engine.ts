@@ -243,8 +243,27 @@ export class ApprovalEngine implements ApprovalService {
         next = [...all, saved];
       }
       if (!(await this.writeRules(next))) return { ok: false, reason: 'unavailable', issues: [] };
+      this.applyRulesToPending();
       return { ok: true, rule: saved };
     });
+  }
+
+  /**
+   * After the person saved a rule, the requests already waiting that the rules now decide are decided too: five
+   * sessions asking the same thing are all answered by one "Always allow". Each runs in its own request's queue, after
+   * whatever change it is in, and is never awaited here: the saving call may hold a request's queue itself.
+   */
+  private applyRulesToPending(): void {
+    for (const id of [...this.pending]) {
+      void this.exclusive(id, async () => {
+        if (this.unusable()) return;
+        const record = this.store.get(id);
+        const now = this.now();
+        if (!record || effectiveStatus(record, now) !== 'pending') return;
+        const decided = this.decidedByRule(record, now);
+        if (decided && (await this.write(decided))) this.changed(decided);
+      });
+    }
   }
 
   /** Removes one rule; true when there was one. 'unavailable' when it could not be made durable. */

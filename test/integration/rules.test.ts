@@ -245,3 +245,28 @@ describe('rules.json: damage is quarantined, never silently dropped', () => {
     }
   });
 });
+
+describe('a rule saved while other requests wait', () => {
+  it('decides the waiting requests it covers (decidedVia rule), and leaves the others to the person', async () => {
+    await startHub();
+    const { ext } = await extension();
+    const agent = await relay();
+    const cwd = '/home/ada/batch';
+    const first = await create(agent, bash('touch one.txt', cwd));
+    const covered = await create(agent, bash('touch two.txt', cwd));
+    const other = await create(agent, bash('rm two.txt', cwd));
+    for (const r of [first, covered, other]) expect(r.value.status).toBe('pending');
+
+    ext.send({
+      type: 'decide', elicitationId: first.id, idempotencyKey: 'k-batch', decision: 'approved',
+      rule: { effect: 'allow', match: { tool: 'Bash', commandPrefix: 'touch', directory: cwd }, expiresAt: null },
+    });
+    expect(await ext.next<'decision.result'>((m) => m.type === 'decision.result' && m.elicitationId === first.id)).toMatchObject({ ok: true });
+    const removed = await ext.next<'request.removed'>((m) => m.type === 'request.removed' && m.elicitationId === covered.id);
+    expect(removed).toMatchObject({ status: 'approved', decidedVia: 'rule' });
+    const ruleId = (await call(agent, 'result', { id: first.id })) as { value?: { ruleId?: string } };
+    expect(await call(agent, 'result', { id: covered.id })).toMatchObject({ ok: true, value: { behavior: 'allow', decidedVia: 'rule', ruleId: ruleId.value?.ruleId } });
+    expect(await call(agent, 'status', { id: other.id })).toMatchObject({ ok: true, value: { status: 'pending' } });
+    await call(agent, 'cancel', { id: other.id });
+  });
+});
