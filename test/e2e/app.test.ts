@@ -279,26 +279,25 @@ describe.skipIf(!browserFound)(title, () => {
   /** `#rrggbb` as getComputedStyle says a colour. */
   const rgb = (hex: string) => `rgb(${[1, 3, 5].map((i) => parseInt(hex.slice(i, i + 2), 16)).join(', ')})`;
 
-  it('in the host\'s light and dark themes: the primary button takes the host\'s inverse button colours, and axe finds no serious violation in an approval or a proposal', async () => {
-    for (const theme of ['light', 'dark'] as const) {
-      for (const [tool, input, button] of [
-        ['elicit_approval', { message: `Deploy build 812 to staging (${theme})`, context: { build: 812 } }, 'Approve'],
-        ['elicit_proposal', northmark(`NorthMark in the ${theme} theme`), 'Submit Changes'],
-      ] as const) {
-        const result = await callTool(agent.client, tool, input);
-        const id = result.structuredContent?.elicitationId as string;
-        const host = await newHost();
-        await host.show(tool, input, result, { theme });
-        const primary = host.view.getByRole('button', { name: button });
-        await primary.waitFor({ timeout: UI_TIMEOUT });
-        const where = `${tool} in the ${theme} theme`;
-        expect(await primary.evaluate((el) => [getComputedStyle(el).backgroundColor, getComputedStyle(el).color]), where)
-          .toEqual([rgb(HOST_COLOURS[theme]['--color-background-inverse']), rgb(HOST_COLOURS[theme]['--color-text-inverse'])]);
-        const violations = await seriousViolations(await host.viewFrame());
-        expect(violations, describeViolations(where, violations)).toEqual([]);
-        expect(host.errors, where).toEqual([]);
-        expect((await callTool(agent.client, 'elicit_cancel', { elicitationId: id })).structuredContent).toEqual({ status: 'canceled' });
-      }
+  // One test per theme: four views with axe runs in one test came close to the time limit on a loaded machine.
+  it.each(['light', 'dark'] as const)('in the host\'s %s theme: the primary button takes the host\'s inverse button colours, and axe finds no serious violation in an approval or a proposal', async (theme) => {
+    for (const [tool, input, button] of [
+      ['elicit_approval', { message: `Deploy build 812 to staging (${theme})`, context: { build: 812 } }, 'Approve'],
+      ['elicit_proposal', northmark(`NorthMark in the ${theme} theme`), 'Submit Changes'],
+    ] as const) {
+      const result = await callTool(agent.client, tool, input);
+      const id = result.structuredContent?.elicitationId as string;
+      const host = await newHost();
+      await host.show(tool, input, result, { theme });
+      const primary = host.view.getByRole('button', { name: button });
+      await primary.waitFor({ timeout: UI_TIMEOUT });
+      const where = `${tool} in the ${theme} theme`;
+      expect(await primary.evaluate((el) => [getComputedStyle(el).backgroundColor, getComputedStyle(el).color]), where)
+        .toEqual([rgb(HOST_COLOURS[theme]['--color-background-inverse']), rgb(HOST_COLOURS[theme]['--color-text-inverse'])]);
+      const violations = await seriousViolations(await host.viewFrame());
+      expect(violations, describeViolations(where, violations)).toEqual([]);
+      expect(host.errors, where).toEqual([]);
+      expect((await callTool(agent.client, 'elicit_cancel', { elicitationId: id })).structuredContent).toEqual({ status: 'canceled' });
     }
   });
 
