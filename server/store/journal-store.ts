@@ -7,6 +7,7 @@ import * as z from 'zod';
 import { log } from '../log.js';
 import { checkStateFile, ensurePrivateDir, stateFileOpenError } from '../private-files.js';
 import { decodeLine, encodeLine } from './journal-line.js';
+import { WriteFailure } from './write-failure.js';
 
 /** The store is generic over records with an id; the caller validates its own shape. */
 export const StoredRecordSchema = z.looseObject({ id: z.string().min(1), updatedAt: z.number() });
@@ -158,8 +159,7 @@ export class JournalStore<T extends StoredRecord = StoredRecord> {
   private closing = false;
   private closed = false;
   /** Set once a write/fsync fails: the kernel may have dropped the dirty pages, so a retried fsync could lie about durability. */
-  private failure: Error | undefined;
-  private readonly failureListeners = new Set<(error: Error) => void>();
+  private readonly writeFailure = new WriteFailure();
   private journalLines: number;
   private flushCount = 0;
   private compactionCount = 0;
@@ -298,13 +298,16 @@ export class JournalStore<T extends StoredRecord = StoredRecord> {
 
   /** The write error that made this store refuse further writes, if any. */
   get failed(): Error | undefined {
-    return this.failure;
+    return this.writeFailure.failed;
   }
 
   /** Called once, when a write or fsync fails: the store is unusable from then on and its owner must step down. */
   onFailure(listener: (error: Error) => void): () => void {
-    this.failureListeners.add(listener);
-    return () => this.failureListeners.delete(listener);
+    return this.writeFailure.onFailure(listener);
+  }
+
+  private get failure(): Error | undefined {
+    return this.writeFailure.failed;
   }
 
   get(id: string): T | undefined {
@@ -490,9 +493,8 @@ export class JournalStore<T extends StoredRecord = StoredRecord> {
 
   private poison(error: Error): void {
     if (this.failure) return;
-    this.failure = error;
     log('error', 'journal-store: write failed; refusing further writes (reopen to recover the durable state)', { file: this.filePath, error: error.message });
-    for (const listener of this.failureListeners) listener(error);
+    this.writeFailure.record(error);
   }
 
   private failAll(error: Error): void {

@@ -4,6 +4,7 @@ import { readdir, rename, unlink } from 'node:fs/promises';
 import path from 'node:path';
 import * as z from 'zod';
 import { log } from '../log.js';
+import { WriteFailure } from './write-failure.js';
 import { ensurePrivateDir } from '../private-files.js';
 import type { StoreIo } from './journal-store.js';
 import { openJournalFile, syncDir, writeFully } from './journal-store.js';
@@ -43,8 +44,7 @@ interface Quarantined {
  */
 export class RulesFile<T extends { id: string }> {
   private chain: Promise<void> = Promise.resolve();
-  private failure: Error | undefined;
-  private readonly failureListeners = new Set<(error: Error) => void>();
+  private readonly writeFailure = new WriteFailure();
   private damageFound: { quarantined: number; quarantineFile: string } | null = null;
 
   private constructor(
@@ -130,12 +130,11 @@ export class RulesFile<T extends { id: string }> {
   }
 
   get failed(): Error | undefined {
-    return this.failure;
+    return this.writeFailure.failed;
   }
 
   onFailure(listener: (error: Error) => void): () => void {
-    this.failureListeners.add(listener);
-    return () => this.failureListeners.delete(listener);
+    return this.writeFailure.onFailure(listener);
   }
 
   /**
@@ -149,7 +148,8 @@ export class RulesFile<T extends { id: string }> {
   }
 
   private async write(next: readonly T[]): Promise<void> {
-    if (this.failure) throw this.failure;
+    const refused = this.writeFailure.failed;
+    if (refused) throw refused;
     const temp = path.join(this.dir, `${RULES_FILE}.${randomBytes(8).toString('hex')}.tmp`);
     let renamed = false;
     try {
@@ -166,11 +166,10 @@ export class RulesFile<T extends { id: string }> {
       this.entries = [...next];
     } catch (error) {
       if (!renamed) await unlink(temp).catch(() => undefined);
-      // After a failed fsync the kernel may have dropped the pages: a retry could claim durability it does not have.
-      this.failure = error instanceof Error ? error : new Error(String(error));
-      log('error', 'rules: could not write the rules file; refusing further changes', { file: this.file, error: this.failure.message });
-      for (const listener of this.failureListeners) listener(this.failure);
-      throw this.failure;
+      const failure = error instanceof Error ? error : new Error(String(error));
+      log('error', 'rules: could not write the rules file; refusing further changes', { file: this.file, error: failure.message });
+      this.writeFailure.record(failure);
+      throw failure;
     }
   }
 }
