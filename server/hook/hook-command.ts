@@ -5,7 +5,7 @@ import { randomBytes } from 'node:crypto';
 import { readFileSync, statSync } from 'node:fs';
 import { isAbsolute, join } from 'node:path';
 import type { Readable } from 'node:stream';
-import type { Answer, ApprovalService } from '../../shared/approval-calls.js';
+import type { ApprovalService } from '../../shared/approval-calls.js';
 import { AskResultSchema } from '../../shared/ask-input.js';
 import { PERMISSION_LIMITS, PermissionResultSchema, type HostAgent, type PermissionRequest } from '../../shared/permission.js';
 import { decidingRule, ruleSubject } from '../../shared/rules.js';
@@ -138,6 +138,6 @@ async function aRuleDecides(relay: ApprovalService, request: PermissionRequest):
 /** Whether the person saved an "always allow in this session" rule with this decision (not one a rule made itself). */
 async function savedForThisSession(relay: ApprovalService, ruleId: string | undefined, decidedVia: string): Promise<boolean> {
   if (ruleId === undefined || decidedVia === 'rule') return false;
-  const rules: Answer<{ rules: { id: string; match: { sessionId?: string } }[] }> = await relay.call('rules', {});
+  const rules = await relay.call('rules', {});
   return rules.ok && rules.value.rules.some((rule) => rule.id === ruleId && rule.match.sessionId !== undefined);
 }
