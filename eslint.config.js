@@ -15,7 +15,7 @@ function serverLayers(layers) {
           nodeOnly,
           ...forbidden.map((name) => ({
             group: [`**/server/${name}/**`, ...(folder === 'server' ? [`./${name}/**`] : [`../${name}/**`, `../../${name}/**`])],
-            message: `${folder}/ must not import server/${name}/: imports run main → mcp → approvals → store and main → hub → approvals.`,
+            message: `${folder}/ must not import server/${name}/: imports run main → mcp → approvals → store and main → hub → remote → approvals.`,
           })),
         ],
       }],
@@ -53,6 +53,8 @@ export default tseslint.config(
     { folder: 'server/store', forbidden: ['approvals', 'hub', 'mcp', 'hook'] },
     { folder: 'server/approvals', forbidden: ['hub', 'mcp', 'hook'] },
     { folder: 'server/hub', forbidden: ['mcp', 'store', 'hook'] },
+    // The phone reviewer's page, notifications and commands: the hub serves and wires them (main → hub → remote).
+    { folder: 'server/remote', forbidden: ['hub', 'mcp', 'store', 'hook'] },
     { folder: 'server/mcp', forbidden: ['hub', 'store', 'hook'] },
     // The hook bridge is a client of the hub like any relay: main → hook → hub. It never opens the store itself.
     { folder: 'server/hook', forbidden: ['mcp', 'store', 'approvals'] },

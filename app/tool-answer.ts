@@ -58,6 +58,7 @@ const WHERE: Record<AnsweredVia, string> = {
   app: 'in the chat',
   // The person's own rule answered it when it was asked (a confirm ask can match one).
   rule: 'by one of your rules',
+  phone: 'on a paired phone',
 };
 
 const NOUN = { confirm: 'question', form: 'form', selection: 'choice' } as const;
@@ -164,7 +165,7 @@ function selectionSaid(answer: z.infer<typeof ElicitSelectionOutputSchema>, inpu
   return { tone: 'answer', text: sentence(`Chose${where(answer.via)}: ${names.join(', ')}`), ...base };
 }
 
-const DECIDED_WHERE: Record<DecidedVia, string> = { app: 'in the chat', extension: 'in the browser extension', rule: 'by one of your rules' };
+const DECIDED_WHERE: Record<DecidedVia, string> = { app: 'in the chat', extension: 'in the browser extension', rule: 'by one of your rules', phone: 'on a paired phone' };
 
 function decidedNote(decided: { via: DecidedVia; at: number }): string {
   return `Decided ${DECIDED_WHERE[decided.via]} at ${dateTime(decided.at)}.`;

@@ -1,10 +1,12 @@
 import { join } from 'node:path';
 import * as z from 'zod';
 import { PAIRING_CODE_PATTERN, PAIRING_TTL_MINUTES, isKeyHex, randomHex } from '../shared/hub-auth.js';
-import { KeyIdSchema } from '../shared/wire-protocol.js';
+import { DeviceNameSchema, KeyIdSchema } from '../shared/wire-protocol.js';
 import { withFileLock } from './file-lock.js';
 import { log } from './log.js';
 import { createPrivateFile, ensurePrivateDir, readPrivateFile, writePrivateFile } from './private-files.js';
+import type { RemoteConfig } from './remote-config.js';
+import { REMOTE_OFF, RemoteConfigSchema } from './remote-config.js';
 
 const KeySchema = z.string().refine(isKeyHex, 'must be 64 lowercase hex digits');
 
@@ -24,6 +26,21 @@ const PairedExtensionSchema = z.strictObject({
 });
 type PairedExtension = z.infer<typeof PairedExtensionSchema>;
 const PairedFileSchema = z.strictObject({ version: z.literal(1), extensions: z.array(PairedExtensionSchema) });
+
+/** A phone (or any browser) paired with the hub's reviewer page: its own key, named so the person can tell it apart. */
+const PairedDeviceSchema = z.strictObject({ keyId: KeyIdSchema, name: DeviceNameSchema, key: KeySchema, pairedAt: z.number() });
+export type PairedDevice = z.infer<typeof PairedDeviceSchema>;
+const DevicesFileSchema = z.strictObject({ version: z.literal(1), devices: z.array(PairedDeviceSchema) });
+
+/** A key made for a relay on another machine (`key export`), revocable on its own; the install key never leaves. */
+const RelayKeySchema = z.strictObject({ keyId: KeyIdSchema, name: DeviceNameSchema, key: KeySchema, createdAt: z.number() });
+export type RelayKey = z.infer<typeof RelayKeySchema>;
+const RelayKeysFileSchema = z.strictObject({ version: z.literal(1), keys: z.array(RelayKeySchema) });
+
+export const PAIRED_EXTENSIONS_FILE = 'paired-extensions.json';
+export const PAIRED_DEVICES_FILE = 'paired-devices.json';
+export const RELAY_KEYS_FILE = 'relay-keys.json';
+export const REMOTE_FILE = 'remote.json';
 
 export const PAIRING_TTL_MS = PAIRING_TTL_MINUTES * 60 * 1000;
 /** Failed attempts a code survives; the eleventh guess finds no code at all. */
@@ -134,6 +151,83 @@ export class StateDir {
 
   private writePaired(extensions: PairedExtension[]): void {
     writePrivateFile(this.file('paired-extensions.json'), JSON.stringify(PairedFileSchema.parse({ version: 1, extensions })));
+  }
+
+  /** The paired devices; a damaged file counts as none (every device pairs again), and says so. */
+  pairedDevices(): PairedDevice[] {
+    return this.readList(PAIRED_DEVICES_FILE, DevicesFileSchema, 'devices', 'every phone must pair again');
+  }
+
+  addPairedDevice(name: string, now = Date.now()): PairedDevice {
+    const entry: PairedDevice = { keyId: `k_${randomHex(8)}`, name, key: randomHex(32), pairedAt: now };
+    this.update(PAIRED_DEVICES_FILE, () => this.writeDevices([...this.pairedDevices(), entry]));
+    return entry;
+  }
+
+  /** Forgets one device by its key id; false when there was none. */
+  removePairedDevice(keyId: string): boolean {
+    return this.update(PAIRED_DEVICES_FILE, () => {
+      const all = this.pairedDevices();
+      const kept = all.filter((d) => d.keyId !== keyId);
+      if (kept.length !== all.length) this.writeDevices(kept);
+      return kept.length !== all.length;
+    });
+  }
+
+  private writeDevices(devices: PairedDevice[]): void {
+    writePrivateFile(this.file(PAIRED_DEVICES_FILE), JSON.stringify(DevicesFileSchema.parse({ version: 1, devices })));
+  }
+
+  /** Keys exported for relays on other machines; a damaged file counts as none (they are refused until exported again). */
+  relayKeys(): RelayKey[] {
+    return this.readList(RELAY_KEYS_FILE, RelayKeysFileSchema, 'keys', 'every exported relay key is refused until exported again');
+  }
+
+  addRelayKey(name: string, now = Date.now()): RelayKey {
+    const entry: RelayKey = { keyId: `k_${randomHex(8)}`, name, key: randomHex(32), createdAt: now };
+    this.update(RELAY_KEYS_FILE, () => this.writeRelayKeys([...this.relayKeys(), entry]));
+    return entry;
+  }
+
+  removeRelayKey(keyId: string): boolean {
+    return this.update(RELAY_KEYS_FILE, () => {
+      const all = this.relayKeys();
+      const kept = all.filter((k) => k.keyId !== keyId);
+      if (kept.length !== all.length) this.writeRelayKeys(kept);
+      return kept.length !== all.length;
+    });
+  }
+
+  private writeRelayKeys(keys: RelayKey[]): void {
+    writePrivateFile(this.file(RELAY_KEYS_FILE), JSON.stringify(RelayKeysFileSchema.parse({ version: 1, keys })));
+  }
+
+  /** The reviewer page's settings; off when never enabled, and off (said in the log) when the file is damaged. */
+  remote(): RemoteConfig {
+    const raw = this.readJson(REMOTE_FILE);
+    if (raw === undefined) return REMOTE_OFF;
+    const parsed = RemoteConfigSchema.safeParse(raw);
+    if (parsed.success) return parsed.data;
+    log('error', 'the remote reviewer settings are damaged; the phone page is off until `elicitly-companion remote enable`', { file: this.file(REMOTE_FILE) });
+    return REMOTE_OFF;
+  }
+
+  /** Changes the reviewer page's settings under the file's lock; the result is checked before it is written. */
+  updateRemote(change: (current: RemoteConfig) => RemoteConfig): RemoteConfig {
+    return this.update(REMOTE_FILE, () => {
+      const next = RemoteConfigSchema.parse(change(this.remote()));
+      writePrivateFile(this.file(REMOTE_FILE), JSON.stringify(next));
+      return next;
+    });
+  }
+
+  private readList<K extends string, T>(name: string, schema: z.ZodType<{ version: 1 } & Record<K, T[]>>, key: K, consequence: string): T[] {
+    const raw = this.readJson(name);
+    if (raw === undefined) return [];
+    const parsed = schema.safeParse(raw);
+    if (parsed.success) return parsed.data[key];
+    log('error', `the file ${name} is damaged; ${consequence}`, { file: this.file(name) });
+    return [];
   }
 
   /** Read-modify-write of one file under its lock: without it, two processes each write back what the other removed. */

@@ -53,7 +53,7 @@ export type Ask = ConfirmAsk | FormAsk | SelectionAsk;
 export const ViaSchema = z.enum(['auto', 'host', 'extension']);
 export type Via = z.infer<typeof ViaSchema>;
 /** Where an ask was answered, in its result. */
-export const AnsweredViaSchema = z.enum(['host', 'extension', 'app', 'rule']);
+export const AnsweredViaSchema = z.enum(['host', 'extension', 'app', 'rule', 'phone']);
 
 const ConfirmLabel = z.string().trim().min(1).max(40);
 const ConfirmQuestion = z.string().trim().min(1).max(2000);
@@ -228,7 +228,7 @@ export function checkAskValues(ask: Ask, values: unknown): { ok: true; values: R
 
 /** The seed shape each ask returns once the person answered in the extension (or dismissed it), plus `via`. */
 /** Answered by a person in the companion: in the extension, or in the review shown inside the chat. */
-const CompanionViaSchema = z.enum(['extension', 'app', 'rule']);
+const CompanionViaSchema = z.enum(['extension', 'app', 'rule', 'phone']);
 export const AskResultSchema = z.union([
   z.strictObject({ confirmed: z.boolean(), action: z.enum(['accept', 'decline']), via: CompanionViaSchema }),
   z.strictObject({ action: z.enum(['accept', 'decline']), content: z.record(z.string(), z.unknown()).nullable(), via: CompanionViaSchema }),

@@ -21,12 +21,18 @@ import { NONCE_HEX_LENGTH, PROTOCOL_VERSION } from './wire-protocol.js';
  * The protocol version is bound too, so a proof of one protocol is never accepted under another.
  */
 
-export type AuthRole = 'extension' | 'relay';
+export type AuthRole = 'extension' | 'relay' | 'device';
 
-/** What a proof is made for besides the two nonces: the port dialled (the hub: the port it bound) and the role. */
-export interface ProofBinding {
-  port: number;
-  role: AuthRole;
+/**
+ * What a proof is made for besides the two nonces: the hub's port and the role. A device (the hub's reviewer page in a
+ * phone's browser) reaches the hub through a tunnel or a second listener, so the port it dialled is not the hub's: its
+ * proofs are bound to the hub's port (which the page is served with) and to the page's origin, so a proof made for one
+ * origin never opens a socket from another.
+ */
+export type ProofBinding = { port: number; role: 'extension' | 'relay' } | { port: number; role: 'device'; origin: string };
+
+function bound(binding: ProofBinding): string {
+  return binding.role === 'device' ? `${binding.port}|device|${binding.origin}` : `${binding.port}|${binding.role}`;
 }
 
 const encoder = new TextEncoder();
@@ -66,11 +72,11 @@ async function hmac(key: string, message: string): Promise<Uint8Array> {
 }
 
 export async function hubProof(key: string, binding: ProofBinding, peerNonce: string, hubNonce: string): Promise<string> {
-  return toHex(await hmac(key, `elicitly hub v2|${PROTOCOL_VERSION}|${binding.port}|${binding.role}|${peerNonce}|${hubNonce}`));
+  return toHex(await hmac(key, `elicitly hub v2|${PROTOCOL_VERSION}|${bound(binding)}|${peerNonce}|${hubNonce}`));
 }
 
 export async function peerProof(key: string, binding: ProofBinding, hubNonce: string, peerNonce: string): Promise<string> {
-  return toHex(await hmac(key, `elicitly peer v2|${PROTOCOL_VERSION}|${binding.port}|${binding.role}|${hubNonce}|${peerNonce}`));
+  return toHex(await hmac(key, `elicitly peer v2|${PROTOCOL_VERSION}|${bound(binding)}|${hubNonce}|${peerNonce}`));
 }
 
 /** Compares two strings in time that depends only on their length, so a proof cannot be guessed byte by byte. */

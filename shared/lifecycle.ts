@@ -12,7 +12,7 @@ export const SurfaceSchema = z.enum(['extension', 'app']);
 export type Surface = z.infer<typeof SurfaceSchema>;
 
 /** Who decided: a person on one of the surfaces, or one of the person's own rules at creation (`shared/rules.ts`). */
-export const DecidedViaSchema = z.enum(['extension', 'app', 'rule']);
+export const DecidedViaSchema = z.enum(['extension', 'app', 'rule', 'phone']);
 export type DecidedVia = z.infer<typeof DecidedViaSchema>;
 
 export const OutcomeSchema = z.strictObject({

@@ -13,7 +13,7 @@ export type { DecideMessage, DecisionRefusal } from './wire-fields.js';
  * WebSocket text frame. Both ends validate every frame. Bump the version on any incompatible change: the hub closes a
  * peer that says another version with `CLOSE_PROTOCOL_MISMATCH`, and the peer tells its user which side to update.
  */
-export const PROTOCOL_VERSION = 7;
+export const PROTOCOL_VERSION = 8;
 
 /** 32 random bytes, hex: each side's fresh nonce in the handshake (`hub-auth.ts`). */
 export const NONCE_HEX_LENGTH = 64;
@@ -60,18 +60,24 @@ const Hex = (length: number) => z.string().length(length).regex(/^[0-9a-f]+$/, '
 const Nonce = Hex(NONCE_HEX_LENGTH);
 const Proof = Hex(64);
 
+/** What a paired phone (or any browser that opened the hub's reviewer page) is called in `pair --list`. */
+export const DeviceNameSchema = z.string().trim().min(1).max(60).regex(/^[^\p{Cc}]*$/u, 'must not hold control characters');
+
 /**
- * The first message. An extension names the key it was paired with (`keyId`), or asks to pair (`pairing: true`,
- * proving the one-time code); a relay proves the install secret and names no key. See `hub-auth.ts`.
+ * The first message. An extension or a device names the key it was paired with (`keyId`), or asks to pair
+ * (`pairing: true`, proving the one-time code; a device also says what to call it, `deviceName`); a relay proves the
+ * install secret and names no key, or the key exported for it (`elicitly-companion key export`) by its `keyId`.
+ * See `hub-auth.ts`.
  */
 const Hello = z.strictObject({
   type: z.literal('hello'),
   protocol: z.number().int(),
-  role: z.enum(['extension', 'relay']),
+  role: z.enum(['extension', 'relay', 'device']),
   client: z.strictObject({ name: z.string().max(100), version: z.string().max(50) }),
   nonce: Nonce,
   keyId: KeyIdSchema.optional(),
   pairing: z.literal(true).optional(),
+  deviceName: DeviceNameSchema.optional(),
 });
 const Auth = z.strictObject({ type: z.literal('auth'), proof: Proof });
 /** Read before the full hello, so a peer of any version, whatever else its hello holds, learns of a mismatch. */
@@ -110,7 +116,17 @@ const Challenge = z.strictObject({ type: z.literal('challenge'), nonce: Nonce, p
 /** After a pairing: the extension's new key, sealed with the code (see `sealKey`). */
 const Paired = z.strictObject({ type: z.literal('paired'), keyId: KeyIdSchema, sealedKey: Hex(64) });
 const Rules = z.array(RuleSchema).max(MAX_RULES);
-const Welcome = z.strictObject({ type: z.literal('welcome'), protocol: z.number().int(), hubPid: z.number(), pending: z.array(RequestViewSchema), rules: Rules });
+/** How many ended requests a device's welcome carries as its recent history (it keeps no history of its own). */
+export const DEVICE_RECENT = 20;
+/** `recent`: to a device only, the last ended requests, newest first. */
+const Welcome = z.strictObject({
+  type: z.literal('welcome'),
+  protocol: z.number().int(),
+  hubPid: z.number(),
+  pending: z.array(RequestViewSchema),
+  rules: Rules,
+  recent: z.array(RequestViewSchema).max(DEVICE_RECENT).optional(),
+});
 /** Every rule, after any change (a save, a delete, an expiry the hub swept, a `rules --remove`). */
 const RulesMessage = z.strictObject({ type: z.literal('rules'), rules: Rules });
 const RuleResult = z.strictObject({

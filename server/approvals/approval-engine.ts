@@ -1,7 +1,7 @@
 import { randomBytes } from 'node:crypto';
 import type { Answer, ApprovalMethod, ApprovalService, CallParams, CallResult, CreateParams, Created } from '../../shared/approval-calls.js';
 import { fail } from '../../shared/approval-calls.js';
-import type { Outcome, Status, Surface } from '../../shared/lifecycle.js';
+import type { DecidedVia, Outcome, Status, Surface } from '../../shared/lifecycle.js';
 import type { FieldIssue } from '../../shared/requested-schema.js';
 import { MAX_RULES, RuleSchema, decidingRule, describeRule, ruleSubject, type Rule, type RuleDraft } from '../../shared/rules.js';
 import { checkAnswer, resultEnvelope, type ResultEnvelope } from '../../shared/review-request.js';
@@ -345,7 +345,7 @@ export class ApprovalEngine implements ApprovalService {
    * A reviewer's decision: validated against the schema restricted to what was included, made durable, then answered.
    * A rule saved with it (the extension's socket only) is checked and saved first, once the decision is known to hold.
    */
-  decide(message: DecideMessage, surface: Surface = 'extension'): Promise<DecisionAnswer> {
+  decide(message: DecideMessage, surface: Exclude<DecidedVia, 'rule'> = 'extension'): Promise<DecisionAnswer> {
     const reply = (fields: Omit<DecisionAnswer, 'type' | 'elicitationId' | 'idempotencyKey'>): DecisionAnswer => ({
       type: 'decision.result',
       elicitationId: message.elicitationId,

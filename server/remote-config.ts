@@ -1,0 +1,77 @@
+import * as z from 'zod';
+import { isKeyHex } from '../shared/hub-auth.js';
+
+/**
+ * The reviewer page the hub serves to phones (`elicitly-companion remote …`), kept in `remote.json` in the state dir:
+ * written by the CLI, read by the hub on every request, so a change takes effect without a restart. Off unless the
+ * person enabled it.
+ */
+
+/** A browser origin the person reaches the hub's page from: `https://host[:port]`, nothing after it. */
+export const RemoteOriginSchema = z.string().max(200).superRefine((value, ctx) => {
+  let url: URL;
+  try {
+    url = new URL(value);
+  } catch {
+    ctx.addIssue({ code: 'custom', message: 'must be an origin such as https://desk.tail1234.ts.net' });
+    return;
+  }
+  // A phone's browser has Web Crypto (the handshake) only in a secure context: https, or loopback (an SSH tunnel).
+  const loopback = url.hostname === 'localhost' || url.hostname === '127.0.0.1' || url.hostname === '[::1]';
+  if (url.protocol !== 'https:' && !(url.protocol === 'http:' && loopback)) ctx.addIssue({ code: 'custom', message: 'must be https:// (http:// only for localhost)' });
+  else if (url.origin !== value) ctx.addIssue({ code: 'custom', message: `must be an origin alone, with no path, query or trailing slash (${url.origin})` });
+});
+
+const HttpUrlSchema = z.string().max(500).refine((value) => {
+  try {
+    const url = new URL(value);
+    return url.protocol === 'https:' || url.protocol === 'http:';
+  } catch {
+    return false;
+  }
+}, 'must be an http(s) URL');
+
+export const NtfySchema = z.strictObject({
+  /** The topic's URL, e.g. https://ntfy.sh/<topic> or a self-hosted server's; the topic name is the only secret ntfy.sh has. */
+  url: HttpUrlSchema,
+  /** An access token for a server that requires one (sent as `Authorization: Bearer`). */
+  token: z.string().min(1).max(200).regex(/^[\x21-\x7e]+$/, 'must be printable ASCII with no spaces').optional(),
+});
+
+export const WebhookSchema = z.strictObject({
+  url: HttpUrlSchema,
+  /** HMAC-SHA256 key of the `X-Elicitly-Signature` header: made by the CLI, shown once to the person. */
+  secret: z.string().refine(isKeyHex, 'must be 64 lowercase hex digits'),
+});
+
+export const RemoteConfigSchema = z.strictObject({
+  version: z.literal(1),
+  enabled: z.boolean(),
+  /** Besides loopback (always allowed while enabled): the origins the page is reached at, exactly. */
+  origins: z.array(RemoteOriginSchema).max(8),
+  ntfy: NtfySchema.optional(),
+  webhook: WebhookSchema.optional(),
+  /** A reminder this long after a request arrived and is still waiting; 0: none. */
+  remindMinutes: z.number().min(0).max(1440),
+  /** One more this long before a waiting request expires; 0: none. */
+  beforeExpiryMinutes: z.number().min(0).max(1440),
+});
+export type RemoteConfig = z.infer<typeof RemoteConfigSchema>;
+
+export const REMOTE_OFF: RemoteConfig = { version: 1, enabled: false, origins: [], remindMinutes: 10, beforeExpiryMinutes: 5 };
+
+/** The page's path on the hub. */
+export const PHONE_PATH = '/phone/';
+
+/** Every origin the page and a device's socket may come from while enabled: loopback on the hub's port, then the configured ones. */
+export function allowedOrigins(config: RemoteConfig, port: number): string[] {
+  if (!config.enabled) return [];
+  return [`http://127.0.0.1:${port}`, `http://localhost:${port}`, ...config.origins];
+}
+
+/** The Host headers the hub answers while enabled: loopback on its port, and each configured origin's host. */
+export function allowedHosts(config: RemoteConfig, port: number): string[] {
+  const loopback = [`127.0.0.1:${port}`, `localhost:${port}`, `[::1]:${port}`];
+  if (!config.enabled) return loopback;
+  return [...loopback, ...config.origins.map((origin) => new URL(origin).host)];
+}
