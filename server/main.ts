@@ -90,15 +90,17 @@ if (config.command === 'pair') {
     process.exitCode = 1;
   }
 } else if (config.command === 'hub') {
-  const [{ RoleElection }, { ApprovalEngine }, { runHubCommand }] = await Promise.all([
+  const [{ RoleElection }, { ApprovalEngine }, { runHubCommand }, { startNotifier }] = await Promise.all([
     import('./hub/role-election.js'),
     import('./approvals/approval-engine.js'),
     import('./hook/hub-command.js'),
+    import('./remote/notifier.js'),
   ]);
   const election = new RoleElection({
     port: config.port,
     state,
     openEngine: () => ApprovalEngine.open({ dir: config.stateDir, retentionMs: config.retentionDays * DAY_MS }),
+    onHub: (engine) => startNotifier({ engine, settings: () => state.remote(), port: config.port }),
   });
   const stop = new Promise<void>((resolve) => {
     process.once('SIGTERM', () => resolve());
@@ -111,11 +113,16 @@ if (config.command === 'pair') {
   // Nothing is bound, opened or even loaded here: hosts spawn throw-away servers, so the hub is elected on the first
   // approval call.
   const approvals = new LazyApprovals(async () => {
-    const [{ RoleElection }, { ApprovalEngine }] = await Promise.all([import('./hub/role-election.js'), import('./approvals/approval-engine.js')]);
+    const [{ RoleElection }, { ApprovalEngine }, { startNotifier }] = await Promise.all([
+      import('./hub/role-election.js'),
+      import('./approvals/approval-engine.js'),
+      import('./remote/notifier.js'),
+    ]);
     return new RoleElection({
       port: config.port,
       state,
       openEngine: () => ApprovalEngine.open({ dir: config.stateDir, retentionMs: config.retentionDays * DAY_MS }),
+      onHub: (engine) => startNotifier({ engine, settings: () => state.remote(), port: config.port }),
     });
   });
   const transport = new StdioTapTransport();
