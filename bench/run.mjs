@@ -4,6 +4,7 @@ import { app } from './app.mjs';
 import { approvals } from './approvals.ts';
 import { coldStart } from './cold-start.mjs';
 import { extension } from './extension.mjs';
+import { notify } from './notify.ts';
 import { packageBench } from './package.mjs';
 import { soak } from './soak.ts';
 
@@ -12,4 +13,5 @@ await packageBench();
 await approvals();
 await extension();
 await app();
+await notify();
 await soak();

@@ -38,6 +38,26 @@ const config = parsed.config;
 setLogLevel(config.logLevel);
 const state = new StateDir(config.stateDir);
 
+/**
+ * The approval machinery, loaded on first use: the role election, and what this process runs once it is the hub (its
+ * engine, the phone page and listener, the notifier). One definition for the server and the `hub` command.
+ */
+async function newElection() {
+  const [{ RoleElection }, { ApprovalEngine }, { startNotifier }] = await Promise.all([
+    import('./hub/role-election.js'),
+    import('./approvals/approval-engine.js'),
+    import('./remote/notifier.js'),
+  ]);
+  return new RoleElection({
+    port: config.port,
+    state,
+    openEngine: () => ApprovalEngine.open({ dir: config.stateDir, retentionMs: config.retentionDays * DAY_MS }),
+    phoneDir: config.phoneDir ?? PHONE_DIR,
+    remoteListen: config.remoteListen,
+    onHub: (engine) => startNotifier({ engine, settings: () => state.remote(), port: config.port }),
+  });
+}
+
 if (config.command === 'pair') {
   try {
     process.exitCode = runPairCommand(state, config.pair);
@@ -92,18 +112,7 @@ if (config.command === 'pair') {
     process.exitCode = 1;
   }
 } else if (config.command === 'hub') {
-  const [{ RoleElection }, { ApprovalEngine }, { runHubCommand }] = await Promise.all([
-    import('./hub/role-election.js'),
-    import('./approvals/approval-engine.js'),
-    import('./hook/hub-command.js'),
-  ]);
-  const election = new RoleElection({
-    port: config.port,
-    state,
-    openEngine: () => ApprovalEngine.open({ dir: config.stateDir, retentionMs: config.retentionDays * DAY_MS }),
-    phoneDir: config.phoneDir ?? PHONE_DIR,
-    remoteListen: config.remoteListen,
-  });
+  const [election, { runHubCommand }] = await Promise.all([newElection(), import('./hook/hub-command.js')]);
   const stop = new Promise<void>((resolve) => {
     process.once('SIGTERM', () => resolve());
     process.once('SIGINT', () => resolve());
@@ -114,16 +123,7 @@ if (config.command === 'pair') {
 } else {
   // Nothing is bound, opened or even loaded here: hosts spawn throw-away servers, so the hub is elected on the first
   // approval call.
-  const approvals = new LazyApprovals(async () => {
-    const [{ RoleElection }, { ApprovalEngine }] = await Promise.all([import('./hub/role-election.js'), import('./approvals/approval-engine.js')]);
-    return new RoleElection({
-      port: config.port,
-      state,
-      openEngine: () => ApprovalEngine.open({ dir: config.stateDir, retentionMs: config.retentionDays * DAY_MS }),
-      phoneDir: config.phoneDir ?? PHONE_DIR,
-      remoteListen: config.remoteListen,
-    });
-  });
+  const approvals = new LazyApprovals(newElection);
   const transport = new StdioTapTransport();
   // stdout is the protocol; the one-line hint for a person who started it by hand goes to stderr.
   process.stderr.write(

@@ -22,9 +22,11 @@ interface RoleElectionOptions {
   /** Passed to the hub this process may become: the reviewer page's files, and the optional HTTPS listener. */
   phoneDir?: string;
   remoteListen?: RemoteListen;
+  /** Called once this process is the hub, its engine attached (the notifier); what it returns runs when the hub closes or steps down. */
+  onHub?: (engine: ApprovalEngine) => () => void;
 }
 
-type Role = { kind: 'hub'; hub: HubServer; engine: ApprovalEngine } | { kind: 'relay'; relay: RelayClient };
+type Role = { kind: 'hub'; hub: HubServer; engine: ApprovalEngine; detach?: () => void } | { kind: 'relay'; relay: RelayClient };
 
 const ROLE_RETRY_MS = 100;
 /** After its store failed, a process leaves the port to the others for this long before it binds again itself. */
@@ -147,7 +149,7 @@ export class RoleElection implements ApprovalService {
       return null;
     }
     hub.attach(engine);
-    const role: Role = { kind: 'hub', hub, engine };
+    const role: Role = { kind: 'hub', hub, engine, detach: this.options.onHub?.(engine) };
     engine.onFailure(() => void this.stepDown(role));
     return role;
   }
@@ -177,6 +179,7 @@ async function closeRole(role: Role): Promise<void> {
     role.relay.close();
     return;
   }
+  role.detach?.();
   role.hub.stopAccepting();
   await role.engine.close();
   await role.hub.close();

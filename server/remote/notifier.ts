@@ -1,0 +1,211 @@
+import type { RequestView } from '../../shared/wire-protocol.js';
+import type { ApprovalEngine } from '../approvals/approval-engine.js';
+import { log } from '../log.js';
+import type { RemoteConfig } from '../remote-config.js';
+import type { NotificationType, NotifiedRequest } from './notification.js';
+import { kindWord, ntfyPublish, reviewUrl, title, webhookBody, webhookSignature } from './notification.js';
+
+type Fetch = (url: string, init: RequestInit) => Promise<Response>;
+type Destination = 'ntfy' | 'webhook';
+
+export interface NotifierOptions {
+  engine: Pick<ApprovalEngine, 'onEvent' | 'pendingViews'>;
+  /** remote.json, read again at every send: `remote notify` changes take effect without a restart. */
+  settings: () => RemoteConfig;
+  /** The hub's port: the review link's origin when the person configured none. */
+  port: number;
+  now?: () => number;
+  /** Runs `run` once after `ms`; returns what cancels it. */
+  schedule?: (run: () => void, ms: number) => () => void;
+  fetch?: Fetch;
+  sendTimeoutMs?: number;
+}
+
+/** Sockets open to notification servers at once. */
+const MAX_SENDING = 4;
+/**
+ * Sends waiting for a socket. A flood of requests (an agent in a loop) is dropped past this, logged once per burst,
+ * rather than queued without end: a hundred notifications already tell the person to look.
+ */
+export const MAX_QUEUED = 100;
+const SEND_TIMEOUT_MS = 10_000;
+const PRIORITY: Record<NotificationType, number> = { 'request.waiting': 4, 'request.reminder': 3, 'request.expiring': 4 };
+
+interface Tracked {
+  request: NotifiedRequest;
+  cancels: (() => void)[];
+}
+
+interface Job {
+  /** One send per request, notification and destination is queued or in flight at a time. */
+  key: string;
+  id: string;
+  type: NotificationType;
+  destination: Destination;
+}
+
+function destinations(config: RemoteConfig | null): Destination[] {
+  if (!config?.enabled) return [];
+  return [...(config.ntfy ? (['ntfy'] as const) : []), ...(config.webhook ? (['webhook'] as const) : [])];
+}
+
+function defaultSchedule(run: () => void, ms: number): () => void {
+  const timer = setTimeout(run, ms);
+  // The hub's sockets keep the process alive, never a reminder.
+  timer.unref();
+  return () => clearTimeout(timer);
+}
+
+/**
+ * Tells the person a request is waiting (ntfy and/or a signed webhook, while the phone page is enabled), reminds them
+ * once after `remindMinutes` and once more `beforeExpiryMinutes` before it expires. Only the agent's name and a link
+ * leave this computer. Sends are bounded, logged when they fail, never retried and never awaited by the engine.
+ * Returns what stops it (the hub closing or stepping down).
+ */
+export function startNotifier(options: NotifierOptions): () => void {
+  const now = options.now ?? Date.now;
+  const schedule = options.schedule ?? defaultSchedule;
+  const fetchNow: Fetch = options.fetch ?? fetch;
+  const timeoutMs = options.sendTimeoutMs ?? SEND_TIMEOUT_MS;
+  const tracked = new Map<string, Tracked>();
+  const queue: Job[] = [];
+  const busy = new Set<string>();
+  const stopping = new AbortController();
+  let sending = 0;
+  let dropped = 0;
+
+  /** remote.json as it is now; null (nothing sent) when it cannot be read: a state-dir problem never reaches the engine. */
+  const settings = (): RemoteConfig | null => {
+    try {
+      return options.settings();
+    } catch (error) {
+      log('warn', 'could not read the notification settings (remote.json): nothing sent', { error: String(error) });
+      return null;
+    }
+  };
+
+  const enqueue = (id: string, type: NotificationType) => {
+    for (const destination of destinations(settings())) {
+      const key = `${destination} ${type} ${id}`;
+      if (busy.has(key)) continue;
+      if (queue.length >= MAX_QUEUED) {
+        if (dropped++ === 0) log('warn', 'too many notifications waiting to be sent: dropping new ones until the queue drains', { queued: MAX_QUEUED });
+        continue;
+      }
+      busy.add(key);
+      queue.push({ key, id, type, destination });
+    }
+    pump();
+  };
+
+  const pump = () => {
+    while (sending < MAX_SENDING) {
+      const job = queue.shift();
+      if (!job) break;
+      sending++;
+      void send(job)
+        .catch((error: unknown) => log('warn', 'a notification could not be made', { to: job.destination, type: job.type, error: String(error) }))
+        .finally(() => {
+          sending--;
+          busy.delete(job.key);
+          pump();
+        });
+    }
+    if (dropped > 0 && queue.length === 0 && sending === 0) {
+      log('warn', 'notifications dropped while the queue was full', { dropped });
+      dropped = 0;
+    }
+  };
+
+  const send = async (job: Job): Promise<void> => {
+    // Nothing is sent for a request that ended while its send waited.
+    const entry = tracked.get(job.id);
+    if (!entry || stopping.signal.aborted) return;
+    const config = settings();
+    if (!config || !destinations(config).includes(job.destination)) return;
+    const sentAt = now();
+    const click = reviewUrl(config, options.port, job.id);
+    let target: { url: string; headers: Record<string, string>; body: string } | null = null;
+    if (job.destination === 'ntfy' && config.ntfy) {
+      const publish = ntfyPublish(config.ntfy.url, { title: title(job.type, entry.request, sentAt), click, kind: kindWord(entry.request.kind), priority: PRIORITY[job.type] });
+      if (!publish) {
+        log('warn', 'the ntfy URL does not end in a topic name (letters, digits, - and _): nothing sent', { type: job.type });
+        return;
+      }
+      target = { url: publish.url, body: publish.body, headers: { 'Content-Type': 'application/json', ...(config.ntfy.token ? { Authorization: `Bearer ${config.ntfy.token}` } : {}) } };
+    } else if (job.destination === 'webhook' && config.webhook) {
+      const body = webhookBody(job.type, entry.request, click, sentAt);
+      const timestamp = Math.floor(sentAt / 1000);
+      target = {
+        url: config.webhook.url,
+        body,
+        headers: { 'Content-Type': 'application/json', 'X-Elicitly-Timestamp': String(timestamp), 'X-Elicitly-Signature': webhookSignature(config.webhook.secret, timestamp, body) },
+      };
+    }
+    if (!target) return;
+    // The host alone: an ntfy topic's path is its only secret, and stderr may end up in a host's logs.
+    const where = { to: job.destination, host: new URL(target.url).host, type: job.type };
+    try {
+      const response = await fetchNow(target.url, {
+        method: 'POST',
+        headers: target.headers,
+        body: target.body,
+        // A redirect would re-post the body wherever it points: the configured URL is the only place it goes.
+        redirect: 'error',
+        signal: AbortSignal.any([AbortSignal.timeout(timeoutMs), stopping.signal]),
+      });
+      await response.body?.cancel();
+      if (!response.ok) log('warn', 'a notification was refused', { ...where, status: response.status });
+    } catch (error) {
+      if (stopping.signal.aborted) return;
+      const cause = error instanceof Error && error.cause !== undefined ? error.cause : error;
+      log('warn', 'a notification could not be sent', { ...where, error: String(cause) });
+    }
+  };
+
+  const at = (entry: Tracked, when: number, type: NotificationType) => {
+    entry.cancels.push(schedule(() => enqueue(entry.request.elicitationId, type), Math.max(0, when - now())));
+  };
+
+  /** Starts watching a waiting request: notified at once when new, and its reminders scheduled from its creation. */
+  const track = (view: RequestView, isNew: boolean) => {
+    if (tracked.has(view.elicitationId)) return;
+    const config = settings();
+    if (!config || destinations(config).length === 0) return;
+    const request: NotifiedRequest = { elicitationId: view.elicitationId, kind: view.kind, client: view.requester.client, createdAt: view.createdAt, expiresAt: view.expiresAt };
+    const entry: Tracked = { request, cancels: [] };
+    tracked.set(request.elicitationId, entry);
+    if (isNew) enqueue(request.elicitationId, 'request.waiting');
+    const current = now();
+    const remindAt = config.remindMinutes > 0 ? request.createdAt + config.remindMinutes * 60_000 : null;
+    const reminds = remindAt !== null && remindAt < request.expiresAt;
+    // A moment already past (a hub that took over late) is skipped: the hub before it may have sent it.
+    if (reminds && remindAt > current) at(entry, remindAt, 'request.reminder');
+    if (config.beforeExpiryMinutes > 0) {
+      const expiringAt = request.expiresAt - config.beforeExpiryMinutes * 60_000;
+      if (expiringAt > current && expiringAt > (reminds ? remindAt : request.createdAt)) at(entry, expiringAt, 'request.expiring');
+    }
+  };
+
+  const untrack = (id: string) => {
+    const entry = tracked.get(id);
+    if (!entry) return;
+    tracked.delete(id);
+    for (const cancel of entry.cancels) cancel();
+  };
+
+  const unsubscribe = options.engine.onEvent((event) => {
+    // A request a rule decided at creation arrives decided: nobody needs to be told.
+    if (event.type === 'request.created' && event.request.status === 'pending') track(event.request, true);
+    else if (event.type === 'request.removed') untrack(event.elicitationId);
+  });
+  // A hub that took over: the requests already waiting were announced by the one before it.
+  for (const view of options.engine.pendingViews()) track(view, false);
+
+  return () => {
+    unsubscribe();
+    stopping.abort();
+    for (const id of [...tracked.keys()]) untrack(id);
+    queue.length = 0;
+  };
+}
