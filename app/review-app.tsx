@@ -71,7 +71,9 @@ function DecidedNote({ decided, ended, elsewhere = false }: { decided: Decided; 
     ? `Decided ${elsewhere ? 'in the chat' : 'here'} at ${when}.`
     : decided.via === 'rule'
       ? `Decided by one of your rules at ${when}.${notUsed}`
-      : `Decided in the browser extension at ${when}.${notUsed}`;
+      : decided.via === 'phone'
+        ? `Decided on a paired phone at ${when}.${notUsed}`
+        : `Decided in the browser extension at ${when}.${notUsed}`;
   return <p class="decided-note" role="status">{text}</p>;
 }
 

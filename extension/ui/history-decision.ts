@@ -1,3 +1,4 @@
+import { decidedElsewhere } from './labels.js';
 import type { Rule } from '../../shared/rules.js';
 import type { RequestRow } from '../db/rows.js';
 import { collected, deriveVerdict, type Verdict } from '../db/verdict.js';
@@ -48,7 +49,8 @@ export function decisionSummary(row: RequestRow, rules?: ReadonlyMap<string, Rul
   else if (verdict === 'pending' && row.outcome && row.delivery === 'queued') {
     note = `${queuedWord(row, row.outcome.decision)} here, waiting for the hub`;
   } else if (verdict === 'pending' && row.delivery === 'refused') note = 'your decision was refused; decide again';
-  if (row.decidedVia === 'app') note = note ? `decided in the chat · ${note}` : 'decided in the chat';
+  const elsewhere = decidedElsewhere(row.decidedVia);
+  if (elsewhere) note = note ? `${elsewhere} · ${note}` : elsewhere;
   if (row.decidedVia === 'rule' && rules) {
     const byRule = ruleDecisionText(row, row.ruleId === undefined ? undefined : rules.get(row.ruleId));
     if (byRule) note = note ? `${byRule} · ${note}` : byRule;

@@ -1,4 +1,5 @@
 // A fake host connection for the view: scripted answers to the app-only tools, every call recorded.
+import type { DecidedVia } from '../../shared/lifecycle.js';
 import { vi } from 'vitest';
 import type { CallToolResult } from '../../app/app-client.js';
 import type { AppHost } from '../../app/review-app.js';
@@ -30,7 +31,7 @@ export function withKey(id = ID, token = TOKEN): CallToolResult {
 type Answer = CallToolResult | Error | ((args: Record<string, unknown>) => CallToolResult);
 
 /** A host whose tools/call answers come from `view` (elicit_app_view) and the scripted `decides`, in order. */
-export function fakeHost(state: { view: RequestView; decided?: { via: 'extension' | 'app'; at: number } | null }, ...decides: Answer[]) {
+export function fakeHost(state: { view: RequestView; decided?: { via: DecidedVia; at: number } | null }, ...decides: Answer[]) {
   const calls: { name: string; arguments: Record<string, unknown> }[] = [];
   const host: AppHost = {
     callServerTool: vi.fn(async (params: { name: string; arguments?: Record<string, unknown> }) => {

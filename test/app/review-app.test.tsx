@@ -115,6 +115,14 @@ describe('ReviewApp: the extension\'s review, fed by the app-only tools', () => 
     expect(screen.queryByRole('button', { name: 'Submit Changes' })).toBeNull();
   });
 
+  it('says when a paired phone decided first', async () => {
+    const at = Date.now() - 60_000;
+    const view = northmarkView({ status: 'approved', decidedAt: at, outcome: { decision: 'approved', decidedVia: 'phone', action: 'submit', values: {} } });
+    const { host } = fakeHost({ view, decided: { via: 'phone', at } });
+    mount(host, withKey());
+    expect((await screen.findByText(/^Decided on a paired phone at /)).textContent).toBe(`Decided on a paired phone at ${decidedTime(at)}.`);
+  });
+
   it('without a key (the host dropped result _meta) shows the request read-only and says where to decide', async () => {
     const { host, calls } = fakeHost({ view: northmarkView() });
     mount(host, { content: [{ type: 'text', text: 'pending' }], structuredContent: { elicitationId: ID, status: 'pending' } });

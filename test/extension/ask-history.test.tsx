@@ -187,6 +187,7 @@ describe('a decided ask opened again: what the person answered, never "approved"
     ['a question answered with its "no" label', staging, { status: 'approved', ...answered({ confirmed: false }) }, 'answered: Keep', 'Answered: Keep'],
     ['the same once the agent read it', staging, { status: 'consumed', ...answered({ confirmed: false }) }, 'answered: Keep, and the agent has read the answer', 'Answered: Keep, and the agent has read the answer'],
     ['a question answered in the chat (no answer known here)', staging, { status: 'approved', decidedVia: 'app' }, 'answered, decided in the chat', 'Answered'],
+    ['a question answered on a paired phone', staging, { status: 'approved', decidedVia: 'phone' }, 'answered, decided on a paired phone', 'Answered'],
     ['a form', release, { status: 'approved', ...answered({ version: '2.0.0' }) }, 'answered', 'Answered'],
     ['a choice', regions, { status: 'approved', ...answered({ selected: ['eu'] }) }, 'chose: Europe', 'Chose: Europe'],
     ['a dismissed question', staging, { status: 'rejected', ...dismissed }, 'dismissed', 'Dismissed'],

@@ -60,6 +60,7 @@ describe('decisionSummary: what a history row says', () => {
     ['pending, refused as invalid', { status: 'pending', verdict: 'pending', delivery: 'refused', refusal: { reason: 'invalid' } }, 'Pending', 'your decision was refused; decide again'],
     ['decided in the chat, not collected yet', { status: 'approved', verdict: 'approved', decidedVia: 'app' }, 'Approved', 'decided in the chat · not collected yet'],
     ['decided in the chat and collected', { status: 'consumed', verdict: 'rejected', decidedVia: 'app' }, 'Rejected', 'decided in the chat · collected by the agent'],
+    ['decided on a phone, not collected yet', { status: 'approved', verdict: 'approved', decidedVia: 'phone' }, 'Approved', 'decided on a paired phone · not collected yet'],
     ['decided in the extension says nothing more', { status: 'consumed', verdict: 'approved', decidedVia: 'extension' }, 'Approved', 'collected by the agent'],
     ['no stored verdict: derived from the row', { status: 'consumed', verdict: undefined, outcome: { decision: 'approved', action: 'submit' }, delivery: 'delivered' }, 'Approved', 'collected by the agent'],
   ];

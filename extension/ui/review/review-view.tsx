@@ -1,3 +1,4 @@
+import { decidedElsewhere } from '../labels.js';
 import { useMemo, useState } from 'preact/hooks';
 import type { RequestRow } from '../../db/rows.js';
 import type { BackgroundClient } from '../../messages.js';
@@ -35,7 +36,7 @@ export function ReviewView({ row, client, onDone }: { row: RequestRow; client: B
     return (
       <>
         {notice && <FeedbackView feedback={notice} />}
-        {row.status !== 'pending' && <p class="muted note">This request is no longer pending: <VisibleText text={lowerFirst(statusText(row))} />{row.decidedVia === 'app' ? ', decided in the chat' : row.decidedVia === 'rule' ? ', by one of your rules' : ''}.</p>}
+        {row.status !== 'pending' && <p class="muted note">This request is no longer pending: <VisibleText text={lowerFirst(statusText(row))} />{row.decidedVia === 'rule' ? ', by one of your rules' : decidedElsewhere(row.decidedVia) ? `, ${decidedElsewhere(row.decidedVia)}` : ''}.</p>}
         <RequestDetail row={row} />
       </>
     );
