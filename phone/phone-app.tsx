@@ -167,10 +167,13 @@ function Inbox({ rows, connected, flash }: { rows: RequestRow[]; connected: bool
   );
 }
 
+/**
+ * Where a request was decided, besides what the history's summary already says (the chat, a phone): from the phone,
+ * the extension is elsewhere too, and the page has no rules to name one by.
+ */
 const WHERE: Partial<Record<NonNullable<RequestRow['decidedVia']>, string>> = {
-  extension: 'in the browser extension',
-  phone: 'on a phone',
-  rule: 'by one of your rules',
+  extension: 'decided in the browser extension',
+  rule: 'decided by one of your rules',
 };
 
 function History({ rows }: { rows: RequestRow[] }) {
@@ -186,8 +189,7 @@ function History({ rows }: { rows: RequestRow[] }) {
               <span class="message"><VisibleText text={row.message} /></span>
               <span class="meta">
                 <strong class={`verdict verdict-${summary.verdict}`}><VisibleText text={summary.label} /></strong>
-                {where && <> {where}</>}
-                {summary.note && <>{' · '}{summary.note}</>}
+                {[where, summary.note].filter(Boolean).map((text) => ` · ${text}`).join('')}
               </span>
               <span class="meta">
                 <span class={`kind kind-${row.kind}`}>{KIND_LABEL[row.kind]}</span>

@@ -25,6 +25,16 @@ function newestFirst(rows: RequestRow[]): RequestRow[] {
   return [...rows].sort((a, b) => endedAt(b) - endedAt(a)).slice(0, RECENT_LIMIT);
 }
 
+/**
+ * A row from the hub's view. The extension trusts only a decision it delivered itself; here the hub's own outcome is
+ * the one there is, so a collected request still says which way it went.
+ */
+function rowOf(view: RequestView, previous?: RequestRow): RequestRow {
+  const row = rowFromView(view, previous);
+  if (row.verdict === 'unknown' && view.outcome) row.verdict = view.outcome.decision;
+  return row;
+}
+
 function byId(rows: readonly RequestRow[]): Map<string, RequestRow> {
   return new Map(rows.map((r) => [r.elicitationId, r]));
 }
@@ -35,17 +45,17 @@ function byId(rows: readonly RequestRow[]): Map<string, RequestRow> {
  */
 export function applyWelcome(lists: RequestLists, pending: RequestView[], recent: RequestView[]): RequestLists {
   const known = byId([...lists.pending, ...lists.recent]);
-  const ended = recent.map((view) => rowFromView(view, known.get(view.elicitationId)));
+  const ended = recent.map((view) => rowOf(view, known.get(view.elicitationId)));
   const endedIds = new Set(ended.map((r) => r.elicitationId));
   return {
-    pending: pending.map((view) => rowFromView(view, known.get(view.elicitationId))),
+    pending: pending.map((view) => rowOf(view, known.get(view.elicitationId))),
     recent: newestFirst([...ended, ...lists.recent.filter((r) => !endedIds.has(r.elicitationId))]),
   };
 }
 
 /** A new request; one a rule decided as it was created goes straight to the history. */
 export function applyCreated(lists: RequestLists, view: RequestView): RequestLists {
-  const row = rowFromView(view);
+  const row = rowOf(view);
   const pending = lists.pending.filter((r) => r.elicitationId !== row.elicitationId);
   if (row.status === 'pending') return { ...lists, pending: [...pending, row] };
   return { pending, recent: newestFirst([row, ...lists.recent.filter((r) => r.elicitationId !== row.elicitationId)]) };

@@ -137,7 +137,7 @@ describe.skipIf(!browserFound)(title, () => {
     await list.waitFor({ timeout: UI_TIMEOUT });
     const first = list.getByRole('link').first();
     expect(await first.textContent()).toMatch(/Name the release branch/);
-    expect(await list.getByRole('link', { name: /Deploy build 812 to staging/ }).textContent()).toMatch(/Approved on a phone/);
+    expect(await list.getByRole('link', { name: /Deploy build 812 to staging/ }).textContent()).toMatch(/Approved · decided on a paired phone/);
     await shoot('phone-history.png');
     expect(problems).toEqual([]);
   }, 60_000);

@@ -146,7 +146,7 @@ describe('the inbox, a review and the history', () => {
     const history = await screen.findByRole('list', { name: 'Recent requests' });
     const items = within(history).getAllByRole('link');
     expect(items.map((a) => a.getAttribute('href'))).toEqual(['#/r/el_a', '#/r/el_old']);
-    expect(items[0]?.textContent).toMatch(/Approved on a phone/);
+    expect(items[0]?.textContent).toMatch(/^Restart the web service\?Approved · decided on a paired phone · not collected yet/);
     expect(items[1]?.textContent).toMatch(/Expired/);
 
     location.hash = '#/r/el_a';
