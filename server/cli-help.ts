@@ -41,6 +41,8 @@ Environment:
   ELICITLY_PROBE_TIMEOUT_MS     how long elicit_doctor's probe waits for a person
   ELICITLY_RETENTION_DAYS       how long decided requests are kept (default 7)
   ELICITLY_MIN_TIMEOUT_SECONDS  the shortest timeoutSeconds an approval may ask for (default 60)
+  ELICITLY_REMOTE_LISTEN        host:port of an optional HTTPS listener for the phone page, with
+  ELICITLY_REMOTE_CERT/_KEY     the PEM certificate and key it serves (both required)
 
 Exit code 2: an argument or environment variable did not parse (the message names it).
 Docs: https://github.com/elicitly/elicitly-companion#readme
