@@ -212,7 +212,25 @@ function Review({ session, id, welcomed, onDone }: { session: PhoneSession; id: 
     if (!welcomed) return <p class="muted">Waiting for the hub…</p>;
     return <p class="muted">This request is not on the hub any more (it ended a while ago, or the link is wrong).</p>;
   }
-  return <ReviewView row={row} client={session.client} onDone={onDone} />;
+  return (
+    <>
+      <RequestMeta row={row} />
+      <ReviewView row={row} client={session.client} onDone={onDone} />
+    </>
+  );
+}
+
+/** Which agent asks, what kind of request, and how long it has: above the review, which does not say them. */
+function RequestMeta({ row }: { row: RequestRow }) {
+  const now = useNow();
+  return (
+    <p class="phone-meta muted">
+      <span class={`kind kind-${row.kind}`}>{KIND_LABEL[row.kind]}</span>
+      {' · '}
+      <span class="agent"><VisibleText text={row.agent} /></span>
+      {row.status === 'pending' && <>{' · '}<span class="deadline">{timeLeft(row.expiresAt, now)}</span></>}
+    </p>
+  );
 }
 
 function useRoute(): Route {

@@ -37,7 +37,7 @@ describe.skipIf(!browserFound)(title, () => {
   };
 
   async function shoot(name: string): Promise<void> {
-    if (SCREENSHOTS) await page.screenshot({ path: join(SCREENSHOTS, name) });
+    if (SCREENSHOTS) await page.screenshot({ path: join(SCREENSHOTS, name), scale: 'css' });
   }
 
   async function outcome(id: string): Promise<Record<string, unknown> | undefined> {
@@ -105,7 +105,7 @@ describe.skipIf(!browserFound)(title, () => {
     await shoot('phone-review.png');
     await approve.tap();
     await page.getByText('Decision sent.').waitFor({ timeout: UI_TIMEOUT });
-    expect(await outcome(id)).toEqual({ status: 'consumed', decision: 'approved', decidedVia: 'phone', context: { build: 812, target: 'staging' } });
+    expect(await outcome(id)).toEqual({ status: 'consumed', decision: 'approved', action: 'submit', values: {}, decidedVia: 'phone', context: { build: 812, target: 'staging' } });
     expect(problems).toEqual([]);
   }, 60_000);
 
