@@ -87,6 +87,20 @@ export default tseslint.config(
     },
   },
   {
+    // The phone reviewer the hub serves (phone/): browser only, no extension storage or APIs; it talks to the hub over
+    // its own socket, with the shared protocol and handshake.
+    files: ['phone/**'],
+    rules: {
+      'no-restricted-imports': ['error', {
+        patterns: [
+          { group: ['**/server/**', 'ws', '@modelcontextprotocol/*'], message: 'the phone page is browser only: no server code.' },
+          { group: ['**/entrypoints/**', '**/extension/background/**', '**/extension/hub/**', '**/extension/db/database*', 'wxt', 'wxt/*', 'dexie'], message: 'the phone page has no extension APIs and no IndexedDB.' },
+          nodeBuiltins,
+        ],
+      }],
+    },
+  },
+  {
     files: ['bench/**/*.mjs', 'scripts/**/*.mjs', '*.config.js'],
     languageOptions: { globals: { process: 'readonly', console: 'readonly', setTimeout: 'readonly', clearTimeout: 'readonly', performance: 'readonly', URL: 'readonly', AbortController: 'readonly' } },
   },

@@ -2,8 +2,8 @@ import preact from '@preact/preset-vite';
 import { defineConfig } from 'vitest/config';
 import { WxtVitest } from 'wxt/testing/vitest-plugin';
 
-// Four projects: Node for the server, the hub and the real-browser end-to-end suite; the real agent hosts; a DOM (happy-dom) with WXT's fake
-// browser for the extension's components and background modules; a DOM for the review inside the chat (app/).
+// Five projects: Node for the server, the hub and the real-browser end-to-end suite; the real agent hosts; a DOM (happy-dom) with WXT's fake
+// browser for the extension's components and background modules; a DOM for the review inside the chat (app/); a DOM for the phone page (phone/).
 export default defineConfig({
   test: {
     testTimeout: 20_000,
@@ -48,6 +48,17 @@ export default defineConfig({
           include: ['test/app/**/*.test.ts', 'test/app/**/*.test.tsx'],
           environment: 'happy-dom',
           setupFiles: ['test/app/setup.ts'],
+          testTimeout: 20_000,
+        },
+      },
+      {
+        // The phone reviewer page (phone/): its connection on a fake socket, its views in a DOM.
+        plugins: [preact()],
+        test: {
+          name: 'phone',
+          include: ['test/phone/**/*.test.ts', 'test/phone/**/*.test.tsx'],
+          environment: 'happy-dom',
+          setupFiles: ['test/phone/setup.ts'],
           testTimeout: 20_000,
         },
       },

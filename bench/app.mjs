@@ -15,6 +15,7 @@ import {
 } from '../test/e2e/app-host/app-host.ts';
 
 const APP_HTML = fileURLToPath(new URL('../dist/server/review-app.html', import.meta.url));
+const PHONE_HTML = fileURLToPath(new URL('../dist/server/phone/phone.html', import.meta.url));
 const CHROMIUM = process.env.CHROME_PATH ?? '/usr/bin/chromium';
 const FIELDS = 100;
 const RUNS = 5;
@@ -35,6 +36,12 @@ export async function app() {
   const raw = Buffer.byteLength(html);
   const gz = gzipSync(html, { level: 9 }).length;
   console.log(`  dist/server/review-app.html: ${raw.toLocaleString('en')} B raw, ${gz.toLocaleString('en')} B gzip -9 (${(raw / 1024).toFixed(1)} KB / ${(gz / 1024).toFixed(1)} KB)`);
+  // The phone reviewer page the hub serves: the same components, so its size is read beside the app's.
+  if (existsSync(PHONE_HTML)) {
+    const phone = readFileSync(PHONE_HTML, 'utf8');
+    const phoneGz = gzipSync(phone, { level: 9 }).length;
+    console.log(`  dist/server/phone/phone.html (the phone page): ${Buffer.byteLength(phone).toLocaleString('en')} B raw, ${phoneGz.toLocaleString('en')} B gzip -9 (${(phoneGz / 1024).toFixed(1)} KB)`);
+  }
 
   if (!existsSync(CHROMIUM)) {
     console.log(`  first render: not measured, no Chromium at ${CHROMIUM}`);

@@ -1,6 +1,6 @@
 // Bundles the stdio server into one file: a host spawns it for every session, and one file starts ~25% faster
 // than resolving the SDK's and zod's module graphs from node_modules on each start (see bench/cold-start.mjs).
-import { copyFileSync, existsSync, rmSync } from 'node:fs';
+import { copyFileSync, existsSync, mkdirSync, rmSync } from 'node:fs';
 import { build } from 'esbuild';
 
 // Chunk names carry content hashes: without a clean directory every build would leave the previous ones behind.
@@ -33,3 +33,10 @@ await build({
 // The review shown inside the chat (MCP App) ships beside the bundle; main.ts reads it when a host asks for it.
 if (!existsSync('dist/app/review.html')) throw new Error('dist/app/review.html is missing: run node scripts/build-app.mjs first (npm run build:server does)');
 copyFileSync('dist/app/review.html', 'dist/server/review-app.html');
+
+// The phone reviewer page and its icons ship beside the bundle too; the hub serves them at /phone/ while remote is on.
+const PHONE_FILES = ['phone.html', 'icon-192.png', 'icon-512.png'];
+const missing = PHONE_FILES.filter((f) => !existsSync(`dist/phone/${f}`));
+if (missing.length) throw new Error(`dist/phone/${missing.join(', ')} missing: run node scripts/build-phone.mjs first (npm run build:server does)`);
+mkdirSync('dist/server/phone', { recursive: true });
+for (const file of PHONE_FILES) copyFileSync(`dist/phone/${file}`, `dist/server/phone/${file}`);

@@ -1,0 +1,49 @@
+// Before anything parses: the page's CSP has no 'unsafe-eval', and zod would probe `new Function` on first use.
+import '../extension/zod-config.js';
+import { render } from 'preact';
+import { openBrowserSocket } from './device-connection.js';
+import { clearDeviceKey, readDeviceKey, writeDeviceKey } from './device-key.js';
+import { suggestedDeviceName } from './device-name.js';
+import { PhoneApp } from './phone-app.js';
+import { createPhoneSession } from './phone-session.js';
+import { parseRoute } from './route.js';
+import '../extension/ui/styles.css';
+import './phone.css';
+
+/** The hub writes its own port into the page as it serves it: every proof is bound to it. 0: not served by a hub. */
+function hubPort(): number | null {
+  const port = Number(document.querySelector('meta[name="elicitly-hub-port"]')?.getAttribute('content'));
+  return Number.isInteger(port) && port > 0 && port < 65536 ? port : null;
+}
+
+/** The pairing code from the QR's link, taken out of the address at once so it stays in no history entry. */
+function takePairCode(): string | null {
+  const route = parseRoute(location.hash);
+  if (route.view !== 'pair') return null;
+  history.replaceState(null, '', `${location.pathname}${location.search}`);
+  return route.code;
+}
+
+const root = document.getElementById('app');
+const port = hubPort();
+if (root && port === null) {
+  render(<p role="alert" class="error">This page works only as the Elicitly hub serves it, at /phone/ on the hub's address.</p>, root);
+} else if (root && port !== null) {
+  const pairCode = takePairCode();
+  const { session, connection } = createPhoneSession({
+    url: `${location.origin.replace(/^http/, 'ws')}/phone/socket`,
+    hubPort: port,
+    origin: location.origin,
+    socketFactory: openBrowserSocket,
+    clock: { now: () => Date.now(), random: () => Math.random(), setTimeout: (fn, ms) => setTimeout(fn, ms), clearTimeout: (h) => clearTimeout(h as number) },
+    keys: { read: () => readDeviceKey(localStorage), write: (key) => writeDeviceKey(localStorage, key), clear: () => clearDeviceKey(localStorage) },
+    client: { name: 'elicitly-phone', version: __ELICITLY_VERSION__ },
+    log: (message) => console.warn(`elicitly: ${message}`),
+  });
+  // A phone suspends a page in the background and its socket with it: coming back, connect now rather than after the backoff.
+  document.addEventListener('visibilitychange', () => {
+    if (document.visibilityState === 'visible') connection.ensure();
+  });
+  render(<PhoneApp session={session} pairCode={pairCode} suggestedName={suggestedDeviceName(navigator.userAgent)} />, root);
+  connection.ensure();
+}

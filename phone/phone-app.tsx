@@ -1,0 +1,305 @@
+import { useCallback, useEffect, useState } from 'preact/hooks';
+import { PROTOCOL_VERSION } from '../shared/wire-protocol.js';
+import { PAIRING_TTL_MINUTES } from '../shared/hub-auth.js';
+import { useStore } from '../app/store.js';
+import type { RequestRow } from '../extension/db/rows.js';
+import { dateTime, timeLeft } from '../extension/ui/format-time.js';
+import { decisionSummary } from '../extension/ui/history-decision.js';
+import { KIND_LABEL } from '../extension/ui/labels.js';
+import { ReviewView } from '../extension/ui/review/review-view.js';
+import { useNow } from '../extension/ui/use-now.js';
+import { VisibleText } from '../extension/ui/visible-text.js';
+import type { DeviceState, NotPairedReason } from './device-connection.js';
+import { checkDeviceName } from './device-name.js';
+import type { PhoneSession } from './phone-session.js';
+import { parseRoute, reviewHash, type Route } from './route.js';
+
+const PAIR_COMMAND = <code>elicitly-companion remote pair</code>;
+
+function RetryCountdown({ retryAt }: { retryAt: number }) {
+  const now = useNow();
+  const seconds = Math.max(0, Math.ceil((retryAt - now) / 1000));
+  return <span class="retry">{seconds > 0 ? ` Next try in ${seconds} s.` : ' Trying now…'}</span>;
+}
+
+function describe(state: DeviceState | null) {
+  if (!state) return <>Starting…</>;
+  switch (state.state) {
+    case 'connecting':
+      return <>Connecting to the hub…</>;
+    case 'pairing':
+      return <>Pairing with the hub…</>;
+    case 'connected':
+      return <>Connected</>;
+    case 'reconnecting':
+      return <>Reconnecting — the hub is not answering (is an agent running on the computer?).<RetryCountdown retryAt={state.retryAt} /></>;
+    case 'not_paired':
+      return <>{state.reason === 'removed' ? 'No longer paired' : 'Not paired'}</>;
+    case 'untrusted':
+      return (
+        <>
+          Untrusted hub: whatever answers at this address could not prove it holds this phone's key, so nothing was sent to it.
+          <RetryCountdown retryAt={state.retryAt} />
+        </>
+      );
+    case 'version_mismatch': {
+      const hub = state.hubProtocol === null ? 'an older protocol' : `protocol ${state.hubProtocol}`;
+      return <>Version mismatch: the hub speaks {hub}, this page protocol {PROTOCOL_VERSION}. Reload this page.<RetryCountdown retryAt={state.retryAt} /></>;
+    }
+  }
+}
+
+export function ConnectionHeader({ state }: { state: DeviceState | null }) {
+  return (
+    <div class="connection" role="status" data-state={state?.state ?? 'starting'}>
+      {describe(state)}
+    </div>
+  );
+}
+
+const REFUSAL: Record<Exclude<NotPairedReason, 'removed'>, string> = {
+  code_refused: 'The hub refused this pairing code.',
+  no_code_active: `No pairing code is active on the hub: a code works once, for ${PAIRING_TTL_MINUTES} minutes.`,
+  code_unproven: 'Whatever answered at this address could not prove it knows this pairing code, so nothing else was sent to it.',
+};
+
+function PairHelp() {
+  return <p>On the computer that runs your agents, run {PAIR_COMMAND} in a terminal and scan the QR code it prints with this phone.</p>;
+}
+
+/** No key on this phone (never paired here, or removed): how to pair. */
+function NotPaired({ reason }: { reason: NotPairedReason | null }) {
+  return (
+    <section class="empty phone-not-paired">
+      <p>{reason === 'removed' ? 'This phone is no longer paired.' : 'This phone is not paired with your hub.'}</p>
+      {reason === 'removed' && <p class="muted">The hub no longer knows this phone's key (it was removed with <code>pair --remove</code>, or the hub's state was reset).</p>}
+      {reason !== null && reason !== 'removed' && <p role="alert" class="error">{REFUSAL[reason]}</p>}
+      <PairHelp />
+    </section>
+  );
+}
+
+/** The pairing link's view: what to call this device, then Pair. The code itself is never shown. */
+function Pairing({ session, code, suggestedName, onDone }: { session: PhoneSession; code: string; suggestedName: string; onDone(): void }) {
+  const [name, setName] = useState(suggestedName);
+  const [problem, setProblem] = useState<string | null>(null);
+  const [sent, setSent] = useState(false);
+  const refused = useStore(session.pairingRefused);
+  const state = useStore(session.state);
+  const paired = sent && refused === null && state?.state === 'connected';
+  const busy = sent && refused === null && !paired;
+  // Paired: the code is spent, and the inbox is what the person came for.
+  useEffect(() => {
+    if (paired) onDone();
+  }, [paired, onDone]);
+  const submit = (e: Event) => {
+    e.preventDefault();
+    const checked = checkDeviceName(name);
+    if (!checked.ok) {
+      setProblem(checked.message);
+      return;
+    }
+    setProblem(null);
+    setSent(true);
+    session.pair(code, checked.name);
+  };
+  return (
+    <form class="pairing phone-pairing" onSubmit={submit} noValidate>
+      <h2>Pair this device</h2>
+      <p>It will receive the requests your agents file and can decide them. You can remove it at any time with <code>elicitly-companion pair --remove</code>.</p>
+      <div class="field">
+        <label for="device-name">Name this device</label>
+        <input
+          id="device-name"
+          type="text"
+          autoComplete="off"
+          maxLength={60}
+          value={name}
+          aria-invalid={problem ? 'true' : undefined}
+          aria-describedby={problem ? 'device-name-problem' : undefined}
+          onInput={(e) => setName(e.currentTarget.value)}
+        />
+        {problem && <p id="device-name-problem" class="error">{problem}</p>}
+      </div>
+      {refused && refused !== 'removed' && (
+        <>
+          <p role="alert" class="error">{REFUSAL[refused]}</p>
+          <PairHelp />
+        </>
+      )}
+      <div class="actions">
+        <button type="submit" class="primary" disabled={busy || refused !== null}>{busy ? 'Pairing…' : 'Pair'}</button>
+        <button type="button" onClick={onDone}>Cancel</button>
+      </div>
+    </form>
+  );
+}
+
+function InboxItem({ row, now }: { row: RequestRow; now: number }) {
+  return (
+    <li>
+      <a class="phone-item" href={reviewHash(row.elicitationId)}>
+        <span class="message"><VisibleText text={row.message} /></span>
+        <span class="meta">
+          <span class={`kind kind-${row.kind}`}>{KIND_LABEL[row.kind]}</span>
+          {' · '}
+          <span class="agent"><VisibleText text={row.agent} /></span>
+          {' · '}
+          <span class="deadline">{timeLeft(row.expiresAt, now)}</span>
+        </span>
+      </a>
+    </li>
+  );
+}
+
+/** The requests waiting for a decision; one whose deadline has passed leaves by the clock, one decided here at once. */
+function Inbox({ rows, connected, flash }: { rows: RequestRow[]; connected: boolean; flash: string | null }) {
+  const now = useNow();
+  const open = rows.filter((r) => r.expiresAt > now && r.delivery !== 'delivered');
+  return (
+    <section aria-labelledby="inbox-title">
+      <h2 id="inbox-title" class="visually-hidden">Pending requests</h2>
+      <p class="phone-flash" role="status">{flash ?? ''}</p>
+      {open.length === 0
+        ? <p class="empty muted">{connected ? 'Nothing to review. Requests your agents file appear here.' : 'Nothing to show until the hub answers.'}</p>
+        : <ul class="phone-list" aria-label="Pending requests">{open.map((row) => <InboxItem key={row.elicitationId} row={row} now={now} />)}</ul>}
+    </section>
+  );
+}
+
+/**
+ * Where a request was decided, besides what the history's summary already says (the chat, a phone): from the phone,
+ * the extension is elsewhere too, and the page has no rules to name one by.
+ */
+const WHERE: Partial<Record<NonNullable<RequestRow['decidedVia']>, string>> = {
+  extension: 'decided in the browser extension',
+  rule: 'decided by one of your rules',
+};
+
+function History({ rows }: { rows: RequestRow[] }) {
+  if (rows.length === 0) return <p class="empty muted">No request has ended yet.</p>;
+  return (
+    <ul class="phone-list" aria-label="Recent requests">
+      {rows.map((row) => {
+        const summary = decisionSummary(row);
+        const where = row.decidedVia ? WHERE[row.decidedVia] : undefined;
+        return (
+          <li key={row.elicitationId}>
+            <a class="phone-item" href={reviewHash(row.elicitationId)}>
+              <span class="message"><VisibleText text={row.message} /></span>
+              <span class="meta">
+                <strong class={`verdict verdict-${summary.verdict}`}><VisibleText text={summary.label} /></strong>
+                {[where, summary.note].filter(Boolean).map((text) => ` · ${text}`).join('')}
+              </span>
+              <span class="meta">
+                <span class={`kind kind-${row.kind}`}>{KIND_LABEL[row.kind]}</span>
+                {' · '}
+                <span class="agent"><VisibleText text={row.agent} /></span>
+                {row.decidedAt !== undefined && <>{' · '}<span>{dateTime(row.decidedAt)}</span></>}
+              </span>
+            </a>
+          </li>
+        );
+      })}
+    </ul>
+  );
+}
+
+function Review({ session, id, welcomed, onDone }: { session: PhoneSession; id: string; welcomed: boolean; onDone(): void }) {
+  const lists = useStore(session.lists);
+  const row = lists.pending.find((r) => r.elicitationId === id) ?? lists.recent.find((r) => r.elicitationId === id);
+  if (!row) {
+    if (!welcomed) return <p class="muted">Waiting for the hub…</p>;
+    return <p class="muted">This request is not on the hub any more (it ended a while ago, or the link is wrong).</p>;
+  }
+  return (
+    <>
+      <RequestMeta row={row} />
+      <ReviewView row={row} client={session.client} onDone={onDone} />
+    </>
+  );
+}
+
+/** Which agent asks, what kind of request, and how long it has: above the review, which does not say them. */
+function RequestMeta({ row }: { row: RequestRow }) {
+  const now = useNow();
+  return (
+    <p class="phone-meta muted">
+      <span class={`kind kind-${row.kind}`}>{KIND_LABEL[row.kind]}</span>
+      {' · '}
+      <span class="agent"><VisibleText text={row.agent} /></span>
+      {row.status === 'pending' && <>{' · '}<span class="deadline">{timeLeft(row.expiresAt, now)}</span></>}
+    </p>
+  );
+}
+
+function useRoute(): Route {
+  const [route, setRoute] = useState(() => parseRoute(location.hash));
+  useEffect(() => {
+    const onChange = () => setRoute(parseRoute(location.hash));
+    window.addEventListener('hashchange', onChange);
+    return () => window.removeEventListener('hashchange', onChange);
+  }, []);
+  return route;
+}
+
+function Nav({ route, pendingCount }: { route: Route; pendingCount: number }) {
+  return (
+    <nav class="phone-nav" aria-label="Views">
+      <a href="#/" aria-current={route.view === 'inbox' ? 'page' : undefined}>Inbox{pendingCount > 0 ? ` (${pendingCount})` : ''}</a>
+      <a href="#/history" aria-current={route.view === 'history' ? 'page' : undefined}>History</a>
+    </nav>
+  );
+}
+
+/**
+ * The phone reviewer: a connection header, then pairing (from the QR's link), how to pair, or the inbox, a review
+ * (the extension's own components, so what is decided is what is sent) and the recent history. `pairCode`: the code the
+ * page was opened with, already taken out of its address.
+ */
+export function PhoneApp({ session, pairCode, suggestedName }: { session: PhoneSession; pairCode: string | null; suggestedName: string }) {
+  const state = useStore(session.state);
+  const lists = useStore(session.lists);
+  const route = useRoute();
+  const [code, setCode] = useState(pairCode);
+  const [flash, setFlash] = useState<string | null>(null);
+  const connected = state?.state === 'connected';
+  const dropCode = useCallback(() => setCode(null), []);
+  useEffect(() => {
+    if (route.view !== 'inbox') setFlash(null);
+  }, [route]);
+
+  let body;
+  if (code !== null) {
+    body = <Pairing session={session} code={code} suggestedName={suggestedName} onDone={dropCode} />;
+  } else if (state?.state === 'not_paired') {
+    body = <NotPaired reason={state.reason} />;
+  } else if (route.view === 'review') {
+    body = (
+      <Review
+        session={session}
+        id={route.id}
+        welcomed={connected || lists.pending.length + lists.recent.length > 0}
+        onDone={() => {
+          setFlash('Decision sent.');
+          location.hash = '#/';
+        }}
+      />
+    );
+  } else if (route.view === 'history') {
+    body = <History rows={lists.recent} />;
+  } else {
+    body = <Inbox rows={lists.pending} connected={connected} flash={flash} />;
+  }
+  const showNav = code === null && state?.state !== 'not_paired';
+  return (
+    <div class="phone">
+      <header class="phone-header">
+        <h1>Elicitly</h1>
+        <ConnectionHeader state={state} />
+        {showNav && <Nav route={route} pendingCount={lists.pending.filter((r) => r.delivery !== 'delivered').length} />}
+      </header>
+      <main class="phone-main">{body}</main>
+    </div>
+  );
+}

@@ -1,0 +1,61 @@
+import { Store } from '../app/store.js';
+import type { BackgroundClient, Decision } from '../extension/messages.js';
+import { DeviceConnection, type DeviceConnectionOptions, type DeviceState, type NotPairedReason } from './device-connection.js';
+import { applyCreated, applyRemoved, applyWelcome, NO_REQUESTS, recordOutcome, type RequestLists } from './request-lists.js';
+
+/** What the page's views read and do; the views are tested against one built from plain stores. */
+export interface PhoneSession {
+  /** null until the connection has said anything. */
+  state: Store<DeviceState | null>;
+  lists: Store<RequestLists>;
+  /** Why the last pairing attempt failed; cleared by the next one. */
+  pairingRefused: Store<NotPairedReason | null>;
+  /** The review components' client: decisions go to the hub as they are made; this page offers no rules. */
+  client: BackgroundClient;
+  pair(code: string, deviceName: string): void;
+}
+
+type Wiring = Omit<DeviceConnectionOptions, 'onState' | 'onWelcome' | 'onEvent' | 'onPairingRefused'>;
+
+/** The connection's news into the stores the views read, and the review's decisions out through the connection. */
+export function createPhoneSession(wiring: Wiring): { session: PhoneSession; connection: DeviceConnection } {
+  const state = new Store<DeviceState | null>(null);
+  const lists = new Store<RequestLists>(NO_REQUESTS);
+  const pairingRefused = new Store<NotPairedReason | null>(null);
+  const { clock } = wiring;
+  const connection = new DeviceConnection({
+    ...wiring,
+    onState: (next) => state.set(next),
+    onWelcome: (pending, recent) => lists.set(applyWelcome(lists.get(), pending, recent)),
+    onEvent: (event) => {
+      if (event.type === 'request.created') lists.set(applyCreated(lists.get(), event.request));
+      else lists.set(applyRemoved(lists.get(), event.elicitationId, event.status, event.decidedVia, clock.now()));
+    },
+    onPairingRefused: (reason) => pairingRefused.set(reason),
+  });
+  const client: BackgroundClient = {
+    async decide(decision: Decision) {
+      const reply = await connection.decide(decision);
+      if (reply.state === 'answered' && reply.ok) {
+        const { elicitationId, ...outcome } = decision;
+        lists.set(recordOutcome(lists.get(), elicitationId, outcome));
+      }
+      return reply;
+    },
+    reconnect: () => {
+      connection.ensure();
+      return Promise.resolve();
+    },
+  };
+  const session: PhoneSession = {
+    state,
+    lists,
+    pairingRefused,
+    client,
+    pair(code, deviceName) {
+      pairingRefused.set(null);
+      connection.pair(code, deviceName);
+    },
+  };
+  return { session, connection };
+}

@@ -1,0 +1,85 @@
+import type { DecidedVia, Status } from '../shared/lifecycle.js';
+import { DEVICE_RECENT, type RequestView } from '../shared/wire-protocol.js';
+import { rowFromView, type LocalOutcome, type RequestRow } from '../extension/db/rows.js';
+import { deriveVerdict } from '../extension/db/verdict.js';
+
+/**
+ * What the phone shows, held in memory only (it keeps no history of its own): the pending requests, and the recent
+ * ended ones (the hub's `welcome.recent`, plus those that ended while the page was open), newest first.
+ */
+export interface RequestLists {
+  pending: RequestRow[];
+  recent: RequestRow[];
+}
+
+export const NO_REQUESTS: RequestLists = { pending: [], recent: [] };
+
+/** The page's history is the hub's last DEVICE_RECENT plus what ended while it was open, up to this many. */
+export const RECENT_LIMIT = DEVICE_RECENT * 2;
+
+function endedAt(row: RequestRow): number {
+  return row.decidedAt ?? row.expiresAt;
+}
+
+function newestFirst(rows: RequestRow[]): RequestRow[] {
+  return [...rows].sort((a, b) => endedAt(b) - endedAt(a)).slice(0, RECENT_LIMIT);
+}
+
+/**
+ * A row from the hub's view. The extension trusts only a decision it delivered itself; here the hub's own outcome is
+ * the one there is, so a collected request still says which way it went.
+ */
+function rowOf(view: RequestView, previous?: RequestRow): RequestRow {
+  const row = rowFromView(view, previous);
+  if (row.verdict === 'unknown' && view.outcome) row.verdict = view.outcome.decision;
+  return row;
+}
+
+function byId(rows: readonly RequestRow[]): Map<string, RequestRow> {
+  return new Map(rows.map((r) => [r.elicitationId, r]));
+}
+
+/**
+ * A welcome (the first, or after a reconnect) replaces the pending list; what this page itself decided survives on the
+ * rows it knew. The history keeps what ended while the page was open and the hub's list no longer holds.
+ */
+export function applyWelcome(lists: RequestLists, pending: RequestView[], recent: RequestView[]): RequestLists {
+  const known = byId([...lists.pending, ...lists.recent]);
+  const ended = recent.map((view) => rowOf(view, known.get(view.elicitationId)));
+  const endedIds = new Set(ended.map((r) => r.elicitationId));
+  return {
+    pending: pending.map((view) => rowOf(view, known.get(view.elicitationId))),
+    recent: newestFirst([...ended, ...lists.recent.filter((r) => !endedIds.has(r.elicitationId))]),
+  };
+}
+
+/** A new request; one a rule decided as it was created goes straight to the history. */
+export function applyCreated(lists: RequestLists, view: RequestView): RequestLists {
+  const row = rowOf(view);
+  const pending = lists.pending.filter((r) => r.elicitationId !== row.elicitationId);
+  if (row.status === 'pending') return { ...lists, pending: [...pending, row] };
+  return { pending, recent: newestFirst([row, ...lists.recent.filter((r) => r.elicitationId !== row.elicitationId)]) };
+}
+
+/** A request ended (decided anywhere, withdrawn, expired, collected): it moves from the inbox to the history. */
+export function applyRemoved(lists: RequestLists, id: string, status: Status, decidedVia: DecidedVia | undefined, now: number): RequestLists {
+  const row = lists.pending.find((r) => r.elicitationId === id) ?? lists.recent.find((r) => r.elicitationId === id);
+  if (!row) return lists;
+  const ended: RequestRow = { ...row, status, ...(decidedVia ? { decidedVia } : {}) };
+  if (status !== 'pending' && ended.decidedAt === undefined) ended.decidedAt = now;
+  ended.verdict = deriveVerdict(ended, row.verdict);
+  const pending = lists.pending.filter((r) => r.elicitationId !== id);
+  if (status === 'pending') return { pending: [...pending, ended], recent: lists.recent.filter((r) => r.elicitationId !== id) };
+  return { pending, recent: newestFirst([ended, ...lists.recent.filter((r) => r.elicitationId !== id)]) };
+}
+
+/** The hub took this page's decision: the row remembers what was sent, so its detail says it. */
+export function recordOutcome(lists: RequestLists, id: string, outcome: LocalOutcome): RequestLists {
+  const mark = (r: RequestRow): RequestRow => {
+    if (r.elicitationId !== id) return r;
+    const next: RequestRow = { ...r, outcome, delivery: 'delivered' };
+    next.verdict = deriveVerdict(next, r.verdict);
+    return next;
+  };
+  return { pending: lists.pending.map(mark), recent: lists.recent.map(mark) };
+}

@@ -1,0 +1,26 @@
+/**
+ * Where the page is, from its fragment (which never reaches a server): `#pair=<code>` from the QR code, a review link
+ * `#/r/<elicitationId>` (a notification's), the history, or the inbox (anything else).
+ */
+export type Route = { view: 'pair'; code: string } | { view: 'review'; id: string } | { view: 'history' } | { view: 'inbox' };
+
+export function parseRoute(hash: string): Route {
+  const pair = /^#pair=([^&]+)$/.exec(hash);
+  if (pair?.[1]) return { view: 'pair', code: safeDecode(pair[1]) };
+  const review = /^#\/r\/(.+)$/.exec(hash);
+  if (review?.[1]) return { view: 'review', id: safeDecode(review[1]) };
+  if (hash === '#/history') return { view: 'history' };
+  return { view: 'inbox' };
+}
+
+export function reviewHash(id: string): string {
+  return `#/r/${encodeURIComponent(id)}`;
+}
+
+function safeDecode(part: string): string {
+  try {
+    return decodeURIComponent(part);
+  } catch {
+    return part;
+  }
+}

@@ -1,0 +1,265 @@
+// Issue 20, the phone page's side of the hub socket: the device handshake (the hub proves first, bound to its port and
+// the page's origin), pairing by the QR's code, a removed phone, bounded waits for the welcome and for decisions.
+import { describe, expect, it } from 'vitest';
+import { DECIDE_TIMEOUT_MS, WELCOME_TIMEOUT_MS } from '../../phone/device-connection.js';
+import {
+  CLOSE_AUTH_FAILED, CLOSE_NO_PAIRING, CLOSE_PROTOCOL_MISMATCH, CLOSE_UNKNOWN_KEY, HEARTBEAT_MS, PAIRING_SUBPROTOCOL, PROTOCOL_VERSION, SUBPROTOCOL,
+  protocolMismatchReason,
+} from '../../shared/wire-protocol.js';
+import {
+  HUB_PORT, ORIGIN, TEST_CODE, TEST_KEY, TEST_KEY_ID, deviceHarness, nextSent, pairHub, proposalView, proveHub, settle, until, welcome,
+} from './phone-fakes.js';
+
+/** A phone paired before, connected and welcomed. */
+async function welcomed(h: ReturnType<typeof deviceHarness>) {
+  h.connection.ensure();
+  const socket = h.last();
+  socket.open();
+  await proveHub(socket, TEST_KEY);
+  socket.deliver(welcome([proposalView('el_1', h.clock.t)]));
+  await until(() => h.state()?.state === 'connected', 'the welcome');
+  return socket;
+}
+
+describe('the device handshake', () => {
+  it('sends only its hello until the hub proves this phone\'s key, then its proof, and is connected on the welcome', async () => {
+    const h = deviceHarness();
+    h.connection.ensure();
+    const socket = h.last();
+    expect(socket.url).toBe('wss://laptop.tailnet.example/phone/socket');
+    expect(socket.protocols).toEqual([SUBPROTOCOL]);
+    socket.open();
+    const hello = await nextSent(socket, 'hello');
+    expect(hello).toEqual({
+      type: 'hello', protocol: PROTOCOL_VERSION, role: 'device', client: { name: 'elicitly-phone', version: 'test' }, nonce: expect.stringMatching(/^[0-9a-f]{64}$/), keyId: TEST_KEY_ID,
+    });
+    // The hub's heartbeat before its proof is no reason to say anything, and a decision cannot go yet.
+    socket.deliver({ type: 'heartbeat', t: 1 });
+    expect(await h.connection.decide({ elicitationId: 'el_1', decision: 'approved' })).toMatchObject({ state: 'error' });
+    await settle();
+    expect(socket.types()).toEqual(['hello']);
+    await proveHub(socket, TEST_KEY);
+    expect(socket.types()).toEqual(['hello', 'auth']);
+    expect(h.state()?.state).toBe('connecting');
+    socket.deliver(welcome([proposalView('el_1', h.clock.t)], [proposalView('el_0', h.clock.t - 5000, { status: 'approved', decidedAt: h.clock.t - 1000 })]));
+    await until(() => h.state()?.state === 'connected', 'the welcome');
+    expect(h.welcomes).toHaveLength(1);
+    expect(h.welcomes[0]?.pending.map((v) => v.elicitationId)).toEqual(['el_1']);
+    expect(h.welcomes[0]?.recent.map((v) => v.elicitationId)).toEqual(['el_0']);
+  });
+
+  it.each([
+    ['a wrong proof', { forge: true }],
+    ['a proof bound to another origin (the page served elsewhere)', { binding: { port: HUB_PORT, role: 'device' as const, origin: 'http://127.0.0.1:17391' } }],
+    ['a proof bound to the port the phone dialled, not the hub\'s', { binding: { port: 443, role: 'device' as const, origin: ORIGIN } }],
+    ['an extension\'s proof', { binding: { port: HUB_PORT, role: 'extension' as const } }],
+  ])('%s: untrusted, nothing after the hello is sent, the socket is closed, the key kept, and it tries again', async (_what, options) => {
+    const h = deviceHarness();
+    h.connection.ensure();
+    const socket = h.last();
+    socket.open();
+    await proveHub(socket, TEST_KEY, options);
+    await until(() => socket.closed, 'the socket to close');
+    expect(socket.types()).toEqual(['hello']);
+    expect(h.state()).toMatchObject({ state: 'untrusted', retryAt: expect.any(Number) });
+    expect(h.keys.key).toEqual({ keyId: TEST_KEY_ID, key: TEST_KEY });
+    h.clock.advance(2000);
+    expect(h.sockets).toHaveLength(2);
+  });
+
+  it.each([
+    ['a welcome (with requests to approve)', welcome([proposalView('el_phish', 1)])],
+    ['a request.created', { type: 'request.created' as const, request: proposalView('el_phish', 1) }],
+    ['a frame that is not JSON', '{nope'],
+  ])('%s before any proof: untrusted, nothing sent, nothing shown', async (_what, frame) => {
+    const h = deviceHarness();
+    h.connection.ensure();
+    const socket = h.last();
+    socket.open();
+    await nextSent(socket, 'hello');
+    socket.deliver(frame);
+    await until(() => socket.closed, 'the socket to close');
+    expect(socket.types()).toEqual(['hello']);
+    expect(h.welcomes).toEqual([]);
+    expect(h.events).toEqual([]);
+    expect(h.state()?.state).toBe('untrusted');
+  });
+
+  it('without a key opens no socket: not paired', () => {
+    const h = deviceHarness(null);
+    h.connection.ensure();
+    expect(h.sockets).toHaveLength(0);
+    expect(h.state()).toMatchObject({ state: 'not_paired', reason: null });
+  });
+
+  it('gives up on a hub that never welcomes within 10 s, and tries again after the backoff', async () => {
+    const h = deviceHarness();
+    h.connection.ensure();
+    const socket = h.last();
+    socket.open();
+    await proveHub(socket, TEST_KEY);
+    h.clock.advance(WELCOME_TIMEOUT_MS - 1);
+    expect(socket.closed).toBe(false);
+    h.clock.advance(1);
+    expect(socket.closed).toBe(true);
+    expect(h.state()).toMatchObject({ state: 'reconnecting' });
+    h.clock.advance(1000);
+    expect(h.sockets).toHaveLength(2);
+  });
+
+  it('sends a heartbeat every HEARTBEAT_MS once welcomed, and never answers the hub\'s', async () => {
+    const h = deviceHarness();
+    const socket = await welcomed(h);
+    socket.deliver({ type: 'heartbeat', t: 5 });
+    await settle();
+    expect(socket.types()).toEqual(['hello', 'auth']);
+    h.clock.advance(HEARTBEAT_MS);
+    h.clock.advance(HEARTBEAT_MS);
+    expect(socket.types()).toEqual(['hello', 'auth', 'heartbeat', 'heartbeat']);
+  });
+
+  it('passes request events on after the welcome', async () => {
+    const h = deviceHarness();
+    const socket = await welcomed(h);
+    socket.deliver({ type: 'request.created', request: proposalView('el_2', h.clock.t) });
+    socket.deliver({ type: 'request.removed', elicitationId: 'el_1', status: 'approved', decidedVia: 'extension' });
+    await until(() => h.events.length === 2, 'the events');
+    expect(h.events.map((e) => e.type)).toEqual(['request.created', 'request.removed']);
+  });
+});
+
+describe('pairing with the QR\'s code', () => {
+  it('proves the code, names the device, keeps the opened key before the welcome, and proves the key from then on', async () => {
+    const h = deviceHarness(null);
+    h.connection.ensure();
+    expect(h.state()?.state).toBe('not_paired');
+    h.connection.pair('0A1B-2C3D-4E5F', 'Pixel (Chrome)');
+    const socket = h.last();
+    expect(socket.protocols).toEqual([SUBPROTOCOL, PAIRING_SUBPROTOCOL]);
+    expect(h.state()?.state).toBe('pairing');
+    socket.open();
+    const hello = await nextSent(socket, 'hello');
+    expect(hello).toMatchObject({ role: 'device', pairing: true, deviceName: 'Pixel (Chrome)' });
+    expect(hello).not.toHaveProperty('keyId');
+    const key = 'a7'.repeat(32);
+    await pairHub(socket, TEST_CODE, key, 'k_00000000000000aa');
+    await until(() => h.keys.key !== null, 'the key to be kept');
+    expect(h.keys.key).toEqual({ keyId: 'k_00000000000000aa', key });
+    expect(h.welcomes).toHaveLength(0);
+    socket.deliver(welcome());
+    await until(() => h.state()?.state === 'connected', 'the welcome');
+
+    // The next connection proves the key, not the spent code.
+    socket.closeFromHub(1001, 'going away');
+    h.clock.advance(2000);
+    const next = h.last();
+    expect(next).not.toBe(socket);
+    expect(next.protocols).toEqual([SUBPROTOCOL]);
+    next.open();
+    expect(await nextSent(next, 'hello')).toMatchObject({ keyId: 'k_00000000000000aa' });
+    await proveHub(next, key);
+  });
+
+  it('a hub that welcomes a pairing phone without handing over a key is left', async () => {
+    const h = deviceHarness(null);
+    h.connection.pair(TEST_CODE, 'Phone');
+    const socket = h.last();
+    socket.open();
+    await proveHub(socket, TEST_CODE);
+    socket.deliver(welcome());
+    await until(() => socket.closed, 'the socket to close');
+    expect(h.keys.key).toBeNull();
+    expect(h.state()?.state).not.toBe('connected');
+  });
+
+  it.each([
+    [CLOSE_AUTH_FAILED, 'code_refused'],
+    [CLOSE_NO_PAIRING, 'no_code_active'],
+  ])('close %i while pairing: the code is dropped (%s), no socket is opened again', async (code, reason) => {
+    const h = deviceHarness(null);
+    h.connection.pair(TEST_CODE, 'Phone');
+    const socket = h.last();
+    socket.open();
+    socket.closeFromHub(code);
+    expect(h.refusals).toEqual([reason]);
+    expect(h.state()).toMatchObject({ state: 'not_paired', reason });
+    h.clock.advance(60_000);
+    expect(h.sockets).toHaveLength(1);
+  });
+
+  it('a hub that cannot prove the code: code_unproven, only the hello went out', async () => {
+    const h = deviceHarness(null);
+    h.connection.pair(TEST_CODE, 'Phone');
+    const socket = h.last();
+    socket.open();
+    await proveHub(socket, TEST_CODE, { forge: true });
+    await until(() => socket.closed, 'the socket to close');
+    expect(socket.types()).toEqual(['hello']);
+    expect(h.state()).toMatchObject({ state: 'not_paired', reason: 'code_unproven' });
+  });
+});
+
+describe('a phone the hub no longer knows', () => {
+  it.each([CLOSE_UNKNOWN_KEY, CLOSE_AUTH_FAILED])('close %i: the stored key is removed, the page says so, and it stops knocking', async (code) => {
+    const h = deviceHarness();
+    const socket = await welcomed(h);
+    socket.closeFromHub(code);
+    expect(h.keys.key).toBeNull();
+    expect(h.state()).toMatchObject({ state: 'not_paired', reason: 'removed' });
+    h.clock.advance(60_000);
+    h.connection.ensure();
+    expect(h.sockets).toHaveLength(1);
+  });
+
+  it('a version mismatch says which protocol the hub speaks and retries later', async () => {
+    const h = deviceHarness();
+    h.connection.ensure();
+    const socket = h.last();
+    socket.open();
+    socket.closeFromHub(CLOSE_PROTOCOL_MISMATCH, protocolMismatchReason(9));
+    expect(h.state()).toMatchObject({ state: 'version_mismatch', hubProtocol: 9, retryAt: expect.any(Number) });
+    expect(h.keys.key).not.toBeNull();
+    h.clock.advance(2000);
+    expect(h.sockets).toHaveLength(2);
+  });
+});
+
+describe('decisions', () => {
+  it('go as the person made them and return the hub\'s answer', async () => {
+    const h = deviceHarness();
+    const socket = await welcomed(h);
+    const reply = h.connection.decide({ elicitationId: 'el_1', decision: 'approved', values: { name: 'Ada' }, included: ['name'], comment: 'ok' });
+    const sent = await nextSent(socket, 'decide');
+    expect(sent).toEqual({ type: 'decide', elicitationId: 'el_1', decision: 'approved', values: { name: 'Ada' }, included: ['name'], comment: 'ok', idempotencyKey: expect.any(String) });
+    socket.deliver({ type: 'decision.result', elicitationId: 'el_1', idempotencyKey: sent.idempotencyKey, ok: true, status: 'approved' });
+    expect(await reply).toEqual({ state: 'answered', ok: true, status: 'approved' });
+  });
+
+  it('wait at most 5 s for the answer; the same decision sent again carries the same idempotency key', async () => {
+    const h = deviceHarness();
+    const socket = await welcomed(h);
+    let settled = false;
+    const reply = h.connection.decide({ elicitationId: 'el_1', decision: 'rejected' }).finally(() => (settled = true));
+    const first = await nextSent(socket, 'decide');
+    h.clock.advance(DECIDE_TIMEOUT_MS - 1);
+    await settle();
+    expect(settled).toBe(false);
+    h.clock.advance(1);
+    expect(await reply).toMatchObject({ state: 'error', message: expect.stringContaining('may or may not') });
+    const again = h.connection.decide({ elicitationId: 'el_1', decision: 'rejected' });
+    await until(() => socket.sent.filter((m) => m.type === 'decide').length === 2, 'the second decide');
+    const second = socket.sent.filter((m) => m.type === 'decide')[1];
+    expect(second).toMatchObject({ idempotencyKey: first.idempotencyKey });
+    socket.deliver({ type: 'decision.result', elicitationId: 'el_1', idempotencyKey: first.idempotencyKey, ok: false, reason: 'already_decided', status: 'approved' });
+    expect(await again).toEqual({ state: 'answered', ok: false, reason: 'already_decided', status: 'approved' });
+  });
+
+  it('waiting when the socket closes: told at once, not after the bound', async () => {
+    const h = deviceHarness();
+    const socket = await welcomed(h);
+    const reply = h.connection.decide({ elicitationId: 'el_1', decision: 'approved' });
+    await nextSent(socket, 'decide');
+    socket.closeFromHub(1006);
+    expect(await reply).toMatchObject({ state: 'error' });
+  });
+});

@@ -1,0 +1,178 @@
+// Issue 20: the phone page's views on a real session over a fake hub socket: pairing from the QR's link, the inbox
+// (agent text shown as text), a review decided with the extension's components, the history, and the header's states.
+import { fireEvent, render, screen, waitFor, within } from '@testing-library/preact';
+import { describe, expect, it } from 'vitest';
+import { Store } from '../../app/store.js';
+import { DEVICE_KEY_ITEM, clearDeviceKey, readDeviceKey, writeDeviceKey } from '../../phone/device-key.js';
+import type { DeviceState, NotPairedReason } from '../../phone/device-connection.js';
+import { PhoneApp } from '../../phone/phone-app.js';
+import { createPhoneSession, type PhoneSession } from '../../phone/phone-session.js';
+import { NO_REQUESTS, type RequestLists } from '../../phone/request-lists.js';
+import type { RequestView } from '../../shared/wire-protocol.js';
+import {
+  FakeSocket, HUB_PORT, ManualClock, ORIGIN, TEST_CODE, TEST_KEY, TEST_KEY_ID, nextSent, pairHub, proposalView, proveHub, until, welcome,
+} from './phone-fakes.js';
+
+const HOSTILE = '<img src=x onerror="alert(1)"> Deploy to production?';
+
+function approvalView(id: string, message = HOSTILE, overrides: Partial<RequestView> = {}): RequestView {
+  const now = Date.now();
+  return {
+    elicitationId: id,
+    kind: 'approval',
+    status: 'pending',
+    message,
+    createdAt: now,
+    expiresAt: now + 30 * 60_000 + 30_000,
+    requester: { client: 'codex <script>', pid: 7 },
+    request: { kind: 'approval', message, mode: 'json', context: { service: 'web' }, requestedSchema: null, labels: { ok: 'Approve', cancel: 'Reject' }, timeoutSeconds: 1800 },
+    renderedTemplate: null,
+    ...overrides,
+  };
+}
+
+/** The page as main.tsx builds it, on a fake socket and the DOM's localStorage. */
+function mountLive(pairCode: string | null) {
+  const sockets: FakeSocket[] = [];
+  const clock = new ManualClock();
+  clock.t = Date.now();
+  const { session, connection } = createPhoneSession({
+    url: `${ORIGIN.replace(/^http/, 'ws')}/phone/socket`,
+    hubPort: HUB_PORT,
+    origin: ORIGIN,
+    socketFactory: (url, protocols) => {
+      const socket = new FakeSocket(url, protocols);
+      sockets.push(socket);
+      return socket;
+    },
+    clock,
+    keys: { read: () => readDeviceKey(localStorage), write: (key) => writeDeviceKey(localStorage, key), clear: () => clearDeviceKey(localStorage) },
+    client: { name: 'elicitly-phone', version: 'test' },
+  });
+  render(<PhoneApp session={session} pairCode={pairCode} suggestedName="iPhone (Safari)" />);
+  connection.ensure();
+  const last = () => {
+    const socket = sockets.at(-1);
+    if (!socket) throw new Error('no socket');
+    return socket;
+  };
+  return { session, sockets, last, clock };
+}
+
+/** A session of plain stores, for the views alone. */
+function staticSession(state: DeviceState | null, lists: RequestLists = NO_REQUESTS, refused: NotPairedReason | null = null) {
+  const pairs: [string, string][] = [];
+  const session: PhoneSession = {
+    state: new Store(state),
+    lists: new Store(lists),
+    pairingRefused: new Store(refused),
+    client: { decide: () => Promise.resolve({ state: 'error', message: 'not in this test' }), reconnect: () => Promise.resolve() },
+    pair: (code, name) => pairs.push([code, name]),
+  };
+  return { session, pairs };
+}
+
+describe('pairing from the QR\'s link', () => {
+  it('names the device (prefilled, editable), pairs on tap, keeps the key, then shows the inbox with agent text as text', async () => {
+    location.hash = '';
+    const { last } = mountLive(TEST_CODE);
+    const name = screen.getByLabelText('Name this device') as HTMLInputElement;
+    expect(name.value).toBe('iPhone (Safari)');
+    expect(screen.queryByText(TEST_CODE)).toBeNull();
+    fireEvent.input(name, { target: { value: 'Work phone' } });
+    fireEvent.click(screen.getByRole('button', { name: 'Pair' }));
+    const socket = last();
+    expect(socket.protocols).toContain('elicitly.pair');
+    socket.open();
+    expect(await nextSent(socket, 'hello')).toMatchObject({ pairing: true, deviceName: 'Work phone', role: 'device' });
+    await screen.findByRole('button', { name: 'Pairing…' });
+    await pairHub(socket, TEST_CODE);
+    await until(() => localStorage.getItem(DEVICE_KEY_ITEM) !== null, 'the key to be stored');
+    expect(readDeviceKey(localStorage)).toEqual({ keyId: TEST_KEY_ID, key: TEST_KEY });
+    socket.deliver(welcome([approvalView('el_a')]));
+
+    const list = await screen.findByRole('list', { name: 'Pending requests' });
+    const item = within(list).getByRole('link');
+    expect(item.getAttribute('href')).toBe('#/r/el_a');
+    expect(item.textContent).toContain(HOSTILE);
+    expect(item.textContent).toContain('codex <script>');
+    expect(item.textContent).toContain('Approval');
+    expect(item.textContent).toContain('expires in 30 min');
+    expect(document.querySelector('img')).toBeNull();
+    expect(document.querySelector('.connection')?.getAttribute('data-state')).toBe('connected');
+  });
+
+  it('refuses an empty name before anything is sent', () => {
+    const { session, pairs } = staticSession({ state: 'not_paired', reason: null, since: 0 });
+    render(<PhoneApp session={session} pairCode={TEST_CODE} suggestedName="Phone" />);
+    fireEvent.input(screen.getByLabelText('Name this device'), { target: { value: '   ' } });
+    fireEvent.click(screen.getByRole('button', { name: 'Pair' }));
+    expect(screen.getByText('Give this device a name.')).toBeTruthy();
+    expect(pairs).toEqual([]);
+  });
+
+  it('a refused code says so and how to get a new one', () => {
+    const { session } = staticSession({ state: 'not_paired', reason: 'no_code_active', since: 0 }, NO_REQUESTS, 'no_code_active');
+    render(<PhoneApp session={session} pairCode={TEST_CODE} suggestedName="Phone" />);
+    expect(screen.getByRole('alert').textContent).toMatch(/No pairing code is active/);
+    expect(screen.getByText(/elicitly-companion remote pair/)).toBeTruthy();
+  });
+});
+
+describe('the inbox, a review and the history', () => {
+  it('opens a request, approves it with the extension\'s review, and shows it in the history as decided on a phone', async () => {
+    location.hash = '';
+    writeDeviceKey(localStorage, { keyId: TEST_KEY_ID, key: TEST_KEY });
+    const { last } = mountLive(null);
+    const socket = last();
+    socket.open();
+    await proveHub(socket, TEST_KEY);
+    socket.deliver(welcome([approvalView('el_a', 'Restart the web service?')], [proposalView('el_old', Date.now() - 60_000, { status: 'expired', decidedAt: Date.now() - 1000 })]));
+    await screen.findByRole('link', { name: /Restart the web service\?/ });
+    expect(screen.getByRole('link', { name: 'Inbox (1)' })).toBeTruthy();
+
+    location.hash = '#/r/el_a';
+    await screen.findByRole('button', { name: 'Approve' });
+    fireEvent.click(screen.getByRole('button', { name: 'Approve' }));
+    const decide = await nextSent(socket, 'decide');
+    expect(decide).toEqual({ type: 'decide', elicitationId: 'el_a', decision: 'approved', idempotencyKey: expect.any(String) });
+    socket.deliver({ type: 'decision.result', elicitationId: 'el_a', idempotencyKey: decide.idempotencyKey, ok: true, status: 'approved' });
+    socket.deliver({ type: 'request.removed', elicitationId: 'el_a', status: 'approved', decidedVia: 'phone' });
+    await screen.findByText('Decision sent.');
+    await waitFor(() => expect(location.hash).toBe('#/'));
+    expect(screen.getByText(/Nothing to review/)).toBeTruthy();
+
+    location.hash = '#/history';
+    const history = await screen.findByRole('list', { name: 'Recent requests' });
+    const items = within(history).getAllByRole('link');
+    expect(items.map((a) => a.getAttribute('href'))).toEqual(['#/r/el_a', '#/r/el_old']);
+    expect(items[0]?.textContent).toMatch(/^Restart the web service\?Approved · decided on a paired phone · not collected yet/);
+    expect(items[1]?.textContent).toMatch(/Expired/);
+
+    location.hash = '#/r/el_a';
+    await screen.findByText(/This request is no longer pending: approved/);
+    expect(screen.queryByRole('button', { name: 'Approve' })).toBeNull();
+  });
+});
+
+describe('the header and the not-paired help', () => {
+  it('a removed phone says it is no longer paired and how to pair again', () => {
+    const { session } = staticSession({ state: 'not_paired', reason: 'removed', since: 0 });
+    render(<PhoneApp session={session} pairCode={null} suggestedName="Phone" />);
+    expect(screen.getByText('This phone is no longer paired.')).toBeTruthy();
+    expect(screen.getByText(/elicitly-companion remote pair/)).toBeTruthy();
+    expect(document.querySelector('.connection')?.getAttribute('data-state')).toBe('not_paired');
+    expect(screen.queryByRole('navigation')).toBeNull();
+  });
+
+  it.each([
+    [{ state: 'version_mismatch', hubProtocol: 9, retryAt: Date.now() + 5000, since: 0 } satisfies DeviceState, /the hub speaks protocol 9, this page protocol 8\. Reload this page/],
+    [{ state: 'reconnecting', retryAt: Date.now() + 5000, detail: 'x', since: 0 } satisfies DeviceState, /Reconnecting/],
+    [{ state: 'untrusted', retryAt: Date.now() + 5000, since: 0 } satisfies DeviceState, /Untrusted hub/],
+    [{ state: 'connected', since: 0 } satisfies DeviceState, /^Connected$/],
+  ])('%o', (state, text) => {
+    const { session } = staticSession(state);
+    render(<PhoneApp session={session} pairCode={null} suggestedName="Phone" />);
+    expect(document.querySelector('.connection')?.textContent).toMatch(text);
+  });
+});
