@@ -167,22 +167,14 @@ function Inbox({ rows, connected, flash }: { rows: RequestRow[]; connected: bool
   );
 }
 
-/**
- * Where a request was decided, besides what the history's summary already says (the chat, a phone): from the phone,
- * the extension is elsewhere too, and the page has no rules to name one by.
- */
-const WHERE: Partial<Record<NonNullable<RequestRow['decidedVia']>, string>> = {
-  extension: 'decided in the browser extension',
-  rule: 'decided by one of your rules',
-};
-
 function History({ rows }: { rows: RequestRow[] }) {
   if (rows.length === 0) return <p class="empty muted">No request has ended yet.</p>;
   return (
     <ul class="phone-list" aria-label="Recent requests">
       {rows.map((row) => {
-        const summary = decisionSummary(row);
-        const where = row.decidedVia ? WHERE[row.decidedVia] : undefined;
+        // The page has no rules to name one by: a rule's decision is said in general words.
+        const summary = decisionSummary(row, undefined, null);
+        const where = row.decidedVia === 'rule' ? 'decided by one of your rules' : undefined;
         return (
           <li key={row.elicitationId}>
             <a class="phone-item" href={reviewHash(row.elicitationId)}>
@@ -215,7 +207,7 @@ function Review({ session, id, welcomed, onDone }: { session: PhoneSession; id: 
   return (
     <>
       <RequestMeta row={row} />
-      <ReviewView row={row} client={session.client} onDone={onDone} />
+      <ReviewView row={row} client={session.client} onDone={onDone} here={null} />
     </>
   );
 }

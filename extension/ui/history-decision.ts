@@ -1,4 +1,4 @@
-import { decidedElsewhere } from './labels.js';
+import { decidedElsewhere, type Reviewer } from './labels.js';
 import type { Rule } from '../../shared/rules.js';
 import type { RequestRow } from '../db/rows.js';
 import { collected, deriveVerdict, type Verdict } from '../db/verdict.js';
@@ -39,7 +39,7 @@ export interface DecisionSummary {
  * What a history row says about a request: what was decided, and whether the agent has it. `rules` are the person's
  * rules by id, to say which one decided a request at creation (absent: not read yet, the rule is not named).
  */
-export function decisionSummary(row: RequestRow, rules?: ReadonlyMap<string, Rule>): DecisionSummary {
+export function decisionSummary(row: RequestRow, rules?: ReadonlyMap<string, Rule>, here: Reviewer | null = 'extension'): DecisionSummary {
   // A row built outside the database has no stored verdict yet; the status alone then tells it.
   const verdict = row.verdict ?? deriveVerdict(row);
   const isCollected = collected(row, verdict);
@@ -49,7 +49,7 @@ export function decisionSummary(row: RequestRow, rules?: ReadonlyMap<string, Rul
   else if (verdict === 'pending' && row.outcome && row.delivery === 'queued') {
     note = `${queuedWord(row, row.outcome.decision)} here, waiting for the hub`;
   } else if (verdict === 'pending' && row.delivery === 'refused') note = 'your decision was refused; decide again';
-  const elsewhere = decidedElsewhere(row.decidedVia);
+  const elsewhere = decidedElsewhere(row.decidedVia, here);
   if (elsewhere) note = note ? `${elsewhere} · ${note}` : elsewhere;
   if (row.decidedVia === 'rule' && rules) {
     const byRule = ruleDecisionText(row, row.ruleId === undefined ? undefined : rules.get(row.ruleId));

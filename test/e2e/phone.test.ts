@@ -9,7 +9,7 @@ import { chromium, type Browser, type BrowserContext, type Page } from 'playwrig
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { StateDir } from '../../server/state-dir.js';
 import { connect, type Harness } from '../helpers/mcp-harness.js';
-import { freePort } from '../helpers/scripted-extension.js';
+import { ScriptedExtension, freePort, pairedKey } from '../helpers/scripted-extension.js';
 import { CHROMIUM_PATH, browserFound, chromiumSuite } from './extension-browser.js';
 
 const UI_TIMEOUT = 15_000;
@@ -131,12 +131,32 @@ describe.skipIf(!browserFound)(title, () => {
     expect(await outcome(id)).toMatchObject({ status: 'consumed', decision: 'approved', decidedVia: 'phone', values: shown });
   }, 60_000);
 
+  it('first decision wins against the extension: the review open on the phone says the extension decided, and a tap there decides nothing', async () => {
+    const ext = await ScriptedExtension.connect(port, { key: pairedKey(stateDir) });
+    try {
+      const message = 'Drop the stale preview databases';
+      const id = created(await agent.callTool('elicit_approval', { message, context: { previews: 3 } }));
+      await page.getByRole('link', { name: new RegExp(message) }).tap({ timeout: UI_TIMEOUT });
+      const approve = page.getByRole('button', { name: 'Approve', exact: true });
+      await approve.waitFor({ timeout: UI_TIMEOUT });
+      // The person hesitates on the phone; meanwhile the extension rejects it.
+      ext.send({ type: 'decide', elicitationId: id, idempotencyKey: 'ext-first', decision: 'rejected', comment: 'not today' });
+      expect(await ext.next((m) => m.type === 'decision.result' && m.elicitationId === id)).toMatchObject({ ok: true });
+      await page.getByText(/no longer pending: rejected, decided in the browser extension/i).waitFor({ timeout: UI_TIMEOUT });
+      expect(await approve.count()).toBe(0);
+      expect(await outcome(id)).toMatchObject({ status: 'consumed', decision: 'rejected', decidedVia: 'extension' });
+      expect(problems).toEqual([]);
+    } finally {
+      ext.close();
+    }
+  }, 60_000);
+
   it('the history lists what ended, with who decided it', async () => {
     await page.getByRole('link', { name: 'History' }).tap();
     const list = page.getByRole('list', { name: 'Recent requests' });
     await list.waitFor({ timeout: UI_TIMEOUT });
     const first = list.getByRole('link').first();
-    expect(await first.textContent()).toMatch(/Name the release branch/);
+    expect(await first.textContent()).toMatch(/Drop the stale preview databases.*Rejected · decided in the browser extension/);
     expect(await list.getByRole('link', { name: /Deploy build 812 to staging/ }).textContent()).toMatch(/Approved · decided on a paired phone/);
     await shoot('phone-history.png');
     expect(problems).toEqual([]);

@@ -1,4 +1,4 @@
-import { decidedElsewhere } from '../labels.js';
+import { decidedElsewhere, type Reviewer } from '../labels.js';
 import { useMemo, useState } from 'preact/hooks';
 import type { RequestRow } from '../../db/rows.js';
 import type { BackgroundClient } from '../../messages.js';
@@ -17,7 +17,8 @@ function lowerFirst(text: string): string {
   return text.charAt(0).toLowerCase() + text.slice(1);
 }
 
-export function ReviewView({ row, client, onDone }: { row: RequestRow; client: BackgroundClient; onDone?: () => void }) {
+/** `here`: the reviewer showing it (the extension, or the hub's phone page), so a note names the other one that decided. */
+export function ReviewView({ row, client, onDone, here = 'extension' }: { row: RequestRow; client: BackgroundClient; onDone?: () => void; here?: Reviewer | null }) {
   // The first decision made in this browser turns this review into its read-only detail at once; a second surface
   // whose decision was refused for it must still say so there, so the notice lives here, above both.
   const [notice, setNotice] = useState<Feedback | null>(null);
@@ -36,7 +37,7 @@ export function ReviewView({ row, client, onDone }: { row: RequestRow; client: B
     return (
       <>
         {notice && <FeedbackView feedback={notice} />}
-        {row.status !== 'pending' && <p class="muted note">This request is no longer pending: <VisibleText text={lowerFirst(statusText(row))} />{row.decidedVia === 'rule' ? ', by one of your rules' : decidedElsewhere(row.decidedVia) ? `, ${decidedElsewhere(row.decidedVia)}` : ''}.</p>}
+        {row.status !== 'pending' && <p class="muted note">This request is no longer pending: <VisibleText text={lowerFirst(statusText(row))} />{row.decidedVia === 'rule' ? ', by one of your rules' : decidedElsewhere(row.decidedVia, here) ? `, ${decidedElsewhere(row.decidedVia, here)}` : ''}.</p>}
         <RequestDetail row={row} />
       </>
     );
