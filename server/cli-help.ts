@@ -61,6 +61,8 @@ Environment:
   ELICITLY_HUB_URL              join the hub on another machine: ws:// or wss:// URL of its tunnel
                                 (this process then never runs a hub; needs ELICITLY_HUB_KEY)
   ELICITLY_HUB_KEY              the token \`key export\` printed on the hub's computer
+  ELICITLY_REMOTE_LISTEN        host:port of an optional HTTPS listener for the phone page, with
+  ELICITLY_REMOTE_CERT/_KEY     the PEM certificate and key it serves (both required)
 
 Exit code 2: an argument or environment variable did not parse (the message names it).
 Docs: https://github.com/elicitly/elicitly-companion#readme

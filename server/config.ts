@@ -89,6 +89,17 @@ const HooksActionSchema = z.discriminatedUnion('kind', [
   z.strictObject({ kind: z.literal('status') }),
 ]);
 
+/** `ELICITLY_REMOTE_LISTEN`: `host:port`, an IPv6 host in brackets (`[::]:8443`). */
+const LISTEN_ADDRESS = /^(?:\[([0-9A-Fa-f:.]+)\]|([A-Za-z0-9.-]+)):(\d{1,5})$/;
+
+/** The optional HTTPS listener of the hub for the reviewer page: where, and the certificate the person supplies (PEM files). */
+const RemoteListenSchema = z.strictObject({
+  host: z.string().min(1),
+  port: z.number().int().min(1).max(65_535),
+  certFile: z.string().min(1),
+  keyFile: z.string().min(1),
+});
+
 const ConfigSchema = z.strictObject({
   command: z.enum(['serve', 'pair', 'status', 'rules', 'hook', 'hooks', 'hub', 'remote', 'key']),
   hook: HookArgsSchema.optional(),
@@ -111,6 +122,12 @@ const ConfigSchema = z.strictObject({
   minTimeoutSeconds: z.coerce.number().positive().max(86_400),
   probeTimeoutMs: z.coerce.number().int().positive().max(3_600_000),
   logLevel: LogLevelSchema,
+  /**
+   * Where the reviewer page's files are read from (`ELICITLY_PHONE_DIR`); unset: the directory built beside the bundle.
+   * A seam for tests and development, not a setting people need.
+   */
+  phoneDir: z.string().min(1).optional(),
+  remoteListen: RemoteListenSchema.optional(),
 });
 export type Config = z.infer<typeof ConfigSchema>;
 
@@ -133,6 +150,8 @@ const SOURCES: Record<keyof Config, string> = {
   minTimeoutSeconds: 'ELICITLY_MIN_TIMEOUT_SECONDS',
   probeTimeoutMs: 'ELICITLY_PROBE_TIMEOUT_MS',
   logLevel: 'ELICITLY_LOG_LEVEL',
+  phoneDir: 'ELICITLY_PHONE_DIR',
+  remoteListen: 'ELICITLY_REMOTE_LISTEN',
 };
 
 type Env = Readonly<Record<string, string | undefined>>;
@@ -169,6 +188,34 @@ const NO_STATE_DIR =
 
 function set(value: string | undefined): string | undefined {
   return value === undefined || value.trim() === '' ? undefined : value.trim();
+}
+
+/**
+ * `ELICITLY_REMOTE_LISTEN` with its certificate and key, each refusal naming the variable: HTTPS only, so a listen
+ * address without both files (or either file without an address) is refused rather than served some other way.
+ */
+function remoteListen(env: Env, hubPort: string, issues: string[]): z.input<typeof RemoteListenSchema> | undefined {
+  const listen = set(env.ELICITLY_REMOTE_LISTEN);
+  const certFile = set(env.ELICITLY_REMOTE_CERT);
+  const keyFile = set(env.ELICITLY_REMOTE_KEY);
+  if (listen === undefined) {
+    if (certFile !== undefined) issues.push('ELICITLY_REMOTE_CERT: only with ELICITLY_REMOTE_LISTEN (the HTTPS listener it is the certificate of)');
+    if (keyFile !== undefined) issues.push('ELICITLY_REMOTE_KEY: only with ELICITLY_REMOTE_LISTEN (the HTTPS listener it is the key of)');
+    return undefined;
+  }
+  const match = LISTEN_ADDRESS.exec(listen);
+  if (!match) {
+    issues.push(`ELICITLY_REMOTE_LISTEN: must be host:port (e.g. 0.0.0.0:8443 or [::]:8443), got ${JSON.stringify(listen)}`);
+    return undefined;
+  }
+  const port = Number(match[3]);
+  if (port < 1 || port > 65_535) issues.push(`ELICITLY_REMOTE_LISTEN: the port must be 1–65535, got ${match[3]}`);
+  if (String(port) === hubPort) issues.push(`ELICITLY_REMOTE_LISTEN: must not use the hub's own port ${hubPort}`);
+  if (certFile === undefined || keyFile === undefined) {
+    issues.push('ELICITLY_REMOTE_LISTEN: needs ELICITLY_REMOTE_CERT and ELICITLY_REMOTE_KEY (PEM files of a certificate for the name the phone uses): it serves HTTPS only');
+    return undefined;
+  }
+  return { host: match[1] ?? match[2] ?? '', port, certFile, keyFile };
 }
 
 type ParsedConfig = { ok: true; config: Config } | { ok: false; issues: string[] };
@@ -364,6 +411,9 @@ export function parseConfig(
   if (stateDir === undefined) issues.push(NO_STATE_DIR);
   // Only `hooks` needs the hosts' settings, and the home is asked for only when it is part of the answer.
   const homeDir = command === 'hooks' && (!set(env.CLAUDE_CONFIG_DIR) || !set(env.CODEX_HOME)) ? (set(env.HOME) ?? home()) : undefined;
+  const port = portArg ?? set(env.ELICITLY_PORT) ?? DEFAULT_HUB_PORT;
+  const listen = remoteListen(env, String(port).trim(), issues);
+  const phoneDir = set(env.ELICITLY_PHONE_DIR);
   const raw = {
     command,
     ...(extra.hook !== undefined ? { hook: extra.hook } : {}),
@@ -381,12 +431,14 @@ export function parseConfig(
     ...(action.key !== undefined ? { key: action.key } : {}),
     remoteHub: { url: set(env.ELICITLY_HUB_URL), key: set(env.ELICITLY_HUB_KEY) },
     json,
-    port: portArg ?? set(env.ELICITLY_PORT) ?? DEFAULT_HUB_PORT,
+    port,
     stateDir,
     retentionDays: set(env.ELICITLY_RETENTION_DAYS) ?? 7,
     minTimeoutSeconds: set(env.ELICITLY_MIN_TIMEOUT_SECONDS) ?? 60,
     probeTimeoutMs: set(env.ELICITLY_PROBE_TIMEOUT_MS) ?? DEFAULT_PROBE_TIMEOUT_MS,
     logLevel: set(env.ELICITLY_LOG_LEVEL)?.toLowerCase() ?? 'info',
+    ...(phoneDir !== undefined ? { phoneDir } : {}),
+    ...(listen !== undefined ? { remoteListen: listen } : {}),
   };
   const parsed = ConfigSchema.safeParse(raw);
   if (!parsed.success) {

@@ -17,6 +17,8 @@ const DAY_MS = 86_400_000;
 const SHUTDOWN_GRACE_MS = 3000;
 /** The review app, built beside the bundle (scripts/build-server.mjs copies it there); read only when a host asks. */
 const APP_HTML = new URL('./review-app.html', import.meta.url);
+/** The reviewer page and its icons, built beside the bundle (scripts/build-server.mjs); read by the hub when a phone asks. */
+const PHONE_DIR = fileURLToPath(new URL('./phone/', import.meta.url));
 /** This install's entry point: what `hooks install` writes into a host's settings and a hook starts a hub with. */
 const SCRIPT = resolve(process.argv[1] ?? fileURLToPath(import.meta.url));
 
@@ -114,6 +116,8 @@ if (config.command === 'pair') {
     port: config.port,
     state,
     openEngine: () => ApprovalEngine.open({ dir: config.stateDir, retentionMs: config.retentionDays * DAY_MS }),
+    phoneDir: config.phoneDir ?? PHONE_DIR,
+    remoteListen: config.remoteListen,
   });
   const stop = new Promise<void>((resolve) => {
     process.once('SIGTERM', () => resolve());
@@ -132,6 +136,8 @@ if (config.command === 'pair') {
       state,
       remoteHub: config.remoteHub,
       openEngine: () => ApprovalEngine.open({ dir: config.stateDir, retentionMs: config.retentionDays * DAY_MS }),
+      phoneDir: config.phoneDir ?? PHONE_DIR,
+      remoteListen: config.remoteListen,
     });
   });
   const transport = new StdioTapTransport();

@@ -203,6 +203,25 @@ export class ApprovalEngine implements ApprovalService {
       .map(toView);
   }
 
+  /**
+   * The last `count` ended requests (decided, withdrawn, expired, consumed), newest first: a device's welcome carries
+   * them as its history, since it keeps none of its own.
+   */
+  recentViews(count: number): RequestView[] {
+    const now = this.now();
+    const ended: { at: number; view: RequestView }[] = [];
+    for (const record of this.store.all()) {
+      const status = effectiveStatus(record, now);
+      if (status === 'pending') continue;
+      // Not yet swept, an expired request ended at its deadline.
+      ended.push({ at: record.decidedAt ?? (record.status === 'pending' ? record.expiresAt : record.updatedAt), view: toView({ ...record, status }) });
+    }
+    return ended
+      .sort((a, b) => b.at - a.at)
+      .slice(0, count)
+      .map((e) => e.view);
+  }
+
   /** The person's rules, as the hub's welcome and `rules` frames carry them. */
   ruleList(): Rule[] {
     return [...this.rules.all()];

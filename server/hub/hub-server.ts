@@ -1,13 +1,15 @@
 import type { FSWatcher } from 'node:fs';
-import { watch } from 'node:fs';
+import { readFileSync, watch } from 'node:fs';
 import { createServer } from 'node:http';
-import type { IncomingMessage, Server } from 'node:http';
+import type { IncomingMessage, RequestListener, Server } from 'node:http';
+import { createServer as createHttpsServer } from 'node:https';
 import type { Duplex } from 'node:stream';
 import type { WebSocket } from 'ws';
 import { WebSocketServer } from 'ws';
 import type { Answer, ApprovalMethod } from '../../shared/approval-calls.js';
 import { fail, parseCallParams } from '../../shared/approval-calls.js';
 import type { HubMessage, PeerMessage } from '../../shared/wire-protocol.js';
+import type { ProofBinding } from '../../shared/hub-auth.js';
 import { constantTimeEqual, hubProof, newNonce, peerProof, sealKey } from '../../shared/hub-auth.js';
 import {
   CLOSE_AUTH_FAILED,
@@ -17,6 +19,7 @@ import {
   CLOSE_HUB_FULL,
   CLOSE_PROTOCOL_MISMATCH,
   CLOSE_UNKNOWN_KEY,
+  DEVICE_RECENT,
   HEARTBEAT_MS,
   CLOSE_INTERNAL_ERROR,
   HelloVersionSchema,
@@ -31,7 +34,9 @@ import {
 } from '../../shared/wire-protocol.js';
 import type { ApprovalEngine } from '../approvals/approval-engine.js';
 import { log } from '../log.js';
+import { phoneRequestHandler } from '../remote/phone-page.js';
 import type { StateDir } from '../state-dir.js';
+import { PAIRED_DEVICES_FILE, PAIRED_EXTENSIONS_FILE, RELAY_KEYS_FILE } from '../state-dir.js';
 import { TokenBucket } from './rate-limit.js';
 import type { PeerRole } from './upgrade-guard.js';
 import { checkUpgrade } from './upgrade-guard.js';
@@ -49,6 +54,18 @@ interface HubOptions {
   maxUnproven?: number;
   /** An HTTP connection that sends no complete upgrade within this is closed. Default 5 s. */
   idleTimeoutMs?: number;
+  /** Where the reviewer page's files are (`dist/server/phone/`); without it the page is answered 404. */
+  phoneDir?: string;
+  /** A second, HTTPS-only listener (`ELICITLY_REMOTE_LISTEN`) with the same page and sockets, for a phone on the network. */
+  remoteListen?: RemoteListen;
+}
+
+/** `ELICITLY_REMOTE_LISTEN` with `ELICITLY_REMOTE_CERT` and `ELICITLY_REMOTE_KEY` (PEM file paths). */
+export interface RemoteListen {
+  host: string;
+  port: number;
+  certFile: string;
+  keyFile: string;
 }
 
 /** TCP connections at once, upgraded sockets included: room for every peer, and no more descriptors than that. */
@@ -65,8 +82,11 @@ interface Peer {
   /** The upgrade asked to pair: the only sockets a pairing hello is taken from. */
   pairing: boolean;
   stage: Stage;
-  auth?: { key: string; keyId?: string; peerNonce: string; hubNonce: string; pairingCode?: string };
-  /** The paired key an extension proved: checked again before every decide, and whenever the paired file changes. */
+  auth?: { key: string; keyId?: string; peerNonce: string; hubNonce: string; pairingCode?: string; deviceName?: string };
+  /**
+   * The paired (or exported) key an extension, a device or a relay proved by its id: checked again before every decide
+   * (and a relay's before every call), and whenever the file that holds it changes.
+   */
   proven?: { keyId: string; key: string };
   bucket: TokenBucket;
   /** A relay's calls still running, so a `call.abort` or a closing socket can stop them. */
@@ -75,7 +95,15 @@ interface Peer {
 
 const REFUSAL_LOG_EVERY_MS = 10_000;
 
-const PAIRED_FILE = 'paired-extensions.json';
+/** Which peers each watched file holds the keys of: a change to it checks theirs again. */
+const KEY_FILES: Readonly<Record<string, PeerRole>> = { [PAIRED_EXTENSIONS_FILE]: 'extension', [PAIRED_DEVICES_FILE]: 'device', [RELAY_KEYS_FILE]: 'relay' };
+
+/** What a peer dropped because its key went is told, by role. */
+const DROPPED: Readonly<Record<PeerRole, string>> = {
+  extension: 'this extension is no longer paired with this hub: pair again',
+  device: 'this device is no longer paired with this hub: pair again',
+  relay: 'this relay key is not (or no longer) exported by this hub: export a new one with elicitly-companion key export',
+};
 
 function send(socket: WebSocket, message: HubMessage): void {
   if (socket.readyState === socket.OPEN) socket.send(JSON.stringify(message));
@@ -116,19 +144,23 @@ export class HubServer {
 
   private constructor(
     private readonly http: Server,
+    /** The optional HTTPS listener: the same page and the same sockets, behind the same checks. */
+    private readonly remote: Server | null,
     private readonly wss: WebSocketServer,
     private readonly options: HubOptions,
   ) {
-    http.on('upgrade', (req: IncomingMessage, socket: Duplex, head: Buffer) => {
-      // Nothing in the upgrade path may throw out of this listener: an unreadable state file (a planted link, no
-      // descriptor left) must cost that one upgrade a 503, never the hub its process.
-      try {
-        this.upgrade(req, socket, head);
-      } catch (error) {
-        log('error', 'an upgrade failed; answered 503', { error: String(error) });
-        refuseUpgrade(socket, 503);
-      }
-    });
+    for (const server of remote ? [http, remote] : [http]) {
+      server.on('upgrade', (req: IncomingMessage, socket: Duplex, head: Buffer) => {
+        // Nothing in the upgrade path may throw out of this listener: an unreadable state file (a planted link, no
+        // descriptor left) must cost that one upgrade a 503, never the hub its process.
+        try {
+          this.upgrade(req, socket, head);
+        } catch (error) {
+          log('error', 'an upgrade failed; answered 503', { error: String(error) });
+          refuseUpgrade(socket, 503);
+        }
+      });
+    }
     // Sent on a timer and never in answer to one: a peer that answers every heartbeat then sees a handful a minute.
     this.heartbeat = setInterval(() => {
       for (const peer of this.peers) if (peer.stage === 'ready') send(peer.socket, { type: 'heartbeat', t: Date.now() });
@@ -146,6 +178,7 @@ export class HubServer {
     const { port, state } = this.options;
     const verdict = checkUpgrade(req, {
       port,
+      remote: () => state.remote(),
       pairedOrigins: () => state.pairedExtensions().map((e) => e.origin),
       pairingBackoffUntil: (origin) => this.pairingBackoff.get(origin)?.until ?? 0,
       unproven: () => [...this.peers].filter((p) => p.stage !== 'ready').length,
@@ -160,19 +193,14 @@ export class HubServer {
     this.wss.handleUpgrade(req, socket, head, (ws) => this.accept(ws, verdict));
   }
 
-  /** Binds 127.0.0.1:port; null when another process holds it (that process is the hub). */
+  /**
+   * Binds 127.0.0.1:port; null when another process holds it (that process is the hub). Then the HTTPS listener, when
+   * one is configured: a failure there is logged and the hub runs on without it.
+   */
   static async listen(options: HubOptions): Promise<HubServer | null> {
-    const http = createServer((_req, res) => {
-      res.writeHead(426, { 'content-type': 'text/plain' }).end('elicitly hub: WebSocket only\n');
-    });
-    // A connection that never completes an upgrade is closed, and there are never more than a bounded number: idle
-    // connections held open by anyone would otherwise use up the process's descriptors.
-    const idleMs = options.idleTimeoutMs ?? 5000;
-    http.setTimeout(idleMs);
-    http.headersTimeout = idleMs;
-    http.requestTimeout = idleMs;
-    http.keepAliveTimeout = Math.min(idleMs, 5000);
-    http.maxConnections = MAX_CONNECTIONS;
+    // Everything but the reviewer page (and the upgrades) is answered 426.
+    const handler = phoneRequestHandler({ port: options.port, dir: options.phoneDir, remote: () => options.state.remote() });
+    const http = bounded(createServer(handler), options);
     const bound = await new Promise<boolean>((resolve, reject) => {
       http.once('error', (error: NodeJS.ErrnoException) => (error.code === 'EADDRINUSE' ? resolve(false) : reject(error)));
       http.listen(options.port, '127.0.0.1', () => resolve(true));
@@ -180,32 +208,42 @@ export class HubServer {
     if (!bound) return null;
     // The hub must not keep a host's server process alive on its own once stdin closes.
     http.unref();
+    const remote = options.remoteListen ? await listenRemote(options.remoteListen, handler, options) : null;
     const wss = new WebSocketServer({
       noServer: true,
       maxPayload: MAX_FRAME_BYTES,
       handleProtocols: (protocols) => (protocols.has(SUBPROTOCOL) ? SUBPROTOCOL : false),
     });
-    return new HubServer(http, wss, options);
+    return new HubServer(http, remote, wss, options);
   }
 
   /** Starts accepting peers, serving them from `engine`. */
   attach(engine: ApprovalEngine): void {
     this.engine = engine;
     engine.reviewer = () => {
-      // One read of the paired-extensions file for both answers.
-      const paired = this.pairedOrNull();
-      return { connected: this.extensionsConnected(), lastSeenAt: this.lastSeenAt, next: this.pairingHint(paired), paired: paired?.length ?? null };
+      // A phone with the page open sees every request as an extension does: both count as someone who can decide.
+      const extensions = this.pairedOrNull();
+      const devices = this.devicesOrNull();
+      const paired = extensions === null || devices === null ? null : extensions.length + devices.length;
+      return { connected: this.extensionsConnected() + this.devicesConnected(), lastSeenAt: this.lastSeenAt, next: this.pairingHint(paired), paired };
     };
     this.unsubscribe = engine.onEvent((event) => {
-      for (const peer of this.peers) if (peer.role === 'extension' && peer.stage === 'ready') send(peer.socket, event);
+      for (const peer of this.peers) {
+        if (peer.stage !== 'ready') continue;
+        // A device never sees the rules: it cannot make or change one.
+        if (peer.role === 'extension' || (peer.role === 'device' && event.type !== 'rules')) send(peer.socket, event);
+      }
     });
     try {
       this.watcher = watch(this.options.state.path, { persistent: false }, (_event, file) => {
-        if (file === null || file === PAIRED_FILE) this.recheckExtensions();
+        const role = file === null ? null : KEY_FILES[file];
+        if (file === null || role === 'extension') this.recheck('extension');
+        if (file === null || role === 'device') this.recheck('device');
+        if (file === null || role === 'relay') this.recheck('relay');
       });
-      this.watcher.on('error', (error) => log('warn', 'stopped watching the state dir; a removed extension is refused at its next decision', { error: error.message }));
+      this.watcher.on('error', (error) => log('warn', 'stopped watching the state dir; a removed key is refused at its next decision or call', { error: error.message }));
     } catch (error) {
-      log('warn', 'cannot watch the state dir; a removed extension is refused at its next decision', { error: String(error) });
+      log('warn', 'cannot watch the state dir; a removed key is refused at its next decision or call', { error: String(error) });
     }
     this.accepting = true;
     log('info', 'hub listening', { port: this.options.port });
@@ -216,8 +254,8 @@ export class HubServer {
    * may be exactly who must not pair (a sandboxed agent that paired a fake extension could approve its own requests),
    * so the code goes only to the person, from the `pair` command in their terminal.
    */
-  private pairingHint(paired: ReturnType<HubServer['pairedOrNull']>): string | undefined {
-    if (paired === null || paired.length > 0) return undefined;
+  private pairingHint(paired: number | null): string | undefined {
+    if (paired === null || paired > 0) return undefined;
     return (
       'No browser extension is paired with this computer yet, so nobody can see this request. Ask the person to install the ' +
       'Elicitly browser extension, run `npx elicitly-companion pair` in a terminal on this computer, and enter the code it ' +
@@ -236,26 +274,54 @@ export class HubServer {
     }
   }
 
-  /** Is this extension's proven key still paired? A removed or changed key, or a file that cannot be read, says no. */
-  private stillPaired(peer: Peer, paired = this.pairedOrNull()): boolean {
-    if (peer.role !== 'extension') return true;
+  /** The paired devices, or null when the file cannot be trusted (said in the log). */
+  private devicesOrNull(): ReturnType<StateDir['pairedDevices']> | null {
+    try {
+      return this.options.state.pairedDevices();
+    } catch (error) {
+      log('error', 'cannot read the paired devices; refusing every device until it can', { error: String(error) });
+      return null;
+    }
+  }
+
+  /** The exported relay keys, or null when the file cannot be trusted (said in the log). */
+  private relayKeysOrNull(): ReturnType<StateDir['relayKeys']> | null {
+    try {
+      return this.options.state.relayKeys();
+    } catch (error) {
+      log('error', 'cannot read the exported relay keys; refusing every relay that proved one until it can', { error: String(error) });
+      return null;
+    }
+  }
+
+  /** The keys of the peers of one role, read once for every socket they concern (null: the file cannot be read). */
+  private keysOf(role: PeerRole): { keyId: string; key: string; origin?: string }[] | null {
+    if (role === 'extension') return this.pairedOrNull();
+    return role === 'device' ? this.devicesOrNull() : this.relayKeysOrNull();
+  }
+
+  /**
+   * Is this peer's proven key still there? A removed or changed key, or a file that cannot be read, says no. A relay
+   * that proved the install key has nothing to lose here.
+   */
+  private stillPaired(peer: Peer, keys = this.keysOf(peer.role)): boolean {
     const { proven } = peer;
-    if (!proven) return false;
-    return paired !== null && paired.some((e) => e.keyId === proven.keyId && e.origin === peer.origin && e.key === proven.key);
+    if (!proven) return peer.role === 'relay';
+    return keys !== null && keys.some((e) => e.keyId === proven.keyId && e.key === proven.key && (peer.role !== 'extension' || e.origin === peer.origin));
   }
 
-  /** Closes, at once, every extension socket whose key is no longer paired (`pair --remove`, a changed key). */
-  private recheckExtensions(): void {
-    // One read of the file for every socket it concerns.
-    const paired = this.pairedOrNull();
-    for (const peer of this.peers) if (peer.role === 'extension' && peer.stage === 'ready' && !this.stillPaired(peer, paired)) this.dropUnpaired(peer);
+  /** Closes, at once, every socket of this role whose key is gone (`pair --remove`, `key revoke`, a changed key). */
+  private recheck(role: PeerRole): void {
+    const keys = this.keysOf(role);
+    for (const peer of this.peers) if (peer.role === role && peer.stage === 'ready' && !this.stillPaired(peer, keys)) this.dropUnpaired(peer);
   }
 
-  /** It hears nothing more from this hub (no event, no heartbeat) and is told to pair again. */
+  /** It hears nothing more from this hub (no event, no heartbeat) and is told to pair again (or export a new key). */
   private dropUnpaired(peer: Peer): void {
-    log('info', 'closed the socket of an extension that is no longer paired', { origin: peer.origin });
+    log('info', `closed the socket of a ${peer.role} whose key was removed`, { origin: peer.origin, keyId: peer.proven?.keyId });
     peer.stage = 'busy';
-    peer.socket.close(CLOSE_UNKNOWN_KEY, 'this extension is no longer paired with this hub: pair again');
+    for (const controller of peer.calls.values()) controller.abort();
+    peer.socket.close(CLOSE_UNKNOWN_KEY, DROPPED[peer.role]);
   }
 
   private proven(): number {
@@ -264,6 +330,11 @@ export class HubServer {
 
   extensionsConnected(): number {
     return [...this.peers].filter((p) => p.role === 'extension' && p.stage === 'ready').length;
+  }
+
+  /** Browsers on the reviewer page (phones) connected now. */
+  devicesConnected(): number {
+    return [...this.peers].filter((p) => p.role === 'device' && p.stage === 'ready').length;
   }
 
   /** Agent processes, hooks and commands connected now: the foreground `hub` command idles out only with none. */
@@ -290,9 +361,10 @@ export class HubServer {
       for (const peer of this.peers) peer.socket.terminate();
     }, 500);
     this.wss.close();
-    await new Promise<void>((resolve) => this.http.close(() => resolve()));
+    await Promise.all([this.http, ...(this.remote ? [this.remote] : [])].map((server) => new Promise<void>((resolve) => server.close(() => resolve()))));
     clearTimeout(cutoff);
     this.http.closeAllConnections();
+    this.remote?.closeAllConnections();
   }
 
   private accept(socket: WebSocket, verdict: { role: PeerRole; origin: string | null; pairingOnly: boolean; pairing: boolean }): void {
@@ -392,20 +464,36 @@ export class HubServer {
     peer.stage = 'challenged';
   }
 
-  /** What every proof on this hub is bound to: the port it bound (a proof made for another port never opens it). */
-  private binding(peer: Peer): { port: number; role: PeerRole } {
-    return { port: this.options.port, role: peer.role };
+  /**
+   * What every proof on this hub is bound to: the port it bound (a proof made for another port never opens it), and for
+   * a device the origin of its page too (a proof made on one origin never opens a socket from another).
+   */
+  private binding(peer: Peer): ProofBinding {
+    const { port } = this.options;
+    if (peer.role !== 'device') return { port, role: peer.role };
+    return { port, role: 'device', origin: peer.origin ?? '' };
   }
 
-  private keyFor(peer: Peer, hello: Extract<PeerMessage, { type: 'hello' }>): { key: string; keyId?: string; pairingCode?: string } | { close: number; reason: string } {
+  private keyFor(peer: Peer, hello: Extract<PeerMessage, { type: 'hello' }>): { key: string; keyId?: string; pairingCode?: string; deviceName?: string } | { close: number; reason: string } {
     const { state } = this.options;
-    if (peer.role === 'relay') return { key: state.relayKey() };
+    if (peer.role === 'relay') {
+      // A relay on another machine proves the key exported for it, by id; one on this machine the install key.
+      if (hello.keyId === undefined) return { key: state.relayKey() };
+      const exported = state.relayKeys().find((k) => k.keyId === hello.keyId);
+      if (!exported) return { close: CLOSE_UNKNOWN_KEY, reason: DROPPED.relay };
+      return { key: exported.key, keyId: exported.keyId };
+    }
     if (hello.pairing) {
       // Only a socket that asked to pair in its upgrade, so the origin's backoff was checked before it got this far.
       if (!peer.pairing) return { close: CLOSE_AUTH_FAILED, reason: `a pairing hello needs the ${PAIRING_SUBPROTOCOL} subprotocol` };
       const pairing = state.pairing();
       if (!pairing) return { close: CLOSE_NO_PAIRING, reason: 'no pairing code is active: run elicitly-companion pair' };
-      return { key: pairing.code, pairingCode: pairing.code };
+      return { key: pairing.code, pairingCode: pairing.code, ...(peer.role === 'device' ? { deviceName: hello.deviceName ?? 'Phone' } : {}) };
+    }
+    if (peer.role === 'device') {
+      const device = hello.keyId === undefined ? undefined : state.pairedDevices().find((d) => d.keyId === hello.keyId);
+      if (!device) return { close: CLOSE_UNKNOWN_KEY, reason: DROPPED.device };
+      return { key: device.key, keyId: device.keyId };
     }
     const entry = peer.pairingOnly || !hello.keyId ? undefined : state.pairedExtensions().find((e) => e.keyId === hello.keyId && e.origin === peer.origin);
     if (!entry) return { close: CLOSE_UNKNOWN_KEY, reason: 'this extension is not paired with this hub: pair again' };
@@ -444,21 +532,29 @@ export class HubServer {
     if (auth.pairingCode !== undefined && peer.origin) {
       // Spent before anything else: a code opens exactly one pairing.
       state.clearPairing();
-      const entry = state.addPairedExtension(peer.origin);
+      const entry = peer.role === 'device' ? state.addPairedDevice(auth.deviceName ?? 'Phone') : state.addPairedExtension(peer.origin);
       peer.proven = { keyId: entry.keyId, key: entry.key };
       this.pairingBackoff.delete(peer.origin);
-      log('info', 'paired a browser extension', { origin: peer.origin, keyId: entry.keyId });
+      log('info', peer.role === 'device' ? 'paired a device' : 'paired a browser extension', { origin: peer.origin, keyId: entry.keyId });
       send(peer.socket, { type: 'paired', keyId: entry.keyId, sealedKey: await sealKey(entry.key, auth.pairingCode, this.options.port, auth.hubNonce, auth.peerNonce) });
     } else if (auth.keyId !== undefined) {
       peer.proven = { keyId: auth.keyId, key: auth.key };
     }
     delete peer.auth;
     peer.stage = 'ready';
-    if (peer.role === 'extension') this.lastSeenAt = Date.now();
+    if (peer.role !== 'relay') this.lastSeenAt = Date.now();
     // Every (re)connect gets every pending request: delivery survives dropped sockets and restarted workers.
-    // The person's rules go to their extensions only: a relay lists them with the `rules` call when it must.
-    const extension = peer.role === 'extension';
-    send(peer.socket, { type: 'welcome', protocol: PROTOCOL_VERSION, hubPid: process.pid, pending: extension ? engine.pendingViews() : [], rules: extension ? engine.ruleList() : [] });
+    // The person's rules go to their extensions only: a relay lists them with the `rules` call when it must. A device
+    // keeps no history of its own, so it gets the last ended requests too.
+    const reviewer = peer.role !== 'relay';
+    send(peer.socket, {
+      type: 'welcome',
+      protocol: PROTOCOL_VERSION,
+      hubPid: process.pid,
+      pending: reviewer ? engine.pendingViews() : [],
+      rules: peer.role === 'extension' ? engine.ruleList() : [],
+      ...(peer.role === 'device' ? { recent: engine.recentViews(DEVICE_RECENT) } : {}),
+    });
   }
 
   /** A wrong code: it counts against the code (burnt at the cap) and makes that origin wait, doubling up to a minute. */
@@ -472,7 +568,7 @@ export class HubServer {
   /** A frame that failed its schema is answered with the id it carried, when it carried one the peer waits on. */
   private refuse(peer: Peer, raw: unknown, reason: string): void {
     const replyTo = ReplyToSchema.safeParse(raw);
-    if (replyTo.success && replyTo.data.type === 'decide' && peer.role === 'extension') {
+    if (replyTo.success && replyTo.data.type === 'decide' && peer.role !== 'relay') {
       const { elicitationId, idempotencyKey } = replyTo.data;
       send(peer.socket, {
         type: 'decision.result',
@@ -522,14 +618,14 @@ export class HubServer {
       case 'heartbeat':
         return;
       case 'decide':
-        if (peer.role !== 'extension') break;
+        if (peer.role === 'relay') break;
         // The key is checked again for every decision: one removed since the handshake decides nothing, whatever the
         // watcher has or has not told yet. The socket closes (4003) and the decision stays queued in the extension.
         if (!this.stillPaired(peer)) {
           this.dropUnpaired(peer);
           return;
         }
-        send(peer.socket, await engine.decide(message).catch((error: unknown) => {
+        send(peer.socket, await engine.decide(message, peer.role === 'device' ? 'phone' : 'extension').catch((error: unknown) => {
           log('error', 'a decision failed', { error: String(error) });
           return { type: 'decision.result' as const, elicitationId: message.elicitationId, idempotencyKey: message.idempotencyKey, ok: false, reason: 'unavailable' as const };
         }));
@@ -547,6 +643,11 @@ export class HubServer {
       }
       case 'call': {
         if (peer.role !== 'relay') break;
+        // An exported key revoked since the handshake makes no more calls, whatever the watcher has told yet.
+        if (!this.stillPaired(peer)) {
+          this.dropUnpaired(peer);
+          return;
+        }
         const controller = new AbortController();
         peer.calls.set(message.callId, controller);
         const answer = await dispatchCall(engine, message.method, message.params, controller.signal).catch((error: unknown) => {
@@ -564,4 +665,44 @@ export class HubServer {
     }
     send(peer.socket, { type: 'error', code: 'forbidden', message: `${message.type} is not for a ${peer.role}` });
   }
+}
+
+/**
+ * Closes a connection that never completes an upgrade or a request, and holds a bounded number of them: idle
+ * connections held open by anyone would otherwise use up the process's descriptors.
+ */
+function bounded<S extends Server>(server: S, options: HubOptions): S {
+  const idleMs = options.idleTimeoutMs ?? 5000;
+  server.setTimeout(idleMs);
+  server.headersTimeout = idleMs;
+  server.requestTimeout = idleMs;
+  server.keepAliveTimeout = Math.min(idleMs, 5000);
+  server.maxConnections = MAX_CONNECTIONS;
+  return server;
+}
+
+/** The HTTPS listener of `ELICITLY_REMOTE_LISTEN`, or null (logged) when its certificate or its address fails. */
+async function listenRemote(listen: RemoteListen, handler: RequestListener, options: HubOptions): Promise<Server | null> {
+  const where = `${listen.host}:${listen.port}`;
+  let server: Server;
+  try {
+    server = bounded(createHttpsServer({ cert: readFileSync(listen.certFile), key: readFileSync(listen.keyFile) }, handler), options);
+  } catch (error) {
+    log('error', 'ELICITLY_REMOTE_LISTEN: cannot use the certificate or its key; the hub runs without the HTTPS listener', { where, error: String(error) });
+    return null;
+  }
+  // A TLS handshake that fails (a scanner, a client that does not trust the certificate) is that connection's business.
+  server.on('tlsClientError', (error) => log('debug', 'a TLS handshake on the HTTPS listener failed', { error: error.message }));
+  const bound = await new Promise<Error | null>((resolve) => {
+    server.once('error', resolve);
+    server.listen(listen.port, listen.host, () => resolve(null));
+  });
+  if (bound) {
+    log('error', 'ELICITLY_REMOTE_LISTEN: cannot listen; the hub runs without the HTTPS listener', { where, error: bound.message });
+    return null;
+  }
+  server.on('error', (error) => log('warn', 'the HTTPS listener failed', { where, error: error.message }));
+  server.unref();
+  log('info', 'HTTPS listener for the reviewer page', { where });
+  return server;
 }

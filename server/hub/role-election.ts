@@ -5,6 +5,7 @@ import type { ApprovalEngine } from '../approvals/approval-engine.js';
 import type { RemoteHub } from '../config.js';
 import { log } from '../log.js';
 import type { StateDir } from '../state-dir.js';
+import type { RemoteListen } from './hub-server.js';
 import { HubServer } from './hub-server.js';
 import { RelayClient } from './relay-client.js';
 
@@ -25,6 +26,9 @@ interface RoleElectionOptions {
    * reconnecting to the same URL (bounded by `findHubWithinMs`), never by a takeover.
    */
   remoteHub?: RemoteHub;
+  /** Passed to the hub this process may become: the reviewer page's files, and the optional HTTPS listener. */
+  phoneDir?: string;
+  remoteListen?: RemoteListen;
 }
 
 type Role = { kind: 'hub'; hub: HubServer; engine: ApprovalEngine } | { kind: 'relay'; relay: RelayClient };
@@ -141,8 +145,8 @@ export class RoleElection implements ApprovalService {
   }
 
   private async becomeHub(): Promise<Role | null> {
-    const { port, state, heartbeatMs } = this.options;
-    const hub = await HubServer.listen({ port, state, heartbeatMs }).catch((error: unknown) => {
+    const { port, state, heartbeatMs, phoneDir, remoteListen } = this.options;
+    const hub = await HubServer.listen({ port, state, heartbeatMs, phoneDir, remoteListen }).catch((error: unknown) => {
       log('warn', 'could not listen', { port, error: String(error) });
       return null;
     });

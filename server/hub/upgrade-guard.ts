@@ -1,8 +1,11 @@
 import type { IncomingMessage } from 'node:http';
 import { EXTENSION_ORIGIN } from '../../shared/extension-id.js';
 import { PAIRING_SUBPROTOCOL, SUBPROTOCOL } from '../../shared/wire-protocol.js';
+import type { RemoteConfig } from '../remote-config.js';
+import { allowedHosts, allowedOrigins } from '../remote-config.js';
 
-export type PeerRole = 'extension' | 'relay';
+/** `device`: a browser on the hub's own reviewer page (`/phone/`), from an origin the person allowed. */
+export type PeerRole = 'extension' | 'relay' | 'device';
 
 type GuardVerdict =
   /** `pairing`: the upgrade asked to pair (the pairing subprotocol); only such a socket may send a pairing hello. */
@@ -11,6 +14,8 @@ type GuardVerdict =
 
 interface GuardConfig {
   port: number;
+  /** The reviewer page's settings (read per upgrade: `remote enable`/`disable` take effect at once). */
+  remote: () => RemoteConfig;
   /** Origins an extension was paired from (read per upgrade: `pair --remove` takes effect at once). */
   pairedOrigins: () => string[];
   /** Until when this origin must wait after a failed pairing attempt. */
@@ -32,15 +37,16 @@ export function isExtensionOrigin(origin: string): boolean {
 }
 
 /**
- * The first filter, from the HTTP upgrade request alone, before a socket exists: Host must be loopback with our port
- * (DNS rebinding); a browser page's Origin never passes; an extension comes from the pinned or a paired origin, or
- * comes to pair from a well-formed extension origin. It admits nobody to anything: every peer then proves a key on the
- * socket (`hub-auth.ts`), so a local process that forges an Origin header gets no further than its hello.
+ * The first filter, from the HTTP upgrade request alone, before a socket exists: Host must be loopback with our port,
+ * or a host the person allowed for the reviewer page (DNS rebinding); an extension comes from the pinned or a paired
+ * origin, or comes to pair from a well-formed extension origin; a browser page passes only from an origin of the
+ * enabled reviewer page, as a device. It admits nobody to anything: every peer then proves a key on the socket
+ * (`hub-auth.ts`), so a local process that forges an Origin header gets no further than its hello.
  */
 export function checkUpgrade(req: IncomingMessage, config: GuardConfig): GuardVerdict {
+  const remote = config.remote();
   const host = req.headers.host ?? '';
-  const allowedHosts = [`127.0.0.1:${config.port}`, `localhost:${config.port}`, `[::1]:${config.port}`];
-  if (!allowedHosts.includes(host.toLowerCase())) return { ok: false, status: 403, reason: `host ${JSON.stringify(host)} is not loopback:${config.port}` };
+  if (!allowedHosts(remote, config.port).includes(host.toLowerCase())) return { ok: false, status: 403, reason: `host ${JSON.stringify(host)} is not loopback:${config.port} nor an allowed remote origin's` };
 
   const protocols = (req.headers['sec-websocket-protocol'] ?? '').split(',').map((p) => p.trim()).filter(Boolean);
   if (!protocols.includes(SUBPROTOCOL)) return { ok: false, status: 403, reason: `subprotocol ${SUBPROTOCOL} missing` };
@@ -58,5 +64,7 @@ export function checkUpgrade(req: IncomingMessage, config: GuardConfig): GuardVe
   }
   if (origin === EXTENSION_ORIGIN || config.pairedOrigins().includes(origin)) return { ok: true, role: 'extension', origin, pairingOnly: false, pairing };
   if (pairing && isExtensionOrigin(origin)) return { ok: true, role: 'extension', origin, pairingOnly: true, pairing };
+  // The reviewer page, from where the person reaches it: a device proves its own key, or pairs with the one-time code.
+  if (allowedOrigins(remote, config.port).includes(origin)) return { ok: true, role: 'device', origin, pairingOnly: false, pairing };
   return { ok: false, status: 403, reason: `origin ${JSON.stringify(origin)} is not trusted` };
 }

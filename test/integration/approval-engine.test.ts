@@ -226,3 +226,29 @@ describe('where a request may be decided is enforced by the hub', () => {
     }
   });
 });
+
+describe('recentViews: a device’s history', () => {
+  it('the last n ended requests, newest first, with their effective status; pending ones are not history', async () => {
+    let clock = 1_000_000;
+    const engine = await open({ now: () => clock });
+    for (const id of ['el_a', 'el_b', 'el_c', 'el_d']) await create(engine, id);
+    await create(engine, 'el_short', 1000);
+    await create(engine, 'el_waiting');
+    clock += 10;
+    expect((await engine.decide(decision('el_b', 'k'), 'phone')).ok).toBe(true);
+    clock += 10;
+    expect((await engine.decide(decision('el_a', 'k', 'rejected'))).ok).toBe(true);
+    clock += 10;
+    expect((await engine.call('cancel', { id: 'el_c' })).ok).toBe(true);
+    // Past its deadline but not swept yet: expired at its deadline, which is after the three above.
+    clock += 2000;
+    expect(engine.recentViews(10).map((v) => [v.elicitationId, v.status])).toEqual([
+      ['el_short', 'expired'],
+      ['el_c', 'canceled'],
+      ['el_a', 'rejected'],
+      ['el_b', 'approved'],
+    ]);
+    expect(engine.recentViews(2).map((v) => v.elicitationId)).toEqual(['el_short', 'el_c']);
+    expect(engine.recentViews(10).find((v) => v.elicitationId === 'el_b')?.outcome?.decidedVia).toBe('phone');
+  });
+});

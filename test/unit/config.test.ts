@@ -161,3 +161,31 @@ describe('infoFlag: --help and --version answer before anything else is parsed',
     expect(infoFlag(argv)).toBe(expected);
   });
 });
+
+describe('parseConfig: the reviewer page (ELICITLY_PHONE_DIR, ELICITLY_REMOTE_LISTEN)', () => {
+  const TLS = { ELICITLY_REMOTE_CERT: '/etc/tls/cert.pem', ELICITLY_REMOTE_KEY: '/etc/tls/key.pem' };
+
+  it('takes the phone dir seam and the HTTPS listener with its certificate', () => {
+    const parsed = parse([], { ELICITLY_PHONE_DIR: '/tmp/phone', ELICITLY_REMOTE_LISTEN: '0.0.0.0:8443', ...TLS });
+    expect(parsed.ok && parsed.config).toMatchObject({ phoneDir: '/tmp/phone', remoteListen: { host: '0.0.0.0', port: 8443, certFile: '/etc/tls/cert.pem', keyFile: '/etc/tls/key.pem' } });
+    const v6 = parse([], { ELICITLY_REMOTE_LISTEN: '[::]:8443', ...TLS });
+    expect(v6.ok && v6.config.remoteListen).toMatchObject({ host: '::', port: 8443 });
+    const none = parse([]);
+    expect(none.ok && none.config.remoteListen).toBeUndefined();
+  });
+
+  it.each([
+    [{ ELICITLY_REMOTE_LISTEN: '0.0.0.0:8443' }, 'ELICITLY_REMOTE_LISTEN: needs ELICITLY_REMOTE_CERT and ELICITLY_REMOTE_KEY'],
+    [{ ELICITLY_REMOTE_LISTEN: '0.0.0.0:8443', ELICITLY_REMOTE_CERT: '/c.pem' }, 'ELICITLY_REMOTE_LISTEN: needs ELICITLY_REMOTE_CERT and ELICITLY_REMOTE_KEY'],
+    [{ ELICITLY_REMOTE_LISTEN: '8443', ...TLS }, 'ELICITLY_REMOTE_LISTEN: must be host:port'],
+    [{ ELICITLY_REMOTE_LISTEN: 'https://0.0.0.0:8443', ...TLS }, 'ELICITLY_REMOTE_LISTEN: must be host:port'],
+    [{ ELICITLY_REMOTE_LISTEN: '0.0.0.0:70000', ...TLS }, 'ELICITLY_REMOTE_LISTEN: the port must be 1–65535'],
+    [{ ELICITLY_REMOTE_LISTEN: `0.0.0.0:${DEFAULT_HUB_PORT}`, ...TLS }, "ELICITLY_REMOTE_LISTEN: must not use the hub's own port"],
+    [{ ELICITLY_REMOTE_CERT: '/c.pem' }, 'ELICITLY_REMOTE_CERT: only with ELICITLY_REMOTE_LISTEN'],
+    [{ ELICITLY_REMOTE_KEY: '/k.pem' }, 'ELICITLY_REMOTE_KEY: only with ELICITLY_REMOTE_LISTEN'],
+  ])('%j is refused naming the variable', (env, message) => {
+    const parsed = parse([], env);
+    expect(parsed.ok).toBe(false);
+    if (!parsed.ok) expect(parsed.issues.join('\n')).toContain(message);
+  });
+});

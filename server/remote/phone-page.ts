@@ -1,0 +1,195 @@
+import { createHash } from 'node:crypto';
+import { readFile } from 'node:fs/promises';
+import type { IncomingMessage, ServerResponse } from 'node:http';
+import { join } from 'node:path';
+import { log } from '../log.js';
+import type { RemoteConfig } from '../remote-config.js';
+import { PHONE_PATH, allowedHosts, allowedOrigins } from '../remote-config.js';
+
+/**
+ * The reviewer page the hub serves to a phone (`GET /phone/`), its manifest and icons, on the hub's port and on the
+ * optional HTTPS listener. Everything else on those ports stays WebSocket only (426). The page is served only while
+ * `remote.json` says enabled, only to a Host the person allowed (DNS rebinding) and never to another site's Origin;
+ * nothing in a response is taken from the URL, so no path ever reaches the file system.
+ */
+
+export type PhoneAsset = 'page' | 'manifest' | 'icon-192' | 'icon-512';
+
+export type PhoneRoute =
+  | { kind: 'asset'; asset: PhoneAsset }
+  | { kind: 'redirect'; location: string }
+  | { kind: 'refuse'; status: 403 | 404 | 405 | 426; reason: string };
+
+export interface PhoneRequest {
+  method: string;
+  /** The request target as sent (path and query). */
+  url: string;
+  host: string | undefined;
+  origin: string | undefined;
+}
+
+const ASSETS: Readonly<Record<string, PhoneAsset>> = {
+  [PHONE_PATH]: 'page',
+  [`${PHONE_PATH}manifest.webmanifest`]: 'manifest',
+  [`${PHONE_PATH}icon-192.png`]: 'icon-192',
+  [`${PHONE_PATH}icon-512.png`]: 'icon-512',
+};
+
+/** Where one request goes, from its method, target and headers and the settings alone. */
+export function routePhone(request: PhoneRequest, remote: RemoteConfig, port: number): PhoneRoute {
+  // The raw path, not a normalised URL: only the exact targets below exist, `/phone/./` is not one of them.
+  const path = request.url.split('?')[0] ?? '';
+  const bare = PHONE_PATH.slice(0, -1);
+  if (path !== bare && !path.startsWith(PHONE_PATH)) return { kind: 'refuse', status: 426, reason: 'WebSocket only' };
+  if (!remote.enabled) return { kind: 'refuse', status: 404, reason: 'the reviewer page is off (elicitly-companion remote enable)' };
+  if (!allowedHosts(remote, port).includes((request.host ?? '').toLowerCase())) return { kind: 'refuse', status: 403, reason: 'this Host is not allowed' };
+  if (request.origin !== undefined && !allowedOrigins(remote, port).includes(request.origin)) return { kind: 'refuse', status: 403, reason: 'this Origin is not allowed' };
+  if (request.method !== 'GET' && request.method !== 'HEAD') return { kind: 'refuse', status: 405, reason: 'GET or HEAD only' };
+  if (path === bare) return { kind: 'redirect', location: PHONE_PATH };
+  const asset = ASSETS[path];
+  return asset === undefined ? { kind: 'refuse', status: 404, reason: 'not found' } : { kind: 'asset', asset };
+}
+
+const PORT_META = /<meta\s+name="elicitly-hub-port"\s+content="0"\s*\/?>/g;
+const SCRIPT = /<script\b([^>]*)>([\s\S]*?)<\/script\s*>/gi;
+const STYLE = /<style\b[^>]*>([\s\S]*?)<\/style\s*>/gi;
+
+const sha256 = (text: string) => `'sha256-${createHash('sha256').update(text, 'utf8').digest('base64')}'`;
+
+/**
+ * The built page made ready to serve: its port filled in, and a CSP that allows exactly its one inline script and its
+ * inline style (by hash, computed here from the file served, so a page rebuilt is never blocked by a stale header).
+ */
+export function preparePage(html: string, port: number): { ok: true; html: string; csp: string } | { ok: false; error: string } {
+  const scripts = [...html.matchAll(SCRIPT)];
+  const [script] = scripts;
+  if (scripts.length !== 1 || !script) return { ok: false, error: `expected one inline <script>, found ${scripts.length}` };
+  if (/\bsrc\s*=/i.test(script[1] ?? '')) return { ok: false, error: 'the <script> must be inline, not loaded from a src' };
+  // Looked for outside the script: its code may well spell "<style".
+  const styles = [...html.replace(SCRIPT, '').matchAll(STYLE)];
+  if (styles.length > 1) return { ok: false, error: `expected at most one inline <style>, found ${styles.length}` };
+  const metas = html.match(PORT_META)?.length ?? 0;
+  if (metas !== 1) return { ok: false, error: `expected one <meta name="elicitly-hub-port" content="0">, found ${metas}` };
+  const csp = [
+    "default-src 'none'",
+    `script-src ${sha256(script[2] ?? '')}`,
+    `style-src ${styles[0] ? sha256(styles[0][1] ?? '') : "'none'"}`,
+    "connect-src 'self'",
+    "img-src 'self' data:",
+    "manifest-src 'self'",
+    "base-uri 'none'",
+    "form-action 'none'",
+    "frame-ancestors 'none'",
+  ].join('; ');
+  return { ok: true, html: html.replace(PORT_META, `<meta name="elicitly-hub-port" content="${port}">`), csp };
+}
+
+const MANIFEST = JSON.stringify({
+  name: 'Elicitly',
+  short_name: 'Elicitly',
+  start_url: PHONE_PATH,
+  scope: PHONE_PATH,
+  display: 'standalone',
+  icons: [
+    { src: `${PHONE_PATH}icon-192.png`, sizes: '192x192', type: 'image/png' },
+    { src: `${PHONE_PATH}icon-512.png`, sizes: '512x512', type: 'image/png' },
+  ],
+});
+
+/** On every answer, refusals too: nothing here is for another site, a frame, a cache or a sniffer. */
+const COMMON_HEADERS = {
+  'x-content-type-options': 'nosniff',
+  'referrer-policy': 'no-referrer',
+  'cache-control': 'no-store',
+  'x-frame-options': 'DENY',
+  'cross-origin-resource-policy': 'same-origin',
+} as const;
+const NOTHING_ELSE = "default-src 'none'; frame-ancestors 'none'";
+
+const FILES: Readonly<Record<Exclude<PhoneAsset, 'manifest'>, string>> = { page: 'phone.html', 'icon-192': 'icon-192.png', 'icon-512': 'icon-512.png' };
+
+interface Body {
+  type: string;
+  body: Buffer;
+  csp: string;
+}
+
+export interface PhonePageOptions {
+  /** The hub's port: the page's proofs are bound to it. */
+  port: number;
+  /** Where the built page and icons are (`dist/server/phone/`); undefined: there is none, every asset is 404. */
+  dir: string | undefined;
+  /** Read per request: `remote enable`/`disable` take effect at once. */
+  remote: () => RemoteConfig;
+}
+
+/**
+ * The hub's HTTP request handler. Each file is read once, on first use, and kept; one that is missing or broken is
+ * said once in the log and answered 404 (500 for a page that cannot be served safely), never a crash.
+ */
+export function phoneRequestHandler(options: PhonePageOptions): (req: IncomingMessage, res: ServerResponse) => void {
+  const loaded = new Map<PhoneAsset, Promise<Body | { status: 404 | 500 }>>();
+
+  const load = async (asset: PhoneAsset): Promise<Body | { status: 404 | 500 }> => {
+    if (asset === 'manifest') return { type: 'application/manifest+json', body: Buffer.from(MANIFEST), csp: NOTHING_ELSE };
+    const name = FILES[asset];
+    if (options.dir === undefined) {
+      log('error', 'the reviewer page was asked for, but this build has no phone directory', { file: name });
+      return { status: 404 };
+    }
+    const file = join(options.dir, name);
+    let bytes: Buffer;
+    try {
+      bytes = await readFile(file);
+    } catch (error) {
+      log('error', 'cannot read a file of the reviewer page; it is answered 404 until the hub restarts', { file, error: String(error) });
+      return { status: 404 };
+    }
+    if (asset !== 'page') return { type: 'image/png', body: bytes, csp: NOTHING_ELSE };
+    const page = preparePage(bytes.toString('utf8'), options.port);
+    if (!page.ok) {
+      log('error', 'the reviewer page cannot be served with its CSP; it is answered 500 until the hub restarts', { file, error: page.error });
+      return { status: 500 };
+    }
+    return { type: 'text/html; charset=utf-8', body: Buffer.from(page.html), csp: page.csp };
+  };
+
+  const answer = async (req: IncomingMessage, res: ServerResponse): Promise<void> => {
+    const route = routePhone({ method: req.method ?? '', url: req.url ?? '', host: req.headers.host, origin: typeof req.headers.origin === 'string' ? req.headers.origin : undefined }, options.remote(), options.port);
+    if (route.kind === 'refuse') {
+      plain(res, route.status, route.status === 426 ? 'elicitly hub: WebSocket only\n' : `${route.reason}\n`);
+      return;
+    }
+    if (route.kind === 'redirect') {
+      res.writeHead(301, { ...COMMON_HEADERS, 'content-security-policy': NOTHING_ELSE, location: route.location, 'content-length': '0' }).end();
+      return;
+    }
+    let pending = loaded.get(route.asset);
+    if (!pending) {
+      pending = load(route.asset);
+      loaded.set(route.asset, pending);
+    }
+    const body = await pending;
+    if ('status' in body) {
+      plain(res, body.status, body.status === 404 ? 'not found\n' : 'the reviewer page is broken; see the hub log\n');
+      return;
+    }
+    res.writeHead(200, { ...COMMON_HEADERS, 'content-type': body.type, 'content-security-policy': body.csp, 'content-length': String(body.body.length) });
+    res.end(req.method === 'HEAD' ? undefined : body.body);
+  };
+
+  return (req, res) => {
+    answer(req, res).catch((error: unknown) => {
+      // A state file that cannot be read or trusted costs this request a 503, never the hub its process.
+      log('error', 'a request to the hub failed; answered 503', { error: String(error) });
+      if (!res.headersSent) plain(res, 503, 'the hub cannot answer this now; see its log\n');
+      else res.destroy();
+    });
+  };
+}
+
+function plain(res: ServerResponse, status: number, text: string): void {
+  const body = Buffer.from(text);
+  res.writeHead(status, { ...COMMON_HEADERS, 'content-security-policy': NOTHING_ELSE, 'content-type': 'text/plain; charset=utf-8', 'content-length': String(body.length) });
+  res.end(body);
+}

@@ -1,0 +1,117 @@
+import WebSocket from 'ws';
+import type { ClientOptions } from 'ws';
+import { constantTimeEqual, hubProof, newNonce, openSealedKey, peerProof } from '../../shared/hub-auth.js';
+import type { HubMessage, PeerMessage } from '../../shared/wire-protocol.js';
+import { PAIRING_SUBPROTOCOL, PROTOCOL_VERSION, SUBPROTOCOL } from '../../shared/wire-protocol.js';
+
+export interface DeviceKey {
+  keyId: string;
+  key: string;
+}
+
+export interface DeviceOptions {
+  /** The page's origin, sent as Origin and bound into every proof unless `bindOrigin` says otherwise. */
+  origin: string;
+  /** Ask to pair (lists `elicitly.pair`). */
+  pairing?: boolean;
+  /** Extra upgrade headers (a forged Host) and TLS options (the test certificate) for the `ws` client. */
+  client?: ClientOptions;
+}
+
+type Welcome = Extract<HubMessage, { type: 'welcome' }>;
+
+/**
+ * A stand-in for the hub's reviewer page in a phone's browser: it speaks the wire protocol as role `device`, its proofs
+ * bound to the hub's port and the page's origin. `connect` resolves with the HTTP status when the upgrade is refused.
+ */
+export class ScriptedDevice {
+  readonly received: HubMessage[] = [];
+  readonly closed: Promise<{ code: number; reason: string }>;
+  private waiters: (() => void)[] = [];
+
+  private constructor(
+    readonly socket: WebSocket,
+    readonly origin: string,
+  ) {
+    socket.on('message', (data) => {
+      this.received.push(JSON.parse(data.toString()) as HubMessage);
+      this.waiters.splice(0).forEach((wake) => wake());
+    });
+    this.closed = new Promise((resolve) => socket.once('close', (code, reason) => resolve({ code, reason: reason.toString() })));
+    socket.on('error', () => undefined);
+  }
+
+  /** Opens the socket at `url` (ws:// or wss://); a refused upgrade gives its HTTP status. */
+  static async connect(url: string, options: DeviceOptions, track?: { close: () => void }[]): Promise<ScriptedDevice | { status: number }> {
+    const protocols = options.pairing ? [SUBPROTOCOL, PAIRING_SUBPROTOCOL] : [SUBPROTOCOL];
+    const socket = new WebSocket(url, protocols, { ...options.client, origin: options.origin });
+    track?.push({ close: () => socket.terminate() });
+    socket.on('error', () => undefined);
+    const device = new ScriptedDevice(socket, options.origin);
+    const status = await new Promise<number>((resolve, reject) => {
+      const timer = setTimeout(() => reject(new Error(`opening ${url} timed out`)), 5000);
+      socket.once('open', () => (clearTimeout(timer), resolve(101)));
+      socket.once('unexpected-response', (_req, res) => (clearTimeout(timer), res.resume(), resolve(res.statusCode ?? 0)));
+      socket.once('error', (error) => (clearTimeout(timer), reject(error)));
+    });
+    return status === 101 ? device : { status };
+  }
+
+  /** Pairs with the one-time code: hello, the hub's proof checked with the code, ours, then the sealed key opened. */
+  async pair(code: string, hubPort: number, deviceName?: string): Promise<{ key: DeviceKey; welcome: Welcome }> {
+    const nonce = newNonce();
+    const binding = { port: hubPort, role: 'device' as const, origin: this.origin };
+    this.send({ type: 'hello', protocol: PROTOCOL_VERSION, role: 'device', client: { name: 'scripted-device', version: '1' }, nonce, pairing: true, ...(deviceName ? { deviceName } : {}) } satisfies PeerMessage);
+    const challenge = await this.next<'challenge'>((m) => m.type === 'challenge');
+    if (!constantTimeEqual(challenge.proof, await hubProof(code, binding, nonce, challenge.nonce))) throw new Error('the hub did not prove the code');
+    this.send({ type: 'auth', proof: await peerProof(code, binding, challenge.nonce, nonce) } satisfies PeerMessage);
+    const paired = await this.next<'paired'>((m) => m.type === 'paired');
+    const key = await openSealedKey(paired.sealedKey, code, hubPort, challenge.nonce, nonce);
+    if (key === null) throw new Error('the sealed key does not open');
+    return { key: { keyId: paired.keyId, key }, welcome: await this.next<'welcome'>((m) => m.type === 'welcome') };
+  }
+
+  /**
+   * The handshake with a paired key. `bindOrigin` forges the origin the proof is bound to (a proof made on another
+   * page); then the hub's proof is not checked (it cannot match) and the hub's answer is left to the test.
+   */
+  async handshake(key: DeviceKey, hubPort: number, bindOrigin = this.origin): Promise<Welcome | null> {
+    const nonce = newNonce();
+    const binding = { port: hubPort, role: 'device' as const, origin: bindOrigin };
+    this.send({ type: 'hello', protocol: PROTOCOL_VERSION, role: 'device', client: { name: 'scripted-device', version: '1' }, nonce, keyId: key.keyId } satisfies PeerMessage);
+    const challenge = await this.next<'challenge'>((m) => m.type === 'challenge');
+    const genuine = constantTimeEqual(challenge.proof, await hubProof(key.key, binding, nonce, challenge.nonce));
+    if (bindOrigin === this.origin && !genuine) throw new Error('the hub did not prove the key');
+    this.send({ type: 'auth', proof: await peerProof(key.key, binding, challenge.nonce, nonce) } satisfies PeerMessage);
+    return bindOrigin === this.origin ? this.next<'welcome'>((m) => m.type === 'welcome') : null;
+  }
+
+  send(message: unknown): void {
+    this.socket.send(JSON.stringify(message));
+  }
+
+  /** The first message (received so far or later) matching `match`; bounded by `timeoutMs`. */
+  async next<T extends HubMessage['type']>(match: (m: HubMessage) => boolean, timeoutMs = 5000): Promise<Extract<HubMessage, { type: T }>> {
+    const deadline = Date.now() + timeoutMs;
+    for (;;) {
+      const index = this.received.findIndex(match);
+      if (index !== -1) return this.received.splice(index, 1)[0] as Extract<HubMessage, { type: T }>;
+      const left = deadline - Date.now();
+      if (left <= 0) throw new Error(`no matching hub message within ${timeoutMs} ms; got ${JSON.stringify(this.received.map((m) => m.type))}`);
+      await new Promise<void>((resolve) => {
+        this.waiters.push(resolve);
+        setTimeout(resolve, Math.min(left, 100));
+      });
+    }
+  }
+
+  close(): void {
+    this.socket.close();
+  }
+}
+
+/** Narrows a `connect` answer to an open device, or fails the test naming the status. */
+export function openDevice(device: ScriptedDevice | { status: number }): ScriptedDevice {
+  if (!(device instanceof ScriptedDevice)) throw new Error(`expected the upgrade to succeed, got HTTP ${device.status}`);
+  return device;
+}
