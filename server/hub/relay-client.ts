@@ -108,7 +108,8 @@ export class RelayClient implements ApprovalService {
         const hubProtocol = code === CLOSE_PROTOCOL_MISMATCH ? hubProtocolFromReason(reason.toString()) : null;
         if (hubProtocol !== null) settle({ ok: false, reason: 'version_mismatch', detail: reason.toString(), hubProtocol });
         else if (options.keyId !== undefined && (code === CLOSE_AUTH_FAILED || code === CLOSE_UNKNOWN_KEY)) {
-          settle({ ok: false, reason: 'rejected', detail: `the hub at ${where} refused the key ${options.keyId} (revoked, or exported by another hub): ${reason.toString() || code}` });
+          log('debug', 'the hub refused the exported key', { keyId: options.keyId, code, reason: reason.toString() });
+          settle({ ok: false, reason: 'rejected', detail: `the hub at ${where} refused the key ${options.keyId} (revoked, or exported by another hub)` });
         } else if (code === CLOSE_AUTH_FAILED) settle({ ok: false, reason: 'closed', detail: 'the hub refused this install key (it was replaced meanwhile?)' });
         else settle({ ok: false, reason: 'closed', detail: `the hub closed the socket (${code}) before its welcome` });
       });

@@ -125,12 +125,15 @@ describe('a relay on another machine, through a tunnel, with an exported key', (
 
     const revoked = await runCommand(process.execPath, [SERVER_ENTRY, 'key', 'revoke', keyId], { env: hubEnv, timeout: 15_000 });
     expect(revoked.code).toBe(0);
+    const revokedAt = Date.now();
     // Its next call is refused, within a bound: the hub cuts its socket, and the key no longer opens another.
     const refused = await until(
       'a call refused after the revocation',
       async () => error(await agent.callTool('elicit_status', { elicitationId: id }, { timeoutMs: 30_000 })),
       20_000,
     );
+    process.stderr.write(`remote relay: refused ${Date.now() - revokedAt} ms after \`key revoke\`: ${refused.message}\n`);
+    expect(Date.now() - revokedAt).toBeLessThan(10_000);
     expect(refused.error).toBe('unavailable');
     expect(refused.message).toContain(keyId);
     expect(refused.message).toContain('key export');
