@@ -9,9 +9,10 @@ Usage:
   elicitly-companion [--port N]
       Run the MCP server on stdio. This is what a host (Claude Code, Cursor, VS Code…) starts;
       register it with e.g. \`claude mcp add elicitly -- npx -y elicitly-companion\`.
-  elicitly-companion pair [--list | --remove <origin>]
+  elicitly-companion pair [--list | --remove <origin|keyId>]
       Print a one-time code to pair the Elicitly browser extension (Settings → Pairing code),
-      list the paired extensions, or forget one.
+      list the paired extensions and phones (kind, origin or name, key id, when), or forget one:
+      an extension by its origin, a phone by its key id (its open pages are cut off at once).
   elicitly-companion status [--json]
       Whether a hub is running on the port, its pid, the extensions connected and the pending
       requests, asked of the hub itself. Exit code 0: running; 1: no hub; 3: the port is held by
@@ -32,6 +33,22 @@ Usage:
   elicitly-companion hub [--idle-seconds N]
       Run the hub in the foreground (a hook starts one when none runs); it stops after 30 min
       (--idle-seconds) with no pending request and no agent connected, or at SIGTERM/SIGINT.
+  elicitly-companion remote enable [--origin <https origin>]…
+      Decide from your phone: turn on the reviewer page the hub serves at /phone/ and print a
+      pairing link (valid 10 minutes, one device) with its QR code; the link alone is the last
+      line on stdout. The hub stays on 127.0.0.1: reach it with \`tailscale serve --bg <port>\`
+      and --origin https://<machine>.<tailnet>.ts.net, or an SSH tunnel.
+  elicitly-companion remote pair | remote disable | remote status [--json]
+      A new pairing link for another device; turn the page off (paired phones are kept, and
+      refused while it is off); show the settings, devices and notifications (secrets masked).
+  elicitly-companion remote notify [--ntfy <topic URL> [--token T]] [--webhook <url>]
+                                   [--remind M] [--before-expiry M] [--off]
+      Notifications without request content: ntfy (ntfy.sh or your own server), a webhook signed
+      with a secret printed once, a reminder after M minutes of waiting (default 10) and one M
+      minutes before expiry (default 5; 0: none); --off removes ntfy and the webhook.
+  elicitly-companion key export [--name N] | key list | key revoke <keyId>
+      A key for an agent on another machine (devcontainer, SSH host): export prints a token for
+      its ELICITLY_HUB_KEY (shown once); list shows names and ids; revoke cuts that relay off.
   elicitly-companion --version | --help
 
 Environment:
@@ -41,6 +58,9 @@ Environment:
   ELICITLY_PROBE_TIMEOUT_MS     how long elicit_doctor's probe waits for a person
   ELICITLY_RETENTION_DAYS       how long decided requests are kept (default 7)
   ELICITLY_MIN_TIMEOUT_SECONDS  the shortest timeoutSeconds an approval may ask for (default 60)
+  ELICITLY_HUB_URL              join the hub on another machine: ws:// or wss:// URL of its tunnel
+                                (this process then never runs a hub; needs ELICITLY_HUB_KEY)
+  ELICITLY_HUB_KEY              the token \`key export\` printed on the hub's computer
   ELICITLY_REMOTE_LISTEN        host:port of an optional HTTPS listener for the phone page, with
   ELICITLY_REMOTE_CERT/_KEY     the PEM certificate and key it serves (both required)
 

@@ -5,9 +5,12 @@ import { DEFAULT_PROBE_TIMEOUT_MS } from '../shared/doctor-verdict.js';
 import { DEFAULT_HUB_PORT } from '../shared/extension-id.js';
 import { RuleIdSchema } from '../shared/rules.js';
 import { HostAgentSchema } from '../shared/permission.js';
+import { DeviceNameSchema, KeyIdSchema } from '../shared/wire-protocol.js';
 import { HookEventSchema, type HookEvent } from './hook/hook-input.js';
 import { DEFAULT_EVENTS, DEFAULT_WAIT_SECONDS, HOST_EVENTS } from './hook/hooks-settings.js';
 import { LogLevelSchema } from './log.js';
+import { NtfySchema, RemoteConfigSchema, RemoteOriginSchema, WebhookSchema } from './remote-config.js';
+import { HubUrlSchema, RelayTokenSchema } from './remote/relay-token.js';
 
 /**
  * Everything the server reads from its command line and environment, parsed once in `main.ts` and passed down. A
@@ -17,8 +20,57 @@ import { LogLevelSchema } from './log.js';
 const PairActionSchema = z.discriminatedUnion('kind', [
   z.strictObject({ kind: z.literal('code') }),
   z.strictObject({ kind: z.literal('list') }),
-  z.strictObject({ kind: z.literal('remove'), origin: z.string().min(1) }),
+  /** An origin forgets that origin's extensions; a key id (k_…) forgets that device. */
+  z.strictObject({ kind: z.literal('remove'), target: z.string().min(1) }),
 ]);
+
+/** Minutes as a person types them (`--remind 10`, `--remind 0.5`); an empty or missing value is not 0. */
+const minutes = (schema: z.ZodNumber) => z.string().regex(/^\d+(\.\d+)?$/, 'must be a number of minutes').transform(Number).pipe(schema);
+
+/** `elicitly-companion remote …`: the reviewer page the hub serves to phones (remote.json). */
+const RemoteActionSchema = z.discriminatedUnion('kind', [
+  z.strictObject({ kind: z.literal('enable'), origins: z.array(RemoteOriginSchema) }),
+  z.strictObject({ kind: z.literal('pair') }),
+  z.strictObject({ kind: z.literal('disable') }),
+  z.strictObject({ kind: z.literal('status') }),
+  z
+    .strictObject({
+      kind: z.literal('notify'),
+      ntfy: NtfySchema.shape.url.optional(),
+      token: NtfySchema.shape.token,
+      webhook: WebhookSchema.shape.url.optional(),
+      remindMinutes: minutes(RemoteConfigSchema.shape.remindMinutes).optional(),
+      beforeExpiryMinutes: minutes(RemoteConfigSchema.shape.beforeExpiryMinutes).optional(),
+      off: z.boolean(),
+    })
+    .superRefine((notify, ctx) => {
+      if (notify.token !== undefined && notify.ntfy === undefined) ctx.addIssue({ code: 'custom', path: ['token'], message: 'is the ntfy server\'s access token: give it with --ntfy <topic URL>' });
+      if (notify.off && (notify.ntfy !== undefined || notify.webhook !== undefined)) {
+        ctx.addIssue({ code: 'custom', path: ['off'], message: 'removes ntfy and the webhook: not together with --ntfy or --webhook' });
+      }
+      const changes = [notify.ntfy, notify.token, notify.webhook, notify.remindMinutes, notify.beforeExpiryMinutes].filter((v) => v !== undefined).length;
+      if (changes === 0 && !notify.off) ctx.addIssue({ code: 'custom', path: [], message: 'name what to change: --ntfy <topic URL> [--token T], --webhook <url>, --remind <minutes>, --before-expiry <minutes> or --off' });
+    }),
+]);
+export type RemoteAction = z.infer<typeof RemoteActionSchema>;
+
+/** `elicitly-companion key …`: keys for relays on other machines (ELICITLY_HUB_KEY there). */
+const KeyActionSchema = z.discriminatedUnion('kind', [
+  z.strictObject({ kind: z.literal('export'), name: DeviceNameSchema }),
+  z.strictObject({ kind: z.literal('list') }),
+  z.strictObject({ kind: z.literal('revoke'), keyId: KeyIdSchema }),
+]);
+export type KeyAction = z.infer<typeof KeyActionSchema>;
+
+/**
+ * ELICITLY_HUB_URL + ELICITLY_HUB_KEY: this process joins a hub on another machine as a relay and is never a hub
+ * itself. Both or neither: a URL without its key could only be refused there, and a key alone would be ignored.
+ */
+const RemoteHubSchema = z
+  .strictObject({ url: HubUrlSchema.optional(), key: RelayTokenSchema.optional() })
+  .refine((hub) => (hub.url === undefined) === (hub.key === undefined), 'set both (this agent joins the hub on another machine) or neither')
+  .transform((hub) => (hub.url !== undefined && hub.key !== undefined ? { url: hub.url, ...hub.key } : undefined));
+export type RemoteHub = NonNullable<z.output<typeof RemoteHubSchema>>;
 
 /** What `elicitly-companion rules` does: `--list` the person's rules (default) or `--remove <id>` one. */
 const RulesActionSchema = z.discriminatedUnion('kind', [z.strictObject({ kind: z.literal('list') }), z.strictObject({ kind: z.literal('remove'), id: RuleIdSchema })]);
@@ -49,16 +101,19 @@ const RemoteListenSchema = z.strictObject({
 });
 
 const ConfigSchema = z.strictObject({
-  command: z.enum(['serve', 'pair', 'status', 'rules', 'hook', 'hooks', 'hub']),
+  command: z.enum(['serve', 'pair', 'status', 'rules', 'hook', 'hooks', 'hub', 'remote', 'key']),
   hook: HookArgsSchema.optional(),
   hooks: HooksActionSchema.optional(),
   /** `elicitly-companion hub`: stop after this long with no pending request and no agent connected. */
   hubIdleSeconds: z.coerce.number().int().min(1).max(7 * 86_400),
   /** Where the hosts keep their settings (`hooks install`): CLAUDE_CONFIG_DIR, CODEX_HOME, or under HOME. */
   hostDirs: z.strictObject({ claudeConfigDir: z.string().optional(), codexHome: z.string().optional() }),
-  /** What `elicitly-companion pair` does: print a code (default), `--list` the paired extensions, `--remove <origin>`. */
+  /** What `elicitly-companion pair` does: print a code (default), `--list` the paired extensions and devices, `--remove`. */
   pair: PairActionSchema,
   rules: RulesActionSchema,
+  remote: RemoteActionSchema.optional(),
+  key: KeyActionSchema.optional(),
+  remoteHub: RemoteHubSchema,
   /** `elicitly-companion status --json` / `rules --list --json`: one JSON object on stdout, for scripts. */
   json: z.boolean(),
   port: z.coerce.number().int().min(1).max(65_535),
@@ -83,8 +138,11 @@ const SOURCES: Record<keyof Config, string> = {
   hooks: 'hooks install|uninstall <claude-code|codex> [--scope user|project] [--events E,E] [--wait S] | hooks status',
   hubIdleSeconds: 'hub --idle-seconds',
   hostDirs: 'CLAUDE_CONFIG_DIR / CODEX_HOME',
-  pair: 'pair --remove <origin>',
+  pair: 'pair --remove <origin|keyId>',
   rules: 'rules --remove <id>',
+  remote: 'remote enable|pair|disable|status|notify',
+  key: 'key export|list|revoke',
+  remoteHub: 'ELICITLY_HUB_URL and ELICITLY_HUB_KEY',
   json: 'status --json',
   port: 'ELICITLY_PORT (or --port)',
   stateDir: 'ELICITLY_STATE_DIR',
@@ -163,11 +221,13 @@ function remoteListen(env: Env, hubPort: string, issues: string[]): z.input<type
 type ParsedConfig = { ok: true; config: Config } | { ok: false; issues: string[] };
 
 export const USAGE =
-  'elicitly-companion [--port N] | pair [--list | --remove <origin>] | status [--json] | rules [--list [--json] | --remove <id>] | ' +
+  'elicitly-companion [--port N] | pair [--list | --remove <origin|keyId>] | status [--json] | rules [--list [--json] | --remove <id>] | ' +
   'hook --host <claude-code|codex> [--wait S] <event> | hooks install|uninstall <claude-code|codex> [--scope user|project] [--events E,E] [--wait S] | ' +
-  'hooks status | hub | --help | --version';
+  'hooks status | hub | remote enable [--origin <https origin>]… | remote pair | remote disable | remote status [--json] | ' +
+  'remote notify [--ntfy <topic URL> [--token T]] [--webhook <url>] [--remind M] [--before-expiry M] [--off] | ' +
+  'key export [--name N] | key list | key revoke <keyId> | --help | --version';
 
-const COMMANDS = ['pair', 'status', 'rules', 'hook', 'hooks', 'hub'] as const;
+const COMMANDS = ['pair', 'status', 'rules', 'hook', 'hooks', 'hub', 'remote', 'key'] as const;
 type Command = (typeof COMMANDS)[number] | 'serve';
 
 /** The arguments of `hook`, `hooks` and `hub` (raw: the schema checks them and names what is wrong). */
@@ -230,6 +290,84 @@ function hookArgs(command: Command, args: string[], issues: string[]): { hook?: 
   return out;
 }
 
+/** The flag each field of `remote` and `key` comes from, to name it in a refusal. */
+const ACTION_FLAGS: Record<string, string> = {
+  origins: '--origin',
+  ntfy: '--ntfy',
+  token: '--token',
+  webhook: '--webhook',
+  remindMinutes: '--remind',
+  beforeExpiryMinutes: '--before-expiry',
+  off: '--off',
+  name: '--name',
+  keyId: '<keyId>',
+};
+/** Never echoed in a refusal: a secret typed on the command line should not be copied into logs too (and a flag has no value). */
+const UNSHOWN_FIELDS = new Set(['token', 'off']);
+
+/** The arguments of `remote` and `key` (raw: the schema checks them and names the flag that is wrong). */
+function actionArgs(command: Command, args: string[], issues: string[]): { remote?: Record<string, unknown>; key?: Record<string, unknown>; json: boolean; rest: string[] } {
+  const rest: string[] = [];
+  if (command !== 'remote' && command !== 'key') return { json: false, rest: args };
+  const [kind, ...others] = args;
+  const fields: Record<string, unknown> = { kind };
+  let json = false;
+  const positional: string[] = [];
+  const value = (i: number): string => others[i] ?? '';
+  const origins: string[] = [];
+  for (let i = 0; i < others.length; i++) {
+    const arg = others[i] ?? '';
+    const field = (command === 'remote' ? REMOTE_FLAGS : KEY_FLAGS).get(kind ?? '')?.get(arg);
+    if (arg === '--port' || arg.startsWith('--port=')) {
+      rest.push(arg);
+      if (arg === '--port') rest.push(value(++i));
+    } else if (arg === '--json' && command === 'remote' && kind === 'status') json = true;
+    else if (field === 'origins') origins.push(value(++i));
+    else if (field === 'off') fields.off = true;
+    else if (field !== undefined) fields[field] = value(++i);
+    else if (arg.startsWith('--')) rest.push(arg);
+    else positional.push(arg);
+  }
+  if (command === 'remote') {
+    if (kind === 'enable') fields.origins = origins;
+    if (kind === 'notify') fields.off ??= false;
+    if (!REMOTE_FLAGS.has(kind ?? '')) issues.push(`remote: enable, pair, disable, status or notify, got ${JSON.stringify(kind ?? null)}`);
+    if (positional.length > 0) issues.push(`remote ${kind ?? ''}: unexpected ${JSON.stringify(positional)} (usage: ${USAGE})`);
+    return { remote: fields, json, rest };
+  }
+  if (kind === 'export') fields.name ??= 'remote relay';
+  if (kind === 'revoke') {
+    if (positional.length !== 1) issues.push(`key revoke: name exactly one key id (see \`elicitly-companion key list\`), got ${JSON.stringify(positional)}`);
+    fields.keyId = positional[0] ?? '';
+  } else if (positional.length > 0) issues.push(`key ${kind ?? ''}: unexpected ${JSON.stringify(positional)} (usage: ${USAGE})`);
+  if (!KEY_FLAGS.has(kind ?? '')) issues.push(`key: export, list or revoke, got ${JSON.stringify(kind ?? null)}`);
+  return { key: fields, json, rest };
+}
+
+/** Each subcommand's flags and the field each fills. */
+const REMOTE_FLAGS = new Map<string, Map<string, string>>([
+  ['enable', new Map([['--origin', 'origins']])],
+  ['pair', new Map()],
+  ['disable', new Map()],
+  ['status', new Map()],
+  [
+    'notify',
+    new Map([
+      ['--ntfy', 'ntfy'],
+      ['--token', 'token'],
+      ['--webhook', 'webhook'],
+      ['--remind', 'remindMinutes'],
+      ['--before-expiry', 'beforeExpiryMinutes'],
+      ['--off', 'off'],
+    ]),
+  ],
+]);
+const KEY_FLAGS = new Map<string, Map<string, string>>([
+  ['export', new Map([['--name', 'name']])],
+  ['list', new Map()],
+  ['revoke', new Map()],
+]);
+
 /**
  * `--help` and `--version` answer before anything else is read: a person asking for help with a broken
  * ELICITLY_PORT must still get it.
@@ -252,17 +390,18 @@ export function parseConfig(
   const command: Command = COMMANDS.find((c) => c === first) ?? 'serve';
   if (command !== 'serve') args.shift();
   const extra = hookArgs(command, args.splice(0), issues);
-  args.push(...extra.rest);
+  const action = actionArgs(command, extra.rest, issues);
+  args.push(...action.rest);
   let portArg: string | undefined;
   let pair: z.input<typeof PairActionSchema> = { kind: 'code' };
   let rules: z.input<typeof RulesActionSchema> = { kind: 'list' };
-  let json = false;
+  let json = action.json;
   for (let i = 0; i < args.length; i++) {
     const arg = args[i] ?? '';
     if (arg === '--port') portArg = args[++i] ?? '';
     else if (arg.startsWith('--port=')) portArg = arg.slice('--port='.length);
     else if (command === 'pair' && arg === '--list') pair = { kind: 'list' };
-    else if (command === 'pair' && arg === '--remove') pair = { kind: 'remove', origin: args[++i] ?? '' };
+    else if (command === 'pair' && arg === '--remove') pair = { kind: 'remove', target: args[++i] ?? '' };
     else if ((command === 'status' || command === 'rules') && arg === '--json') json = true;
     else if (command === 'rules' && arg === '--list') rules = { kind: 'list' };
     else if (command === 'rules' && arg === '--remove') rules = { kind: 'remove', id: args[++i] ?? '' };
@@ -288,6 +427,9 @@ export function parseConfig(
     ),
     pair,
     rules,
+    ...(action.remote !== undefined ? { remote: action.remote } : {}),
+    ...(action.key !== undefined ? { key: action.key } : {}),
+    remoteHub: { url: set(env.ELICITLY_HUB_URL), key: set(env.ELICITLY_HUB_KEY) },
     json,
     port,
     stateDir,
@@ -304,6 +446,23 @@ export function parseConfig(
       const key = issue.path[0] as keyof Config;
       // Already named above, with what to do.
       if (key === 'stateDir' && stateDir === undefined) continue;
+      if (key === 'remote' || key === 'key') {
+        const field = String(issue.path[1] ?? '');
+        // A bad subcommand was named above already.
+        if (field === 'kind') continue;
+        const given = field === '' ? undefined : (raw[key] as Record<string, unknown> | undefined)?.[field];
+        const shown = issue.path.length > 2 && Array.isArray(given) ? given[Number(issue.path[2])] : given;
+        const got = given === undefined || UNSHOWN_FIELDS.has(field) ? '' : `, got ${JSON.stringify(shown)}`;
+        issues.push(`${command} ${String((raw[key] as Record<string, unknown> | undefined)?.kind ?? '')}${field === '' ? '' : ` ${ACTION_FLAGS[field] ?? field}`}: ${issue.message}${got}`);
+        continue;
+      }
+      if (key === 'remoteHub') {
+        const which = issue.path[1];
+        if (which === 'key') issues.push(`ELICITLY_HUB_KEY: ${issue.message}`);
+        else if (which === 'url') issues.push(`ELICITLY_HUB_URL: ${issue.message}, got ${JSON.stringify(raw.remoteHub.url)}`);
+        else issues.push(`${SOURCES.remoteHub}: ${issue.message}, got only ${raw.remoteHub.url === undefined ? 'ELICITLY_HUB_KEY' : 'ELICITLY_HUB_URL'}`);
+        continue;
+      }
       if (key === 'hook' || key === 'hooks') {
         const field = issue.path.slice(1).map(String).join('.');
         issues.push(`${command} ${field === 'waitSeconds' ? '--wait' : field}: ${issue.message} (usage: ${SOURCES[key]})`);
@@ -311,6 +470,9 @@ export function parseConfig(
       }
       issues.push(`${SOURCES[key] ?? String(key)}: ${issue.message}, got ${JSON.stringify(raw[key as keyof typeof raw])}`);
     }
+  }
+  if (parsed.success && parsed.data.remoteHub !== undefined && command === 'hub') {
+    issues.push('hub: ELICITLY_HUB_URL is set: this machine joins the hub there as a relay and runs none of its own (unset ELICITLY_HUB_URL and ELICITLY_HUB_KEY to run one here)');
   }
   return parsed.success && issues.length === 0 ? { ok: true, config: parsed.data } : { ok: false, issues };
 }

@@ -51,6 +51,7 @@ async function newElection() {
   return new RoleElection({
     port: config.port,
     state,
+    remoteHub: config.remoteHub,
     openEngine: () => ApprovalEngine.open({ dir: config.stateDir, retentionMs: config.retentionDays * DAY_MS }),
     phoneDir: config.phoneDir ?? PHONE_DIR,
     remoteListen: config.remoteListen,
@@ -63,6 +64,20 @@ if (config.command === 'pair') {
     process.exitCode = runPairCommand(state, config.pair);
   } catch (error) {
     process.stderr.write(`elicitly-companion pair: ${error instanceof Error ? error.message : String(error)}\n`);
+    process.exitCode = 1;
+  }
+} else if ((config.command === 'remote' && config.remote) || (config.command === 'key' && config.key)) {
+  const io = { stdout: (text: string) => process.stdout.write(text), stderr: (text: string) => process.stderr.write(text) };
+  try {
+    if (config.remote) {
+      const { runRemoteCommand } = await import('./remote/remote-command.js');
+      process.exitCode = await runRemoteCommand({ state, port: config.port, action: config.remote, json: config.json, io });
+    } else if (config.key) {
+      const { runKeyCommand } = await import('./remote/key-command.js');
+      process.exitCode = runKeyCommand({ state, port: config.port, action: config.key, io });
+    }
+  } catch (error) {
+    process.stderr.write(`elicitly-companion ${config.command}: ${error instanceof Error ? error.message : String(error)}\n`);
     process.exitCode = 1;
   }
 } else if (config.command === 'status') {
@@ -94,6 +109,7 @@ if (config.command === 'pair') {
     ...hook,
     port: config.port,
     state,
+    remoteHub: config.remoteHub,
     stdin: process.stdin,
     spawnHub: () => spawnDetachedHub(process.execPath, SCRIPT, config.port, process.env),
   });

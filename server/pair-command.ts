@@ -1,4 +1,5 @@
 import { PAIRING_TTL_MINUTES } from '../shared/hub-auth.js';
+import { KeyIdSchema } from '../shared/wire-protocol.js';
 import type { Config } from './config.js';
 import type { StateDir } from './state-dir.js';
 
@@ -9,20 +10,39 @@ export function validUntil(expiresAt: number): string {
 }
 
 /**
- * `elicitly-companion pair`: a one-time code an extension proves on the hub socket to receive its own key. The code is
- * printed alone on the last stdout line (scripts read it there); what to do with it goes to stderr. `--list` and
- * `--remove <origin>` show and forget paired extensions.
+ * `elicitly-companion pair`: a one-time code an extension proves on the hub socket to receive its own key (a phone
+ * uses the same code, through `remote enable` / `remote pair`). The code is printed alone on the last stdout line
+ * (scripts read it there); what to do with it goes to stderr. `--list` shows the paired extensions and devices, one a
+ * line (kind, origin or device name, key id, when), and `--remove` forgets an extension by its origin or a device by its
+ * key id; the hub closes the forgotten one's sockets when the file changes.
  */
-export function runPairCommand(state: Pick<StateDir, 'createPairing' | 'pairedExtensions' | 'removePairedExtensions'>, action: Config['pair']): number {
+export function runPairCommand(
+  state: Pick<StateDir, 'createPairing' | 'pairedExtensions' | 'removePairedExtensions' | 'pairedDevices' | 'removePairedDevice'>,
+  action: Config['pair'],
+): number {
   if (action.kind === 'list') {
-    const paired = state.pairedExtensions();
-    if (paired.length === 0) process.stderr.write('No browser extension is paired with this computer yet.\n');
-    for (const entry of paired) process.stdout.write(`${entry.origin}\t${entry.keyId}\tpaired ${new Date(entry.pairedAt).toISOString()}\n`);
+    const extensions = state.pairedExtensions();
+    const devices = state.pairedDevices();
+    if (extensions.length === 0) process.stderr.write('No browser extension is paired with this computer yet.\n');
+    if (devices.length === 0) process.stderr.write('No phone or other device is paired with the reviewer page (see `elicitly-companion remote enable`).\n');
+    for (const entry of extensions) process.stdout.write(`extension\t${entry.origin}\t${entry.keyId}\tpaired ${new Date(entry.pairedAt).toISOString()}\n`);
+    for (const entry of devices) process.stdout.write(`device\t${entry.name}\t${entry.keyId}\tpaired ${new Date(entry.pairedAt).toISOString()}\n`);
     return 0;
   }
   if (action.kind === 'remove') {
-    const removed = state.removePairedExtensions(action.origin);
-    process.stderr.write(removed > 0 ? `Forgot ${removed} key(s) of ${action.origin}; it must pair again to connect.\n` : `${action.origin} is not paired.\n`);
+    // A key id names one device; anything else is an extension's origin (an origin never looks like k_<16 hex>).
+    if (KeyIdSchema.safeParse(action.target).success) {
+      const device = state.pairedDevices().find((d) => d.keyId === action.target);
+      const removed = state.removePairedDevice(action.target);
+      process.stderr.write(
+        removed
+          ? `Forgot the device ${JSON.stringify(device?.name ?? action.target)} (${action.target}); its open pages are cut off and it must pair again to connect.\n`
+          : `No device is paired with the key id ${action.target} (see \`elicitly-companion pair --list\`; an extension is removed by its origin).\n`,
+      );
+      return removed ? 0 : 1;
+    }
+    const removed = state.removePairedExtensions(action.target);
+    process.stderr.write(removed > 0 ? `Forgot ${removed} key(s) of ${action.target}; it must pair again to connect.\n` : `${action.target} is not paired.\n`);
     return removed > 0 ? 0 : 1;
   }
   // The code's own deadline, not a count from now: the state dir's lock may have kept createPairing waiting, and a

@@ -12,6 +12,7 @@ import { decidingRule, ruleSubject } from '../../shared/rules.js';
 import type { FormAsk } from '../../shared/ask-input.js';
 import { RelayClient } from '../hub/relay-client.js';
 import { listening } from '../hub/status-command.js';
+import type { RemoteHub } from '../config.js';
 import type { StateDir } from '../state-dir.js';
 import { parseHookInput, type HookEvent } from './hook-input.js';
 import { elicitationOutput, permissionOutput, type HookOutput } from './hook-output.js';
@@ -27,6 +28,8 @@ export interface HookOptions {
   stdin: Readable;
   /** Starts a detached hub for the next prompt; this one falls back. */
   spawnHub: () => void;
+  /** ELICITLY_HUB_URL + ELICITLY_HUB_KEY: the hub is on another machine; none is started here. */
+  remoteHub?: RemoteHub;
 }
 
 /** What the hook prints (nothing when it falls back) and, for the report and the tests, what happened. */
@@ -68,11 +71,13 @@ export async function runHook(options: HookOptions): Promise<HookRun> {
       : permissionRequest(options.host, parsed.event, parsed.input, options.waitSeconds, fileReader(parsed.input.cwd));
   if (!mapped.ok) return fallBack(mapped.why);
 
-  if (!(await listening(options.port))) {
+  const remote = options.remoteHub;
+  if (!remote && !(await listening(options.port))) {
     options.spawnHub();
     return fallBack(`no hub on 127.0.0.1:${options.port}: started one for the next prompt`);
   }
-  const connection = await RelayClient.connect({ port: options.port, key: options.state.relayKey(), handshakeTimeoutMs: HANDSHAKE_TIMEOUT_MS, callTimeoutMs: CALL_TIMEOUT_MS });
+  const target = remote ? { port: remote.port, url: remote.url, keyId: remote.keyId, key: remote.key } : { port: options.port, key: options.state.relayKey() };
+  const connection = await RelayClient.connect({ ...target, handshakeTimeoutMs: HANDSHAKE_TIMEOUT_MS, callTimeoutMs: CALL_TIMEOUT_MS });
   if (!connection.ok) return fallBack(`cannot reach the hub: ${connection.detail}`);
   const relay = connection.relay;
   try {

@@ -7,6 +7,7 @@ import { constantTimeEqual, hubProof, newNonce, peerProof } from '../../shared/h
 import {
   CLOSE_AUTH_FAILED,
   CLOSE_PROTOCOL_MISMATCH,
+  CLOSE_UNKNOWN_KEY,
   HubMessageSchema,
   PROTOCOL_VERSION,
   SUBPROTOCOL,
@@ -17,9 +18,19 @@ import {
 import { log } from '../log.js';
 
 interface RelayClientOptions {
+  /** The hub's port: every proof is bound to it. Dialled on 127.0.0.1 unless `url` names another way in. */
   port: number;
-  /** The install key; it never travels: the relay checks the hub's proof of it, then proves it in turn. */
+  /**
+   * A hub on another machine (ELICITLY_HUB_URL): a tunnel's end, ws:// or wss://. Proofs stay bound to the hub's own
+   * port (from the exported token), whatever port the tunnel ends at.
+   */
+  url?: string;
+  /**
+   * The install key, or with `keyId` a key exported for this relay (`key export`); it never travels: the relay checks
+   * the hub's proof of it, then proves it in turn.
+   */
   key: string;
+  keyId?: string;
   /** Connect, hello and welcome must all happen within this. Default 3 s. */
   handshakeTimeoutMs?: number;
   /** How long a call other than `await` may take. Default 15 s. */
@@ -31,7 +42,7 @@ const AWAIT_SLACK_MS = 5000;
 
 type RelayConnection =
   | { ok: true; relay: RelayClient }
-  | { ok: false; reason: 'refused' | 'timeout' | 'closed' | 'version_mismatch' | 'untrusted'; detail: string; hubProtocol?: number };
+  | { ok: false; reason: 'refused' | 'timeout' | 'closed' | 'version_mismatch' | 'untrusted' | 'rejected'; detail: string; hubProtocol?: number };
 
 type CallResultFrame = Extract<HubMessage, { type: 'call.result' }>;
 
@@ -74,8 +85,9 @@ export class RelayClient implements ApprovalService {
    */
   static connect(options: RelayClientOptions): Promise<RelayConnection> {
     const handshakeTimeoutMs = options.handshakeTimeoutMs ?? 3000;
+    const where = options.url ?? `127.0.0.1:${options.port}`;
     return new Promise((resolve) => {
-      const socket = new WebSocket(`ws://127.0.0.1:${options.port}`, [SUBPROTOCOL], { handshakeTimeout: handshakeTimeoutMs });
+      const socket = new WebSocket(options.url ?? `ws://127.0.0.1:${options.port}`, [SUBPROTOCOL], { handshakeTimeout: handshakeTimeoutMs, headers: tunnelHost(options) });
       const nonce = newNonce();
       let settled = false;
       // The handshake's listeners go before the steady-state client adds its own.
@@ -95,11 +107,21 @@ export class RelayClient implements ApprovalService {
       socket.once('close', (code, reason) => {
         const hubProtocol = code === CLOSE_PROTOCOL_MISMATCH ? hubProtocolFromReason(reason.toString()) : null;
         if (hubProtocol !== null) settle({ ok: false, reason: 'version_mismatch', detail: reason.toString(), hubProtocol });
-        else if (code === CLOSE_AUTH_FAILED) settle({ ok: false, reason: 'closed', detail: 'the hub refused this install key (it was replaced meanwhile?)' });
+        else if (options.keyId !== undefined && (code === CLOSE_AUTH_FAILED || code === CLOSE_UNKNOWN_KEY)) {
+          log('debug', 'the hub refused the exported key', { keyId: options.keyId, code, reason: reason.toString() });
+          settle({ ok: false, reason: 'rejected', detail: `the hub at ${where} refused the key ${options.keyId} (revoked, or exported by another hub)` });
+        } else if (code === CLOSE_AUTH_FAILED) settle({ ok: false, reason: 'closed', detail: 'the hub refused this install key (it was replaced meanwhile?)' });
         else settle({ ok: false, reason: 'closed', detail: `the hub closed the socket (${code}) before its welcome` });
       });
       socket.once('open', () => {
-        const hello: PeerMessage = { type: 'hello', protocol: PROTOCOL_VERSION, role: 'relay', client: { name: 'elicitly-relay', version: String(process.pid) }, nonce };
+        const hello: PeerMessage = {
+          type: 'hello',
+          protocol: PROTOCOL_VERSION,
+          role: 'relay',
+          client: { name: 'elicitly-relay', version: String(process.pid) },
+          nonce,
+          ...(options.keyId !== undefined ? { keyId: options.keyId } : {}),
+        };
         socket.send(JSON.stringify(hello));
       });
       // Frames are few and in order here: challenge, then welcome. Each is checked before anything more is sent.
@@ -118,7 +140,14 @@ export class RelayClient implements ApprovalService {
           void (async () => {
             const expected = await hubProof(options.key, { port: options.port, role: 'relay' }, nonce, message.nonce);
             if (!constantTimeEqual(message.proof, expected)) {
-              return settle({ ok: false, reason: 'untrusted', detail: `the process on 127.0.0.1:${options.port} could not prove it is this install's hub` });
+              return settle({
+                ok: false,
+                reason: 'untrusted',
+                detail:
+                  options.keyId === undefined
+                    ? `the process on ${where} could not prove it is this install's hub`
+                    : `the process at ${where} could not prove it holds the key ${options.keyId} (a wrong ELICITLY_HUB_KEY, or a hub on port ${options.port} that did not export it)`,
+              });
             }
             const auth: PeerMessage = { type: 'auth', proof: await peerProof(options.key, { port: options.port, role: 'relay' }, message.nonce, nonce) };
             if (settled) return;
@@ -128,7 +157,7 @@ export class RelayClient implements ApprovalService {
           return;
         }
         if (message.type === 'error' && message.code === 'unsupported_protocol') return settle({ ok: false, reason: 'version_mismatch', detail: message.message });
-        settle({ ok: false, reason: 'untrusted', detail: `the process on 127.0.0.1:${options.port} answered the handshake with ${message.type}` });
+        settle({ ok: false, reason: 'untrusted', detail: `the process at ${where} answered the handshake with ${message.type}` });
       });
     });
   }
@@ -167,4 +196,17 @@ export class RelayClient implements ApprovalService {
   private send(message: PeerMessage): void {
     if (this.socket.readyState === WebSocket.OPEN) this.socket.send(JSON.stringify(message));
   }
+}
+
+/**
+ * The Host header for a loopback URL: an SSH tunnel (or any port forward) ends on this machine's loopback, often at
+ * another port than the hub's, and the hub answers only Host 127.0.0.1:<its port> there (its DNS-rebinding guard). The
+ * request does go to the hub, so naming it is the truth; any other URL keeps its own host (a tailnet name the hub was
+ * told about with `remote enable --origin`).
+ */
+function tunnelHost(options: RelayClientOptions): Record<string, string> {
+  if (options.url === undefined) return {};
+  const { hostname } = new URL(options.url);
+  const loopback = hostname === '127.0.0.1' || hostname === 'localhost' || hostname === '[::1]';
+  return loopback ? { host: `127.0.0.1:${options.port}` } : {};
 }

@@ -2,6 +2,7 @@ import type { Answer, ApprovalMethod, ApprovalService, CallParams, CallResult } 
 import { fail } from '../../shared/approval-calls.js';
 import { PROTOCOL_VERSION } from '../../shared/wire-protocol.js';
 import type { ApprovalEngine } from '../approvals/approval-engine.js';
+import type { RemoteHub } from '../config.js';
 import { log } from '../log.js';
 import type { StateDir } from '../state-dir.js';
 import type { RemoteListen } from './hub-server.js';
@@ -19,6 +20,12 @@ interface RoleElectionOptions {
   handshakeTimeoutMs?: number;
   callTimeoutMs?: number;
   heartbeatMs?: number;
+  /**
+   * ELICITLY_HUB_URL + ELICITLY_HUB_KEY: the hub runs on another machine. This process only ever relays to it, with the
+   * exported key: it never binds a port and never opens the store or the state dir, and a lost socket is followed by
+   * reconnecting to the same URL (bounded by `findHubWithinMs`), never by a takeover.
+   */
+  remoteHub?: RemoteHub;
   /** Passed to the hub this process may become: the reviewer page's files, and the optional HTTPS listener. */
   phoneDir?: string;
   remoteListen?: RemoteListen;
@@ -98,20 +105,26 @@ export class RoleElection implements ApprovalService {
   }
 
   private async findRole(): Promise<Role> {
-    const { port } = this.options;
+    const { port, remoteHub } = this.options;
+    const where = remoteHub?.url ?? `127.0.0.1:${port}`;
     const deadline = Date.now() + (this.options.findHubWithinMs ?? 5000);
     let last = 'nothing answered';
     while (Date.now() < deadline && !this.closing) {
-      if (Date.now() >= this.stepDownUntil) {
+      if (remoteHub === undefined && Date.now() >= this.stepDownUntil) {
         const hub = await this.becomeHub();
         if (hub) return hub;
       }
-      // Read afresh each time: a damaged key replaced by another process is picked up on the next attempt.
-      const connection = await RelayClient.connect({ port, key: this.options.state.relayKey(), handshakeTimeoutMs: this.options.handshakeTimeoutMs, callTimeoutMs: this.options.callTimeoutMs });
+      const { handshakeTimeoutMs, callTimeoutMs } = this.options;
+      // The install key is read afresh each time: a damaged key replaced by another process is picked up on the next attempt.
+      const target = remoteHub ? { port: remoteHub.port, url: remoteHub.url, keyId: remoteHub.keyId, key: remoteHub.key } : { port, key: this.options.state.relayKey() };
+      const connection = await RelayClient.connect({ ...target, handshakeTimeoutMs, callTimeoutMs });
       if (connection.ok) {
         const role: Role = { kind: 'relay', relay: connection.relay };
         connection.relay.onclose = () => this.lost(role);
         return role;
+      }
+      if (connection.reason === 'rejected' || (connection.reason === 'untrusted' && remoteHub)) {
+        throw new Error(`${connection.detail}. Export a new key on the hub's computer (elicitly-companion key export) and set it as ELICITLY_HUB_KEY here`);
       }
       if (connection.reason === 'untrusted') {
         throw new Error(
@@ -121,14 +134,15 @@ export class RoleElection implements ApprovalService {
       }
       if (connection.reason === 'version_mismatch') {
         throw new Error(
-          `a hub of another elicitly-companion version (${connection.detail}; this one speaks protocol ${PROTOCOL_VERSION}) holds 127.0.0.1:${port}: ` +
-            'restart the agents that run the other version, or give this one another ELICITLY_PORT',
+          `a hub of another elicitly-companion version (${connection.detail}; this one speaks protocol ${PROTOCOL_VERSION}) holds ${where}: ` +
+            (remoteHub ? 'run the same version on both machines' : 'restart the agents that run the other version, or give this one another ELICITLY_PORT'),
         );
       }
       last = `${connection.reason}: ${connection.detail}`;
       await sleep(ROLE_RETRY_MS);
     }
     if (this.closing) throw new Error('this server process is shutting down');
+    if (remoteHub) throw new Error(`no approval hub could be reached at ${remoteHub.url} (ELICITLY_HUB_URL: is the tunnel up, and the hub running?) (${last})`);
     throw new Error(`no approval hub could be reached on 127.0.0.1:${port} and the port could not be bound (${last})`);
   }
 

@@ -72,7 +72,21 @@ describe('parseConfig: values', () => {
     [['pair'], {}, { command: 'pair' }],
     [['pair', '--port', '2000'], {}, { command: 'pair', port: 2000, pair: { kind: 'code' } }],
     [['pair', '--list'], {}, { command: 'pair', pair: { kind: 'list' } }],
-    [['pair', '--remove', 'moz-extension://x'], {}, { command: 'pair', pair: { kind: 'remove', origin: 'moz-extension://x' } }],
+    [['pair', '--remove', 'moz-extension://x'], {}, { command: 'pair', pair: { kind: 'remove', target: 'moz-extension://x' } }],
+    [['pair', '--remove', 'k_0123456789abcdef'], {}, { command: 'pair', pair: { kind: 'remove', target: 'k_0123456789abcdef' } }],
+    [['remote', 'enable'], {}, { command: 'remote', remote: { kind: 'enable', origins: [] } }],
+    [['remote', 'enable', '--origin', 'https://a.ts.net', '--port', '2002', '--origin', 'http://localhost:9'], {}, { port: 2002, remote: { kind: 'enable', origins: ['https://a.ts.net', 'http://localhost:9'] } }],
+    [['remote', 'status', '--json'], {}, { command: 'remote', remote: { kind: 'status' }, json: true }],
+    [['remote', 'notify', '--remind', '0.5', '--off'], {}, { remote: { kind: 'notify', remindMinutes: 0.5, off: true } }],
+    [['remote', 'notify', '--ntfy', 'https://ntfy.sh/t', '--token', 'tk_1'], {}, { remote: { kind: 'notify', ntfy: 'https://ntfy.sh/t', token: 'tk_1', off: false } }],
+    [['key', 'export'], {}, { command: 'key', key: { kind: 'export', name: 'remote relay' } }],
+    [['key', 'revoke', 'k_0123456789abcdef'], {}, { key: { kind: 'revoke', keyId: 'k_0123456789abcdef' } }],
+    [[], {}, { remoteHub: undefined }],
+    [
+      [],
+      { ELICITLY_HUB_URL: 'wss://desk.tail1234.ts.net', ELICITLY_HUB_KEY: ` ek1.8765.k_0123456789abcdef.${'ab'.repeat(32)} ` },
+      { remoteHub: { url: 'wss://desk.tail1234.ts.net', port: 8765, keyId: 'k_0123456789abcdef', key: 'ab'.repeat(32) } },
+    ],
     [['status'], {}, { command: 'status', json: false }],
     [['status', '--json', '--port', '2001'], {}, { command: 'status', json: true, port: 2001 }],
     [['rules'], {}, { command: 'rules', rules: { kind: 'list' }, json: false }],
@@ -106,11 +120,27 @@ describe('parseConfig: refusals name the variable and the rule', () => {
     [['status', '--list'], {}, /^"--list": unknown argument/],
     [['rules', '--remove', 'rm -rf'], {}, /^rules --remove <id>: .*rule id/],
     [['rules', '--remove'], {}, /^rules --remove <id>: /],
-    [['pair', '--remove'], {}, /^pair --remove <origin>: Too small/],
+    [['pair', '--remove'], {}, /^pair --remove <origin\|keyId>: Too small/],
+    [['remote'], {}, /^remote: enable, pair, disable, status or notify, got null$/],
+    [['remote', 'pair', 'now'], {}, /^remote pair: unexpected \["now"\]/],
+    [['remote', 'pair', '--origin'], {}, /^"--origin": unknown argument/],
+    [['remote', 'enable', '--json'], {}, /^"--json": unknown argument/],
+    [['remote', 'enable', '--origin', 'https://a.ts.net/'], {}, /^remote enable --origin: must be an origin alone.*, got "https:\/\/a\.ts\.net\/"$/],
+    [['remote', 'notify', '--before-expiry', '-1'], {}, /^remote notify --before-expiry: must be a number of minutes, got "-1"$/],
+    [['key', 'revoke', 'k_1'], {}, /^key revoke <keyId>: must be a key id/],
+    [['key', 'export', '--name', ' '], {}, /^key export --name: Too small/],
+    [[], { ELICITLY_HUB_URL: 'https://desk.ts.net', ELICITLY_HUB_KEY: `ek1.8765.k_0123456789abcdef.${'ab'.repeat(32)}` }, /^ELICITLY_HUB_URL: must be a ws:\/\/ or wss:\/\/ URL.*, got "https:\/\/desk\.ts\.net"$/],
+    [[], { ELICITLY_HUB_URL: 'wss://desk.ts.net' }, /^ELICITLY_HUB_URL and ELICITLY_HUB_KEY: set both .* or neither, got only ELICITLY_HUB_URL$/],
+    [[], { ELICITLY_HUB_KEY: `ek1.8765.k_0123456789abcdef.${'ab'.repeat(32)}` }, /^ELICITLY_HUB_URL and ELICITLY_HUB_KEY: set both .* or neither, got only ELICITLY_HUB_KEY$/],
+    [[], { ELICITLY_HUB_URL: 'wss://d.ts.net', ELICITLY_HUB_KEY: `ek1.70000.k_0123456789abcdef.${'ab'.repeat(32)}` }, /^ELICITLY_HUB_KEY: must be the token `elicitly-companion key export` printed \(ek1\.<port>\.<key id>\.<64 hex digits>\)$/],
+    [[], { ELICITLY_HUB_URL: 'wss://d.ts.net', ELICITLY_HUB_KEY: 'ek1.8765.k_0123456789abcdef.secret' }, /^ELICITLY_HUB_KEY: must be the token/],
+    [['hub'], { ELICITLY_HUB_URL: 'wss://d.ts.net', ELICITLY_HUB_KEY: `ek1.8765.k_0123456789abcdef.${'ab'.repeat(32)}` }, /^hub: ELICITLY_HUB_URL is set: this machine joins the hub there as a relay and runs none/],
   ])('%j %j is refused', (argv, env, message) => {
     const parsed = parse([...argv], { ...env });
     expect(parsed.ok).toBe(false);
     if (!parsed.ok) expect(parsed.issues).toEqual([expect.stringMatching(message)]);
+    // A key typed into the environment is a secret: a refusal never repeats it.
+    if (!parsed.ok) expect(parsed.issues.join('\n')).not.toMatch(/secret|abab/);
   });
 });
 

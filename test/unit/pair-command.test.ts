@@ -50,6 +50,8 @@ describe('elicitly-companion pair', () => {
       },
       pairedExtensions: () => [],
       removePairedExtensions: () => 0,
+      pairedDevices: () => [],
+      removePairedDevice: () => false,
     };
     const { stderr } = run(state);
     expect(stderr).toContain('before 14:23:40 (a code is valid 10 minutes)');
