@@ -64,7 +64,15 @@ async function squatter(behave: (socket: WebSocket) => void): Promise<void> {
   const http: Server = createServer();
   const wss = new WebSocketServer({ server: http, handleProtocols: (p) => [...p][0] ?? false });
   wss.on('connection', behave);
-  await new Promise<void>((resolve) => http.listen(port, '127.0.0.1', () => resolve()));
+  // Port 0, then the test's elections use what the kernel gave: a port picked free earlier can have been taken since
+  // (another file's socket, an outgoing connection's local port), and a failed listen would hang the test.
+  await new Promise<void>((resolve, reject) => {
+    http.once('error', reject);
+    http.listen(0, '127.0.0.1', () => resolve());
+  });
+  const address = http.address();
+  if (address === null || typeof address === 'string') throw new Error('the squatter has no port');
+  port = address.port;
   cleanup.push(async () => {
     for (const client of wss.clients) client.terminate();
     wss.close();

@@ -44,11 +44,11 @@ describe('the npm package', () => {
 
   afterAll(() => rmSync(work, { recursive: true, force: true }));
 
-  it('holds only what runs: the bundled server and its review app, README, LICENSE, CHANGELOG and package.json', () => {
+  it('holds only what runs: the bundled server, its review app and phone page, README, LICENSE, CHANGELOG and package.json', () => {
     const paths = packed.files.map((f) => f.path).sort();
-    const extra = paths.filter((p) => !/^(dist\/server\/main\.js(\.LEGAL\.txt)?|dist\/server\/review-app\.html|dist\/server\/chunks\/[\w-]+\.js|README\.md|LICENSE|CHANGELOG\.md|package\.json)$/.test(p));
+    const extra = paths.filter((p) => !/^(dist\/server\/main\.js(\.LEGAL\.txt)?|dist\/server\/review-app\.html|dist\/server\/phone\/(phone\.html|icon-(192|512)\.png)|dist\/server\/chunks\/[\w-]+\.js|README\.md|LICENSE|CHANGELOG\.md|package\.json)$/.test(p));
     expect(extra).toEqual([]);
-    for (const required of ['dist/server/main.js', 'dist/server/review-app.html', 'README.md', 'LICENSE', 'CHANGELOG.md', 'package.json']) expect(paths).toContain(required);
+    for (const required of ['dist/server/main.js', 'dist/server/review-app.html', 'dist/server/phone/phone.html', 'dist/server/phone/icon-192.png', 'dist/server/phone/icon-512.png', 'README.md', 'LICENSE', 'CHANGELOG.md', 'package.json']) expect(paths).toContain(required);
     expect(PKG.bin['elicitly-companion']).toBe('dist/server/main.js');
   });
 
@@ -96,7 +96,7 @@ describe('npm pack --json, with its prepare build', () => {
   afterAll(() => rmSync(copy, { recursive: true, force: true }));
 
   it('prints only its JSON on stdout: the build logs to stderr', async () => {
-    for (const entry of ['package.json', 'tsconfig.json', 'README.md', 'LICENSE', 'CHANGELOG.md', 'scripts', 'app', 'extension', 'shared', 'server']) {
+    for (const entry of ['package.json', 'tsconfig.json', 'README.md', 'LICENSE', 'CHANGELOG.md', 'scripts', 'app', 'phone', 'extension', 'shared', 'server']) {
       cpSync(join(ROOT, entry), join(copy, entry), { recursive: true });
     }
     symlinkSync(join(ROOT, 'node_modules'), join(copy, 'node_modules'), 'dir');
