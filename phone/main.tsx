@@ -1,7 +1,7 @@
 // Before anything parses: the page's CSP has no 'unsafe-eval', and zod would probe `new Function` on first use.
 import '../extension/zod-config.js';
 import { render } from 'preact';
-import { openBrowserSocket } from './device-connection.js';
+import { openBrowserSocket } from '../extension/hub/browser-socket.js';
 import { clearDeviceKey, readDeviceKey, writeDeviceKey } from './device-key.js';
 import { suggestedDeviceName } from './device-name.js';
 import { PhoneApp } from './phone-app.js';

@@ -5,7 +5,8 @@ import { queueDecision, queuedDecisions, refuseQueued, settleDecision, type Deci
 import { applyStatus, applyWelcome, pendingCount, pruneHistory, sweepExpired, upsertView } from '../db/requests-repo.js';
 import { hubKeyFor, type OutboxRow, type PairingReason, type RequestRow } from '../db/rows.js';
 import { forgetHubKey, forgetPairingCode, readSettings, savePairing, writeConnection } from '../db/settings-repo.js';
-import { HubConnection, type Clock, type HubEvent, type HubTarget, type SocketFactory } from '../hub/hub-connection.js';
+import { answeredReply } from '../hub/decision-reply.js';
+import { HubConnection, type AfterRefusal, type Clock, type HubEvent, type HubTarget, type SocketFactory } from '../hub/hub-connection.js';
 import { replaceRules } from '../db/rules-repo.js';
 import { UiMessageSchema, type DecideReply, type Decision, type RuleReply, type UiMessage } from '../messages.js';
 import type { Rule } from '../../shared/rules.js';
@@ -61,13 +62,16 @@ export class BackgroundController {
       socketFactory: o.socketFactory,
       clock: o.clock,
       client: o.client,
+      role: 'extension',
+      url: (target) => `ws://127.0.0.1:${target.port}`,
+      binding: (target) => ({ port: target.port, role: 'extension' }),
       target: async () => {
         const settings = await readSettings(o.db);
         return { port: settings.port, key: hubKeyFor(settings, settings.port), pairingCode: settings.pairingCode };
       },
       onPaired: (target, key) => savePairing(o.db, target.port, key, target.pairingCode),
       onRefused: (target, reason) => this.refused(target, reason),
-      onWelcome: (pending, rules) => this.welcome(pending, rules),
+      onWelcome: (welcome) => this.welcome(welcome.pending, welcome.rules),
       onMessage: (message) => this.hubMessage(message).catch((e: unknown) => this.log(`handling ${message.type} failed: ${String(e)}`)),
       onState: (state) => void writeConnection(o.db, state).catch(() => {}),
       log: (m) => this.log(m),
@@ -182,22 +186,18 @@ export class BackgroundController {
     const answer = await answered;
     // `unavailable`: the hub could not record it; it stays in the outbox for the next hub, like any queued decision.
     if (!answer || answer.reason === 'unavailable') return { state: 'queued' };
-    return {
-      state: 'answered',
-      ok: answer.ok,
-      ...(answer.status ? { status: answer.status } : {}),
-      ...(answer.reason ? { reason: answer.reason } : {}),
-      ...(answer.issues ? { issues: answer.issues } : {}),
-    };
+    return answeredReply(answer);
   }
 
   /** Only the refused credential goes, and only if it is still the stored one: the person may be pairing anew. */
-  private async refused(target: HubTarget, reason: PairingReason): Promise<void> {
+  private async refused(target: HubTarget, reason: PairingReason): Promise<AfterRefusal> {
     if (reason === 'key_unknown') {
       if (target.key) await forgetHubKey(this.o.db, target.port, target.key.keyId);
-      return;
+    } else {
+      await forgetPairingCode(this.o.db, target.pairingCode);
     }
-    await forgetPairingCode(this.o.db, target.pairingCode);
+    // A code may be entered in the popup meanwhile: look again after the backoff.
+    return 'wait';
   }
 
   /**

@@ -1,13 +1,13 @@
 import { backoffDelay } from '../../shared/backoff.js';
 import { DEFAULT_HUB_PORT } from '../../shared/extension-id.js';
-import { constantTimeEqual, hubProof, isKeyHex, newNonce, normalizePairingCode, openSealedKey, peerProof } from '../../shared/hub-auth.js';
+import { constantTimeEqual, hubProof, isKeyHex, newNonce, normalizePairingCode, openSealedKey, peerProof, type ProofBinding } from '../../shared/hub-auth.js';
 import {
   CLOSE_AUTH_FAILED, CLOSE_GOING_AWAY, CLOSE_NO_PAIRING, CLOSE_PROTOCOL_MISMATCH, CLOSE_UNKNOWN_KEY, HEARTBEAT_MS, HubMessageSchema,
   PAIRING_SUBPROTOCOL, PROTOCOL_VERSION, SUBPROTOCOL, hubProtocolFromReason, parseFrame,
-  type HubMessage, type PeerMessage, type RequestView,
+  type HubMessage, type PeerMessage,
 } from '../../shared/wire-protocol.js';
-import type { Rule } from '../../shared/rules.js';
-import type { ConnectionState, HubKey, PairingReason } from '../db/rows.js';
+// Types only: the phone page runs this connection too, and its bundle must not pull in the extension's database.
+import type { HubKey, PairingReason } from '../db/rows.js';
 
 /** The part of the DOM WebSocket this module uses; tests hand in a fake. */
 export interface SocketLike {
@@ -33,20 +33,49 @@ export interface HubTarget { port: number; key: HubKey | null; pairingCode: stri
 
 /** Everything the hub sends that the connection does not handle itself. */
 export type HubEvent = Exclude<HubMessage, { type: 'welcome' | 'heartbeat' | 'challenge' | 'paired' }>;
+export type WelcomeMessage = Extract<HubMessage, { type: 'welcome' }>;
 
-interface HubConnectionOptions {
+/**
+ * What the connection says about itself. The extension stores it as is (a ConnectionState); the phone page maps it.
+ * A `reconnecting` without `retryAt` is a retry under way; with it, the next one is waiting.
+ */
+export type LinkState =
+  | { state: 'connecting'; since: number }
+  | { state: 'reconnecting'; retryAt?: number; detail?: string; since: number }
+  | { state: 'connected'; detail: string; since: number }
+  | { state: 'pairing_needed'; port: number; reason?: PairingReason; since: number }
+  | { state: 'untrusted_hub'; port: number; retryAt: number; since: number }
+  | { state: 'version_mismatch'; hubProtocol: number | null; extensionProtocol: number; retryAt: number; since: number };
+
+/**
+ * After a refused credential is dropped: `wait` asks to pair and looks again after the backoff (the extension, where a
+ * code may be entered meanwhile), `stop` asks to pair and opens nothing until ensure() or restart() (the phone page,
+ * whose only credential is its own), `retry` goes on after the backoff with a credential that is left.
+ */
+export type AfterRefusal = 'wait' | 'stop' | 'retry';
+
+export interface HubConnectionOptions<T extends HubTarget = HubTarget> {
   socketFactory: SocketFactory;
   clock: Clock;
-  target: () => Promise<HubTarget>;
+  role: 'extension' | 'device';
+  /** Synchronous when it can be: a target at hand opens the socket within ensure(). */
+  target: () => T | Promise<T>;
+  url(target: T): string;
+  /** What both sides' proofs are bound to. */
+  binding(target: T): ProofBinding;
+  /** What a pairing hello says besides the claim (a device: what to call it). */
+  pairingHello?(target: T): { deviceName: string };
   client: { name: string; version: string };
   /** The hub paired this browser: keep the key for the target's port and forget the code. Done before the welcome. */
-  onPaired(target: HubTarget, key: HubKey): Promise<void>;
+  onPaired(target: T, key: HubKey): void | Promise<void>;
   /** The credential the target carried is no good: drop it (retrying it would only count against the hub's caps). */
-  onRefused(target: HubTarget, reason: PairingReason): Promise<void>;
+  onRefused(target: T, reason: PairingReason): AfterRefusal | Promise<AfterRefusal>;
   /** Frames are handed over one at a time: the next one waits until the returned promise settles. */
-  onWelcome(pending: RequestView[], rules: Rule[]): Promise<void>;
-  onMessage(message: HubEvent): Promise<void>;
-  onState(state: ConnectionState): void;
+  onWelcome(welcome: WelcomeMessage): void | Promise<void>;
+  onMessage(message: HubEvent): void | Promise<void>;
+  onState(state: LinkState): void;
+  /** The current socket is forgotten (closed, given up, replaced); `why` is for the log. */
+  onDetached?(why: string): void;
   log?(message: string): void;
 }
 
@@ -58,9 +87,9 @@ export const WELCOME_TIMEOUT_MS = 10_000;
  * One socket's handshake. `hello`: sent ours, the hub has proved nothing yet; `auth`: the hub proved the secret and we
  * sent our proof; `paired`: (pairing only) the hub handed over a key; `welcomed`: the mirror runs.
  */
-interface Session {
+interface Session<T extends HubTarget> {
   socket: SocketLike;
-  target: HubTarget;
+  target: T;
   /** What both sides prove: the paired key, or the normalized pairing code. */
   secret: string;
   pairing: boolean;
@@ -76,7 +105,7 @@ interface Session {
 type News = { kind: 'mismatch'; hubProtocol: number | null } | { kind: 'untrusted'; port: number };
 
 /**
- * One socket to the hub, kept up. The hub is verified before anything but the hello leaves: it must prove the key this
+ * One socket to the hub, kept up: the extension's, and the phone page's (`phone/device-connection.ts`). The hub is verified before anything but the hello leaves: it must prove the key this
  * browser was paired with (or, when pairing, the code the person entered) over both sides' fresh nonces; only then do
  * we prove it in turn, and only after its welcome are decisions sent. A hub that cannot prove it gets nothing more and
  * the header says "Untrusted hub". Then: a welcome within a bound, the extension's own heartbeat on a timer (messages,
@@ -85,7 +114,7 @@ type News = { kind: 'mismatch'; hubProtocol: number | null } | { kind: 'untruste
  * order, one at a time, and only while their socket is the current one. Without a key or a code for the port no socket
  * is opened at all: the header asks to pair. `ensure()` is idempotent so the alarm and page wake-ups can call it freely.
  */
-export class HubConnection {
+export class HubConnection<T extends HubTarget = HubTarget> {
   private socket: SocketLike | null = null;
   private welcomed = false;
   private attempt = 0;
@@ -96,7 +125,7 @@ export class HubConnection {
   /** Why the last credential was dropped; told while there is nothing to connect with. */
   private refusal: PairingReason | null = null;
 
-  constructor(private readonly options: HubConnectionOptions) {}
+  constructor(private readonly options: HubConnectionOptions<T>) {}
 
   get connected(): boolean {
     return this.welcomed && this.socket?.readyState === OPEN;
@@ -110,11 +139,11 @@ export class HubConnection {
   }
 
   /** Settings changed (port, a pairing code): drop whatever there is and start over with a fresh backoff. */
-  restart(): void {
+  restart(why = 'reconnecting'): void {
     this.attempt = 0;
     const socket = this.socket;
-    this.detach();
-    socket?.close(1000, 'reconnecting');
+    this.detach(why);
+    socket?.close(1000, why);
     this.ensure();
   }
 
@@ -131,7 +160,7 @@ export class HubConnection {
   }
 
   /** Forgets the current socket and everything timed on it; its handlers stay, but check that it is still current. */
-  private detach(): void {
+  private detach(why: string): void {
     const { clock } = this.options;
     this.socket = null;
     this.welcomed = false;
@@ -139,6 +168,7 @@ export class HubConnection {
     if (this.heartbeatTimer !== null) clock.clearTimeout(this.heartbeatTimer);
     this.welcomeTimer = null;
     this.heartbeatTimer = null;
+    this.options.onDetached?.(why);
   }
 
   /** Holds the slot while something asynchronous decides what comes next, so ensure() cannot open a second socket. */
@@ -148,23 +178,23 @@ export class HubConnection {
     return placeholder;
   }
 
-  private async open(): Promise<void> {
-    const { clock } = this.options;
+  private open(): void {
     const placeholder = this.hold();
-    let target: HubTarget;
-    try {
-      target = await this.options.target();
-    } catch {
-      target = { port: DEFAULT_HUB_PORT, key: null, pairingCode: '' };
-    }
-    if (this.socket !== placeholder) return;
-    const credential = credentialOf(target);
-    if (!credential) {
+    settle(this.options.target, () => null, (target) => {
+      if (this.socket === placeholder) this.connect(target);
+    });
+  }
+
+  /** Null: the target could not be read, which is as good as nothing to connect with. */
+  private connect(target: T | null): void {
+    const { clock } = this.options;
+    const credential = target && credentialOf(target);
+    if (!target || !credential) {
       // Nothing to prove, so nothing to connect with: a hub could not tell us from a web page, and we could not tell it
       // from an impostor. The alarm and page wake-ups look again; a new code or key restarts the connection.
       this.socket = null;
       this.news = null;
-      this.options.onState({ state: 'pairing_needed', port: target.port, ...(this.refusal ? { reason: this.refusal } : {}), since: clock.now() });
+      this.options.onState({ state: 'pairing_needed', port: target?.port ?? DEFAULT_HUB_PORT, ...(this.refusal ? { reason: this.refusal } : {}), since: clock.now() });
       return;
     }
     this.refusal = null;
@@ -175,14 +205,14 @@ export class HubConnection {
     const protocols = pairing ? [SUBPROTOCOL, PAIRING_SUBPROTOCOL] : [SUBPROTOCOL];
     let socket: SocketLike;
     try {
-      socket = this.options.socketFactory(`ws://127.0.0.1:${target.port}`, protocols);
+      socket = this.options.socketFactory(this.options.url(target), protocols);
     } catch (error) {
       this.socket = null;
       this.scheduleReconnect(`could not open a socket: ${String(error)}`);
       return;
     }
     this.socket = socket;
-    const session: Session = { socket, target, secret, pairing, nonce: newNonce(), hubNonce: '', phase: 'hello' };
+    const session: Session<T> = { socket, target, secret, pairing, nonce: newNonce(), hubNonce: '', phase: 'hello' };
     let opened = false;
     // One frame at a time: each waits for the one before it, so a welcome is applied whole before anything after it,
     // and the handshake's proofs (asynchronous Web Crypto) are checked before the next frame is even looked at.
@@ -194,7 +224,8 @@ export class HubConnection {
     socket.onopen = () => {
       opened = true;
       socket.send(JSON.stringify({
-        type: 'hello', protocol: PROTOCOL_VERSION, role: 'extension', client: this.options.client, nonce: session.nonce, ...claim,
+        type: 'hello', protocol: PROTOCOL_VERSION, role: this.options.role, client: this.options.client, nonce: session.nonce, ...claim,
+        ...(pairing ? this.options.pairingHello?.(target) : {}),
       } satisfies PeerMessage));
     };
     socket.onmessage = (event) => {
@@ -205,11 +236,11 @@ export class HubConnection {
     socket.onerror = () => {};
     socket.onclose = (event) => {
       if (this.socket !== socket) return;
-      this.detach();
+      this.detach('the connection to the hub closed');
       const refusal = refusalFor(event.code, session.pairing);
       if (refusal) {
         this.news = null;
-        void this.refuse(session, refusal);
+        this.refuse(session, refusal);
         return;
       }
       if (event.code === CLOSE_PROTOCOL_MISMATCH) {
@@ -225,8 +256,8 @@ export class HubConnection {
   }
 
   /** Closes a socket this side has no use for and tries again later, the same way as when the hub closes it. */
-  private giveUp(session: Session, detail: string): void {
-    this.detach();
+  private giveUp(session: Session<T>, detail: string): void {
+    this.detach(detail);
     session.socket.close(1000, detail.slice(0, 120));
     this.scheduleReconnect(detail);
   }
@@ -236,35 +267,38 @@ export class HubConnection {
    * socket is closed. With a key that is an impostor on the port; with a pairing code it is as likely a mistyped code
    * (the hub proves the code it made), so the code is dropped and the person asked to check it.
    */
-  private untrusted(session: Session, why: string): void {
+  private untrusted(session: Session<T>, why: string): void {
     this.options.log?.(`the hub on port ${session.target.port} is not trusted: ${why}`);
     if (session.pairing) {
-      this.detach();
+      this.detach(why);
       session.socket.close(1000, 'pairing code not proven');
-      void this.refuse(session, 'code_unproven');
+      this.refuse(session, 'code_unproven');
       return;
     }
     this.news = { kind: 'untrusted', port: session.target.port };
     this.giveUp(session, why);
   }
 
-  /** Drops the refused credential, says why, and tries again later with whatever is left (possibly nothing). */
-  private async refuse(session: Session, reason: PairingReason): Promise<void> {
+  /** Drops the refused credential, says why, and goes on as the owner says (AfterRefusal). */
+  private refuse(session: Session<T>, reason: PairingReason): void {
     const held = this.hold();
-    try {
-      await this.options.onRefused(session.target, reason);
-    } catch (error) {
+    const failed = (error: unknown): AfterRefusal => {
       this.options.log?.(`dropping a refused credential failed: ${String(error)}`);
-    }
-    if (this.socket !== held) return;
-    this.socket = null;
-    this.refusal = reason;
-    const { clock } = this.options;
-    this.options.onState({ state: 'pairing_needed', port: session.target.port, reason, since: clock.now() });
-    this.retryLater();
+      return 'wait';
+    };
+    settle(() => this.options.onRefused(session.target, reason), failed, (next) => {
+      if (this.socket !== held) return;
+      this.socket = null;
+      this.refusal = reason;
+      if (next === 'retry') return this.scheduleReconnect('the pairing code was not accepted');
+      const { clock } = this.options;
+      if (next === 'stop') this.news = null;
+      this.options.onState({ state: 'pairing_needed', port: session.target.port, reason, since: clock.now() });
+      if (next === 'wait') this.retryLater();
+    });
   }
 
-  private async receive(session: Session, data: unknown): Promise<void> {
+  private async receive(session: Session<T>, data: unknown): Promise<void> {
     const verified = session.phase !== 'hello';
     if (typeof data !== 'string') {
       if (!verified) this.untrusted(session, 'it sent a binary frame');
@@ -307,18 +341,19 @@ export class HubConnection {
     await this.options.onMessage(message);
   }
 
-  private async challenge(session: Session, message: Extract<HubMessage, { type: 'challenge' }>): Promise<void> {
-    const expected = await hubProof(session.secret, { port: session.target.port, role: 'extension' }, session.nonce, message.nonce);
+  private async challenge(session: Session<T>, message: Extract<HubMessage, { type: 'challenge' }>): Promise<void> {
+    const binding = this.options.binding(session.target);
+    const expected = await hubProof(session.secret, binding, session.nonce, message.nonce);
     if (this.socket !== session.socket) return;
     if (!constantTimeEqual(message.proof, expected)) return this.untrusted(session, 'its proof is wrong');
-    const proof = await peerProof(session.secret, { port: session.target.port, role: 'extension' }, message.nonce, session.nonce);
+    const proof = await peerProof(session.secret, binding, message.nonce, session.nonce);
     if (this.socket !== session.socket) return;
     session.hubNonce = message.nonce;
     session.phase = 'auth';
     session.socket.send(JSON.stringify({ type: 'auth', proof } satisfies PeerMessage));
   }
 
-  private async paired(session: Session, message: Extract<HubMessage, { type: 'paired' }>): Promise<void> {
+  private async paired(session: Session<T>, message: Extract<HubMessage, { type: 'paired' }>): Promise<void> {
     const key = await openSealedKey(message.sealedKey, session.secret, session.target.port, session.hubNonce, session.nonce);
     if (this.socket !== session.socket) return;
     if (!key || !isKeyHex(key)) return this.giveUp(session, 'the hub handed over a key that does not open');
@@ -326,7 +361,7 @@ export class HubConnection {
     session.phase = 'paired';
   }
 
-  private async welcome(session: Session, message: Extract<HubMessage, { type: 'welcome' }>): Promise<void> {
+  private async welcome(session: Session<T>, message: WelcomeMessage): Promise<void> {
     const { clock } = this.options;
     if (message.protocol !== PROTOCOL_VERSION) {
       this.news = { kind: 'mismatch', hubProtocol: message.protocol };
@@ -341,7 +376,7 @@ export class HubConnection {
     if (this.welcomeTimer !== null) clock.clearTimeout(this.welcomeTimer);
     this.welcomeTimer = null;
     this.options.onState({ state: 'connected', since: clock.now(), detail: `port ${session.target.port}` });
-    await this.options.onWelcome(message.pending, message.rules);
+    await this.options.onWelcome(message);
   }
 
   private startHeartbeat(socket: SocketLike): void {
@@ -402,4 +437,20 @@ function refusalFor(code: number, pairing: boolean): PairingReason | null {
   }
   // Our proof with this key failed, or the hub does not know the key: either way the key is of no use any more.
   return code === CLOSE_AUTH_FAILED || code === CLOSE_UNKNOWN_KEY ? 'key_unknown' : null;
+}
+
+/**
+ * Hands `next` what `source` gives, at once when it is already there: a synchronous source (the phone's key in
+ * localStorage) keeps ensure() and a refusal synchronous; an asynchronous one (the extension's settings) is awaited.
+ */
+function settle<V>(source: () => V | Promise<V>, failed: (error: unknown) => V, next: (value: V) => void): void {
+  let value: V | Promise<V>;
+  try {
+    value = source();
+  } catch (error) {
+    next(failed(error));
+    return;
+  }
+  if (value instanceof Promise) void value.then(next, (error: unknown) => next(failed(error)));
+  else next(value);
 }
