@@ -3,6 +3,7 @@ import type { ClientOptions } from 'ws';
 import { constantTimeEqual, hubProof, newNonce, openSealedKey, peerProof } from '../../shared/hub-auth.js';
 import type { HubMessage, PeerMessage } from '../../shared/wire-protocol.js';
 import { PAIRING_SUBPROTOCOL, PROTOCOL_VERSION, SUBPROTOCOL } from '../../shared/wire-protocol.js';
+import { ScriptedPeer } from './scripted-peer.js';
 
 export interface DeviceKey {
   keyId: string;
@@ -24,21 +25,12 @@ type Welcome = Extract<HubMessage, { type: 'welcome' }>;
  * A stand-in for the hub's reviewer page in a phone's browser: it speaks the wire protocol as role `device`, its proofs
  * bound to the hub's port and the page's origin. `connect` resolves with the HTTP status when the upgrade is refused.
  */
-export class ScriptedDevice {
-  readonly received: HubMessage[] = [];
-  readonly closed: Promise<{ code: number; reason: string }>;
-  private waiters: (() => void)[] = [];
-
+export class ScriptedDevice extends ScriptedPeer {
   private constructor(
-    readonly socket: WebSocket,
+    socket: WebSocket,
     readonly origin: string,
   ) {
-    socket.on('message', (data) => {
-      this.received.push(JSON.parse(data.toString()) as HubMessage);
-      this.waiters.splice(0).forEach((wake) => wake());
-    });
-    this.closed = new Promise((resolve) => socket.once('close', (code, reason) => resolve({ code, reason: reason.toString() })));
-    socket.on('error', () => undefined);
+    super(socket);
   }
 
   /** Opens the socket at `url` (ws:// or wss://); a refused upgrade gives its HTTP status. */
@@ -84,29 +76,6 @@ export class ScriptedDevice {
     if (bindOrigin === this.origin && !genuine) throw new Error('the hub did not prove the key');
     this.send({ type: 'auth', proof: await peerProof(key.key, binding, challenge.nonce, nonce) } satisfies PeerMessage);
     return bindOrigin === this.origin ? this.next<'welcome'>((m) => m.type === 'welcome') : null;
-  }
-
-  send(message: unknown): void {
-    this.socket.send(JSON.stringify(message));
-  }
-
-  /** The first message (received so far or later) matching `match`; bounded by `timeoutMs`. */
-  async next<T extends HubMessage['type']>(match: (m: HubMessage) => boolean, timeoutMs = 5000): Promise<Extract<HubMessage, { type: T }>> {
-    const deadline = Date.now() + timeoutMs;
-    for (;;) {
-      const index = this.received.findIndex(match);
-      if (index !== -1) return this.received.splice(index, 1)[0] as Extract<HubMessage, { type: T }>;
-      const left = deadline - Date.now();
-      if (left <= 0) throw new Error(`no matching hub message within ${timeoutMs} ms; got ${JSON.stringify(this.received.map((m) => m.type))}`);
-      await new Promise<void>((resolve) => {
-        this.waiters.push(resolve);
-        setTimeout(resolve, Math.min(left, 100));
-      });
-    }
-  }
-
-  close(): void {
-    this.socket.close();
   }
 }
 

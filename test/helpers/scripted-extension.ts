@@ -4,6 +4,7 @@ import { EXTENSION_ORIGIN } from '../../shared/extension-id.js';
 import { constantTimeEqual, hubProof, newNonce, peerProof } from '../../shared/hub-auth.js';
 import type { HubMessage, PeerMessage } from '../../shared/wire-protocol.js';
 import { PROTOCOL_VERSION, SUBPROTOCOL } from '../../shared/wire-protocol.js';
+import { ScriptedPeer } from './scripted-peer.js';
 
 export interface PairedKey {
   /** None for a relay: it proves the install key. */
@@ -33,25 +34,15 @@ export interface ScriptedOptions {
  * A stand-in for the browser extension (or, with role 'relay', another server process): it speaks the wire protocol
  * with the pinned Origin, scripted by the test.
  */
-export class ScriptedExtension {
-  readonly received: HubMessage[] = [];
-  /** How the hub closed this socket, once it did. */
-  readonly closed: Promise<{ code: number; reason: string }>;
-  private waiters: (() => void)[] = [];
-
+export class ScriptedExtension extends ScriptedPeer {
   private constructor(
-    readonly socket: WebSocket,
+    socket: WebSocket,
     private readonly key: PairedKey | undefined,
     private readonly role: 'extension' | 'relay',
     /** The port dialled: every proof is bound to it. */
     readonly port: number,
   ) {
-    socket.on('message', (data) => {
-      this.received.push(JSON.parse(data.toString()) as HubMessage);
-      this.waiters.splice(0).forEach((wake) => wake());
-    });
-    this.closed = new Promise((resolve) => socket.once('close', (code, reason) => resolve({ code, reason: reason.toString() })));
-    socket.on('error', () => undefined);
+    super(socket);
   }
 
   static async connect(port: number, options: ScriptedOptions = {}): Promise<ScriptedExtension> {
@@ -77,29 +68,6 @@ export class ScriptedExtension {
     if (!constantTimeEqual(challenge.proof, await hubProof(key.key, { port: this.port, role }, nonce, challenge.nonce))) throw new Error('the hub did not prove the key');
     this.send({ type: 'auth', proof: await peerProof(key.key, { port: this.port, role }, challenge.nonce, nonce) } satisfies PeerMessage);
     return this.next<'welcome'>((m) => m.type === 'welcome');
-  }
-
-  send(message: unknown): void {
-    this.socket.send(typeof message === 'string' ? message : JSON.stringify(message));
-  }
-
-  /** The first message (received so far or later) matching `match`; bounded by `timeoutMs`. */
-  async next<T extends HubMessage['type']>(match: (m: HubMessage) => boolean, timeoutMs = 5000): Promise<Extract<HubMessage, { type: T }>> {
-    const deadline = Date.now() + timeoutMs;
-    for (;;) {
-      const index = this.received.findIndex(match);
-      if (index !== -1) return this.received.splice(index, 1)[0] as Extract<HubMessage, { type: T }>;
-      const left = deadline - Date.now();
-      if (left <= 0) throw new Error(`no matching hub message within ${timeoutMs} ms; got ${JSON.stringify(this.received.map((m) => m.type))}`);
-      await new Promise<void>((resolve) => {
-        this.waiters.push(resolve);
-        setTimeout(resolve, Math.min(left, 100));
-      });
-    }
-  }
-
-  close(): void {
-    this.socket.close();
   }
 }
 
