@@ -1,104 +1,13 @@
 import { IDBFactory, IDBKeyRange } from 'fake-indexeddb';
-import { checkProposalInput } from '../../shared/approval-input.js';
-import { hubProof, newNonce, peerProof, sealKey } from '../../shared/hub-auth.js';
-import type { HubMessage, PeerMessage, RequestView } from '../../shared/wire-protocol.js';
+import type { RequestView } from '../../shared/wire-protocol.js';
 import { openDb, type ElicitlyDb } from '../../extension/db/database.js';
 import { rowFromView, type RequestRow } from '../../extension/db/rows.js';
-import type { Clock, SocketLike } from '../../extension/hub/hub-connection.js';
-import { northmarkProposal } from '../fixtures/northmark.js';
+import { TEST_KEY, TEST_KEY_ID, pairHub as pairClient, proveHub as proveClient, type FakeSocket } from '../helpers/hub-fakes.js';
+
+export { FakeSocket, ManualClock, TEST_CODE, TEST_KEY, TEST_KEY_ID, nextSent, proposalView, settle, until } from '../helpers/hub-fakes.js';
 
 export function freshDb(): ElicitlyDb {
   return openDb({ indexedDB: new IDBFactory(), IDBKeyRange });
-}
-
-/** A socket the test drives: it records what the extension sent and delivers what the "hub" says. */
-export class FakeSocket implements SocketLike {
-  readyState = 0;
-  readonly sent: PeerMessage[] = [];
-  onopen: ((event: unknown) => void) | null = null;
-  onmessage: ((event: { data: unknown }) => void) | null = null;
-  onclose: ((event: { code: number; reason: string }) => void) | null = null;
-  onerror: ((event: unknown) => void) | null = null;
-  closed = false;
-  /** How the extension closed this socket, when it did. */
-  closedWith: { code: number | undefined; reason: string | undefined } | null = null;
-
-  constructor(readonly url: string, readonly protocols: string[]) {}
-
-  /** Called with every frame the extension sends, after it is recorded: a test can make the fake hub react. */
-  onSent: ((message: PeerMessage) => void) | null = null;
-
-  send(data: string): void {
-    const message = JSON.parse(data) as PeerMessage;
-    this.sent.push(message);
-    this.onSent?.(message);
-  }
-  close(code?: number, reason?: string): void {
-    if (this.closed) return;
-    this.closed = true;
-    this.closedWith = { code, reason };
-    this.readyState = 3;
-    this.onclose?.({ code: code ?? 1005, reason: reason ?? '' });
-  }
-  open(): void {
-    this.readyState = 1;
-    this.onopen?.({});
-  }
-  deliver(message: HubMessage | string): void {
-    this.onmessage?.({ data: typeof message === 'string' ? message : JSON.stringify(message) });
-  }
-  drop(): void {
-    this.readyState = 3;
-    this.onclose?.({ code: 1006, reason: '' });
-  }
-  /** The hub closes the socket with a code and reason (e.g. a protocol mismatch). */
-  closeFromHub(code: number, reason: string): void {
-    this.readyState = 3;
-    this.onclose?.({ code, reason });
-  }
-}
-
-/** Manual time: timers run only when the test advances the clock. */
-export class ManualClock implements Clock {
-  t = 1_000_000;
-  private timers: { at: number; fn: () => void; id: number }[] = [];
-  private nextId = 1;
-  now(): number { return this.t; }
-  random(): number { return 0.5; }
-  setTimeout(fn: () => void, ms: number): unknown {
-    const id = this.nextId++;
-    this.timers.push({ at: this.t + ms, fn, id });
-    return id;
-  }
-  clearTimeout(handle: unknown): void {
-    this.timers = this.timers.filter((t) => t.id !== handle);
-  }
-  pendingDelays(): number[] {
-    return this.timers.map((t) => t.at - this.t);
-  }
-  advance(ms: number): void {
-    this.t += ms;
-    const due = this.timers.filter((t) => t.at <= this.t);
-    this.timers = this.timers.filter((t) => t.at > this.t);
-    for (const t of due) t.fn();
-  }
-}
-
-export function proposalView(id: string, createdAt: number, overrides: Partial<RequestView> = {}): RequestView {
-  const checked = checkProposalInput(northmarkProposal);
-  if (!checked.ok) throw new Error('fixture invalid');
-  return {
-    elicitationId: id,
-    kind: 'proposal',
-    status: 'pending',
-    message: checked.request.message,
-    createdAt,
-    expiresAt: createdAt + 3_600_000,
-    requester: { client: 'claude-code', pid: 4242 },
-    request: { ...checked.request },
-    renderedTemplate: null,
-    ...overrides,
-  };
 }
 
 /** A pending json-mode approval (approve as-is) as the extension stores it, created at `createdAt`, live for an hour. */
@@ -118,60 +27,16 @@ export function jsonApprovalRow(id: string, createdAt: number, overrides: Partia
   });
 }
 
-/** Settles promise chains the code under test started without awaiting (bounded). */
-export async function settle(rounds = 20): Promise<void> {
-  for (let i = 0; i < rounds; i++) await new Promise((r) => setTimeout(r, 0));
-}
-
-/**
- * Waits (bounded) until `ready()` holds: the handshake's proofs are Web Crypto, which settles on its own schedule rather
- * than in a fixed number of turns of the event loop.
- */
-export async function until(ready: () => boolean, what: string, attempts = 500): Promise<void> {
-  for (let i = 0; i < attempts; i++) {
-    if (ready()) return;
-    await new Promise((r) => setTimeout(r, 1));
-  }
-  throw new Error(`gave up waiting for ${what}`);
-}
-
-/** A key and key id as a hub hands them out. */
-export const TEST_KEY = '5e'.repeat(32);
-export const TEST_KEY_ID = 'k_0123456789abcdef';
-/** A pairing code as `elicitly-companion pair` prints it. */
-export const TEST_CODE = '0a1b2c3d4e5f';
-
-type Sent<T extends PeerMessage['type']> = Extract<PeerMessage, { type: T }>;
-
-export async function nextSent<T extends PeerMessage['type']>(socket: FakeSocket, type: T, after = 0): Promise<Sent<T>> {
-  const find = () => socket.sent.slice(after).find((m): m is Sent<T> => m.type === type);
-  await until(() => find() !== undefined, `the extension to send ${type}`);
-  return find()!;
-}
-
 /** What the hub's proofs on this socket are bound to: the port the extension dialled, and its role. */
 export function bindingOf(socket: FakeSocket): { port: number; role: 'extension' } {
   return { port: Number(new URL(socket.url).port), role: 'extension' };
 }
 
-/**
- * The hub's side of the handshake: it answers the hello with its proof of `secret` (or a forged one), then checks the
- * extension's proof. Returns both nonces, which a pairing needs to seal the key.
- */
-export async function proveHub(socket: FakeSocket, secret: string, options: { forge?: boolean } = {}): Promise<{ hubNonce: string; peerNonce: string }> {
-  const hello = await nextSent(socket, 'hello');
-  const hubNonce = newNonce();
-  const binding = bindingOf(socket);
-  const proof = await hubProof(options.forge ? 'f0'.repeat(32) : secret, binding, hello.nonce, hubNonce);
-  socket.deliver({ type: 'challenge', nonce: hubNonce, proof });
-  if (options.forge) return { hubNonce, peerNonce: hello.nonce };
-  const auth = await nextSent(socket, 'auth');
-  if (auth.proof !== await peerProof(secret, binding, hubNonce, hello.nonce)) throw new Error('the extension proved another secret');
-  return { hubNonce, peerNonce: hello.nonce };
+/** The hub's side of the handshake with the extension: its proof of `secret` (or a forged one), then it checks ours. */
+export function proveHub(socket: FakeSocket, secret: string, options: { forge?: boolean } = {}): Promise<{ hubNonce: string; peerNonce: string }> {
+  return proveClient(socket, secret, bindingOf(socket), options);
 }
 
-/** A pairing as the hub does it: prove the code, then hand over `key` sealed with it. */
-export async function pairHub(socket: FakeSocket, code: string, key = TEST_KEY, keyId = TEST_KEY_ID): Promise<void> {
-  const { hubNonce, peerNonce } = await proveHub(socket, code);
-  socket.deliver({ type: 'paired', keyId, sealedKey: await sealKey(key, code, bindingOf(socket).port, hubNonce, peerNonce) });
+export function pairHub(socket: FakeSocket, code: string, key = TEST_KEY, keyId = TEST_KEY_ID): Promise<void> {
+  return pairClient(socket, code, bindingOf(socket), key, keyId);
 }
