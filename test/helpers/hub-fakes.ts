@@ -148,3 +148,21 @@ export async function pairHub(socket: FakeSocket, code: string, binding: ProofBi
   const { hubNonce, peerNonce } = await proveHub(socket, code, binding);
   socket.deliver({ type: 'paired', keyId, sealedKey: await sealKey(key, code, binding.port, hubNonce, peerNonce) });
 }
+
+/** A socket factory that keeps every socket it made, and the last one (a test fails if none was opened). */
+export function fakeSockets(): { sockets: FakeSocket[]; factory: (url: string, protocols: string[]) => FakeSocket; last: () => FakeSocket } {
+  const sockets: FakeSocket[] = [];
+  return {
+    sockets,
+    factory: (url, protocols) => {
+      const socket = new FakeSocket(url, protocols);
+      sockets.push(socket);
+      return socket;
+    },
+    last: () => {
+      const socket = sockets.at(-1);
+      if (!socket) throw new Error('no socket was opened');
+      return socket;
+    },
+  };
+}

@@ -10,7 +10,7 @@ import { createPhoneSession, type PhoneSession } from '../../phone/phone-session
 import { NO_REQUESTS, type RequestLists } from '../../phone/request-lists.js';
 import type { RequestView } from '../../shared/wire-protocol.js';
 import {
-  FakeSocket, HUB_PORT, ManualClock, ORIGIN, TEST_CODE, TEST_KEY, TEST_KEY_ID, nextSent, pairHub, proposalView, proveHub, until, welcome,
+  HUB_PORT, ManualClock, fakeSockets, ORIGIN, TEST_CODE, TEST_KEY, TEST_KEY_ID, nextSent, pairHub, proposalView, proveHub, until, welcome,
 } from './phone-fakes.js';
 
 const HOSTILE = '<img src=x onerror="alert(1)"> Deploy to production?';
@@ -33,29 +33,20 @@ function approvalView(id: string, message = HOSTILE, overrides: Partial<RequestV
 
 /** The page as main.tsx builds it, on a fake socket and the DOM's localStorage. */
 function mountLive(pairCode: string | null) {
-  const sockets: FakeSocket[] = [];
+  const { sockets, factory, last } = fakeSockets();
   const clock = new ManualClock();
   clock.t = Date.now();
   const { session, connection } = createPhoneSession({
     url: `${ORIGIN.replace(/^http/, 'ws')}/phone/socket`,
     hubPort: HUB_PORT,
     origin: ORIGIN,
-    socketFactory: (url, protocols) => {
-      const socket = new FakeSocket(url, protocols);
-      sockets.push(socket);
-      return socket;
-    },
+    socketFactory: factory,
     clock,
     keys: { read: () => readDeviceKey(localStorage), write: (key) => writeDeviceKey(localStorage, key), clear: () => clearDeviceKey(localStorage) },
     client: { name: 'elicitly-phone', version: 'test' },
   });
   render(<PhoneApp session={session} pairCode={pairCode} suggestedName="iPhone (Safari)" />);
   connection.ensure();
-  const last = () => {
-    const socket = sockets.at(-1);
-    if (!socket) throw new Error('no socket');
-    return socket;
-  };
   return { session, sockets, last, clock };
 }
 

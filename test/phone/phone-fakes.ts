@@ -2,9 +2,9 @@ import type { ProofBinding } from '../../shared/hub-auth.js';
 import { PROTOCOL_VERSION, type HubMessage, type RequestView } from '../../shared/wire-protocol.js';
 import type { HubKey } from '../../extension/db/rows.js';
 import { DeviceConnection, type DeviceConnectionOptions, type DeviceEvent, type DeviceState, type KeyStore, type NotPairedReason } from '../../phone/device-connection.js';
-import { FakeSocket, ManualClock, TEST_KEY, TEST_KEY_ID, pairHub as pairClient, proveHub as proveClient } from '../helpers/hub-fakes.js';
+import { ManualClock, TEST_KEY, TEST_KEY_ID, fakeSockets, pairHub as pairClient, proveHub as proveClient, type FakeSocket } from '../helpers/hub-fakes.js';
 
-export { FakeSocket, ManualClock, TEST_CODE, TEST_KEY, TEST_KEY_ID, nextSent, proposalView, settle, until } from '../helpers/hub-fakes.js';
+export { FakeSocket, ManualClock, TEST_CODE, TEST_KEY, TEST_KEY_ID, fakeSockets, nextSent, proposalView, settle, until } from '../helpers/hub-fakes.js';
 
 export const HUB_PORT = 17391;
 /** The page as a tunnel serves it: the origin is not the hub's loopback address, and the port the phone dialled is 443. */
@@ -35,7 +35,7 @@ export function welcome(pending: RequestView[] = [], recent: RequestView[] = [])
 export function deviceHarness(key: HubKey | null = { keyId: TEST_KEY_ID, key: TEST_KEY }, overrides: Partial<DeviceConnectionOptions> = {}) {
   const clock = new ManualClock();
   const keys = new MemoryKeys(key);
-  const sockets: FakeSocket[] = [];
+  const { sockets, factory, last } = fakeSockets();
   const states: DeviceState[] = [];
   const welcomes: { pending: RequestView[]; recent: RequestView[] }[] = [];
   const events: DeviceEvent[] = [];
@@ -44,11 +44,7 @@ export function deviceHarness(key: HubKey | null = { keyId: TEST_KEY_ID, key: TE
     url: `${ORIGIN.replace(/^http/, 'ws')}/phone/socket`,
     hubPort: HUB_PORT,
     origin: ORIGIN,
-    socketFactory: (url, protocols) => {
-      const socket = new FakeSocket(url, protocols);
-      sockets.push(socket);
-      return socket;
-    },
+    socketFactory: factory,
     clock,
     keys,
     client: { name: 'elicitly-phone', version: 'test' },
@@ -58,10 +54,5 @@ export function deviceHarness(key: HubKey | null = { keyId: TEST_KEY_ID, key: TE
     onPairingRefused: (r) => refusals.push(r),
     ...overrides,
   });
-  const last = () => {
-    const socket = sockets.at(-1);
-    if (!socket) throw new Error('no socket was opened');
-    return socket;
-  };
   return { clock, keys, sockets, states, welcomes, events, refusals, connection, last, state: () => states.at(-1) };
 }
