@@ -42,6 +42,16 @@ export const PAIRED_DEVICES_FILE = 'paired-devices.json';
 export const RELAY_KEYS_FILE = 'relay-keys.json';
 export const REMOTE_FILE = 'remote.json';
 
+/** A state file that is a list of keys by id (devices, exported relay keys): its name, shape, and what losing it costs. */
+interface KeyList<K extends string, T extends { keyId: string }> {
+  name: string;
+  schema: z.ZodType<{ version: 1 } & Record<K, T[]>>;
+  field: K;
+  consequence: string;
+}
+const DEVICES: KeyList<'devices', PairedDevice> = { name: PAIRED_DEVICES_FILE, schema: DevicesFileSchema, field: 'devices', consequence: 'every phone must pair again' };
+const RELAY_KEYS: KeyList<'keys', RelayKey> = { name: RELAY_KEYS_FILE, schema: RelayKeysFileSchema, field: 'keys', consequence: 'every exported relay key is refused until exported again' };
+
 export const PAIRING_TTL_MS = PAIRING_TTL_MINUTES * 60 * 1000;
 /** Failed attempts a code survives; the eleventh guess finds no code at all. */
 export const PAIRING_MAX_FAILURES = 10;
@@ -155,51 +165,48 @@ export class StateDir {
 
   /** The paired devices; a damaged file counts as none (every device pairs again), and says so. */
   pairedDevices(): PairedDevice[] {
-    return this.readList(PAIRED_DEVICES_FILE, DevicesFileSchema, 'devices', 'every phone must pair again');
+    return this.readList(DEVICES);
   }
 
   addPairedDevice(name: string, now = Date.now()): PairedDevice {
-    const entry: PairedDevice = { keyId: `k_${randomHex(8)}`, name, key: randomHex(32), pairedAt: now };
-    this.update(PAIRED_DEVICES_FILE, () => this.writeDevices([...this.pairedDevices(), entry]));
-    return entry;
+    return this.append(DEVICES, { keyId: `k_${randomHex(8)}`, name, key: randomHex(32), pairedAt: now });
   }
 
   /** Forgets one device by its key id; false when there was none. */
   removePairedDevice(keyId: string): boolean {
-    return this.update(PAIRED_DEVICES_FILE, () => {
-      const all = this.pairedDevices();
-      const kept = all.filter((d) => d.keyId !== keyId);
-      if (kept.length !== all.length) this.writeDevices(kept);
-      return kept.length !== all.length;
-    });
-  }
-
-  private writeDevices(devices: PairedDevice[]): void {
-    writePrivateFile(this.file(PAIRED_DEVICES_FILE), JSON.stringify(DevicesFileSchema.parse({ version: 1, devices })));
+    return this.removeKey(DEVICES, keyId);
   }
 
   /** Keys exported for relays on other machines; a damaged file counts as none (they are refused until exported again). */
   relayKeys(): RelayKey[] {
-    return this.readList(RELAY_KEYS_FILE, RelayKeysFileSchema, 'keys', 'every exported relay key is refused until exported again');
+    return this.readList(RELAY_KEYS);
   }
 
   addRelayKey(name: string, now = Date.now()): RelayKey {
-    const entry: RelayKey = { keyId: `k_${randomHex(8)}`, name, key: randomHex(32), createdAt: now };
-    this.update(RELAY_KEYS_FILE, () => this.writeRelayKeys([...this.relayKeys(), entry]));
+    return this.append(RELAY_KEYS, { keyId: `k_${randomHex(8)}`, name, key: randomHex(32), createdAt: now });
+  }
+
+  /** Revokes one exported relay key by its id; false when there was none. */
+  removeRelayKey(keyId: string): boolean {
+    return this.removeKey(RELAY_KEYS, keyId);
+  }
+
+  private append<K extends string, T extends { keyId: string }>(list: KeyList<K, T>, entry: T): T {
+    this.update(list.name, () => this.writeList(list, [...this.readList(list), entry]));
     return entry;
   }
 
-  removeRelayKey(keyId: string): boolean {
-    return this.update(RELAY_KEYS_FILE, () => {
-      const all = this.relayKeys();
-      const kept = all.filter((k) => k.keyId !== keyId);
-      if (kept.length !== all.length) this.writeRelayKeys(kept);
+  private removeKey<K extends string, T extends { keyId: string }>(list: KeyList<K, T>, keyId: string): boolean {
+    return this.update(list.name, () => {
+      const all = this.readList(list);
+      const kept = all.filter((entry) => entry.keyId !== keyId);
+      if (kept.length !== all.length) this.writeList(list, kept);
       return kept.length !== all.length;
     });
   }
 
-  private writeRelayKeys(keys: RelayKey[]): void {
-    writePrivateFile(this.file(RELAY_KEYS_FILE), JSON.stringify(RelayKeysFileSchema.parse({ version: 1, keys })));
+  private writeList<K extends string, T extends { keyId: string }>(list: KeyList<K, T>, entries: T[]): void {
+    writePrivateFile(this.file(list.name), JSON.stringify(list.schema.parse({ version: 1, [list.field]: entries })));
   }
 
   /** The reviewer page's settings; off when never enabled, and off (said in the log) when the file is damaged. */
@@ -221,12 +228,12 @@ export class StateDir {
     });
   }
 
-  private readList<K extends string, T>(name: string, schema: z.ZodType<{ version: 1 } & Record<K, T[]>>, key: K, consequence: string): T[] {
-    const raw = this.readJson(name);
+  private readList<K extends string, T extends { keyId: string }>(list: KeyList<K, T>): T[] {
+    const raw = this.readJson(list.name);
     if (raw === undefined) return [];
-    const parsed = schema.safeParse(raw);
-    if (parsed.success) return parsed.data[key];
-    log('error', `the file ${name} is damaged; ${consequence}`, { file: this.file(name) });
+    const parsed = list.schema.safeParse(raw);
+    if (parsed.success) return parsed.data[list.field];
+    log('error', `the file ${list.name} is damaged; ${list.consequence}`, { file: this.file(list.name) });
     return [];
   }
 

@@ -199,3 +199,31 @@ describe('finding 12: concurrent updates of paired-extensions.json', () => {
     expect(lost).toEqual(lost.map(() => []));
   }, 60_000);
 });
+
+describe('the key lists: paired devices and exported relay keys', () => {
+  const lists = [
+    ['paired devices', 'paired-devices.json', (s: StateDir) => s.addPairedDevice('Pixel').keyId, (s: StateDir) => s.pairedDevices(), (s: StateDir, id: string) => s.removePairedDevice(id), 'every phone must pair again'],
+    ['exported relay keys', 'relay-keys.json', (s: StateDir) => s.addRelayKey('devbox').keyId, (s: StateDir) => s.relayKeys(), (s: StateDir, id: string) => s.removeRelayKey(id), 'refused until exported again'],
+  ] as const;
+
+  it.each(lists)('%s: added with a fresh key each, listed, removed by id (false for an unknown id)', (_name, _file, add, list, remove) => {
+    const state = new StateDir(freshDir());
+    const [a, b] = [add(state), add(state)];
+    expect(list(state).map((e) => e.keyId)).toEqual([a, b]);
+    expect(new Set(list(state).map((e) => e.key)).size).toBe(2);
+    expect(remove(state, a)).toBe(true);
+    expect(remove(state, a)).toBe(false);
+    expect(list(state).map((e) => e.keyId)).toEqual([b]);
+  });
+
+  it.each(lists)('%s: a damaged file counts as none, says so, and is replaced whole by the next change', (_name, file, add, list, _remove, consequence) => {
+    const dir = freshDir();
+    writeFileSync(join(dir, file), '{"version":1,"devices":[{"keyId":"nope"}],"keys":[]}', { mode: 0o600 });
+    const state = new StateDir(dir);
+    logSpy.mockClear();
+    expect(list(state)).toEqual([]);
+    expect(logSpy).toHaveBeenCalledWith('error', expect.stringContaining(consequence), { file: join(dir, file) });
+    const id = add(state);
+    expect(list(state).map((e) => e.keyId)).toEqual([id]);
+  });
+});
