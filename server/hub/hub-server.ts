@@ -222,8 +222,8 @@ export class HubServer {
     this.engine = engine;
     engine.reviewer = () => {
       // A phone with the page open sees every request as an extension does: both count as someone who can decide.
-      const extensions = this.pairedOrNull();
-      const devices = this.devicesOrNull();
+      const extensions = this.keysOf('extension');
+      const devices = this.keysOf('device');
       const paired = extensions === null || devices === null ? null : extensions.length + devices.length;
       return { connected: this.extensionsConnected() + this.devicesConnected(), lastSeenAt: this.lastSeenAt, next: this.pairingHint(paired), paired };
     };
@@ -264,40 +264,18 @@ export class HubServer {
     );
   }
 
-  /** The paired extensions, or null when the file cannot be trusted (which is said in the log, naming it). */
-  private pairedOrNull(): ReturnType<StateDir['pairedExtensions']> | null {
-    try {
-      return this.options.state.pairedExtensions();
-    } catch (error) {
-      log('error', 'cannot read the paired extensions; refusing every extension until it can', { error: String(error) });
-      return null;
-    }
-  }
-
-  /** The paired devices, or null when the file cannot be trusted (said in the log). */
-  private devicesOrNull(): ReturnType<StateDir['pairedDevices']> | null {
-    try {
-      return this.options.state.pairedDevices();
-    } catch (error) {
-      log('error', 'cannot read the paired devices; refusing every device until it can', { error: String(error) });
-      return null;
-    }
-  }
-
-  /** The exported relay keys, or null when the file cannot be trusted (said in the log). */
-  private relayKeysOrNull(): ReturnType<StateDir['relayKeys']> | null {
-    try {
-      return this.options.state.relayKeys();
-    } catch (error) {
-      log('error', 'cannot read the exported relay keys; refusing every relay that proved one until it can', { error: String(error) });
-      return null;
-    }
-  }
-
-  /** The keys of the peers of one role, read once for every socket they concern (null: the file cannot be read). */
+  /**
+   * The keys of the peers of one role (the paired extensions, the paired devices, the exported relay keys), read once
+   * for every socket they concern; null when the file cannot be trusted, which is said in the log: that role is refused.
+   */
   private keysOf(role: PeerRole): { keyId: string; key: string; origin?: string }[] | null {
-    if (role === 'extension') return this.pairedOrNull();
-    return role === 'device' ? this.devicesOrNull() : this.relayKeysOrNull();
+    const { state } = this.options;
+    try {
+      return role === 'extension' ? state.pairedExtensions() : role === 'device' ? state.pairedDevices() : state.relayKeys();
+    } catch (error) {
+      log('error', `cannot read the keys of every ${role}; refusing those that proved one until it can`, { error: String(error) });
+      return null;
+    }
   }
 
   /**

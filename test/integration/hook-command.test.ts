@@ -11,6 +11,7 @@ import { listening } from '../../server/hub/status-command.js';
 import { SERVER_ENTRY } from '../helpers/mcp-harness.js';
 import { runCommand } from '../helpers/run-command.js';
 import { freePort, pairedKey, ScriptedExtension } from '../helpers/scripted-extension.js';
+import { until } from '../helpers/poll.js';
 
 const dirs: string[] = [];
 const tempDir = () => {
@@ -40,16 +41,6 @@ function hook(env: Record<string, string>, args: string[], stdin: unknown, timeo
     });
     child.stdin.end(typeof stdin === 'string' ? stdin : JSON.stringify(stdin));
   });
-}
-
-async function until<T>(what: string, probe: () => Promise<T | undefined> | T | undefined, timeoutMs = 10_000): Promise<T> {
-  const deadline = Date.now() + timeoutMs;
-  for (;;) {
-    const value = await probe();
-    if (value !== undefined) return value;
-    if (Date.now() > deadline) throw new Error(`${what}: not within ${timeoutMs} ms`);
-    await new Promise((r) => setTimeout(r, 50));
-  }
 }
 
 function startHub(env: Record<string, string>, args: string[] = []): ChildProcess {

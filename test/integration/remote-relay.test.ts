@@ -12,21 +12,12 @@ import { listening } from '../../server/hub/status-command.js';
 import { connect, SERVER_ENTRY, type Harness, type ToolResult } from '../helpers/mcp-harness.js';
 import { runCommand } from '../helpers/run-command.js';
 import { freePort, pairedKey, ScriptedExtension } from '../helpers/scripted-extension.js';
+import { until } from '../helpers/poll.js';
 
 const root = mkdtempSync(join(tmpdir(), 'elicitly-remote-relay-'));
 const hubDir = join(root, 'hub-machine');
 const hubPort = freePort();
 const hubEnv = { ELICITLY_STATE_DIR: hubDir, ELICITLY_PORT: String(hubPort), ELICITLY_LOG_LEVEL: 'warn' };
-
-async function until<T>(what: string, probe: () => Promise<T | undefined> | T | undefined, timeoutMs = 10_000): Promise<T> {
-  const deadline = Date.now() + timeoutMs;
-  for (;;) {
-    const value = await probe();
-    if (value !== undefined) return value;
-    if (Date.now() > deadline) throw new Error(`${what}: not within ${timeoutMs} ms`);
-    await new Promise((r) => setTimeout(r, 50));
-  }
-}
 
 /** The tunnel: every connection to its port is piped to the hub's, counted so the test knows traffic went through it. */
 function forwarder(to: number): Promise<{ server: Server; port: number; connections: () => number; sockets: Set<Socket> }> {
