@@ -2,7 +2,6 @@
 // confirm from call to result, a 100-field proposal's render, the first history page over 100,000 rows, the export of
 // those rows (JSON Lines and CSV), and the popup bundle's gzipped size.
 /* global window, document, location, indexedDB, MutationObserver, requestAnimationFrame -- page.evaluate bodies run in the popup */
-import { execFileSync } from 'node:child_process';
 import { existsSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { dirname, join, relative, resolve } from 'node:path';
@@ -10,7 +9,7 @@ import { fileURLToPath, pathToFileURL } from 'node:url';
 import { gzipSync } from 'node:zlib';
 import { Client } from '@modelcontextprotocol/client';
 import { StdioClientTransport } from '@modelcontextprotocol/client/stdio';
-import { chromium } from 'playwright-core';
+import { launchWithExtension, pairInSettings, pairingCode, setHubPort } from '../scripts/lib/extension-browser.mjs';
 
 const SERVER = fileURLToPath(new URL('../dist/server/main.js', import.meta.url));
 const EXTENSION_DIR = fileURLToPath(new URL('../.output/chrome-mv3', import.meta.url));
@@ -154,10 +153,10 @@ export async function extension() {
   const gz = bundle.reduce((n, f) => n + f.gzip, 0);
 
   const stateDir = mkdtempSync(join(tmpdir(), 'elicitly-bench-ext-'));
-  const profile = mkdtempSync(join(tmpdir(), 'elicitly-bench-chromium-'));
   const port = 30_000 + Math.floor(Math.random() * 20_000);
   const transport = new StdioClientTransport({ command: process.execPath, args: [SERVER], env: { ...process.env, ELICITLY_STATE_DIR: stateDir, ELICITLY_PORT: String(port), ELICITLY_LOG_LEVEL: 'error' }, stderr: 'ignore' });
   const client = new Client({ name: 'bench', version: '0' }, { capabilities: {} });
+  let browser;
   let context;
   try {
     await client.connect(transport);
@@ -170,31 +169,15 @@ export async function extension() {
     // (It answers not_found for this id; that is fine.)
     await client.callTool({ name: 'elicit_status', arguments: { elicitationId: 'el_warmup' } }, { timeout: 60_000 });
 
-    context = await chromium.launchPersistentContext(profile, {
-      executablePath: CHROMIUM,
-      headless: true,
-      args: [
-        '--headless=new', `--disable-extensions-except=${EXTENSION_DIR}`, `--load-extension=${EXTENSION_DIR}`, '--no-sandbox',
-        '--disable-gpu', '--disable-background-networking', '--disable-component-update', '--disable-sync', '--no-first-run',
-      ],
-    });
-    const worker = context.serviceWorkers()[0] ?? (await context.waitForEvent('serviceworker', { timeout: 10_000 }));
-    const extensionId = new URL(worker.url()).host;
-    const popupUrl = (hash) => `chrome-extension://${extensionId}/popup.html${hash}`;
+    browser = await launchWithExtension({ executablePath: CHROMIUM, extensionDir: EXTENSION_DIR });
+    context = browser.context;
+    const popupUrl = (hash) => browser.url('popup.html', hash);
     const popup = await context.newPage();
     popup.setDefaultTimeout(UI_TIMEOUT);
     await popup.goto(popupUrl('#/settings'));
-    await popup.getByLabel('Hub port').fill(String(port));
-    await popup.getByRole('button', { name: 'Save' }).click();
-    await popup.getByText('Saved.').first().waitFor({ timeout: UI_TIMEOUT });
-    // Every extension pairs once, as a person does: a code from the server's own `pair` command (alone on its last
-    // stdout line), entered in Settings → Pairing code → Pair.
-    const paired = execFileSync(process.execPath, [SERVER, 'pair'], { env: { ...process.env, ELICITLY_STATE_DIR: stateDir, ELICITLY_PORT: String(port) }, encoding: 'utf8', stdio: ['ignore', 'pipe', 'ignore'], timeout: 15_000 });
-    const code = paired.trim().split('\n').at(-1)?.trim();
-    if (!code) throw new Error(`elicitly-companion pair printed no code: ${JSON.stringify(paired)}`);
-    await popup.getByLabel('Pairing code').fill(code);
-    await popup.getByRole('button', { name: 'Pair', exact: true }).click();
-    await popup.locator('[data-state="connected"]').first().waitFor({ timeout: UI_TIMEOUT });
+    // Every extension pairs once, as a person does: a code from the server's own `pair` command, entered in Settings.
+    await setHubPort(popup, port, UI_TIMEOUT);
+    await pairInSettings(popup, await pairingCode(SERVER, { ELICITLY_STATE_DIR: stateDir, ELICITLY_PORT: String(port) }), UI_TIMEOUT);
     // The first-run tab the install opened is closed, as a person closes it once paired: a second live page would
     // otherwise re-render on every write and compete for the measured one's CPU.
     for (const page of context.pages()) if (page !== popup && page.url().includes('#/welcome')) await page.close();
@@ -498,9 +481,8 @@ export async function extension() {
   } catch (error) {
     notes.push(`the browser part stopped early: ${error instanceof Error ? error.message.split('\n')[0] : String(error)}`);
   } finally {
-    await context?.close().catch(() => {});
+    await browser?.close().catch(() => {});
     await client.close().catch(() => {});
-    rmSync(profile, { recursive: true, force: true });
     rmSync(stateDir, { recursive: true, force: true });
   }
 

@@ -9,7 +9,7 @@ import { join, relative } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { startAgent } from './demo/agent.mjs';
 import { decideAutomatically } from './demo/auto-review.mjs';
-import { findBrowser, launchWithExtension, openPairedInbox, pairingCode } from './demo/browser.mjs';
+import { findBrowser, launchWithExtension, openPairedInbox, pairingCode } from './lib/extension-browser.mjs';
 import { ensureBuilt } from './demo/build.mjs';
 import { USAGE, UsageError, displayAvailable, parseOptions } from './demo/options.mjs';
 import { HOW_TO_DECIDE, REQUESTS } from './demo/requests.mjs';
@@ -118,7 +118,7 @@ async function run(opts) {
     say(`✓ hub running: the demo agent's MCP server holds port ${port} [${at()}]`);
 
     step('start the browser with the extension');
-    browser = await launchWithExtension({ executablePath: opts.browserPath, extensionDir: EXTENSION_DIR, headless: opts.headless, log: say });
+    browser = await launchWithExtension({ executablePath: opts.browserPath, extensionDir: EXTENSION_DIR, headless: opts.headless, log: say, viewport: { width: 800, height: 600 } });
     browser.context.on('close', () => stop.abort(new Stop('the browser was closed', 1)));
     say(`✓ browser running with the extension (id ${browser.extensionId}) [${at()}]`);
 

@@ -3,7 +3,7 @@
 /* global location -- page.evaluate bodies run in the extension's page */
 import { mkdirSync } from 'node:fs';
 import { join } from 'node:path';
-import { UI_TIMEOUT } from './browser.mjs';
+import { UI_TIMEOUT } from '../lib/extension-browser.mjs';
 import { AUTO_CHOICES } from './requests.mjs';
 
 /** Polls `check` (a read of the page) until it holds: UI state settles a render after the action that changed it. */

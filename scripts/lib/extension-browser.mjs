@@ -1,5 +1,6 @@
-// Finding a Chromium, starting it with the built extension in a throw-away profile, and pairing that extension with
-// the demo's hub the way a person does (Settings → Hub port → Save, then Pairing code → Pair).
+// The one place that finds a Chromium, starts it with the built extension in a throw-away profile and pairs that
+// extension with a hub the way a person does (Settings → Hub port → Save, then Pairing code → Pair). The end-to-end
+// tests (test/e2e/extension-browser.ts), the extension bench (bench/extension.mjs) and the demo (scripts/demo.mjs) use it.
 /* global location -- page.evaluate bodies run in the extension's page */
 import { execFile } from 'node:child_process';
 import { existsSync, mkdtempSync, rmSync } from 'node:fs';
@@ -58,8 +59,8 @@ export function findBrowser({ chrome, env = process.env, platform = process.plat
  * extension goes in with --load-extension; a browser that ignores the switch (Google Chrome 137 and later) gets it over
  * the DevTools protocol instead, which --enable-unsafe-extension-debugging allows.
  */
-export async function launchWithExtension({ executablePath, extensionDir, headless, log }) {
-  const profile = mkdtempSync(join(tmpdir(), 'elicitly-demo-chromium-'));
+export async function launchWithExtension({ executablePath, extensionDir, headless = true, log = () => undefined, viewport }) {
+  const profile = mkdtempSync(join(tmpdir(), 'elicitly-chromium-'));
   let context;
   try {
     context = await chromium.launchPersistentContext(profile, {
@@ -73,8 +74,8 @@ export async function launchWithExtension({ executablePath, extensionDir, headle
         '--disable-background-networking', '--disable-component-update', '--disable-sync', '--no-first-run', '--no-default-browser-check',
         ...(headless ? ['--disable-gpu'] : ['--window-size=1180,860']),
       ],
-      // A window follows its own size; headless pages get the size the screenshots are framed for.
-      viewport: headless ? { width: 800, height: 600 } : null,
+      // A window follows its own size; headless pages get the size asked for (the demo frames its screenshots for one).
+      viewport: headless ? (viewport ?? { width: 1280, height: 720 }) : null,
       deviceScaleFactor: headless ? 1 : undefined,
       // The demo closes the browser itself on Ctrl+C, after withdrawing what is still pending.
       handleSIGINT: false,
@@ -82,10 +83,30 @@ export async function launchWithExtension({ executablePath, extensionDir, headle
       handleSIGHUP: false,
     });
     const extensionId = await extensionIdOf(context, extensionDir, log);
+    const url = (page, hash = '') => `chrome-extension://${extensionId}/${page}${hash}`;
     return {
       context,
       extensionId,
-      url: (page, hash) => `chrome-extension://${extensionId}/${page}${hash}`,
+      url,
+      worker: async () => context.serviceWorkers()[0] ?? context.waitForEvent('serviceworker', { timeout: 10_000 }),
+      /** The tab the extension opened on install to ask for the pairing code. */
+      async firstRunPage() {
+        const isWelcome = (page) => page.url() === url('review.html', '#/welcome');
+        return context.pages().find(isWelcome) ?? context.waitForEvent('page', { predicate: isWelcome, timeout: 10_000 });
+      },
+      async openPage(page, hash = '') {
+        const tab = await context.newPage();
+        await tab.goto(url(page, hash));
+        return tab;
+      },
+      /** What Chromium does to an idle MV3 worker, now: the next event starts it again from nothing. */
+      async stopServiceWorkers() {
+        const page = context.pages()[0] ?? (await context.newPage());
+        const cdp = await context.newCDPSession(page);
+        await cdp.send('ServiceWorker.enable');
+        await cdp.send('ServiceWorker.stopAllWorkers');
+        await cdp.detach();
+      },
       async close() {
         // Closing waits for the browser; one that hangs must not keep the demo from exiting.
         await Promise.race([context.close().catch(() => undefined), new Promise((r) => setTimeout(r, 10_000).unref())]);
@@ -152,13 +173,25 @@ export async function openPairedInbox(browser, { port, code }) {
   for (const other of context.pages()) if (other !== page && other.url() === 'about:blank') await other.close();
   await page.bringToFront();
   await page.goto(browser.url('review.html', '#/settings'));
-  await page.getByLabel('Hub port').fill(String(port));
-  await page.getByRole('button', { name: 'Save' }).click();
-  await page.getByText('Saved.').first().waitFor();
-  await page.getByLabel('Pairing code').fill(await code());
-  await page.getByRole('button', { name: 'Pair', exact: true }).click();
-  await page.locator('[data-state="connected"]').first().waitFor();
+  await setHubPort(page, port);
+  await pairInSettings(page, await code());
   await page.evaluate(() => (location.hash = '#/inbox'));
   await page.getByText('Nothing to review.').or(page.getByRole('list', { name: 'Pending requests' })).first().waitFor();
   return page;
+}
+
+/** Settings → Hub port → Save, as a person points the extension at a hub. */
+export async function setHubPort(page, port, timeout = UI_TIMEOUT) {
+  if (!page.url().endsWith('#/settings')) await page.evaluate(() => (location.hash = '#/settings'));
+  await page.getByLabel('Hub port').fill(String(port));
+  await page.getByRole('button', { name: 'Save' }).click();
+  await page.getByText('Saved.').first().waitFor({ timeout });
+}
+
+/** What a person does once: Settings → Pairing code → Pair, then the header says Connected. */
+export async function pairInSettings(page, code, timeout = UI_TIMEOUT) {
+  if (!page.url().endsWith('#/settings')) await page.evaluate(() => (location.hash = '#/settings'));
+  await page.getByLabel('Pairing code').fill(code);
+  await page.getByRole('button', { name: 'Pair', exact: true }).click();
+  await page.locator('[data-state="connected"]').first().waitFor({ timeout });
 }
