@@ -258,8 +258,11 @@ export async function runSoak(options: SoakOptions): Promise<SoakReport> {
   async function killer(): Promise<void> {
     while (Date.now() + options.killEveryMs < deadline) {
       await sleep(options.killEveryMs * (0.5 + rand()));
+      // The interval counts from a live hub: after a takeover, wait (bounded) until the extension is on the new one.
+      const live = () => ext.hubPid !== null && agents.some((a) => a?.pid === ext.hubPid);
+      while (!live() && Date.now() < deadline) await sleep(20);
       const pid = ext.hubPid;
-      if (pid === null || !agents.some((a) => a?.pid === pid)) continue;
+      if (pid === null || !live()) continue;
       process.kill(pid, 'SIGKILL');
       report.kills += 1;
     }

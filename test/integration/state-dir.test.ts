@@ -9,6 +9,10 @@ import { connect, SERVER_ENTRY } from '../helpers/mcp-harness.js';
 import { bundleStateScript } from '../helpers/bundle-state-script.js';
 import { runCommand } from '../helpers/run-command.js';
 import { freePort } from '../helpers/scripted-extension.js';
+import { stressScale } from '../helpers/stress.js';
+
+/** Four processes racing to create the key: 50 rounds under `npm run stress`, 10 in `npm test`. */
+const RACE_RUNS = stressScale(10, 50);
 
 const { logSpy } = vi.hoisted(() => ({ logSpy: vi.fn() }));
 vi.mock('../../server/log.js', () => ({ log: logSpy }));
@@ -53,7 +57,7 @@ describe('the install key', () => {
       await bundleStateScript(script, 'process.stdout.write(new StateDir(process.argv[2]).relayKey());');
     });
 
-    it('50 runs of 4 processes starting at once: all read the same valid key, none ever an empty one', async () => {
+    it(`${RACE_RUNS} runs of 4 processes starting at once: all read the same valid key, none ever an empty one`, async () => {
       const run = (dir: string) =>
         new Promise<string>((resolve, reject) => {
           const child = spawn(process.execPath, [script, dir], { stdio: ['ignore', 'pipe', 'pipe'] });
@@ -63,7 +67,7 @@ describe('the install key', () => {
           child.on('close', (code) => (clearTimeout(timer), code === 0 ? resolve(out) : reject(new Error(`exit ${code}`))));
         });
       const outcomes: string[][] = [];
-      for (let i = 0; i < 50; i++) {
+      for (let i = 0; i < RACE_RUNS; i++) {
         const dir = freshDir();
         outcomes.push(await Promise.all([run(dir), run(dir), run(dir), run(dir)]));
       }
