@@ -1,15 +1,12 @@
-import { readFile } from 'node:fs/promises';
 import { resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { serveStdio } from '@modelcontextprotocol/server/stdio';
 import { helpText } from './cli-help.js';
 import { infoFlag, parseConfig } from './config.js';
-import { LazyApprovals } from './lazy-approvals.js';
 import { log, setLogLevel } from './log.js';
-import { createServer } from './mcp/create-server.js';
 import { StdioTapTransport } from './mcp/stdio-tap-transport.js';
 import { packageInfo } from './package-info.js';
 import { runPairCommand } from './pair-command.js';
+import { newElection as electionFor, serveMcp } from './serve-mcp.js';
 import { StateDir } from './state-dir.js';
 
 const DAY_MS = 86_400_000;
@@ -38,26 +35,8 @@ const config = parsed.config;
 setLogLevel(config.logLevel);
 const state = new StateDir(config.stateDir);
 
-/**
- * The approval machinery, loaded on first use: the role election, and what this process runs once it is the hub (its
- * engine, the phone page and listener, the notifier). One definition for the server and the `hub` command.
- */
-async function newElection() {
-  const [{ RoleElection }, { ApprovalEngine }, { startNotifier }] = await Promise.all([
-    import('./hub/role-election.js'),
-    import('./approvals/approval-engine.js'),
-    import('./remote/notifier.js'),
-  ]);
-  return new RoleElection({
-    port: config.port,
-    state,
-    remoteHub: config.remoteHub,
-    openEngine: () => ApprovalEngine.open({ dir: config.stateDir, retentionMs: config.retentionDays * DAY_MS }),
-    phoneDir: config.phoneDir ?? PHONE_DIR,
-    remoteListen: config.remoteListen,
-    onHub: (engine) => startNotifier({ engine, settings: () => state.remote(), port: config.port }),
-  });
-}
+const files = { appHtml: APP_HTML, phoneDir: PHONE_DIR };
+const newElection = () => electionFor(config, state, files);
 
 if (config.command === 'pair') {
   try {
@@ -137,29 +116,12 @@ if (config.command === 'pair') {
   process.stderr.write(`elicitly-companion hub: ${end.message}\n`);
   process.exit(end.code);
 } else {
-  // Nothing is bound, opened or even loaded here: hosts spawn throw-away servers, so the hub is elected on the first
-  // approval call.
-  const approvals = new LazyApprovals(newElection);
-  const transport = new StdioTapTransport();
   // stdout is the protocol; the one-line hint for a person who started it by hand goes to stderr.
   process.stderr.write(
     `elicitly-companion ${packageInfo.version}: an MCP server on stdio that lets AI agents ask a person. ` +
       'Register it with your host, e.g. `claude mcp add elicitly -- npx -y elicitly-companion` (see README).\n',
   );
-  serveStdio(
-    (ctx) =>
-      createServer(ctx, {
-        handshake: () => transport.initialize,
-        clientCapabilities: () => transport.clientCapabilities,
-        appHtml: () => readFile(APP_HTML, 'utf8'),
-        approvals,
-        minTimeoutSeconds: config.minTimeoutSeconds,
-        retentionDays: config.retentionDays,
-        probeTimeoutMs: config.probeTimeoutMs,
-        companion: { port: config.port, stateDir: config.stateDir, role: () => approvals.role() },
-      }),
-    { transport, onerror: (error) => log('warn', 'mcp error', { error: error.message }) },
-  );
+  const { approvals } = serveMcp(config, state, new StdioTapTransport(), files);
   // A host ends a session by closing stdin (or with a signal); the store is drained and closed before the process ends.
   let exiting = false;
   const shutdown = () => {

@@ -7,6 +7,7 @@ import { StdioClientTransport } from '@modelcontextprotocol/client/stdio';
 import { Client as ClientV1 } from '@modelcontextprotocol/sdk/client/index.js';
 import { StdioClientTransport as StdioClientTransportV1 } from '@modelcontextprotocol/sdk/client/stdio.js';
 import { ElicitRequestSchema } from '@modelcontextprotocol/sdk/types.js';
+import { serveInProcess } from './in-process-server.js';
 import { freePort } from './scripted-extension.js';
 
 export const SERVER_ENTRY = fileURLToPath(new URL('../../dist/server/main.js', import.meta.url));
@@ -63,6 +64,12 @@ export interface HarnessOptions {
   clientInfo?: { name: string; version: string };
   host?: HostScript;
   env?: Record<string, string>;
+  /**
+   * Serve the server in this test's process over a pair of in-memory streams (`server/serve-mcp.ts`, the same
+   * composition `main.ts` serves on stdio) instead of spawning the built one: no process start per connection. For the
+   * files about what the tools answer; a test about the process itself (its pid, stderr, exit, signals) spawns it.
+   */
+  inProcess?: boolean;
 }
 
 const sleep = (ms: number) => new Promise<void>((resolve) => setTimeout(resolve, ms));
@@ -118,16 +125,21 @@ export async function connect(kind: ClientKind, options: HarnessOptions = {}): P
     return options.host(params, signal);
   };
   const params = { command: process.execPath, args: [SERVER_ENTRY], env: baseEnv(env), stderr: 'pipe' as const };
+  const served = options.inProcess ? serveInProcess(baseEnv(env)) : undefined;
+  const closeServer = async () => {
+    await served?.close();
+    cleanup();
+  };
 
   if (kind === 'v1') {
-    const transport = new StdioClientTransportV1(params);
+    const transport = served?.transport ?? new StdioClientTransportV1(params);
     const client = new ClientV1(options.clientInfo ?? { name: 'test-host-v1', version: '1.0.0' }, { capabilities });
     if (options.host) client.setRequestHandler(ElicitRequestSchema, async (req, extra) => (await answer(req.params as unknown as ElicitParams, extra.signal)) as never);
     await client.connect(transport);
-    transport.stderr?.on('data', (chunk: Buffer) => (stderr += chunk.toString()));
+    if (transport instanceof StdioClientTransportV1) transport.stderr?.on('data', (chunk: Buffer) => (stderr += chunk.toString()));
     return {
       kind,
-      pid: transport.pid,
+      pid: transport instanceof StdioClientTransportV1 ? transport.pid : null,
       stateDir,
       port,
       elicitations,
@@ -138,11 +150,11 @@ export async function connect(kind: ClientKind, options: HarnessOptions = {}): P
       listPrompts: async () => (await client.listPrompts()).prompts,
       getPrompt: async (name, args) => (await client.getPrompt({ name, arguments: args })) as never,
       serverCapabilities: () => client.getServerCapabilities() as Record<string, unknown> | undefined,
-      close: () => client.close().finally(cleanup),
+      close: () => client.close().finally(closeServer),
     };
   }
 
-  const transport = new StdioClientTransport(params);
+  const transport = served?.transport ?? new StdioClientTransport(params);
   const client = new Client(
     options.clientInfo ?? { name: `test-host-${kind}`, version: '2.0.0' },
     {
@@ -152,10 +164,10 @@ export async function connect(kind: ClientKind, options: HarnessOptions = {}): P
   );
   if (options.host) client.setRequestHandler('elicitation/create', async (req, ctx) => (await answer(req.params as unknown as ElicitParams, ctx.mcpReq.signal)) as never);
   await client.connect(transport);
-  transport.stderr?.on('data', (chunk: Buffer) => (stderr += chunk.toString()));
+  if (transport instanceof StdioClientTransport) transport.stderr?.on('data', (chunk: Buffer) => (stderr += chunk.toString()));
   return {
     kind,
-    pid: transport.pid,
+    pid: transport instanceof StdioClientTransport ? transport.pid : null,
     stateDir,
     port,
     elicitations,
@@ -166,6 +178,6 @@ export async function connect(kind: ClientKind, options: HarnessOptions = {}): P
     listPrompts: async () => (await client.listPrompts()).prompts,
     getPrompt: async (name, args) => (await client.getPrompt({ name, arguments: args })) as never,
     serverCapabilities: () => client.getServerCapabilities() as Record<string, unknown> | undefined,
-    close: () => client.close().finally(cleanup),
+    close: () => client.close().finally(closeServer),
   };
 }

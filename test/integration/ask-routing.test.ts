@@ -10,7 +10,7 @@ type Created = Extract<HubMessage, { type: 'request.created' }>;
 
 /** A server with the given host, its hub started, and a paired extension connected to it. */
 async function serverWithExtension(kind: ClientKind, options: HarnessOptions = {}): Promise<{ agent: Harness; ext: ScriptedExtension }> {
-  const agent = await connect(kind, { ...options, env: { ELICITLY_MIN_TIMEOUT_SECONDS: '1', ...options.env } });
+  const agent = await connect(kind, { inProcess: true, ...options, env: { ELICITLY_MIN_TIMEOUT_SECONDS: '1', ...options.env } });
   // Any approval call makes this process the hub.
   await agent.callTool('elicit_status', { elicitationId: 'el_warmup' });
   const ext = await ScriptedExtension.connect(agent.port, { key: pairedKey(agent.stateDir) });
@@ -44,7 +44,7 @@ const regions = [
 describe.each(CLIENT_KINDS)('the %s client advertises no elicitation', (kind) => {
   let agent: Harness;
   beforeAll(async () => {
-    agent = await connect(kind, { capabilities: {}, env: { ELICITLY_MIN_TIMEOUT_SECONDS: '1' } });
+    agent = await connect(kind, { inProcess: true, capabilities: {}, env: { ELICITLY_MIN_TIMEOUT_SECONDS: '1' } });
   });
   afterAll(() => agent.close());
 
@@ -397,7 +397,7 @@ describe('an extension-routed ask the person has not answered yet (v2-2025, no e
 describe('an ask is held to the request size cap of every kind', () => {
   let agent: Harness;
   beforeAll(async () => {
-    agent = await connect('v2-2025', { capabilities: {}, env: { ELICITLY_MIN_TIMEOUT_SECONDS: '1' } });
+    agent = await connect('v2-2025', { inProcess: true, capabilities: {}, env: { ELICITLY_MIN_TIMEOUT_SECONDS: '1' } });
   });
   afterAll(() => agent.close());
 
@@ -507,7 +507,7 @@ describe.each(CLIENT_KINDS)('issue 18 item 8: nobody paired and the host cannot 
     ['declines in 5 ms', { host: hosts.answerAfter(5, 'decline') }, /the host answered "decline" in \d+ ms, faster than a person can/],
     ['is a known host', { clientInfo: { name: 'cursor-vscode', version: '1.0.0' }, host: hosts.never() }, /known to the table of hosts \(cursor-drops\)/],
   ])('a host that %s: the seed\'s error shape, naming why', async (_name, options, why) => {
-    const agent = await connect(kind, { ...options, env: { ELICITLY_MIN_TIMEOUT_SECONDS: '1' } });
+    const agent = await connect(kind, { inProcess: true, ...options, env: { ELICITLY_MIN_TIMEOUT_SECONDS: '1' } });
     try {
       const result = await agent.callTool('elicit_confirm', { question: 'Ship it?' });
       expect(agent.elicitations.length).toBeLessThanOrEqual(1);

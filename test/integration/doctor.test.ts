@@ -17,6 +17,7 @@ const temps: string[] = [];
 
 async function start(kind: ClientKind, options: HarnessOptions = {}): Promise<Harness> {
   const harness = await connect(kind, {
+    inProcess: true,
     ...options,
     env: { ELICITLY_PROBE_TIMEOUT_MS: String(PROBE_BOUND_MS), ELICITLY_MIN_TIMEOUT_SECONDS: '1', ...options.env },
   });

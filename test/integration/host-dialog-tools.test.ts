@@ -6,7 +6,7 @@ const PROBE_BOUND_MS = 400;
 const open: Harness[] = [];
 
 async function start(kind: ClientKind, options: HarnessOptions = {}): Promise<Harness> {
-  const harness = await connect(kind, { ...options, env: { ELICITLY_PROBE_TIMEOUT_MS: String(PROBE_BOUND_MS), ...options.env } });
+  const harness = await connect(kind, { inProcess: true, ...options, env: { ELICITLY_PROBE_TIMEOUT_MS: String(PROBE_BOUND_MS), ...options.env } });
   open.push(harness);
   return harness;
 }
@@ -32,7 +32,7 @@ describe.each(CLIENT_KINDS)('over stdio with the %s client', (kind) => {
     let script: HostScript = hosts.throws();
     let server: Harness;
     beforeAll(async () => {
-      server = await connect(kind, { host: (params, signal) => script(params, signal), env: { ELICITLY_PROBE_TIMEOUT_MS: String(PROBE_BOUND_MS) } });
+      server = await connect(kind, { inProcess: true, host: (params, signal) => script(params, signal), env: { ELICITLY_PROBE_TIMEOUT_MS: String(PROBE_BOUND_MS) } });
     });
     afterAll(() => server.close());
     return (host: HostScript): Harness => {

@@ -52,7 +52,7 @@ describe.each<ClientKind>(CLIENT_KINDS)('every refusal of every tool, %s client'
   let created: string;
 
   beforeAll(async () => {
-    h = await connect(kind, { capabilities: CAPABILITIES });
+    h = await connect(kind, { capabilities: CAPABILITIES, inProcess: true });
     outputSchemas = new Map((await h.listTools()).map((t) => [t.name, t.outputSchema ?? {}]));
     // A request created for review in this chat: the app-only tools refuse it without its key, or with another.
     const approval = await h.callTool('elicit_approval', { message: 'Deploy?', context: { service: 'api' } });

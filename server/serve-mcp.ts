@@ -1,0 +1,74 @@
+import { readFile } from 'node:fs/promises';
+import type { Transport } from '@modelcontextprotocol/server';
+import { serveStdio } from '@modelcontextprotocol/server/stdio';
+import type { Config } from './config.js';
+import { LazyApprovals } from './lazy-approvals.js';
+import { log } from './log.js';
+import { createServer } from './mcp/create-server.js';
+import type { StdioTapTransport } from './mcp/stdio-tap-transport.js';
+import type { StateDir } from './state-dir.js';
+
+const DAY_MS = 86_400_000;
+
+/** Where the built files the server reads on demand are: the review app's HTML and the phone page's folder. */
+export interface BuiltFiles {
+  appHtml: URL | string;
+  phoneDir: string;
+}
+
+/**
+ * The approval machinery, loaded on first use: the role election, and what this process runs once it is the hub (its
+ * engine, the phone page and listener, the notifier). One definition for the MCP server and the `hub` command.
+ */
+export async function newElection(config: Config, state: StateDir, files: Pick<BuiltFiles, 'phoneDir'>) {
+  const [{ RoleElection }, { ApprovalEngine }, { startNotifier }] = await Promise.all([
+    import('./hub/role-election.js'),
+    import('./approvals/approval-engine.js'),
+    import('./remote/notifier.js'),
+  ]);
+  return new RoleElection({
+    port: config.port,
+    state,
+    remoteHub: config.remoteHub,
+    openEngine: () => ApprovalEngine.open({ dir: config.stateDir, retentionMs: config.retentionDays * DAY_MS }),
+    phoneDir: config.phoneDir ?? files.phoneDir,
+    remoteListen: config.remoteListen,
+    onHub: (engine) => startNotifier({ engine, settings: () => state.remote(), port: config.port }),
+  });
+}
+
+/** The MCP server on one connection, and how to end it: the connection first, then whatever the approvals opened. */
+export interface McpServing {
+  approvals: LazyApprovals;
+  close(): Promise<void>;
+}
+
+/**
+ * The MCP server on `transport`: the process's stdio in `main.ts`, a pair of in-memory streams in the tests' in-process
+ * harness. Nothing is bound, opened or even loaded here: hosts spawn throw-away servers, so the hub is elected on the
+ * first approval call.
+ */
+export function serveMcp(config: Config, state: StateDir, transport: StdioTapTransport & Transport, files: BuiltFiles): McpServing {
+  const approvals = new LazyApprovals(() => newElection(config, state, files));
+  const handle = serveStdio(
+    (ctx) =>
+      createServer(ctx, {
+        handshake: () => transport.initialize,
+        clientCapabilities: () => transport.clientCapabilities,
+        appHtml: () => readFile(files.appHtml, 'utf8'),
+        approvals,
+        minTimeoutSeconds: config.minTimeoutSeconds,
+        retentionDays: config.retentionDays,
+        probeTimeoutMs: config.probeTimeoutMs,
+        companion: { port: config.port, stateDir: config.stateDir, role: () => approvals.role() },
+      }),
+    { transport, onerror: (error) => log('warn', 'mcp error', { error: error.message }) },
+  );
+  return {
+    approvals,
+    async close() {
+      await handle.close().catch(() => undefined);
+      await approvals.close();
+    },
+  };
+}
