@@ -11,7 +11,7 @@ import { hostView } from './session.js';
 import { withAppKey } from './app/app-result.js';
 import type { KnownHost } from './known-hosts.js';
 import { knownHostWhy, matchKnownHost } from './known-hosts.js';
-import { invalidArguments, structured } from './tool-result.js';
+import { structured, toolError } from './tool-result.js';
 import { approvalError } from './tools/approval-answers.js';
 
 /** `knownHost`: the row of the table of known hosts that sent this route to the extension. */
@@ -71,7 +71,7 @@ export interface AskSpec {
 export async function runAsk(ctx: ServerContext, session: Session, spec: AskSpec): Promise<CallToolResult | InputRequiredResult> {
   // The cap every request has, checked before any route: the hub would refuse it too, but only once it got there.
   const tooLarge = requestSizeIssues(spec.ask);
-  if (tooLarge.length > 0) return invalidArguments(tooLarge, 'Make the named field smaller and call again; nothing was shown to the person.');
+  if (tooLarge.length > 0) return toolError({ code: 'invalid_arguments', issues: tooLarge, hint: 'Make the named field smaller and call again; nothing was shown to the person.' });
   const route: Route = spec.via === 'auto' ? autoRoute(ctx, session) : { via: spec.via, why: `via: "${spec.via}" was asked for` };
   let why = route.why;
   if (route.via === 'host') {

@@ -1,7 +1,6 @@
 import { AppErrorSchema, AppDecideInputSchema, AppDecideResultSchema, type AppDecideResult } from '../../../shared/app-surface.js';
-import { appError } from '../app/app-errors.js';
 import { appToolMeta } from '../app/app-result.js';
-import { structured } from '../tool-result.js';
+import { structured, toolError } from '../tool-result.js';
 import { registerTool, type ToolDefinition } from './tool.js';
 
 /** Refusals that end the request for every surface: the key has done its job. `invalid` is not one (fix and resend). */
@@ -31,12 +30,12 @@ export const elicitAppDecide: ToolDefinition = {
         const keys = session.app?.keys;
         const { token, ...decision } = args;
         const check = keys ? keys.check(args.elicitationId, token) : 'not_in_app';
-        if (check === 'not_in_app') return appError('not_in_app', 'elicitationId', `${args.elicitationId} was not created for review in this chat; decide it in the browser extension`);
-        if (check === 'token_missing') return appError('token_missing', 'token', 'token: required; only the review shown to the person holds it');
-        if (check === 'token_invalid') return appError('token_invalid', 'token', 'token: not the key of this request');
-        if (check === 'token_spent') return appError('token_spent', 'token', 'token: already used by the decision made in this review');
+        if (check === 'not_in_app') return toolError({ code: 'not_in_app', field: 'elicitationId', message: `${args.elicitationId} was not created for review in this chat; decide it in the browser extension` });
+        if (check === 'token_missing') return toolError({ code: 'token_missing', field: 'token', message: 'token: required; only the review shown to the person holds it' });
+        if (check === 'token_invalid') return toolError({ code: 'token_invalid', field: 'token', message: 'token: not the key of this request' });
+        if (check === 'token_spent') return toolError({ code: 'token_spent', field: 'token', message: 'token: already used by the decision made in this review' });
         const answer = await session.approvals.call('appDecide', decision, ctx.mcpReq.signal);
-        if (!answer.ok) return appError(answer.error.code === 'not_in_app' ? 'not_in_app' : 'unavailable', 'elicitationId', answer.error.message);
+        if (!answer.ok) return toolError({ code: answer.error.code === 'not_in_app' ? 'not_in_app' : 'unavailable', field: 'elicitationId', message: answer.error.message });
         if (answer.value.ok || (answer.value.reason !== undefined && FINAL_REFUSALS.has(answer.value.reason))) keys?.spend(args.elicitationId);
         const result: AppDecideResult = { ...answer.value };
         // Refused because a surface decided first: say which, and when.

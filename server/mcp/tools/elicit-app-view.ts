@@ -1,7 +1,6 @@
 import { AppErrorSchema, AppViewInputSchema, AppViewResultSchema, type AppViewResult } from '../../../shared/app-surface.js';
-import { appError } from '../app/app-errors.js';
 import { appToolMeta } from '../app/app-result.js';
-import { structured } from '../tool-result.js';
+import { structured, toolError } from '../tool-result.js';
 import { registerTool, type ToolDefinition } from './tool.js';
 
 /** The review inside the chat reads its request here: the same view the extension gets, decided or not, and by whom. */
@@ -23,10 +22,10 @@ export const elicitAppView: ToolDefinition = {
       async (args, ctx) => {
         // Only what this connection created for the app: a request kept to the extension (`surfaces`) stays there.
         if (!session.app?.keys.has(args.elicitationId)) {
-          return appError('not_in_app', 'elicitationId', `${args.elicitationId} was not created for review in this chat; it is decided in the browser extension`);
+          return toolError({ code: 'not_in_app', field: 'elicitationId', message: `${args.elicitationId} was not created for review in this chat; it is decided in the browser extension` });
         }
         const answer = await session.approvals.call('view', { id: args.elicitationId }, ctx.mcpReq.signal);
-        if (!answer.ok) return appError(answer.error.code === 'not_found' ? 'not_found' : 'unavailable', 'elicitationId', answer.error.message);
+        if (!answer.ok) return toolError({ code: answer.error.code === 'not_found' ? 'not_found' : 'unavailable', field: 'elicitationId', message: answer.error.message });
         const { outcome, decidedAt } = answer.value;
         const result: AppViewResult = {
           view: answer.value,

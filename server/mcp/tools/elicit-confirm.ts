@@ -2,7 +2,7 @@ import { ElicitConfirmInputSchema, ElicitConfirmOutputSchema, resolveConfirmInpu
 import { confirmRequestedSchema, mapConfirm } from '../../../shared/confirm.js';
 import { clamp } from '../../../shared/limits.js';
 import { runAsk } from '../ask-routing.js';
-import { invalidArguments } from '../tool-result.js';
+import { toolError } from '../tool-result.js';
 import { registerTool, type ToolDefinition } from './tool.js';
 import { appToolMeta } from '../app/app-result.js';
 
@@ -25,7 +25,7 @@ export const elicitConfirm: ToolDefinition = {
       },
       async (args, ctx) => {
         const input = resolveConfirmInput(args);
-        if (!input.ok) return invalidArguments(input.issues, 'Fix the named field and call again; nothing was shown to the person.');
+        if (!input.ok) return toolError({ code: 'invalid_arguments', issues: input.issues, hint: 'Fix the named field and call again; nothing was shown to the person.' });
         const { question, yes, no } = input;
         return runAsk(ctx, session, {
           via: args.via ?? 'auto',

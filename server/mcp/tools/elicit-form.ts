@@ -2,7 +2,7 @@ import { ElicitFormInputSchema, ElicitFormOutputSchema } from '../../../shared/a
 import { clamp } from '../../../shared/limits.js';
 import { checkRequestedSchema } from '../../../shared/requested-schema.js';
 import { runAsk } from '../ask-routing.js';
-import { invalidArguments } from '../tool-result.js';
+import { toolError } from '../tool-result.js';
 import { registerTool, type ToolDefinition } from './tool.js';
 import { appToolMeta } from '../app/app-result.js';
 
@@ -25,7 +25,7 @@ export const elicitForm: ToolDefinition = {
       },
       async (args, ctx) => {
         const checked = checkRequestedSchema(args.requestedSchema);
-        if (!checked.ok) return invalidArguments(checked.issues, 'Fix the named property of requestedSchema and call again; nothing was shown to the person.');
+        if (!checked.ok) return toolError({ code: 'invalid_arguments', issues: checked.issues, hint: 'Fix the named property of requestedSchema and call again; nothing was shown to the person.' });
         return runAsk(ctx, session, {
           via: args.via ?? 'auto',
           host: { tool: 'elicit_form', message: args.message, requestedSchema: checked.schema, timeoutMs: clamp(args.timeoutSeconds, 300, 60, 3600) * 1000 },

@@ -1,7 +1,7 @@
 import { ElicitSelectionInputSchema, ElicitSelectionOutputSchema, checkSelectionInput, selectedFromHost, selectionRequestedSchema } from '../../../shared/ask-input.js';
 import { clamp } from '../../../shared/limits.js';
 import { runAsk } from '../ask-routing.js';
-import { invalidArguments } from '../tool-result.js';
+import { toolError } from '../tool-result.js';
 import { registerTool, type ToolDefinition } from './tool.js';
 import { appToolMeta } from '../app/app-result.js';
 
@@ -24,7 +24,7 @@ export const elicitSelection: ToolDefinition = {
       },
       async (args, ctx) => {
         const checked = checkSelectionInput(args);
-        if (!checked.ok) return invalidArguments(checked.issues, 'Fix the named field and call again; nothing was shown to the person.');
+        if (!checked.ok) return toolError({ code: 'invalid_arguments', issues: checked.issues, hint: 'Fix the named field and call again; nothing was shown to the person.' });
         const { ask, waitSeconds, via } = checked.value;
         return runAsk(ctx, session, {
           via,

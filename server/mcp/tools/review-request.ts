@@ -7,7 +7,7 @@ import { checkSurfaces } from '../../../shared/app-surface.js';
 import { withAppKey } from '../app/app-result.js';
 import type { Session } from '../session.js';
 import { hostView } from '../session.js';
-import { invalidArguments, refusal } from '../tool-result.js';
+import { toolError } from '../tool-result.js';
 import { answerResult } from './approval-answers.js';
 
 type Checked<T> = { ok: true; request: T; displayTemplate: string | null } | { ok: false; issues: FieldIssue[] };
@@ -29,7 +29,7 @@ export async function createReviewRequest<T extends ReviewedRequest>(
   const checked = check(args);
   const surfaces = checkSurfaces(args.surfaces);
   const issues = [...(checked.ok ? [] : checked.issues), ...(surfaces.ok ? [] : surfaces.issues)];
-  if (!checked.ok || !surfaces.ok) return invalidArguments(issues, 'Fix the named field and call again; nothing was sent to the reviewer.');
+  if (!checked.ok || !surfaces.ok) return toolError({ code: 'invalid_arguments', issues, hint: 'Fix the named field and call again; nothing was sent to the reviewer.' });
   let renderedTemplate: string | null = null;
   if (checked.displayTemplate !== null) {
     // LiquidJS is loaded only for a request that has a template.
@@ -38,7 +38,7 @@ export async function createReviewRequest<T extends ReviewedRequest>(
     if (!rendered.ok) {
       const message = `displayTemplate: the LiquidJS template was refused: ${rendered.error}`;
       const hint = rendered.code === 'busy' ? 'Call again in a moment.' : 'Fix the template and call again.';
-      return refusal('invalid_arguments', message, hint, [{ path: 'displayTemplate', rule: rendered.code, message }]);
+      return toolError({ code: 'invalid_arguments', message, hint, issues: [{ path: 'displayTemplate', rule: rendered.code, message }] });
     }
     renderedTemplate = rendered.html;
   }

@@ -4,7 +4,7 @@ import { fromZod } from '../../../shared/approval-input.js';
 import { clipReason } from '../../../shared/limits.js';
 import { log } from '../../log.js';
 import type { Session } from '../session.js';
-import { invalidArguments, refusal, ToolErrorSchema } from '../tool-result.js';
+import { toolError, ToolErrorSchema } from '../tool-result.js';
 
 /** One tool = one file exporting a `ToolDefinition`; the registry registers them in name order. */
 export interface ToolDefinition {
@@ -51,13 +51,13 @@ export function registerTool<In extends ObjectSchema>(server: McpServer, name: s
     { ...rest, inputSchema: listedOnly(inputSchema), outputSchema: z.union([outputSchema, ...(ownRefusal ? [ownRefusal] : []), ToolErrorSchema]) },
     async (args, ctx) => {
       const parsed = inputSchema.safeParse(args);
-      if (!parsed.success) return invalidArguments(fromZod(inputSchema, parsed.error.issues, args), FIX_ARGUMENTS);
+      if (!parsed.success) return toolError({ code: 'invalid_arguments', issues: fromZod(inputSchema, parsed.error.issues, args), hint: FIX_ARGUMENTS });
       try {
         return await handler(parsed.data, ctx);
       } catch (error) {
         const message = clipReason(error instanceof Error ? error.message : String(error));
         log('error', `${name} failed`, { error: message });
-        return refusal('internal_error', message, INTERNAL);
+        return toolError({ code: 'internal_error', message, hint: INTERNAL });
       }
     },
   );
