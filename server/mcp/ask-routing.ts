@@ -1,6 +1,6 @@
 import { randomBytes } from 'node:crypto';
 import type { CallToolResult, InputRequiredResult, ServerContext } from '@modelcontextprotocol/server';
-import type { Ask, AskResult, Via } from '../../shared/ask-input.js';
+import type { Ask, Via } from '../../shared/ask-input.js';
 import { AskResultSchema, WAIT } from '../../shared/ask-input.js';
 import { requestSizeIssues } from '../../shared/approval-input.js';
 import { clamp, clipReason } from '../../shared/limits.js';
@@ -52,10 +52,8 @@ export interface AskSpec {
   host: ElicitRequest;
   /** The seed shape from the host's answer (the caller adds nothing: `via` is added here). */
   fromHost(outcome: ElicitOutcome): Record<string, unknown>;
-  /** The request the person answers in the extension. */
+  /** The request the person answers in the extension; its answer is already the seed shape, `via` included. */
   ask: Ask;
-  /** The seed shape from the extension's answer (already carries `via`). */
-  fromExtension(result: AskResult): Record<string, unknown>;
   /** The seed shape of an ask nobody answered (expired or withdrawn): the host's "cancel". */
   unanswered: Record<string, unknown>;
   /** The fields that stand for "no answer yet" in this ask's shape, e.g. `{ confirmed: null }`. */
@@ -132,12 +130,12 @@ const IN_THE_CHAT =
   'the Elicitly browser extension, once one is connected). Continue with elicit_await and elicit_result.';
 
 /** The decided ask's answer, read (and consumed) from the hub. */
-async function answerOf(session: Session, spec: AskSpec, elicitationId: string): Promise<CallToolResult> {
+async function answerOf(session: Session, elicitationId: string): Promise<CallToolResult> {
   const result = await session.approvals.call('result', { id: elicitationId });
   if (!result.ok) return approvalError(result.error, session.retentionDays);
   const answer = AskResultSchema.safeParse(result.value);
   if (!answer.success) return approvalError({ code: 'unavailable', message: 'the hub answered this ask with a result of another kind' }, session.retentionDays);
-  return structured(spec.fromExtension(answer.data));
+  return structured(answer.data);
 }
 
 async function askInExtension(ctx: ServerContext, session: Session, spec: AskSpec): Promise<CallToolResult> {
@@ -157,7 +155,7 @@ async function askInExtension(ctx: ServerContext, session: Session, spec: AskSpe
   if (!created.ok) return approvalError(created.error, session.retentionDays);
   const { elicitationId, expiresAt, reviewer } = created.value;
   // One of the person's own rules answered it at creation ("Always yes to this"): there is nothing to wait for.
-  if (created.value.status !== 'pending') return answerOf(session, spec, elicitationId);
+  if (created.value.status !== 'pending') return answerOf(session, elicitationId);
   const pending = (next: string) =>
     withAppKey(structured({ ...spec.noAnswerYet, action: 'pending', elicitationId, expiresAt, reviewer, next, via: 'extension' }), session, elicitationId);
   // The review inside the chat is drawn only once this call returns: hand it over at once, rather than hold it hidden.
@@ -179,7 +177,7 @@ async function askInExtension(ctx: ServerContext, session: Session, spec: AskSpe
       );
     }
     if (status === 'expired' || status === 'canceled') return structured({ ...spec.unanswered, via: 'extension' });
-    return await answerOf(session, spec, elicitationId);
+    return await answerOf(session, elicitationId);
   } finally {
     stopProgress();
     // The host cancelled the call before the agent saw the elicitationId: nobody could ever read this answer, so the

@@ -1,5 +1,6 @@
 import { randomBytes } from 'node:crypto';
 import type { CallToolResult, ServerContext } from '@modelcontextprotocol/server';
+import * as z from 'zod';
 import type { ReviewedRequest } from '../../../shared/approval-input.js';
 import type { FieldIssue } from '../../../shared/requested-schema.js';
 import { clamp } from '../../../shared/limits.js';
@@ -9,6 +10,14 @@ import type { Session } from '../session.js';
 import { hostView } from '../session.js';
 import { toolError } from '../tool-result.js';
 import { answerResult } from './approval-answers.js';
+
+/** What elicit_approval and elicit_proposal return: the request, filed and waiting. */
+export const CreatedOutputSchema = z.looseObject({
+  elicitationId: z.string(),
+  status: z.literal('pending'),
+  expiresAt: z.string(),
+  reviewer: z.looseObject({ connected: z.boolean() }),
+});
 
 type Checked<T> = { ok: true; request: T; displayTemplate: string | null } | { ok: false; issues: FieldIssue[] };
 
