@@ -1,4 +1,3 @@
-import { randomBytes } from 'node:crypto';
 import type { CallToolResult, InputRequiredResult, ServerContext } from '@modelcontextprotocol/server';
 import type { Ask, Via } from '../../shared/ask-input.js';
 import { AskResultSchema, WAIT } from '../../shared/ask-input.js';
@@ -7,7 +6,8 @@ import { clamp, clipReason } from '../../shared/limits.js';
 import type { ElicitOutcome, ElicitRequest } from './host-elicitation.js';
 import { elicitFromHost, hostAdvertisesForm, startProgress } from './host-elicitation.js';
 import type { Session } from './session.js';
-import { hostView } from './session.js';
+import { hostName, hostView } from './session.js';
+import { createDurableRequest } from '../durable-request.js';
 import { withAppKey } from './app/app-result.js';
 import type { KnownHost } from './known-hosts.js';
 import { knownHostWhy, matchKnownHost } from './known-hosts.js';
@@ -141,14 +141,9 @@ async function answerOf(session: Session, elicitationId: string): Promise<CallTo
 async function askInExtension(ctx: ServerContext, session: Session, spec: AskSpec): Promise<CallToolResult> {
   // The ask's own timeout clamp is the seed's 60 s minimum; ELICITLY_MIN_TIMEOUT_SECONDS may lower it (tests, demos).
   const timeoutSeconds = clamp(spec.ask.timeoutSeconds, 3600, session.minTimeoutSeconds, 86_400);
-  const info = hostView(ctx, session).clientInfo;
-  const client = typeof info === 'object' && info !== null && 'name' in info && typeof info.name === 'string' ? info.name.slice(0, 100) : null;
-  const created = await session.approvals.call('create', {
-    id: `el_${randomBytes(12).toString('base64url')}`,
+  const created = await createDurableRequest(session.approvals, {
     request: { ...spec.ask, timeoutSeconds },
-    renderedTemplate: null,
-    timeoutMs: Math.round(timeoutSeconds * 1000),
-    requester: { client, pid: process.pid },
+    client: hostName(ctx, session),
     // The hub enforces this: without the app here no review can be shown, so none may decide.
     surfaces: session.app ? ['extension', 'app'] : ['extension'],
   });

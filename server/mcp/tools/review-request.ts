@@ -1,4 +1,3 @@
-import { randomBytes } from 'node:crypto';
 import type { CallToolResult, ServerContext } from '@modelcontextprotocol/server';
 import * as z from 'zod';
 import type { ReviewedRequest } from '../../../shared/approval-input.js';
@@ -7,7 +6,8 @@ import { clamp } from '../../../shared/limits.js';
 import { checkSurfaces } from '../../../shared/app-surface.js';
 import { withAppKey } from '../app/app-result.js';
 import type { Session } from '../session.js';
-import { hostView } from '../session.js';
+import { hostName } from '../session.js';
+import { createDurableRequest } from '../../durable-request.js';
 import { toolError } from '../tool-result.js';
 import { answerResult } from './approval-answers.js';
 
@@ -20,13 +20,6 @@ export const CreatedOutputSchema = z.looseObject({
 });
 
 type Checked<T> = { ok: true; request: T; displayTemplate: string | null } | { ok: false; issues: FieldIssue[] };
-
-function clientName(ctx: ServerContext, session: Session): string | null {
-  const info = hostView(ctx, session).clientInfo;
-  if (typeof info !== 'object' || info === null) return null;
-  const name = (info as Record<string, unknown>).name;
-  return typeof name === 'string' ? name.slice(0, 100) : null;
-}
 
 /** Shared by elicit_approval and elicit_proposal: check, render the template, store durably, answer at once. */
 export async function createReviewRequest<T extends ReviewedRequest>(
@@ -54,12 +47,10 @@ export async function createReviewRequest<T extends ReviewedRequest>(
   // The check clamps to the seed's 60 s minimum; ELICITLY_MIN_TIMEOUT_SECONDS may lower it (tests, demos).
   const timeoutSeconds = clamp(args.timeoutSeconds, 3600, session.minTimeoutSeconds, 86_400);
   const request: ReviewedRequest = { ...checked.request, timeoutSeconds };
-  const answer = await session.approvals.call('create', {
-    id: `el_${randomBytes(12).toString('base64url')}`,
+  const answer = await createDurableRequest(session.approvals, {
     request,
     renderedTemplate,
-    timeoutMs: Math.round(timeoutSeconds * 1000),
-    requester: { client: clientName(ctx, session), pid: process.pid },
+    client: hostName(ctx, session),
     // The hub enforces this: without the app here no review can be shown, so none may decide.
     surfaces: surfaces.app && session.app ? ['extension', 'app'] : ['extension'],
   });
