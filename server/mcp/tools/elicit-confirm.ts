@@ -1,5 +1,5 @@
 import { ElicitConfirmInputSchema, ElicitConfirmOutputSchema, resolveConfirmInput } from '../../../shared/ask-input.js';
-import { confirmRequestedSchema, mapConfirm } from '../../../shared/confirm.js';
+import { confirmRequestedSchema, mapConfirm } from '../confirm.js';
 import { defineAskTool } from './ask-tool.js';
 
 export const elicitConfirm = defineAskTool({

@@ -2,7 +2,7 @@ import { randomBytes } from 'node:crypto';
 import { join } from 'node:path';
 import type { ServerContext } from '@modelcontextprotocol/server';
 import * as z from 'zod';
-import type { CompanionReport, HubInfoView } from '../../../shared/doctor-report.js';
+import type { CompanionReport, HubInfoView } from '../doctor/doctor-report.js';
 import {
   ROUTED_TOOLS,
   SHARE_LIMITS,
@@ -13,8 +13,8 @@ import {
   routeReport,
   shareText,
   sharedReportFile,
-} from '../../../shared/doctor-report.js';
-import type { ProbeObservation, ProbeVerdict } from '../../../shared/doctor-verdict.js';
+} from '../doctor/doctor-report.js';
+import type { ProbeObservation, ProbeVerdict } from '../doctor/doctor-verdict.js';
 import {
   DIALOG_BROKEN_VERDICTS,
   PROBE_FIELD,
@@ -22,7 +22,7 @@ import {
   classifyProbe,
   deriveSupport,
   probeSkipReason,
-} from '../../../shared/doctor-verdict.js';
+} from '../doctor/doctor-verdict.js';
 import { clipReason } from '../../../shared/limits.js';
 import { REROUTE_THRESHOLD_MS, autoRoute, automaticNo, markDialogBroken } from '../ask-routing.js';
 import { boundedJson } from '../bounded-json.js';
