@@ -1,7 +1,6 @@
 import { homedir } from 'node:os';
 import { join } from 'node:path';
 import * as z from 'zod';
-import { DEFAULT_PROBE_TIMEOUT_MS } from '../shared/doctor-verdict.js';
 import { DEFAULT_HUB_PORT } from '../shared/extension-id.js';
 import { RuleIdSchema } from '../shared/rules.js';
 import { HostAgentSchema } from '../shared/permission.js';
@@ -11,6 +10,9 @@ import { DEFAULT_EVENTS, DEFAULT_WAIT_SECONDS, HOST_EVENTS } from './hook/hooks-
 import { LogLevelSchema } from './log.js';
 import { NtfySchema, RemoteConfigSchema, RemoteOriginSchema, WebhookSchema } from './remote-config.js';
 import { HubUrlSchema, RelayTokenSchema } from './remote/relay-token.js';
+
+/** How long the doctor's probe waits: below the ~60 s tool-call limit of common hosts, so the report still comes back in-band. */
+export const DEFAULT_PROBE_TIMEOUT_MS = 40_000;
 
 /**
  * Everything the server reads from its command line and environment, parsed once in `main.ts` and passed down. A

@@ -1,7 +1,6 @@
 // `elicitly-companion hook --host claude-code|codex [--wait S] <event>`: one host prompt, asked of the person in the
 // extension. Every step is bounded and every failure falls back: printing nothing lets the host show its own prompt,
 // so a person is never blocked by this bridge, only spared the terminal when they are elsewhere.
-import { randomBytes } from 'node:crypto';
 import { readFileSync, statSync } from 'node:fs';
 import { isAbsolute, join } from 'node:path';
 import type { Readable } from 'node:stream';
@@ -13,6 +12,7 @@ import type { FormAsk } from '../../shared/ask-input.js';
 import { RelayClient } from '../hub/relay-client.js';
 import { listening } from '../hub/status-command.js';
 import type { RemoteHub } from '../config.js';
+import { createDurableRequest } from '../durable-request.js';
 import type { StateDir } from '../state-dir.js';
 import { parseHookInput, type HookEvent } from './hook-input.js';
 import { elicitationOutput, permissionOutput, type HookOutput } from './hook-output.js';
@@ -94,17 +94,15 @@ async function ask(relay: ApprovalService, options: HookOptions, request: Permis
   // hub decides it again at create, which is what counts), so nothing waits for a reviewer who is not there.
   const nobody = info.value.extensionsConnected === 0;
   if (nobody && !(request.kind === 'permission' && (await aRuleDecides(relay, request)))) return fallBack('no browser extension is connected');
-  const id = `el_${randomBytes(12).toString('base64url')}`;
-  const created = await relay.call('create', {
-    id,
+  // The request's timeoutSeconds is the hook's wait (hook-request.ts): it ends when the host stops waiting.
+  const created = await createDurableRequest(relay, {
     request,
-    renderedTemplate: null,
-    timeoutMs: options.waitSeconds * 1000,
-    requester: { client: `${options.host} hook`, pid: process.pid },
+    client: `${options.host} hook`,
     // No chat shows a review of a host's own prompt: only the extension can decide it.
     surfaces: ['extension'],
   });
   if (!created.ok) return fallBack(`the hub refused the request: ${created.error.message}`);
+  const id = created.value.elicitationId;
   if (created.value.status === 'pending' && nobody) {
     // The rule that matched a moment ago has ended since (expired, removed): the host asks.
     await relay.call('cancel', { id });

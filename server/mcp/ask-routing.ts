@@ -1,17 +1,17 @@
-import { randomBytes } from 'node:crypto';
 import type { CallToolResult, InputRequiredResult, ServerContext } from '@modelcontextprotocol/server';
-import type { Ask, AskResult, Via } from '../../shared/ask-input.js';
+import type { Ask, Via } from '../../shared/ask-input.js';
 import { AskResultSchema, WAIT } from '../../shared/ask-input.js';
 import { requestSizeIssues } from '../../shared/approval-input.js';
 import { clamp, clipReason } from '../../shared/limits.js';
 import type { ElicitOutcome, ElicitRequest } from './host-elicitation.js';
 import { elicitFromHost, hostAdvertisesForm, startProgress } from './host-elicitation.js';
 import type { Session } from './session.js';
-import { hostView } from './session.js';
+import { hostName, hostView } from './session.js';
+import { createDurableRequest } from '../durable-request.js';
 import { withAppKey } from './app/app-result.js';
 import type { KnownHost } from './known-hosts.js';
 import { knownHostWhy, matchKnownHost } from './known-hosts.js';
-import { invalidArguments, structured } from './tool-result.js';
+import { structured, toolError } from './tool-result.js';
 import { approvalError } from './tools/approval-answers.js';
 
 /** `knownHost`: the row of the table of known hosts that sent this route to the extension. */
@@ -52,10 +52,8 @@ export interface AskSpec {
   host: ElicitRequest;
   /** The seed shape from the host's answer (the caller adds nothing: `via` is added here). */
   fromHost(outcome: ElicitOutcome): Record<string, unknown>;
-  /** The request the person answers in the extension. */
+  /** The request the person answers in the extension; its answer is already the seed shape, `via` included. */
   ask: Ask;
-  /** The seed shape from the extension's answer (already carries `via`). */
-  fromExtension(result: AskResult): Record<string, unknown>;
   /** The seed shape of an ask nobody answered (expired or withdrawn): the host's "cancel". */
   unanswered: Record<string, unknown>;
   /** The fields that stand for "no answer yet" in this ask's shape, e.g. `{ confirmed: null }`. */
@@ -71,7 +69,7 @@ export interface AskSpec {
 export async function runAsk(ctx: ServerContext, session: Session, spec: AskSpec): Promise<CallToolResult | InputRequiredResult> {
   // The cap every request has, checked before any route: the hub would refuse it too, but only once it got there.
   const tooLarge = requestSizeIssues(spec.ask);
-  if (tooLarge.length > 0) return invalidArguments(tooLarge, 'Make the named field smaller and call again; nothing was shown to the person.');
+  if (tooLarge.length > 0) return toolError({ code: 'invalid_arguments', issues: tooLarge, hint: 'Make the named field smaller and call again; nothing was shown to the person.' });
   const route: Route = spec.via === 'auto' ? autoRoute(ctx, session) : { via: spec.via, why: `via: "${spec.via}" was asked for` };
   let why = route.why;
   if (route.via === 'host') {
@@ -132,32 +130,27 @@ const IN_THE_CHAT =
   'the Elicitly browser extension, once one is connected). Continue with elicit_await and elicit_result.';
 
 /** The decided ask's answer, read (and consumed) from the hub. */
-async function answerOf(session: Session, spec: AskSpec, elicitationId: string): Promise<CallToolResult> {
+async function answerOf(session: Session, elicitationId: string): Promise<CallToolResult> {
   const result = await session.approvals.call('result', { id: elicitationId });
   if (!result.ok) return approvalError(result.error, session.retentionDays);
   const answer = AskResultSchema.safeParse(result.value);
   if (!answer.success) return approvalError({ code: 'unavailable', message: 'the hub answered this ask with a result of another kind' }, session.retentionDays);
-  return structured(spec.fromExtension(answer.data));
+  return structured(answer.data);
 }
 
 async function askInExtension(ctx: ServerContext, session: Session, spec: AskSpec): Promise<CallToolResult> {
   // The ask's own timeout clamp is the seed's 60 s minimum; ELICITLY_MIN_TIMEOUT_SECONDS may lower it (tests, demos).
   const timeoutSeconds = clamp(spec.ask.timeoutSeconds, 3600, session.minTimeoutSeconds, 86_400);
-  const info = hostView(ctx, session).clientInfo;
-  const client = typeof info === 'object' && info !== null && 'name' in info && typeof info.name === 'string' ? info.name.slice(0, 100) : null;
-  const created = await session.approvals.call('create', {
-    id: `el_${randomBytes(12).toString('base64url')}`,
+  const created = await createDurableRequest(session.approvals, {
     request: { ...spec.ask, timeoutSeconds },
-    renderedTemplate: null,
-    timeoutMs: Math.round(timeoutSeconds * 1000),
-    requester: { client, pid: process.pid },
+    client: hostName(ctx, session),
     // The hub enforces this: without the app here no review can be shown, so none may decide.
     surfaces: session.app ? ['extension', 'app'] : ['extension'],
   });
   if (!created.ok) return approvalError(created.error, session.retentionDays);
   const { elicitationId, expiresAt, reviewer } = created.value;
   // One of the person's own rules answered it at creation ("Always yes to this"): there is nothing to wait for.
-  if (created.value.status !== 'pending') return answerOf(session, spec, elicitationId);
+  if (created.value.status !== 'pending') return answerOf(session, elicitationId);
   const pending = (next: string) =>
     withAppKey(structured({ ...spec.noAnswerYet, action: 'pending', elicitationId, expiresAt, reviewer, next, via: 'extension' }), session, elicitationId);
   // The review inside the chat is drawn only once this call returns: hand it over at once, rather than hold it hidden.
@@ -179,7 +172,7 @@ async function askInExtension(ctx: ServerContext, session: Session, spec: AskSpe
       );
     }
     if (status === 'expired' || status === 'canceled') return structured({ ...spec.unanswered, via: 'extension' });
-    return await answerOf(session, spec, elicitationId);
+    return await answerOf(session, elicitationId);
   } finally {
     stopProgress();
     // The host cancelled the call before the agent saw the elicitationId: nobody could ever read this answer, so the

@@ -9,7 +9,7 @@ import { declaresAppUi } from '../../shared/app-surface.js';
 import { AppKeys } from './app/app-keys.js';
 import { registerReviewResource } from './app/review-resource.js';
 import { registerContributeFingerprint } from './prompts/contribute-fingerprint.js';
-import { TOOLS } from './tools/registry.js';
+import { registerTools } from './tools/registry.js';
 
 interface ServerDeps {
   handshake: () => InitializeCapture | undefined;
@@ -52,7 +52,7 @@ export function createServer(factory: Pick<McpRequestContext, 'era'>, deps: Serv
     app: apps ? { keys: new AppKeys(), html: deps.appHtml } : null,
   };
   // A host that renders no apps sees exactly the tools and capabilities it always did: no app-only tools, no resource.
-  for (const tool of TOOLS) if (!tool.appOnly || session.app) tool.register(server, session);
+  registerTools(server, session);
   if (session.app) registerReviewResource(server, session.app.html);
   registerContributeFingerprint(server);
   return server;

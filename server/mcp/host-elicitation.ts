@@ -1,6 +1,6 @@
 import type { InputRequiredResult, ServerContext } from '@modelcontextprotocol/server';
 import { ProtocolError, ProtocolErrorCode, SdkError, SdkErrorCode, inputRequired, inputResponse } from '@modelcontextprotocol/server';
-import { deriveSupport } from '../../shared/doctor-verdict.js';
+import { deriveSupport } from './doctor/doctor-verdict.js';
 import { clipReason } from '../../shared/limits.js';
 import type { RequestedSchema } from '../../shared/requested-schema.js';
 import { formatIssues, validateValues } from '../../shared/requested-schema.js';

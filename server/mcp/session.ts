@@ -51,6 +51,14 @@ interface HostView {
   capabilities: unknown;
 }
 
+/** The host's own name (`clientInfo.name`, clipped), for the reviewer to see who asks; null when it gave none. */
+export function hostName(ctx: ServerContext, session: Session): string | null {
+  const info = hostView(ctx, session).clientInfo;
+  if (typeof info !== 'object' || info === null) return null;
+  const name = (info as Record<string, unknown>).name;
+  return typeof name === 'string' ? name.slice(0, 100) : null;
+}
+
 /** The host as it described itself: the initialize params (2025) or this request's envelope (2026-07-28). */
 export function hostView(ctx: ServerContext, session: Session): HostView {
   if (session.era === '2026-07-28') {

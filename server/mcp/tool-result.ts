@@ -1,5 +1,6 @@
 import type { CallToolResult } from '@modelcontextprotocol/server';
 import * as z from 'zod';
+import type { AppError } from '../../shared/app-surface.js';
 import type { ServiceErrorCode } from '../../shared/approval-calls.js';
 import type { FieldIssue } from '../../shared/requested-schema.js';
 import { formatIssues } from '../../shared/requested-schema.js';
@@ -37,14 +38,22 @@ export type ToolError = z.infer<typeof ToolErrorSchema>;
 
 export type ToolErrorCode = 'invalid_arguments' | 'internal_error' | ServiceErrorCode;
 
-/** A refusal a model can act on: what was wrong, and what to do instead. */
-export function refusal(code: ToolErrorCode, message: string, hint: string, issues?: FieldIssue[]): CallToolResult {
+/** A refusal a model can act on: what was wrong (the issues, formatted, unless a message says it), what to do instead. */
+type Refusal = { code: ToolErrorCode; hint: string } & ({ message: string; issues?: FieldIssue[] } | { message?: undefined; issues: FieldIssue[] });
+
+/** An app-only tool's refusal: the view shows the person which field it is about. */
+type AppRefusal = { code: AppError['error']['code']; field: string; message: string };
+
+/**
+ * Every `isError` result a tool gives: a refusal (`ToolErrorSchema`, with at most MAX_LISTED_ISSUES issues), or, for
+ * the app-only tools, the view's `{ error: { code, field, message } }`.
+ */
+export function toolError(refused: Refusal | AppRefusal): CallToolResult {
+  if ('field' in refused) return structured({ error: { code: refused.code, field: refused.field, message: refused.message } } satisfies AppError, true);
+  const { code, hint, issues } = refused;
+  const message = refused.message !== undefined ? refused.message : formatIssues(refused.issues);
   const listed = issues?.slice(0, MAX_LISTED_ISSUES);
   const more = (issues?.length ?? 0) - (listed?.length ?? 0);
   const body: ToolError = { error: code, message, hint, ...(listed ? { issues: listed } : {}), ...(more > 0 ? { moreIssues: more } : {}) };
   return structured(body, true);
-}
-
-export function invalidArguments(issues: FieldIssue[], hint: string): CallToolResult {
-  return refusal('invalid_arguments', formatIssues(issues), hint, issues);
 }

@@ -1,7 +1,7 @@
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { infoFlag, parseConfig } from '../../server/config.js';
-import { DEFAULT_PROBE_TIMEOUT_MS } from '../../shared/doctor-verdict.js';
+import { DEFAULT_PROBE_TIMEOUT_MS } from '../../server/config.js';
 import { DEFAULT_HUB_PORT } from '../../shared/extension-id.js';
 
 const HOME = '/home/ada';

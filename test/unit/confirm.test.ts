@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import type { ConfirmResult, HostAnswer } from '../../shared/confirm.js';
-import { CONFIRM_FIELD, confirmRequestedSchema, mapConfirm } from '../../shared/confirm.js';
+import type { ConfirmResult, HostAnswer } from '../../server/mcp/confirm.js';
+import { CONFIRM_FIELD, confirmRequestedSchema, mapConfirm } from '../../server/mcp/confirm.js';
 import { checkRequestedSchema } from '../../shared/requested-schema.js';
 
 describe('mapConfirm (seed 000 table)', () => {

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import type { CompanionReport, HubInfoView } from '../../shared/doctor-report.js';
+import type { CompanionReport, HubInfoView } from '../../server/mcp/doctor/doctor-report.js';
 import {
   COMPANION_NOT_JOINED,
   companionReport,
@@ -10,8 +10,8 @@ import {
   shareText,
   shareableReport,
   sharedReportFile,
-} from '../../shared/doctor-report.js';
-import type { ProbeObservation, ProbeVerdict } from '../../shared/doctor-verdict.js';
+} from '../../server/mcp/doctor/doctor-report.js';
+import type { ProbeObservation, ProbeVerdict } from '../../server/mcp/doctor/doctor-verdict.js';
 import {
   DIALOG_BROKEN_VERDICTS,
   PROBE_SCHEMA,
@@ -19,7 +19,7 @@ import {
   deriveSupport,
   probeChoiceMade,
   probeSkipReason,
-} from '../../shared/doctor-verdict.js';
+} from '../../server/mcp/doctor/doctor-verdict.js';
 import { validateValues } from '../../shared/requested-schema.js';
 
 describe('classifyProbe', () => {

@@ -1,6 +1,6 @@
 import type { GetPromptResult, McpServer } from '@modelcontextprotocol/server';
 import * as z from 'zod';
-import { REPORT_ISSUES_URL, SHARE_LIMITS } from '../../../shared/doctor-report.js';
+import { REPORT_ISSUES_URL, SHARE_LIMITS } from '../doctor/doctor-report.js';
 
 const ContributeFingerprintArgsSchema = z.object({
   productName: z.string().max(SHARE_LIMITS.productName).optional().describe('The app you are using, e.g. "Claude Code" or "Cursor" (at most 100 characters).'),

@@ -1,7 +1,7 @@
 import type { CallToolResult } from '@modelcontextprotocol/server';
 import * as z from 'zod';
 import type { Answer, ServiceError, ServiceErrorCode } from '../../../shared/approval-calls.js';
-import { refusal, structured } from '../tool-result.js';
+import { structured, toolError } from '../tool-result.js';
 
 export const ElicitationIdSchema = z.string().trim().min(1).max(100).describe('The elicitationId returned by elicit_approval or elicit_proposal.');
 
@@ -24,7 +24,7 @@ function hint(code: ServiceErrorCode, retentionDays: number): string {
 
 /** A service error as an actionable isError result: the code, what happened, and what to do. */
 export function approvalError(error: ServiceError, retentionDays: number): CallToolResult {
-  return refusal(error.code, error.message, hint(error.code, retentionDays));
+  return toolError({ code: error.code, message: error.message, hint: hint(error.code, retentionDays) });
 }
 
 /** Maps a service answer to the tool's result: the value as structured content, or an actionable isError. */

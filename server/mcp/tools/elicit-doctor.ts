@@ -2,7 +2,7 @@ import { randomBytes } from 'node:crypto';
 import { join } from 'node:path';
 import type { ServerContext } from '@modelcontextprotocol/server';
 import * as z from 'zod';
-import type { CompanionReport, HubInfoView } from '../../../shared/doctor-report.js';
+import type { CompanionReport, HubInfoView } from '../doctor/doctor-report.js';
 import {
   ROUTED_TOOLS,
   SHARE_LIMITS,
@@ -13,8 +13,8 @@ import {
   routeReport,
   shareText,
   sharedReportFile,
-} from '../../../shared/doctor-report.js';
-import type { ProbeObservation, ProbeVerdict } from '../../../shared/doctor-verdict.js';
+} from '../doctor/doctor-report.js';
+import type { ProbeObservation, ProbeVerdict } from '../doctor/doctor-verdict.js';
 import {
   DIALOG_BROKEN_VERDICTS,
   PROBE_FIELD,
@@ -22,7 +22,7 @@ import {
   classifyProbe,
   deriveSupport,
   probeSkipReason,
-} from '../../../shared/doctor-verdict.js';
+} from '../doctor/doctor-verdict.js';
 import { clipReason } from '../../../shared/limits.js';
 import { REROUTE_THRESHOLD_MS, autoRoute, automaticNo, markDialogBroken } from '../ask-routing.js';
 import { boundedJson } from '../bounded-json.js';
@@ -34,7 +34,7 @@ import { ensurePrivateDir, writePrivateFile } from '../../private-files.js';
 import type { Session } from '../session.js';
 import { hostView } from '../session.js';
 import { structured } from '../tool-result.js';
-import { registerTool, type ToolDefinition } from './tool.js';
+import { defineTool } from './tool.js';
 
 const ElicitDoctorInputSchema = z.strictObject({
   probeElicitation: z.boolean().optional().describe('Default false. When true, show the person one real form dialog and record what happened.'),
@@ -218,61 +218,56 @@ function share(session: Session, report: Record<string, unknown>, meta: ShareInp
   }
 }
 
-export const elicitDoctor: ToolDefinition = {
+export const elicitDoctor = defineTool({
   name: 'elicit_doctor',
-  register(server, session) {
-    registerTool(server, 
-      'elicit_doctor',
-      {
-        title: 'Check where questions reach the person',
-        description:
-          'Report whether this host really supports elicitation (the dialogs behind elicit_confirm, elicit_form and ' +
-          'elicit_selection): what it advertised in the handshake, what that means, where an auto ask of each goes now ' +
-          '(the host\'s dialog, the Elicitly extension, or nowhere) and why, and the companion side (hub, connected ' +
-          'extensions, pending requests). With probeElicitation: true, one real dialog is sent and the report says what ' +
-          'happened: some hosts advertise the capability but auto-decline in milliseconds, auto-accept without asking, or ' +
-          'never show the dialog. share: true also writes the report (no answers) to the state dir and returns it as a ' +
-          'ready-to-file text (shareText) for the person to post; nothing is sent anywhere.',
-        inputSchema: ElicitDoctorInputSchema,
-        outputSchema: ElicitDoctorOutputSchema,
-        // Not read-only: share writes a file, checkCompanion may start the hub, the probe shows the person a dialog.
-        annotations: { readOnlyHint: false, destructiveHint: false, idempotentHint: false, openWorldHint: false },
-      },
-      async (args, ctx) => {
-        const base = handshakeReport(ctx, session);
-        const support = deriveSupport(hostView(ctx, session).capabilities);
-        let probes: Record<string, unknown> | undefined;
-        if (args.probeElicitation ?? args.probe_elicitation ?? false) {
-          const step = await elicitFromHost(ctx, session, {
-            tool: 'elicit_doctor',
-            message: 'Elicitly is checking that this app can show questions from tools. Choose "OK" and submit.',
-            requestedSchema: PROBE_SCHEMA,
-            timeoutMs: session.probeTimeoutMs,
-          });
-          // 2026-07-28: the dialog is the host's next step; the rest of the report comes with the answer.
-          if (!step.done) return step.result;
-          const { probe, verdict } = probeReport(step.outcome, probeSkipReason(support));
-          probes = { elicitationForm: probe };
-          // Remembered for the session: its later auto asks go to the extension instead of a dialog nobody sees. A "no"
-          // is the verdict's under 2000 ms (seed 001) but reroutes only under 250 ms: a person can click that fast.
-          const reroutes = verdict === 'advertised_but_autocanceled' ? automaticNo(step.outcome) : verdict !== undefined && DIALOG_BROKEN_VERDICTS.has(verdict);
-          if (verdict && reroutes) {
-            markDialogBroken(session, brokenWhy(verdict, probe));
-          }
-        }
-        const companionPart = await companion(session, args.checkCompanion ?? false);
-        // After the probe: a dialog it showed broken already sends this session's auto asks elsewhere.
-        const route = routeReport(autoRoute(ctx, session), support, companionPart.reviewers, session.app !== null);
-        const report: Record<string, unknown> = {
-          ...base,
-          ...(probes ? { probes } : {}),
-          companion: companionPart,
-          routing: Object.fromEntries(ROUTED_TOOLS.map((tool) => [tool, route])),
-          deprecations: deprecations(protocolVersion(ctx, session), hostView(ctx, session).capabilities),
-        };
-        if (!args.share) return structured(report);
-        return structured({ ...report, ...share(session, report, args) });
-      },
-    );
+  config: {
+    title: 'Check where questions reach the person',
+    description:
+      'Report whether this host really supports elicitation (the dialogs behind elicit_confirm, elicit_form and ' +
+      'elicit_selection): what it advertised in the handshake, what that means, where an auto ask of each goes now ' +
+      '(the host\'s dialog, the Elicitly extension, or nowhere) and why, and the companion side (hub, connected ' +
+      'extensions, pending requests). With probeElicitation: true, one real dialog is sent and the report says what ' +
+      'happened: some hosts advertise the capability but auto-decline in milliseconds, auto-accept without asking, or ' +
+      'never show the dialog. share: true also writes the report (no answers) to the state dir and returns it as a ' +
+      'ready-to-file text (shareText) for the person to post; nothing is sent anywhere.',
+    inputSchema: ElicitDoctorInputSchema,
+    outputSchema: ElicitDoctorOutputSchema,
+    // Not read-only: share writes a file, checkCompanion may start the hub, the probe shows the person a dialog.
+    annotations: { readOnlyHint: false, destructiveHint: false, idempotentHint: false, openWorldHint: false },
   },
-};
+  async handler(args, ctx, session) {
+    const base = handshakeReport(ctx, session);
+    const support = deriveSupport(hostView(ctx, session).capabilities);
+    let probes: Record<string, unknown> | undefined;
+    if (args.probeElicitation ?? args.probe_elicitation ?? false) {
+      const step = await elicitFromHost(ctx, session, {
+        tool: 'elicit_doctor',
+        message: 'Elicitly is checking that this app can show questions from tools. Choose "OK" and submit.',
+        requestedSchema: PROBE_SCHEMA,
+        timeoutMs: session.probeTimeoutMs,
+      });
+      // 2026-07-28: the dialog is the host's next step; the rest of the report comes with the answer.
+      if (!step.done) return step.result;
+      const { probe, verdict } = probeReport(step.outcome, probeSkipReason(support));
+      probes = { elicitationForm: probe };
+      // Remembered for the session: its later auto asks go to the extension instead of a dialog nobody sees. A "no"
+      // is the verdict's under 2000 ms (seed 001) but reroutes only under 250 ms: a person can click that fast.
+      const reroutes = verdict === 'advertised_but_autocanceled' ? automaticNo(step.outcome) : verdict !== undefined && DIALOG_BROKEN_VERDICTS.has(verdict);
+      if (verdict && reroutes) {
+        markDialogBroken(session, brokenWhy(verdict, probe));
+      }
+    }
+    const companionPart = await companion(session, args.checkCompanion ?? false);
+    // After the probe: a dialog it showed broken already sends this session's auto asks elsewhere.
+    const route = routeReport(autoRoute(ctx, session), support, companionPart.reviewers, session.app !== null);
+    const report: Record<string, unknown> = {
+      ...base,
+      ...(probes ? { probes } : {}),
+      companion: companionPart,
+      routing: Object.fromEntries(ROUTED_TOOLS.map((tool) => [tool, route])),
+      deprecations: deprecations(protocolVersion(ctx, session), hostView(ctx, session).capabilities),
+    };
+    if (!args.share) return structured(report);
+    return structured({ ...report, ...share(session, report, args) });
+  },
+});

@@ -1,3 +1,5 @@
+import type { McpServer } from '@modelcontextprotocol/server';
+import type { Session } from '../session.js';
 import { elicitAppDecide } from './elicit-app-decide.js';
 import { elicitAppView } from './elicit-app-view.js';
 import { elicitApproval } from './elicit-approval.js';
@@ -10,10 +12,10 @@ import { elicitProposal } from './elicit-proposal.js';
 import { elicitResult } from './elicit-result.js';
 import { elicitSelection } from './elicit-selection.js';
 import { elicitStatus } from './elicit-status.js';
-import type { ToolDefinition } from './tool.js';
+import { registerTool, type Tool } from './tool.js';
 
 /** Hosts list tools in registration order; alphabetical keeps the list predictable as it grows. */
-export const TOOLS: readonly ToolDefinition[] = [
+const TOOLS: readonly Tool[] = [
   elicitAppDecide,
   elicitAppView,
   elicitApproval,
@@ -27,3 +29,8 @@ export const TOOLS: readonly ToolDefinition[] = [
   elicitSelection,
   elicitStatus,
 ].sort((a, b) => a.name.localeCompare(b.name));
+
+/** Registers every tool once per connection; a host that renders no apps sees no app-only tool. */
+export function registerTools(server: McpServer, session: Session): void {
+  for (const tool of TOOLS) if (!tool.appOnly || session.app) registerTool(server, tool, session);
+}

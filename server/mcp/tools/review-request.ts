@@ -1,23 +1,25 @@
-import { randomBytes } from 'node:crypto';
 import type { CallToolResult, ServerContext } from '@modelcontextprotocol/server';
+import * as z from 'zod';
 import type { ReviewedRequest } from '../../../shared/approval-input.js';
 import type { FieldIssue } from '../../../shared/requested-schema.js';
 import { clamp } from '../../../shared/limits.js';
 import { checkSurfaces } from '../../../shared/app-surface.js';
 import { withAppKey } from '../app/app-result.js';
 import type { Session } from '../session.js';
-import { hostView } from '../session.js';
-import { invalidArguments, refusal } from '../tool-result.js';
+import { hostName } from '../session.js';
+import { createDurableRequest } from '../../durable-request.js';
+import { toolError } from '../tool-result.js';
 import { answerResult } from './approval-answers.js';
 
-type Checked<T> = { ok: true; request: T; displayTemplate: string | null } | { ok: false; issues: FieldIssue[] };
+/** What elicit_approval and elicit_proposal return: the request, filed and waiting. */
+export const CreatedOutputSchema = z.looseObject({
+  elicitationId: z.string(),
+  status: z.literal('pending'),
+  expiresAt: z.string(),
+  reviewer: z.looseObject({ connected: z.boolean() }),
+});
 
-function clientName(ctx: ServerContext, session: Session): string | null {
-  const info = hostView(ctx, session).clientInfo;
-  if (typeof info !== 'object' || info === null) return null;
-  const name = (info as Record<string, unknown>).name;
-  return typeof name === 'string' ? name.slice(0, 100) : null;
-}
+type Checked<T> = { ok: true; request: T; displayTemplate: string | null } | { ok: false; issues: FieldIssue[] };
 
 /** Shared by elicit_approval and elicit_proposal: check, render the template, store durably, answer at once. */
 export async function createReviewRequest<T extends ReviewedRequest>(
@@ -29,7 +31,7 @@ export async function createReviewRequest<T extends ReviewedRequest>(
   const checked = check(args);
   const surfaces = checkSurfaces(args.surfaces);
   const issues = [...(checked.ok ? [] : checked.issues), ...(surfaces.ok ? [] : surfaces.issues)];
-  if (!checked.ok || !surfaces.ok) return invalidArguments(issues, 'Fix the named field and call again; nothing was sent to the reviewer.');
+  if (!checked.ok || !surfaces.ok) return toolError({ code: 'invalid_arguments', issues, hint: 'Fix the named field and call again; nothing was sent to the reviewer.' });
   let renderedTemplate: string | null = null;
   if (checked.displayTemplate !== null) {
     // LiquidJS is loaded only for a request that has a template.
@@ -38,19 +40,17 @@ export async function createReviewRequest<T extends ReviewedRequest>(
     if (!rendered.ok) {
       const message = `displayTemplate: the LiquidJS template was refused: ${rendered.error}`;
       const hint = rendered.code === 'busy' ? 'Call again in a moment.' : 'Fix the template and call again.';
-      return refusal('invalid_arguments', message, hint, [{ path: 'displayTemplate', rule: rendered.code, message }]);
+      return toolError({ code: 'invalid_arguments', message, hint, issues: [{ path: 'displayTemplate', rule: rendered.code, message }] });
     }
     renderedTemplate = rendered.html;
   }
   // The check clamps to the seed's 60 s minimum; ELICITLY_MIN_TIMEOUT_SECONDS may lower it (tests, demos).
   const timeoutSeconds = clamp(args.timeoutSeconds, 3600, session.minTimeoutSeconds, 86_400);
   const request: ReviewedRequest = { ...checked.request, timeoutSeconds };
-  const answer = await session.approvals.call('create', {
-    id: `el_${randomBytes(12).toString('base64url')}`,
+  const answer = await createDurableRequest(session.approvals, {
     request,
     renderedTemplate,
-    timeoutMs: Math.round(timeoutSeconds * 1000),
-    requester: { client: clientName(ctx, session), pid: process.pid },
+    client: hostName(ctx, session),
     // The hub enforces this: without the app here no review can be shown, so none may decide.
     surfaces: surfaces.app && session.app ? ['extension', 'app'] : ['extension'],
   });

@@ -3,18 +3,11 @@ import * as z from 'zod';
 import { fromZod } from '../../../shared/approval-input.js';
 import { clipReason } from '../../../shared/limits.js';
 import { log } from '../../log.js';
+import { appToolMeta } from '../app/app-result.js';
 import type { Session } from '../session.js';
-import { invalidArguments, refusal, ToolErrorSchema } from '../tool-result.js';
+import { toolError, ToolErrorSchema } from '../tool-result.js';
 
-/** One tool = one file exporting a `ToolDefinition`; the registry registers them in name order. */
-export interface ToolDefinition {
-  name: string;
-  /** Only for the review inside the chat: registered when the client renders MCP Apps, hidden from the model there. */
-  appOnly?: boolean;
-  register: (server: McpServer, session: Session) => void;
-}
-
-type ObjectSchema = z.ZodType<Record<string, unknown>>;
+export type ObjectSchema = z.ZodType<Record<string, unknown>>;
 
 export interface ToolConfig<In extends ObjectSchema> {
   title: string;
@@ -25,10 +18,26 @@ export interface ToolConfig<In extends ObjectSchema> {
   /** A refusal shape of this tool's own, besides `ToolErrorSchema` (the app-only tools': the view shows the field). */
   ownRefusal?: ObjectSchema;
   annotations: ToolAnnotations;
-  _meta?: Record<string, unknown>;
 }
 
-type Handler<In extends ObjectSchema> = (args: z.output<In>, ctx: ServerContext) => CallToolResult | InputRequiredResult | Promise<CallToolResult | InputRequiredResult>;
+type ToolAnswer = CallToolResult | InputRequiredResult;
+
+/** One tool as data: what it lists and what it does with one connection's session. `registerTools` registers them. */
+export interface Tool<In extends ObjectSchema = ObjectSchema> {
+  name: string;
+  /** Only for the review inside the chat: registered when the client renders MCP Apps, hidden from the model there. */
+  appOnly?: boolean;
+  /** Its result can be shown in the review inside the chat: it points at the review resource when the client renders apps. */
+  inChat?: boolean;
+  config: ToolConfig<In>;
+  // A method, not a property: so a tool of any input schema is a `Tool`, and it is only ever called with its own schema's output.
+  handler(args: z.output<In>, ctx: ServerContext, session: Session): ToolAnswer | Promise<ToolAnswer>;
+}
+
+/** Infers the handler's arguments from the input schema. */
+export function defineTool<In extends ObjectSchema>(tool: Tool<In>): Tool<In> {
+  return tool;
+}
 
 /** The input schema as listed, its check left to `registerTool`: the SDK's own refusal would be text alone. */
 function listedOnly(schema: ObjectSchema): StandardSchemaWithJSON {
@@ -44,20 +53,21 @@ const INTERNAL = 'Something in elicitly-companion failed; call again, and report
  * is `anyOf` the tool's result and its refusals; and the refusals the SDK would write itself (arguments the input
  * schema refuses, a handler that throws) carry text alone, so they are written here, as `ToolErrorSchema`.
  */
-export function registerTool<In extends ObjectSchema>(server: McpServer, name: string, config: ToolConfig<In>, handler: Handler<In>): void {
-  const { inputSchema, outputSchema, ownRefusal, ...rest } = config;
+export function registerTool(server: McpServer, tool: Tool, session: Session): void {
+  const { inputSchema, outputSchema, ownRefusal, ...rest } = tool.config;
+  const meta = tool.appOnly ? appToolMeta(session, 'app') : tool.inChat ? appToolMeta(session) : {};
   server.registerTool(
-    name,
-    { ...rest, inputSchema: listedOnly(inputSchema), outputSchema: z.union([outputSchema, ...(ownRefusal ? [ownRefusal] : []), ToolErrorSchema]) },
+    tool.name,
+    { ...rest, ...meta, inputSchema: listedOnly(inputSchema), outputSchema: z.union([outputSchema, ...(ownRefusal ? [ownRefusal] : []), ToolErrorSchema]) },
     async (args, ctx) => {
       const parsed = inputSchema.safeParse(args);
-      if (!parsed.success) return invalidArguments(fromZod(inputSchema, parsed.error.issues, args), FIX_ARGUMENTS);
+      if (!parsed.success) return toolError({ code: 'invalid_arguments', issues: fromZod(inputSchema, parsed.error.issues, args), hint: FIX_ARGUMENTS });
       try {
-        return await handler(parsed.data, ctx);
+        return await tool.handler(parsed.data, ctx, session);
       } catch (error) {
         const message = clipReason(error instanceof Error ? error.message : String(error));
-        log('error', `${name} failed`, { error: message });
-        return refusal('internal_error', message, INTERNAL);
+        log('error', `${tool.name} failed`, { error: message });
+        return toolError({ code: 'internal_error', message, hint: INTERNAL });
       }
     },
   );

@@ -1,5 +1,5 @@
 /** The doctor's rules, kept pure so they are table-tested apart from any host. */
-import type { RequestedSchema } from './requested-schema.js';
+import type { RequestedSchema } from '../../../shared/requested-schema.js';
 
 /** Seed 001's five verdicts, plus `advertised_but_autoaccepted` (issue 11): an accept no person could have given. */
 export type ProbeVerdict =
@@ -20,8 +20,6 @@ export const DIALOG_BROKEN_VERDICTS: ReadonlySet<ProbeVerdict> = new Set([
 
 /** A "no" faster than this never came from a human: a host was measured auto-cancelling at 1.5 s. */
 export const AUTOCANCEL_THRESHOLD_MS = 2000;
-/** Below the ~60 s tool-call limit of common hosts, so the report still comes back in-band. */
-export const DEFAULT_PROBE_TIMEOUT_MS = 40_000;
 
 export const PROBE_FIELD = 'probe';
 const PROBE_CHOICE = 'ok';

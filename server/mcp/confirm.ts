@@ -1,4 +1,4 @@
-import type { RequestedSchema } from './requested-schema.js';
+import type { RequestedSchema } from '../../shared/requested-schema.js';
 
 /** The single-choice field the host shows; the options carry the caller's labels so the dialog localizes. */
 export const CONFIRM_FIELD = 'answer';
