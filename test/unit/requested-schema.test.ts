@@ -334,8 +334,10 @@ describe('duplicate checks are linear (finding 7)', () => {
     expect(issues.map((i) => [i.path, i.rule])).toEqual([['requestedSchema.required[1]', 'duplicate'], ['requestedSchema.required[2]', 'duplicate']]);
   });
 
-  // Quadratic, these took 8 s (and again at every takeover, when the store is read back); linear they take milliseconds.
-  // The bound leaves an order of magnitude for a slow machine and still fails the quadratic check by far.
+  // Quadratic, these took 8 s on an idle machine (and again at every takeover, when the store is read back); linear they
+  // take milliseconds. The bound, 4 s, holds on a machine busy with the parallel suite (measured up to 2 s there) and
+  // still fails the quadratic check, which the same load slows down as much.
+  const BOUND_MS = 4000;
   const values = Array.from({ length: 120_000 }, (_, i) => `v${i}`);
   it.each([
     ['finding 7: a 120,000-value enum is checked in well under a second', { type: 'string', enum: values, default: values[values.length - 1] }],
@@ -346,13 +348,13 @@ describe('duplicate checks are linear (finding 7)', () => {
     const checked = checkRequestedSchema(one(prop));
     const ms = performance.now() - started;
     expect(checked.ok).toBe(true);
-    expect(ms).toBeLessThan(1000);
+    expect(ms).toBeLessThan(BOUND_MS);
   });
 
   it('finding 7: a 120,000-value answer to a multi-select is validated in well under a second', () => {
     const schema = mustParse(one({ type: 'array', items: { enum: values } }));
     const started = performance.now();
     expect(validateValues(schema, { f: values }).ok).toBe(true);
-    expect(performance.now() - started).toBeLessThan(1000);
+    expect(performance.now() - started).toBeLessThan(BOUND_MS);
   });
 });
