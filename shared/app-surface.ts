@@ -4,7 +4,7 @@ import * as z from 'zod';
 import { DecisionAnswerSchema } from './approval-calls.js';
 import { DecidedViaSchema, SurfaceSchema } from './lifecycle.js';
 import { RequestViewSchema } from './review-request.js';
-import type { FieldIssue } from './requested-schema.js';
+import { issue, type FieldIssue } from './field-issues.js';
 import { DecideMessageSchema, ElicitationIdSchema } from './wire-fields.js';
 
 export const UI_EXTENSION = 'io.modelcontextprotocol/ui';
@@ -26,10 +26,10 @@ export function declaresAppUi(capabilities: unknown): boolean {
 export function checkSurfaces(surfaces: unknown): { ok: true; app: boolean } | { ok: false; issues: FieldIssue[] } {
   if (surfaces === undefined) return { ok: true, app: true };
   const parsed = z.array(SurfaceSchema).min(1).max(2).safeParse(surfaces);
-  if (!parsed.success) return { ok: false, issues: [{ path: 'surfaces', rule: 'enum', message: 'must be a non-empty list of "extension" and "app"' }] };
-  if (new Set(parsed.data).size !== parsed.data.length) return { ok: false, issues: [{ path: 'surfaces', rule: 'uniqueItems', message: 'must not repeat a surface' }] };
+  if (!parsed.success) return { ok: false, issues: [issue(['surfaces'], 'enum', 'must be a non-empty list of "extension" and "app"')] };
+  if (new Set(parsed.data).size !== parsed.data.length) return { ok: false, issues: [issue(['surfaces'], 'uniqueItems', 'must not repeat a surface')] };
   if (!parsed.data.includes('extension')) {
-    return { ok: false, issues: [{ path: 'surfaces', rule: 'contains', message: 'must include "extension": the browser extension is where every request can be decided; "app" only adds the chat' }] };
+    return { ok: false, issues: [issue(['surfaces'], 'contains', 'must include "extension": the browser extension is where every request can be decided; "app" only adds the chat')] };
   }
   return { ok: true, app: parsed.data.includes('app') };
 }

@@ -1,8 +1,9 @@
 import * as z from 'zod';
+import { FieldIssueSchema } from './field-issues.js';
 import { DecidedViaSchema, StatusSchema, SurfaceSchema } from './lifecycle.js';
 import { RequestViewSchema, ResultEnvelopeSchema, ReviewRequestSchema } from './review-request.js';
 import { MAX_RULES, RuleIdSchema, RuleSchema } from './rules.js';
-import { DecideMessageSchema, DecisionRefusalSchema, ElicitationIdSchema, FieldIssueSchema, RequesterSchema } from './wire-fields.js';
+import { DecideMessageSchema, DecisionRefusalSchema, ElicitationIdSchema, RequesterSchema } from './wire-fields.js';
 
 /**
  * The approval service's calls, defined once as a `{ method: { params, result } }` map of zod schemas. The hub's

@@ -2,8 +2,12 @@
 // runs before storing a request, and the check of a reviewer's decision against that request.
 // Shared by the Node server and the browser extension, so it imports nothing but zod and shared/.
 import * as z from 'zod';
+import { duplicateOf, fromZod, isObject, issue, list, quote, wrongType, type FieldIssue } from './field-issues.js';
 import { clamp } from './limits.js';
-import { RequestedSchemaSchema, checkRequestedSchema, duplicates, isObject, validateValues, type FieldIssue, type RequestedSchema } from './requested-schema.js';
+import { RequestedSchemaSchema, checkRequestedSchema, duplicates, validateValues, type RequestedSchema } from './requested-schema.js';
+
+// server/mcp/tools/tool.ts still imports it from here; its owner moves it to field-issues.ts.
+export { fromZod } from './field-issues.js';
 
 /**
  * `depth`: arrays and objects nested in one another. Real records are a few levels deep; thousands of levels made the
@@ -33,7 +37,7 @@ const ColumnsSchema = z
     // Keys address fields[k].sources, and two columns with one header would be indistinguishable.
     for (const field of ['key', 'label'] as const) {
       for (const [i, first] of duplicates(c.sources.map((s) => s[field]))) {
-        const message = `duplicates ${JSON.stringify(c.sources[i]?.[field])} (already at columns.sources[${first}].${field})`;
+        const message = duplicateOf(c.sources[i]?.[field], `columns.sources[${first}].${field}`);
         ctx.addIssue({ code: 'custom', path: ['sources', i, field], message, params: { rule: 'duplicate' } });
       }
     }
@@ -114,44 +118,7 @@ export type ApprovalRequest = z.infer<typeof ApprovalRequestSchema>;
 /** The two kinds an agent asks through elicit_proposal and elicit_approval (the ask kinds are in `ask-input.ts`). */
 export type ReviewedRequest = ProposalRequest | ApprovalRequest;
 
-type Seg = string | number;
 type Checked<T> = { ok: true; request: T; displayTemplate: string | null } | { ok: false; issues: FieldIssue[] };
-
-export function clip(s: string, n: number): string {
-  return s.length > n ? `${s.slice(0, n - 1)}…` : s;
-}
-/** The values joined, up to 200 characters: it stops there, so a 100,000-value list costs no more than a short one. */
-export function list(values: readonly string[]): string {
-  let text = '';
-  for (const v of values) {
-    text += (text === '' ? '' : ', ') + v;
-    if (text.length > 200) break;
-  }
-  return clip(text, 200);
-}
-export function describe(v: unknown): string {
-  if (v === undefined) return 'nothing';
-  if (v === null) return 'null';
-  if (Array.isArray(v)) return 'an array';
-  if (typeof v === 'object') return 'an object';
-  if (typeof v === 'string') return `string ${clip(JSON.stringify(v), 60)}`;
-  return `${typeof v} ${String(v)}`;
-}
-function render(at: readonly Seg[]): string {
-  if (at.length === 0) return '(request)';
-  return at.reduce<string>((path, s) => {
-    if (typeof s === 'number') return `${path}[${s}]`;
-    if (!/^[A-Za-z_$][\w$-]*$/.test(s)) return `${path}[${JSON.stringify(s)}]`;
-    return path === '' ? s : `${path}.${s}`;
-  }, '');
-}
-export function issue(at: readonly Seg[], rule: string, msg: string): FieldIssue {
-  const path = render(at);
-  return { path, rule, message: clip(`${path}: ${msg}`, 400) };
-}
-function valueAt(root: unknown, at: readonly Seg[]): unknown {
-  return at.reduce<unknown>((v, s) => (isObject(v) || Array.isArray(v) ? (v as Record<Seg, unknown>)[s] : undefined), root);
-}
 
 const encoder = new TextEncoder();
 
@@ -183,59 +150,6 @@ export function nestingDepth(value: unknown, stopAbove = Number.POSITIVE_INFINIT
     for (const child of Array.isArray(node) ? node : Object.values(node)) stack.push([child, here]);
   }
   return deepest;
-}
-
-// Naming the keys that are allowed is the quickest fix for a typo, so walk the schema to the object that refused one.
-function keysAt(schema: z.core.$ZodType, at: readonly Seg[]): string[] {
-  let node: unknown = schema;
-  for (const seg of [...at, null]) {
-    while (node instanceof z.ZodOptional) node = node.unwrap();
-    if (seg === null) break;
-    if (node instanceof z.ZodObject) node = (node.shape as Record<string, unknown>)[String(seg)];
-    else if (node instanceof z.ZodArray) node = node.element;
-    else if (node instanceof z.ZodRecord) node = node.valueType;
-    else return [];
-  }
-  return node instanceof z.ZodObject ? Object.keys(node.shape) : [];
-}
-
-const ARTICLE: Record<string, string> = {
-  string: 'a string', number: 'a finite number', boolean: 'a boolean', object: 'an object', record: 'an object', array: 'an array',
-};
-const NOUN: Record<string, string> = { string: 'character(s)', array: 'entry(ies)', set: 'entry(ies)' };
-
-export function fromZod(schema: z.core.$ZodType, issues: readonly z.core.$ZodIssue[], root: unknown): FieldIssue[] {
-  return issues.flatMap((iss): FieldIssue[] => {
-    const at = iss.path.map((s) => (typeof s === 'symbol' ? String(s) : s));
-    const got = valueAt(root, at);
-    switch (iss.code) {
-      case 'unrecognized_keys': {
-        const allowed = keysAt(schema, at);
-        const hint = allowed.length ? ` (allowed here: ${list(allowed)})` : '';
-        return iss.keys.map((k) => issue([...at, k], 'unknown_key', `is not a recognized key${hint}`));
-      }
-      case 'invalid_type': {
-        const expected = ARTICLE[iss.expected] ?? iss.expected;
-        if (got === undefined) return [issue(at, 'missing', `is required and must be ${expected}`)];
-        return [issue(at, 'invalid_type', `must be ${expected}, got ${describe(got)}`)];
-      }
-      case 'too_small': {
-        const noun = NOUN[iss.origin] ?? '';
-        return [issue(at, 'too_small', `must have at least ${String(iss.minimum)} ${noun}`.trimEnd() + (typeof got === 'string' ? ' (after trimming)' : ''))];
-      }
-      case 'too_big': {
-        const noun = NOUN[iss.origin] ?? '';
-        const size = typeof got === 'string' ? `, got ${got.trim().length}` : '';
-        return [issue(at, 'too_big', `must have at most ${String(iss.maximum)} ${noun}${size}`)];
-      }
-      case 'custom': {
-        const rule: unknown = iss.params?.rule;
-        return [issue(at, typeof rule === 'string' ? rule : 'invalid', iss.message)];
-      }
-      default:
-        return [issue(at, iss.code, iss.message)];
-    }
-  });
 }
 
 /**
@@ -275,7 +189,7 @@ type Parsed<T> = { ok: true; data: T; schema: RequestedSchema | null; issues: Fi
 
 // Shared front half: request size, zod shape, the requestedSchema subset, template/context size.
 function parseCommon<T>(zodSchema: z.ZodType<T>, input: unknown): Parsed<T> {
-  if (!isObject(input)) return { ok: false, issues: [issue([], 'not_object', `must be an object of named parameters, got ${describe(input)}`)] };
+  if (!isObject(input)) return { ok: false, issues: [issue([], 'not_object', wrongType('an object of named parameters', input))] };
   // Checked first, and without recursion: everything after (sizes, zod, storage in the extension) walks the value.
   const tooDeep = Object.entries(input).flatMap(([key, value]) => {
     const depth = nestingDepth(value, LIMITS.depth);
@@ -319,13 +233,13 @@ export function checkProposalInput(input: unknown): Checked<ProposalRequest> {
   const fields: Record<string, ProposalField> = {};
   for (const [key, field] of Object.entries(data.fields)) {
     if (!Object.hasOwn(schema.properties, key)) {
-      issues.push(issue(['fields', key], 'unknown_field', `not a property of requestedSchema (properties: ${list(properties)})`));
+      issues.push(issue(['fields', key], 'unknown_field', `is not a property of requestedSchema (properties: ${list(properties)})`));
       continue;
     }
     const sources = field.sources ?? {};
     for (const s of Object.keys(sources)) {
       if (knownSources.has(s)) continue;
-      issues.push(issue(['fields', key, 'sources', s], 'unknown_source', `not a key of columns.sources (sources: ${list(sourceKeys)})`));
+      issues.push(issue(['fields', key, 'sources', s], 'unknown_source', `is not a key of columns.sources (sources: ${list(sourceKeys)})`));
     }
     fields[key] = { sources, current: field.current ?? null, ...(field.include === undefined ? {} : { include: field.include }) };
   }
@@ -403,8 +317,8 @@ export function checkDecisionValues(
   const issues: FieldIssue[] = [];
   const keys = new Set<string>();
   included.forEach((k: unknown, i) => {
-    if (typeof k !== 'string') issues.push(issue(['included', i], 'invalid_type', `must be a string, got ${describe(k)}`));
-    else if (!Object.hasOwn(schema.properties, k)) issues.push(issue(['included', i], 'unknown_field', `${JSON.stringify(k)} is not a property of requestedSchema (properties: ${list(properties)})`));
+    if (typeof k !== 'string') issues.push(issue(['included', i], 'invalid_type', wrongType('a string', k)));
+    else if (!Object.hasOwn(schema.properties, k)) issues.push(issue(['included', i], 'unknown_field', `${quote(k)} is not a property of requestedSchema (properties: ${list(properties)})`));
     else keys.add(k);
   });
   const checked = validateValues(schema, values, { only: [...keys], prefix: 'values' });

@@ -3,9 +3,10 @@
 // the chat reads them), the check of elicit_selection's input, the check of an answer, and
 // the result each ask returns (the seed shapes, plus `via`).
 import * as z from 'zod';
-import { LIMITS, clip, describe, fromZod, issue, list, nestingDepth } from './approval-input.js';
+import { LIMITS, nestingDepth } from './approval-input.js';
+import { describe, duplicateOf, fromZod, isObject, issue, minExceedsMax, notOneOf, repeated, tooBig, tooLong, wrongType, type FieldIssue } from './field-issues.js';
 import type { Outcome } from './lifecycle.js';
-import { RequestedSchemaSchema, duplicates, isObject, validateValues, type FieldIssue, type RequestedSchema } from './requested-schema.js';
+import { RequestedSchemaSchema, duplicates, validateValues, type RequestedSchema } from './requested-schema.js';
 
 const TIMEOUT_FALLBACK = 3600;
 export const SELECTION_LIMITS = { options: 100, value: 200, label: 200, description: 1000 } as const;
@@ -78,14 +79,14 @@ export type ElicitConfirmInput = z.infer<typeof ElicitConfirmInputSchema>;
  */
 export function resolveConfirmInput(args: ElicitConfirmInput): { ok: true; question: string; yes: string; no: string } | { ok: false; issues: FieldIssue[] } {
   const question = args.question ?? args.message;
-  if (question === undefined) return { ok: false, issues: [{ path: 'question', rule: 'missing', message: 'question: is required (or `message`): the yes/no question to ask' }] };
+  if (question === undefined) return { ok: false, issues: [issue(['question'], 'missing', 'is required (or `message`): the yes/no question to ask')] };
   const seedLabels = args.yesLabel !== undefined || args.noLabel !== undefined;
   if (args.question !== undefined && args.message === undefined && args.labels !== undefined && !seedLabels) {
-    return { ok: false, issues: [{ path: 'labels', rule: 'mixed_shapes', message: 'labels: belongs with `message` (the public product\'s shape); with `question`, use yesLabel and noLabel' }] };
+    return { ok: false, issues: [issue(['labels'], 'mixed_shapes', 'belongs with `message` (the public product\'s shape); with `question`, use yesLabel and noLabel')] };
   }
   if (args.message !== undefined && args.question === undefined && seedLabels && args.labels === undefined) {
     const path = args.yesLabel !== undefined ? 'yesLabel' : 'noLabel';
-    return { ok: false, issues: [{ path, rule: 'mixed_shapes', message: `${path}: belongs with \`question\` (seed 000's shape); with \`message\`, use labels.ok and labels.cancel` }] };
+    return { ok: false, issues: [issue([path], 'mixed_shapes', 'belongs with `question` (seed 000\'s shape); with `message`, use labels.ok and labels.cancel')] };
   }
   const yes = args.yesLabel ?? (seedLabels ? undefined : args.labels?.ok) ?? 'Yes';
   const no = args.noLabel ?? (seedLabels ? undefined : args.labels?.cancel) ?? 'No';
@@ -147,7 +148,7 @@ type Checked<T> = { ok: true; value: T } | { ok: false; issues: FieldIssue[] };
 
 /** elicit_selection's input, checked and normalized; every refusal names the field and the rule. */
 export function checkSelectionInput(input: unknown): Checked<{ ask: SelectionAsk; waitSeconds: number | undefined; via: Via }> {
-  if (!isObject(input)) return { ok: false, issues: [issue([], 'not_object', `must be an object of named parameters, got ${describe(input)}`)] };
+  if (!isObject(input)) return { ok: false, issues: [issue([], 'not_object', wrongType('an object of named parameters', input))] };
   const deep = Object.entries(input).filter(([, v]) => nestingDepth(v, LIMITS.depth) > LIMITS.depth);
   if (deep.length) return { ok: false, issues: deep.map(([k]) => issue([k], 'too_deep', `nests arrays and objects more than ${LIMITS.depth} levels deep; the limit is ${LIMITS.depth}`)) };
   const parsed = ElicitSelectionInputSchema.safeParse(input);
@@ -155,7 +156,7 @@ export function checkSelectionInput(input: unknown): Checked<{ ask: SelectionAsk
   const data = parsed.data;
   const issues: FieldIssue[] = [];
   const values = data.options.map((o) => o.value);
-  for (const [i, first] of duplicates(values)) issues.push(issue(['options', i, 'value'], 'duplicate', `duplicates ${clip(JSON.stringify(values[i]), 60)} (already at options[${first}].value)`));
+  for (const [i, first] of duplicates(values)) issues.push(issue(['options', i, 'value'], 'duplicate', duplicateOf(values[i], `options[${first}].value`)));
   const multiple = data.multiple ?? false;
   if (!multiple) {
     for (const key of ['minSelected', 'maxSelected'] as const) {
@@ -164,18 +165,21 @@ export function checkSelectionInput(input: unknown): Checked<{ ask: SelectionAsk
   }
   const minSelected = multiple ? (data.minSelected ?? 0) : 1;
   const maxSelected = multiple ? (data.maxSelected ?? values.length) : 1;
-  if (data.minSelected !== undefined && data.minSelected > values.length) issues.push(issue(['minSelected'], 'too_big', `is ${data.minSelected}, more than the ${values.length} options`));
-  if (data.maxSelected !== undefined && data.maxSelected > values.length) issues.push(issue(['maxSelected'], 'too_big', `is ${data.maxSelected}, more than the ${values.length} options`));
-  if (minSelected > maxSelected) issues.push(issue(['minSelected'], 'min_exceeds_max', `minSelected (${minSelected}) must not exceed maxSelected (${maxSelected})`));
+  for (const key of ['minSelected', 'maxSelected'] as const) {
+    const n = data[key];
+    if (n !== undefined && n > values.length) issues.push(issue([key], 'too_big', `${tooBig(values.length, n)} (there are ${values.length} options)`));
+  }
+  if (minSelected > maxSelected) issues.push(issue(['minSelected'], 'min_exceeds_max', minExceedsMax('minSelected', minSelected, 'maxSelected', maxSelected)));
   const defaults = data.default ?? [];
   const known = new Set(values);
-  const chosen = new Set<string>();
+  const chosen = new Map<string, number>();
   defaults.forEach((v, i) => {
-    if (!known.has(v)) issues.push(issue(['default', i], 'not_an_option', `${clip(JSON.stringify(v), 60)} is not one of the option values (${list(values)})`));
-    else if (chosen.has(v)) issues.push(issue(['default', i], 'duplicate', `duplicates ${clip(JSON.stringify(v), 60)}`));
-    chosen.add(v);
+    const seen = chosen.get(v);
+    if (!known.has(v)) issues.push(issue(['default', i], 'not_an_option', notOneOf(values, v)));
+    else if (seen !== undefined) issues.push(issue(['default', i], 'duplicate', duplicateOf(v, `default[${seen}]`)));
+    else chosen.set(v, i);
   });
-  if (defaults.length > maxSelected) issues.push(issue(['default'], 'too_many', `selects ${defaults.length}, more than the ${maxSelected} allowed`));
+  if (defaults.length > maxSelected) issues.push(issue(['default'], 'too_many', tooLong(maxSelected, defaults.length, 'entry')));
   if (issues.length) return { ok: false, issues };
   return {
     ok: true,
@@ -200,13 +204,16 @@ export function checkSelectionInput(input: unknown): Checked<{ ask: SelectionAsk
 /** Why a selection is not acceptable, or [] when it is: each value an option, no repeats, the count within bounds. */
 export function selectionIssues(ask: SelectionAsk, selected: unknown, prefix = 'values.selected'): FieldIssue[] {
   const at = prefix.split('.');
-  if (!Array.isArray(selected) || selected.some((v) => typeof v !== 'string')) return [issue(at, 'invalid_type', 'must be a list of option values')];
-  const known = new Set(ask.options.map((o) => o.value));
+  if (!Array.isArray(selected)) return [issue(at, 'invalid_type', wrongType('a list of option values', selected))];
+  const odd: unknown = selected.find((v) => typeof v !== 'string');
+  if (selected.some((v) => typeof v !== 'string')) return [issue(at, 'invalid_type', `must be a list of option values, got ${describe(odd)} in it`)];
+  const values = ask.options.map((o) => o.value);
+  const known = new Set(values);
   const chosen = new Set<string>();
   const issues: FieldIssue[] = [];
   selected.forEach((v: string, i) => {
-    if (!known.has(v)) issues.push(issue([...at, i], 'not_an_option', `${clip(JSON.stringify(v), 60)} is not one of the options`));
-    else if (chosen.has(v)) issues.push(issue([...at, i], 'duplicate', `${clip(JSON.stringify(v), 60)} is chosen twice`));
+    if (!known.has(v)) issues.push(issue([...at, i], 'not_an_option', notOneOf(values, v)));
+    else if (chosen.has(v)) issues.push(issue([...at, i], 'duplicate', repeated(v)));
     chosen.add(v);
   });
   if (selected.length < ask.minSelected) issues.push(issue(at, 'too_few', ask.multiple ? `choose at least ${ask.minSelected}` : 'choose one'));
@@ -217,7 +224,7 @@ export function selectionIssues(ask: SelectionAsk, selected: unknown, prefix = '
 /** The person's answer to an ask, checked against it: what the hub records as the approved values. */
 export function checkAskValues(ask: Ask, values: unknown): { ok: true; values: Record<string, unknown> } | { ok: false; issues: FieldIssue[] } {
   if (ask.kind === 'form') return validateValues(ask.requestedSchema, values, { prefix: 'values' });
-  if (!isObject(values)) return { ok: false, issues: [issue(['values'], 'not_object', `must be an object, got ${describe(values)}`)] };
+  if (!isObject(values)) return { ok: false, issues: [issue(['values'], 'not_object', wrongType('an object', values))] };
   if (ask.kind === 'confirm') {
     if (typeof values.confirmed !== 'boolean') return { ok: false, issues: [issue(['values', 'confirmed'], 'invalid_type', 'must be true (yes) or false (no)')] };
     return { ok: true, values: { confirmed: values.confirmed } };

@@ -1,3 +1,5 @@
+import { clip } from './field-issues.js';
+
 /** Clamps a caller's number into [min, max]; a missing value takes the default. */
 export function clamp(value: number | undefined, fallback: number, min: number, max: number): number {
   if (value === undefined || !Number.isFinite(value)) return fallback;
@@ -8,5 +10,5 @@ export function clamp(value: number | undefined, fallback: number, min: number, 
 const MAX_REASON_CHARS = 300;
 
 export function clipReason(reason: string): string {
-  return reason.length <= MAX_REASON_CHARS ? reason : `${reason.slice(0, MAX_REASON_CHARS - 1)}…`;
+  return clip(reason, MAX_REASON_CHARS);
 }

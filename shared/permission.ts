@@ -2,9 +2,8 @@
 // request as it is stored and shown, the check of a person's answer, and what the hook reads back to print the host's
 // decision.
 import * as z from 'zod';
-import { clip, describe, issue } from './approval-input.js';
+import { isObject, issue, unknownKey, wrongType, type FieldIssue } from './field-issues.js';
 import { DecidedViaSchema, type Outcome } from './lifecycle.js';
-import { isObject, type FieldIssue } from './requested-schema.js';
 
 /** The agents whose prompts the hook bridges. */
 export const HostAgentSchema = z.enum(['claude-code', 'codex']);
@@ -48,17 +47,17 @@ export type PermissionRequest = z.infer<typeof PermissionRequestSchema>;
  */
 export function checkPermissionValues(request: PermissionRequest, values: unknown): { ok: true; values: Record<string, unknown> } | { ok: false; issues: FieldIssue[] } {
   if (values === undefined) return { ok: true, values: {} };
-  if (!isObject(values)) return { ok: false, issues: [issue(['values'], 'not_object', `must be an object, got ${describe(values)}`)] };
+  if (!isObject(values)) return { ok: false, issues: [issue(['values'], 'not_object', wrongType('an object', values))] };
   const issues: FieldIssue[] = [];
   for (const key of Object.keys(values)) {
-    if (key !== 'updatedInput') issues.push(issue(['values', key], 'unknown_field', 'is not an answer to a permission request (only updatedInput is)'));
+    if (key !== 'updatedInput') issues.push(issue(['values', key], 'unknown_field', unknownKey(['updatedInput'], 'a permission request takes only an edited input')));
   }
   const updated = values.updatedInput;
   if (updated === undefined) return issues.length ? { ok: false, issues } : { ok: true, values: {} };
   if (!request.editable) issues.push(issue(['values', 'updatedInput'], 'not_editable', `${request.host} does not run an edited input for ${request.event}; allow or deny it as it is`));
-  else if (!isObject(updated)) issues.push(issue(['values', 'updatedInput'], 'not_object', `must be an object, got ${describe(updated)}`));
+  else if (!isObject(updated)) issues.push(issue(['values', 'updatedInput'], 'not_object', wrongType('an object', updated)));
   else if (request.command !== undefined && (typeof updated.command !== 'string' || updated.command.trim() === '')) {
-    issues.push(issue(['values', 'updatedInput', 'command'], 'required', `must be the command to run, got ${clip(describe(updated.command), 60)}`));
+    issues.push(issue(['values', 'updatedInput', 'command'], 'required', wrongType('the command to run', updated.command)));
   }
   return issues.length ? { ok: false, issues } : { ok: true, values: { updatedInput: updated } };
 }

@@ -1,14 +1,22 @@
 // MCP 2025-11-25 elicitation `requestedSchema`: the restricted, flat JSON Schema subset
 // clients can render as a form, and the check of values submitted against it.
-// Shared by the Node server and the browser extension, so it imports nothing but zod.
+// Shared by the Node server and the browser extension, so it imports nothing but zod and shared/.
 import * as z from 'zod';
+import {
+  article, duplicateOf, fromZod, isObject, issue, list, minExceedsMax, missing, notOneOf, oneOf, quote, repeated, segments,
+  tooBig, tooLong, tooShort, tooSmall, unknownKey, valueAt, wrongType,
+  type FieldIssue, type RuleNames, type Segment as Seg,
+} from './field-issues.js';
 
-export interface FieldIssue { path: string; rule: string; message: string }
+// server/approvals/, server/mcp/ and extension/ still import these from here; their owners move them to field-issues.ts.
+export { formatIssues, type FieldIssue } from './field-issues.js';
 
-type Seg = string | number;
-// Issues are collected with structured paths and only rendered at the end so that
-// the caller's prefix ("requestedSchema", "params.requestedSchema", "values"...) applies once.
+// A value's issues are found relative to the value and rendered once its place is known: under a property of the
+// schema (a default) or of the values, with the caller's prefix ("requestedSchema", "values", "content"...).
 interface Raw { at: Seg[]; rule: string; msg: string }
+function render(raws: readonly Raw[], prefix: string): FieldIssue[] {
+  return raws.map((r) => issue(r.at, r.rule, r.msg, { prefix }));
+}
 
 const FORMATS = ['email', 'uri', 'date', 'date-time'] as const;
 const TYPES = ['string', 'number', 'integer', 'boolean', 'array'] as const;
@@ -24,7 +32,7 @@ function flag(ctx: Ctx, path: Seg[], rule: string, message: string): void {
   ctx.addIssue({ code: 'custom', path, message, params: { rule } });
 }
 function ordered(ctx: Ctx, lo: string, a: number | undefined, hi: string, b: number | undefined): void {
-  if (a !== undefined && b !== undefined && a > b) flag(ctx, [lo], 'min_exceeds_max', `${lo} (${a}) must not exceed ${hi} (${b})`);
+  if (a !== undefined && b !== undefined && a > b) flag(ctx, [lo], 'min_exceeds_max', minExceedsMax(lo, a, hi, b));
 }
 /**
  * Every repeated value as [its index, the index of its first occurrence], in one pass: an `indexOf` per value was
@@ -41,11 +49,11 @@ export function duplicates(values: readonly unknown[]): [number, number][] {
   return out;
 }
 function unique(ctx: Ctx, values: readonly string[], at: (i: number) => Seg[]): void {
-  for (const [i, first] of duplicates(values)) flag(ctx, at(i), 'duplicate', `duplicates ${JSON.stringify(values[i])} (already at index ${first})`);
+  for (const [i, first] of duplicates(values)) flag(ctx, at(i), 'duplicate', duplicateOf(values[i], `index ${first}`));
 }
 function offered(ctx: Ctx, value: string | undefined, options: readonly string[], at: Seg[], known: ReadonlySet<string> = new Set(options)): void {
   if (value !== undefined && !known.has(value)) {
-    flag(ctx, at, 'default_not_in_options', `must be one of the options ${list(options)}, got ${describe(value)}`);
+    flag(ctx, at, 'default_not_in_options', notOneOf(options, value));
   }
 }
 
@@ -132,68 +140,31 @@ export const RequestedSchemaSchema = z
   })
   .superRefine((s, ctx) => {
     const required = s.required ?? [];
-    for (const [i] of duplicates(required)) flag(ctx, ['required', i], 'duplicate', `duplicates ${JSON.stringify(required[i])}`);
+    for (const [i, first] of duplicates(required)) flag(ctx, ['required', i], 'duplicate', duplicateOf(required[i], `index ${first}`));
     required.forEach((name, i) => {
       if (Object.hasOwn(s.properties, name)) return;
       const known = list(Object.keys(s.properties));
-      flag(ctx, ['required', i], 'required_missing_property', `names ${JSON.stringify(name)}, which is not a key of properties (${known})`);
+      flag(ctx, ['required', i], 'required_missing_property', `names ${quote(name)}, which is not a key of properties (${known})`);
     });
   });
 
 export type RequestedSchema = z.infer<typeof RequestedSchemaSchema>;
 export type PropertySchema = RequestedSchema['properties'][string];
 
-/** A JSON object (not null, not an array): what schemas, values and requests must be. */
-export function isObject(v: unknown): v is Record<string, unknown> {
-  return typeof v === 'object' && v !== null && !Array.isArray(v);
-}
-function clip(s: string, n = 60): string {
-  return s.length > n ? `${s.slice(0, n - 1)}…` : s;
-}
-/** The values quoted and joined, up to 200 characters: it stops there, so a 100,000-value list costs no more than a short one. */
-function list(values: readonly string[]): string {
-  let text = '';
-  for (const v of values) {
-    text += (text === '' ? '' : ', ') + JSON.stringify(v);
-    if (text.length > 200) break;
-  }
-  return clip(text, 200);
-}
-function describe(v: unknown): string {
-  if (v === undefined) return 'nothing';
-  if (v === null) return 'null';
-  if (Array.isArray(v)) return 'an array';
-  if (typeof v === 'object') return 'an object';
-  if (typeof v === 'string') return `string ${clip(JSON.stringify(v))}`;
-  return `${typeof v} ${String(v)}`;
-}
-function render(prefix: string, at: readonly Seg[]): string {
-  return at.reduce<string>((path, s) => {
-    if (typeof s === 'number') return `${path}[${s}]`;
-    return /^[A-Za-z_$][\w$-]*$/.test(s) ? `${path}.${s}` : `${path}[${JSON.stringify(s)}]`;
-  }, prefix);
-}
-function finish(prefix: string, raws: readonly Raw[]): FieldIssue[] {
-  return raws.map(({ at, rule, msg }) => {
-    const path = render(prefix, at);
-    return { path, rule, message: clip(`${path}: ${msg}`, 400) };
-  });
-}
-function valueAt(root: unknown, at: readonly Seg[]): unknown {
-  return at.reduce<unknown>((v, s) => (typeof v === 'object' && v !== null ? (v as Record<Seg, unknown>)[s] : undefined), root);
-}
-
-const ARTICLE: Record<string, string> = {
-  string: 'a string', number: 'a number', integer: 'an integer', boolean: 'a boolean',
-  array: 'an array of strings', object: 'an object', record: 'an object',
+/** This module's rule codes where they differ from the tool inputs' (callers and the extension read them). */
+const RULES: Partial<RuleNames> = {
+  missing_choice: 'missing', wrong_type: 'type', not_object: 'not_object', not_one_of: 'enum',
+  too_small: 'minimum', too_big: 'maximum', too_short: 'empty', too_long: 'maximum',
 };
+/** A property type's value, where it differs from zod's own name for it. */
+const PROPERTY_VALUE: Record<string, string> = { array: 'an array of strings' };
 
 // A failed zod union reports either every branch's failures or, when only one branch is
 // "non-aborted", that branch's — often the wrong one ({type:"string", enum:[1]} reads as
 // "unknown key enum"). The author plainly meant one form, so pick it from the value's
 // discriminating keys and report that branch's issues only.
 function pickProperty(at: Seg[], v: unknown): Branch | Raw {
-  if (!isObject(v)) return { at, rule: 'not_object', msg: `must be an object describing one field, got ${describe(v)}` };
+  if (!isObject(v)) return { at, rule: 'not_object', msg: wrongType('an object describing one field', v) };
   switch (v.type) {
     case 'string': return 'enum' in v ? EnumProp : 'oneOf' in v ? TitledEnumProp : StringProp;
     case 'number': return NumberProp;
@@ -201,70 +172,43 @@ function pickProperty(at: Seg[], v: unknown): Branch | Raw {
     case 'boolean': return BooleanProp;
     case 'array': return MultiProp;
   }
-  if (v.type === undefined) return { at: [...at, 'type'], rule: 'missing', msg: `is required and must be one of ${list(TYPES)}` };
+  if (v.type === undefined) return { at: [...at, 'type'], rule: 'missing', msg: missing(oneOf(TYPES)) };
   const hint = v.type === 'object' ? '; nested objects are not supported, flatten them into top-level properties' : '';
-  return { at: [...at, 'type'], rule: 'type', msg: `must be one of ${list(TYPES)}, got ${describe(v.type)}${hint}` };
+  return { at: [...at, 'type'], rule: 'type', msg: `${notOneOf(TYPES, v.type)}${hint}` };
 }
 function pickItems(at: Seg[], v: unknown): Branch | Raw {
   const shape = '{"enum": ["a", "b"]} or {"anyOf": [{"const": "a", "title": "A"}]}';
-  if (!isObject(v)) return { at, rule: 'not_object', msg: `must be an object listing the options, like ${shape}, got ${describe(v)}` };
+  if (!isObject(v)) return { at, rule: 'not_object', msg: wrongType(`an object listing the options, like ${shape}`, v) };
   if (v.type === 'object') return { at: [...at, 'type'], rule: 'type', msg: `arrays of objects are not supported; items must be ${shape}` };
   return 'anyOf' in v ? TitledItems : UntitledItems;
 }
-function checkBranch(root: unknown, at: Seg[], pick: (at: Seg[], v: unknown) => Branch | Raw): Raw[] {
+function checkBranch(root: unknown, at: Seg[], pick: (at: Seg[], v: unknown) => Branch | Raw, prefix: string): FieldIssue[] {
   const v = valueAt(root, at);
   const branch = pick(at, v);
-  if (!('safeParse' in branch)) return [branch];
+  if (!('safeParse' in branch)) return render([branch], prefix);
   const parsed = branch.safeParse(v);
   if (parsed.success) return [];
   const own = parsed.error.issues.filter((i) => branch !== MultiProp || i.path[0] !== 'items');
-  const items = own.length < parsed.error.issues.length ? checkBranch(root, [...at, 'items'], pickItems) : [];
-  return [...items, ...fromZod(own, root, at, Object.keys(branch.shape))];
+  const items = own.length < parsed.error.issues.length ? checkBranch(root, [...at, 'items'], pickItems, prefix) : [];
+  return [...items, ...schemaIssues(branch, own, root, at, prefix)];
 }
 
-function fromZod(issues: readonly z.core.$ZodIssue[], root: unknown, base: Seg[], allowed?: readonly string[]): Raw[] {
-  return issues.flatMap((iss): Raw[] => {
-    const at = [...base, ...iss.path.map((s) => (typeof s === 'symbol' ? String(s) : s))];
+/** zod's issues in the kit's words and this module's rule codes, with the meta-schema's own cases said better. */
+function schemaIssues(schema: z.core.$ZodType, issues: readonly z.core.$ZodIssue[], root: unknown, base: Seg[], prefix: string): FieldIssue[] {
+  const where = { prefix };
+  return issues.flatMap((iss): FieldIssue[] => {
+    const at = [...base, ...segments(iss.path)];
     const got = valueAt(root, at);
-    const last = at[at.length - 1];
-    switch (iss.code) {
-      case 'unrecognized_keys': {
-        const hint = allowed && iss.path.length === 0 ? ` (allowed here: ${allowed.join(', ')})` : '';
-        return iss.keys.map((k) => ({ at: [...at, k], rule: 'unknown_key', msg: `is not supported by the elicitation schema subset${hint}` }));
+    if (got !== undefined && at[0] === 'properties') {
+      if (iss.code === 'invalid_type' && at[2] === 'default') {
+        const type = String(valueAt(root, [...at.slice(0, 2), 'type']));
+        const why = at.length === 3 ? `${PROPERTY_VALUE[type] ?? article(type)} (the property's type)` : 'a string (the options are strings)';
+        return [issue(at, 'wrong_default_type', wrongType(why, got), where)];
       }
-      case 'invalid_type': {
-        if (got === undefined) return [{ at, rule: 'missing', msg: `is required and must be ${ARTICLE[iss.expected] ?? iss.expected}` }];
-        if (at[0] === 'properties' && at[2] === 'default') {
-          const type = String(valueAt(root, [...at.slice(0, 2), 'type']));
-          const why = at.length === 3 ? `${ARTICLE[type] ?? type} (the property's type)` : 'a string (the options are strings)';
-          return [{ at, rule: 'wrong_default_type', msg: `must be ${why}, got ${describe(got)}` }];
-        }
-        if (iss.expected === 'object' || iss.expected === 'record') {
-          return [{ at, rule: 'not_object', msg: `must be an object, got ${describe(got)}` }];
-        }
-        const expected = iss.expected === 'int' ? 'an integer' : (ARTICLE[iss.expected] ?? iss.expected);
-        return [{ at, rule: 'type', msg: `must be ${expected}, got ${describe(got)}` }];
-      }
-      case 'invalid_value': {
-        const options = iss.values.map((v) => JSON.stringify(v)).join(' or ');
-        if (got === undefined) return [{ at, rule: 'missing', msg: `is required and must be ${options}` }];
-        if (at[0] === 'properties' && last === 'format' && at.length === 3) {
-          return [{ at, rule: 'unknown_format', msg: `unknown format ${describe(got)}; supported formats are ${list(FORMATS)}` }];
-        }
-        return [{ at, rule: last === 'type' ? 'type' : 'enum', msg: `must be ${options}, got ${describe(got)}` }];
-      }
-      case 'too_small':
-        if (iss.origin === 'array') return [{ at, rule: 'empty', msg: `must have at least ${String(iss.minimum)} entry` }];
-        return [{ at, rule: 'minimum', msg: `must be at least ${String(iss.minimum)}, got ${describe(got)}` }];
-      case 'too_big':
-        return [{ at, rule: 'maximum', msg: `must be at most ${String(iss.maximum)}, got ${describe(got)}` }];
-      case 'custom': {
-        const rule: unknown = iss.params?.rule;
-        return [{ at, rule: typeof rule === 'string' ? rule : 'invalid', msg: iss.message }];
-      }
-      default:
-        return [{ at, rule: iss.code, msg: iss.message }];
+      if (iss.code === 'invalid_value' && at[2] === 'format' && at.length === 3) return [issue(at, 'unknown_format', notOneOf(FORMATS, got), where)];
     }
+    if (iss.code === 'invalid_value' && got !== undefined && at[at.length - 1] === 'type') return [issue(at, 'type', notOneOf(iss.values, got), where)];
+    return fromZod(schema, [iss], valueAt(root, base), { ...where, base, rules: RULES });
   });
 }
 
@@ -272,29 +216,26 @@ export function checkRequestedSchema(
   input: unknown,
   prefix = 'requestedSchema',
 ): { ok: true; schema: RequestedSchema } | { ok: false; issues: FieldIssue[] } {
-  if (!isObject(input)) {
-    const msg = `must be an object like {"type": "object", "properties": {...}}, got ${describe(input)}`;
-    return { ok: false, issues: finish(prefix, [{ at: [], rule: 'not_object', msg }]) };
-  }
+  if (!isObject(input)) return { ok: false, issues: [issue([], 'not_object', wrongType('an object like {"type": "object", "properties": {...}}', input), { prefix })] };
   // zod leaves a "__proto__" key out of a record without a word (assigning it would replace the object's prototype), so
   // such a property would vanish between the agent and the person: it is refused by name instead.
-  const reserved: Raw[] = isObject(input.properties) && Object.hasOwn(input.properties, '__proto__')
-    ? [{ at: ['properties', '__proto__'], rule: 'reserved_name', msg: 'cannot be a property name (JavaScript objects reserve it, so its value would be lost); rename the property' }]
+  const reserved = isObject(input.properties) && Object.hasOwn(input.properties, '__proto__')
+    ? [issue(['properties', '__proto__'], 'reserved_name', 'cannot be a property name (JavaScript objects reserve it, so its value would be lost); rename the property', { prefix })]
     : [];
   const parsed = RequestedSchemaSchema.safeParse(input);
-  if (parsed.success) return reserved.length ? { ok: false, issues: finish(prefix, reserved) } : { ok: true, schema: parsed.data };
-  const dispatched = new Map<string, Raw[]>();
-  const raws = parsed.error.issues.flatMap((iss): Raw[] => {
+  if (parsed.success) return reserved.length ? { ok: false, issues: reserved } : { ok: true, schema: parsed.data };
+  const dispatched = new Map<string, FieldIssue[]>();
+  const issues = parsed.error.issues.flatMap((iss): FieldIssue[] => {
     const name = iss.path[0] === 'properties' && iss.path.length > 1 ? String(iss.path[1]) : undefined;
-    if (name === undefined) return fromZod([iss], input, [], Object.keys(RequestedSchemaSchema.shape));
+    if (name === undefined) return schemaIssues(RequestedSchemaSchema, [iss], input, [], prefix);
     const seen = dispatched.get(name);
-    const own = seen ?? checkBranch(input, ['properties', name], pickProperty);
+    const own = seen ?? checkBranch(input, ['properties', name], pickProperty, prefix);
     dispatched.set(name, own);
     // No branch-level problem means the issue came from a schema-wide refinement (e.g. invalid_default).
-    if (own.length === 0) return fromZod([iss], input, []);
+    if (own.length === 0) return schemaIssues(RequestedSchemaSchema, [iss], input, [], prefix);
     return seen ? [] : own;
   });
-  return { ok: false, issues: finish(prefix, [...reserved, ...raws]) };
+  return { ok: false, issues: [...reserved, ...issues] };
 }
 
 const EMAIL = /^[^\s@]+@[^\s@.]+(\.[^\s@.]+)+$/;
@@ -330,22 +271,22 @@ const FORMAT_CHECKS: Record<(typeof FORMATS)[number], [(s: string) => boolean, s
 
 function checkValue(p: Prop, v: unknown): Raw[] {
   const bad = (rule: string, msg: string, at: Seg[] = []): Raw[] => [{ at, rule, msg }];
-  if (p.type === 'boolean') return typeof v === 'boolean' ? [] : bad('type', `must be a boolean, got ${describe(v)}`);
+  if (p.type === 'boolean') return typeof v === 'boolean' ? [] : bad('type', wrongType(article('boolean'), v));
   if (p.type === 'number' || p.type === 'integer') {
-    if (typeof v !== 'number' || !Number.isFinite(v)) return bad('type', `must be a finite number, got ${describe(v)}`);
-    if (p.type === 'integer' && !Number.isInteger(v)) return bad('type', `must be an integer, got ${describe(v)}`);
-    if (p.minimum !== undefined && v < p.minimum) return bad('minimum', `must be at least ${p.minimum}, got ${v}`);
-    if (p.maximum !== undefined && v > p.maximum) return bad('maximum', `must be at most ${p.maximum}, got ${v}`);
+    if (typeof v !== 'number' || !Number.isFinite(v)) return bad('type', wrongType(article('number'), v));
+    if (p.type === 'integer' && !Number.isInteger(v)) return bad('type', wrongType(article('integer'), v));
+    if (p.minimum !== undefined && v < p.minimum) return bad('minimum', tooSmall(p.minimum, v));
+    if (p.maximum !== undefined && v > p.maximum) return bad('maximum', tooBig(p.maximum, v));
     return [];
   }
   const options = enumOptions(p).map((o) => o.value);
   if (p.type === 'array') {
-    if (!Array.isArray(v)) return bad('type', `must be an array of strings chosen from ${list(options)}, got ${describe(v)}`);
+    if (!Array.isArray(v)) return bad('type', wrongType(`an array of strings chosen from ${list(options)}`, v));
     const known = new Set(options);
     const chosen = new Set<string>();
     const out = v.flatMap((item: unknown, i): Raw[] => {
-      if (typeof item !== 'string' || !known.has(item)) return bad('enum', `must be one of ${list(options)}, got ${describe(item)}`, [i]);
-      if (chosen.has(item)) return bad('duplicate', `repeats ${JSON.stringify(item)}; each option may be chosen once`, [i]);
+      if (typeof item !== 'string' || !known.has(item)) return bad('enum', notOneOf(options, item), [i]);
+      if (chosen.has(item)) return bad('duplicate', repeated(item), [i]);
       chosen.add(item);
       return [];
     });
@@ -354,15 +295,15 @@ function checkValue(p: Prop, v: unknown): Raw[] {
     if (p.maxItems !== undefined && n > p.maxItems) out.push(...bad('max_items', `must choose at most ${p.maxItems} option(s), got ${n}`));
     return out;
   }
-  if (typeof v !== 'string') return bad('type', `must be a string, got ${describe(v)}`);
-  if ('enum' in p || 'oneOf' in p) return options.includes(v) ? [] : bad('enum', `must be one of ${list(options)}, got ${describe(v)}`);
+  if (typeof v !== 'string') return bad('type', wrongType(article('string'), v));
+  if ('enum' in p || 'oneOf' in p) return options.includes(v) ? [] : bad('enum', notOneOf(options, v));
   // JSON Schema counts length in code points, not UTF-16 units.
   const length = [...v].length;
-  if (p.minLength !== undefined && length < p.minLength) return bad('min_length', `must be at least ${p.minLength} characters long, got ${length}`);
-  if (p.maxLength !== undefined && length > p.maxLength) return bad('max_length', `must be at most ${p.maxLength} characters long, got ${length}`);
+  if (p.minLength !== undefined && length < p.minLength) return bad('min_length', tooShort(p.minLength, length, 'character'));
+  if (p.maxLength !== undefined && length > p.maxLength) return bad('max_length', tooLong(p.maxLength, length, 'character'));
   if (p.format) {
     const [test, wanted] = FORMAT_CHECKS[p.format];
-    if (!test(v)) return bad('format', `must be ${wanted} (format "${p.format}"), got ${describe(v)}`);
+    if (!test(v)) return bad('format', wrongType(`${wanted} (format "${p.format}")`, v));
   }
   return [];
 }
@@ -373,10 +314,7 @@ export function validateValues(
   options: { only?: readonly string[]; prefix?: string } = {},
 ): { ok: true; values: Record<string, unknown> } | { ok: false; issues: FieldIssue[] } {
   const prefix = options.prefix ?? 'values';
-  if (!isObject(values)) {
-    const msg = `must be an object mapping field names to values, got ${describe(values)}`;
-    return { ok: false, issues: finish(prefix, [{ at: [], rule: 'not_object', msg }]) };
-  }
+  if (!isObject(values)) return { ok: false, issues: [issue([], 'not_object', wrongType('an object mapping field names to values', values), { prefix })] };
   const only = options.only ? new Set(options.only) : undefined;
   const fields = Object.keys(schema.properties).filter((k) => !only || only.has(k));
   const submitted = new Set(fields);
@@ -384,8 +322,8 @@ export function validateValues(
   const raws: Raw[] = [];
   for (const key of Object.keys(values)) {
     if (submitted.has(key)) continue;
-    const why = Object.hasOwn(schema.properties, key) ? 'is not among the fields being submitted here' : 'is not a property of the schema';
-    raws.push({ at: [key], rule: 'unknown_key', msg: `${why}; expected only ${list(fields)}` });
+    const why = Object.hasOwn(schema.properties, key) ? 'it is a property of the schema, but not among the fields being submitted here' : undefined;
+    raws.push({ at: [key], rule: 'unknown_key', msg: unknownKey(fields, why) });
   }
   // Keys are the agent's property names: a Map, then own keys, so "__proto__" or "constructor" stay plain names.
   const out = new Map<string, unknown>();
@@ -403,13 +341,7 @@ export function validateValues(
     raws.push(...found.map((r) => ({ ...r, at: [key, ...r.at] })));
     if (found.length === 0) out.set(key, v);
   }
-  return raws.length ? { ok: false, issues: finish(prefix, raws) } : { ok: true, values: Object.fromEntries(out) };
-}
-
-export function formatIssues(issues: readonly FieldIssue[]): string {
-  const shown = issues.slice(0, 10).map((i) => i.message);
-  if (issues.length > 10) shown.push(`and ${issues.length - 10} more`);
-  return shown.join('; ');
+  return raws.length ? { ok: false, issues: render(raws, prefix) } : { ok: true, values: Object.fromEntries(out) };
 }
 
 export function propertyKind(p: PropertySchema): 'string' | 'number' | 'integer' | 'boolean' | 'enum' | 'multi' {

@@ -7,7 +7,7 @@ import { AskResultSchema, ConfirmAskSchema, FormAskSchema, SelectionAskSchema, a
 import { ApprovalEnvelopeSchema, OutcomeSchema, StatusSchema, approvalEnvelope, type Outcome } from './lifecycle.js';
 import { PermissionRequestSchema, PermissionResultSchema, checkPermissionValues, permissionResult } from './permission.js';
 import { ElicitationIdSchema, RequesterSchema } from './wire-fields.js';
-import type { FieldIssue } from './requested-schema.js';
+import type { FieldIssue } from './field-issues.js';
 
 /** The normalized request that is stored, relayed and shown: one schema for records, relay create, wire views and rows. */
 export const ReviewRequestSchema = z.discriminatedUnion('kind', [ProposalRequestSchema, ApprovalRequestSchema, ConfirmAskSchema, FormAskSchema, SelectionAskSchema, PermissionRequestSchema]);

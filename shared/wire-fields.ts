@@ -1,6 +1,9 @@
 import * as z from 'zod';
 import { RuleDraftSchema } from './rules.js';
 
+// The extension's pages and server/mcp/ still import it from here; it lives in field-issues.ts.
+export { FieldIssueSchema } from './field-issues.js';
+
 /**
  * The small shapes both the hub protocol and the extension's own storage and page messages use. Kept apart from
  * `wire-protocol.ts` so the extension's pages, which never speak to the hub, do not carry its whole protocol.
@@ -9,8 +12,6 @@ export const ElicitationIdSchema = z.string().min(1).max(100);
 export const RequesterSchema = z.strictObject({ client: z.string().nullable(), pid: z.number() });
 export const IdempotencyKeySchema = z.string().min(1).max(200);
 export const KeyIdSchema = z.string().regex(/^k_[0-9a-f]{16}$/, 'must be a key id (k_ and 16 hex digits)');
-
-export const FieldIssueSchema = z.strictObject({ path: z.string(), rule: z.string(), message: z.string() });
 
 /** `unavailable`: the hub could not record the decision (its store failed); it stays queued and is sent again. */
 export const DecisionRefusalSchema = z.enum(['invalid', 'already_decided', 'expired', 'withdrawn', 'not_found', 'unavailable']);

@@ -1,11 +1,12 @@
 import * as z from 'zod';
 import { ApprovalMethodSchema, ServiceErrorSchema } from './approval-calls.js';
+import { FieldIssueSchema, first, fromZod, pathOf, segments } from './field-issues.js';
 import { RequestViewSchema } from './review-request.js';
 import { DecidedViaSchema, StatusSchema } from './lifecycle.js';
 import { MAX_RULES, RuleDraftSchema, RuleIdSchema, RuleSchema } from './rules.js';
-import { DecideMessageSchema, DecisionRefusalSchema, ElicitationIdSchema, FieldIssueSchema, IdempotencyKeySchema, KeyIdSchema } from './wire-fields.js';
+import { DecideMessageSchema, DecisionRefusalSchema, ElicitationIdSchema, IdempotencyKeySchema, KeyIdSchema } from './wire-fields.js';
 
-export { DecideMessageSchema, DecisionRefusalSchema, FieldIssueSchema, IdempotencyKeySchema, KeyIdSchema };
+export { DecideMessageSchema, DecisionRefusalSchema, IdempotencyKeySchema, KeyIdSchema };
 export type { DecideMessage, DecisionRefusal } from './wire-fields.js';
 
 /**
@@ -182,11 +183,15 @@ export function parseFrame<T>(schema: z.ZodType<T>, data: string): Parsed<T> {
     return { ok: false, error: 'not JSON' };
   }
   const result = schema.safeParse(raw);
-  return result.success ? { ok: true, message: result.data } : { ok: false, error: firstIssue(result.error) };
+  return result.success ? { ok: true, message: result.data } : { ok: false, error: first(fromZod(schema, result.error.issues, raw, { whole: '(message)' }), 'invalid message') };
 }
 
-/** The first problem of a refused message, naming the field, for the peer to act on. */
+/**
+ * The first problem of a refused message, naming the field, for the peer to act on. Only the error is at hand here, not
+ * the frame, so the words are zod's; `parseFrame` says the kit's.
+ */
 export function firstIssue(error: z.ZodError): string {
-  const first = error.issues[0];
-  return first ? `${first.path.join('.') || '(message)'}: ${first.message}` : 'invalid message';
+  const issue = error.issues[0];
+  if (!issue) return 'invalid message';
+  return `${pathOf(segments(issue.path), { whole: '(message)' })}: ${issue.message}`;
 }

@@ -2,6 +2,7 @@
 // fields between releases, and a field we do not read must never turn a prompt into a fallback. The shapes are the
 // ones measured on Claude Code 2.1.332 (../shared/notes/claude-code.md) and Codex's own generated hook schemas.
 import * as z from 'zod';
+import { first, fromZod } from '../../shared/field-issues.js';
 import type { HostAgent } from '../../shared/permission.js';
 
 export const HookEventSchema = z.enum(['PreToolUse', 'PermissionRequest', 'Elicitation']);
@@ -57,12 +58,9 @@ export type ParsedHookInput =
   | { ok: true; kind: 'elicitation'; host: HostAgent; event: 'Elicitation'; input: ElicitationHookInput }
   | { ok: false; issue: string };
 
-/** `tool_input: expected record, received string`: the first problem, named by its field. */
-function firstIssue(error: z.ZodError): string {
-  const issue = error.issues[0];
-  if (!issue) return 'stdin: does not match the hook input';
-  const path = issue.path.length ? issue.path.map(String).join('.') : 'stdin';
-  return `${path}: ${issue.message}`;
+/** `tool_input: must be an object, got string "x"`: the first problem, named by its field. */
+function firstIssue(schema: z.ZodType, error: z.ZodError, raw: unknown): string {
+  return first(fromZod(schema, error.issues, raw, { whole: 'stdin' }), 'stdin: does not match the hook input');
 }
 
 /** The host's stdin for `event`, checked; a mismatch names the field, so the one stderr line says what to fix. */
@@ -70,10 +68,11 @@ export function parseHookInput(host: HostAgent, event: HookEvent, raw: unknown):
   if (event === 'Elicitation') {
     if (host !== 'claude-code') return { ok: false, issue: `Elicitation: ${host} has no Elicitation hook (only Claude Code does)` };
     const parsed = ClaudeElicitationSchema.safeParse(raw);
-    return parsed.success ? { ok: true, kind: 'elicitation', host, event, input: parsed.data } : { ok: false, issue: firstIssue(parsed.error) };
+    return parsed.success ? { ok: true, kind: 'elicitation', host, event, input: parsed.data } : { ok: false, issue: firstIssue(ClaudeElicitationSchema, parsed.error, raw) };
   }
-  const parsed = (host === 'claude-code' ? ClaudeToolSchema : CodexToolSchema).safeParse(raw);
-  if (!parsed.success) return { ok: false, issue: firstIssue(parsed.error) };
+  const schema = host === 'claude-code' ? ClaudeToolSchema : CodexToolSchema;
+  const parsed = schema.safeParse(raw);
+  if (!parsed.success) return { ok: false, issue: firstIssue(schema, parsed.error, raw) };
   if (parsed.data.hook_event_name !== event) {
     return { ok: false, issue: `hook_event_name: is "${parsed.data.hook_event_name}" but this hook was installed for ${event}` };
   }

@@ -3,8 +3,9 @@
 // an edit touches is read through `readFile`, so the diff shows the real lines around the change.
 import { requestSizeIssues } from '../../shared/approval-input.js';
 import type { FormAsk } from '../../shared/ask-input.js';
+import { formatIssues, tooLong } from '../../shared/field-issues.js';
 import { PERMISSION_LIMITS, type HostAgent, type PermissionRequest } from '../../shared/permission.js';
-import { checkRequestedSchema, formatIssues } from '../../shared/requested-schema.js';
+import { checkRequestedSchema } from '../../shared/requested-schema.js';
 import type { ElicitationHookInput, ToolHookInput } from './hook-input.js';
 import { unifiedDiff } from './unified-diff.js';
 
@@ -107,13 +108,18 @@ export function permissionRequest(
   readFile: FileReader,
 ): Mapped<PermissionRequest> {
   const tool = input.tool_name;
-  if (tool.length > PERMISSION_LIMITS.tool) return { ok: false, why: `tool_name: longer than ${PERMISSION_LIMITS.tool} characters` };
+  const long = (name: string, text: string | undefined, max: number): string | null => (text !== undefined && text.length > max ? `${name}: ${tooLong(max, text.length, 'character')}` : null);
+  // The name first: describing the tool may read the file it edits.
+  const longName = long('tool_name', tool, PERMISSION_LIMITS.tool);
+  if (longName) return { ok: false, why: longName };
   const what = describeTool(tool, input.tool_input, readFile);
-  if (what.command !== undefined && what.command.length > PERMISSION_LIMITS.command) return { ok: false, why: `tool_input.command: longer than ${PERMISSION_LIMITS.command} characters` };
-  if (what.diff !== undefined && what.diff.length > PERMISSION_LIMITS.diff) return { ok: false, why: `the diff is longer than ${PERMISSION_LIMITS.diff} characters` };
-  if (what.path !== undefined && what.path.length > PERMISSION_LIMITS.path) return { ok: false, why: `tool_input.file_path: longer than ${PERMISSION_LIMITS.path} characters` };
-  if (input.cwd.length > PERMISSION_LIMITS.path) return { ok: false, why: `cwd: longer than ${PERMISSION_LIMITS.path} characters` };
-  if (input.session_id.length > PERMISSION_LIMITS.session) return { ok: false, why: `session_id: longer than ${PERMISSION_LIMITS.session} characters` };
+  const longText =
+    long('tool_input.command', what.command, PERMISSION_LIMITS.command) ??
+    long('the diff', what.diff, PERMISSION_LIMITS.diff) ??
+    long('tool_input.file_path', what.path, PERMISSION_LIMITS.path) ??
+    long('cwd', input.cwd, PERMISSION_LIMITS.path) ??
+    long('session_id', input.session_id, PERMISSION_LIMITS.session);
+  if (longText) return { ok: false, why: longText };
   const request: PermissionRequest = {
     kind: 'permission',
     message: `${HOST_NAMES[host]} wants to ${what.verb}`,

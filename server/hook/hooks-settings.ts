@@ -1,6 +1,7 @@
 // The hook entries in a host's settings, merged in and taken out without touching anyone else's: Claude Code's
 // settings.json (`hooks.<Event>[].hooks[]`) and Codex's config.toml (a marked block of `[[hooks.<Event>]]` tables).
 // Pure text in, text out; an entry is ours when its command is `… hook --host <host> [--wait N] <Event>`.
+import { isObject } from '../../shared/field-issues.js';
 import type { HostAgent } from '../../shared/permission.js';
 import type { HookEvent } from './hook-input.js';
 
@@ -58,7 +59,6 @@ function matcher(host: HostAgent, event: HookEvent): string | undefined {
 }
 
 type Json = Record<string, unknown>;
-const isObj = (v: unknown): v is Json => typeof v === 'object' && v !== null && !Array.isArray(v);
 
 function entry(desired: Desired, event: HookEvent): Json {
   return { type: 'command', command: hookCommand(desired.node, desired.script, desired.host, event, desired.waitSeconds), timeout: desired.waitSeconds + TIMEOUT_MARGIN_SECONDS };
@@ -69,11 +69,11 @@ function withoutOurs(groups: unknown[], host: HostAgent): { groups: unknown[]; r
   let removed = 0;
   const kept: unknown[] = [];
   for (const group of groups) {
-    if (!isObj(group) || !Array.isArray(group.hooks)) {
+    if (!isObject(group) || !Array.isArray(group.hooks)) {
       kept.push(group);
       continue;
     }
-    const hooks = group.hooks.filter((h) => !(isObj(h) && isOurCommand(h.command, host)));
+    const hooks = group.hooks.filter((h) => !(isObject(h) && isOurCommand(h.command, host)));
     removed += group.hooks.length - hooks.length;
     if (hooks.length === group.hooks.length) kept.push(group);
     else if (hooks.length > 0) kept.push({ ...group, hooks });
@@ -89,8 +89,8 @@ function parseSettings(text: string | null): { ok: true; settings: Json } | { ok
   } catch (error) {
     return { ok: false, why: `is not valid JSON (${error instanceof Error ? error.message : String(error)}); fix or move it, nothing was changed` };
   }
-  if (!isObj(parsed)) return { ok: false, why: 'is not a JSON object; nothing was changed' };
-  if (parsed.hooks !== undefined && !isObj(parsed.hooks)) return { ok: false, why: '"hooks" is not an object; nothing was changed' };
+  if (!isObject(parsed)) return { ok: false, why: 'is not a JSON object; nothing was changed' };
+  if (parsed.hooks !== undefined && !isObject(parsed.hooks)) return { ok: false, why: '"hooks" is not an object; nothing was changed' };
   return { ok: true, settings: parsed };
 }
 
@@ -99,14 +99,14 @@ const serialize = (settings: Json) => `${JSON.stringify(settings, null, 2)}\n`;
 /** The installed entries of `host` in a Claude Code settings.json. */
 export function claudeInstalled(text: string | null, host: HostAgent = 'claude-code'): Installed[] {
   const parsed = parseSettings(text);
-  if (!parsed.ok || !isObj(parsed.settings.hooks)) return [];
+  if (!parsed.ok || !isObject(parsed.settings.hooks)) return [];
   const out: Installed[] = [];
   for (const [event, groups] of Object.entries(parsed.settings.hooks)) {
     if (!Array.isArray(groups)) continue;
     for (const group of groups) {
-      if (!isObj(group) || !Array.isArray(group.hooks)) continue;
+      if (!isObject(group) || !Array.isArray(group.hooks)) continue;
       for (const h of group.hooks) {
-        if (isObj(h) && isOurCommand(h.command, host)) out.push({ event: event as HookEvent, command: String(h.command), timeout: typeof h.timeout === 'number' ? h.timeout : null });
+        if (isObject(h) && isOurCommand(h.command, host)) out.push({ event: event as HookEvent, command: String(h.command), timeout: typeof h.timeout === 'number' ? h.timeout : null });
       }
     }
   }
@@ -122,7 +122,7 @@ export function mergeClaudeSettings(text: string | null, desired: Desired): Merg
   const parsed = parseSettings(text);
   if (!parsed.ok) return parsed;
   const settings = parsed.settings;
-  const hooks: Json = isObj(settings.hooks) ? { ...settings.hooks } : {};
+  const hooks: Json = isObject(settings.hooks) ? { ...settings.hooks } : {};
   const changes: string[] = [];
   for (const event of HOST_EVENTS[desired.host]) {
     const groups = Array.isArray(hooks[event]) ? (hooks[event] as unknown[]) : [];

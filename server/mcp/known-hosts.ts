@@ -6,6 +6,7 @@
  * the same clientInfo (one shows the dialog, the other does not): the protocol era, a declared extension, a field of
  * the request's own `_meta`.
  */
+import { isObject, valueAt } from '../../shared/field-issues.js';
 
 export type KnownHostBehaviour = 'auto_declines' | 'drops';
 
@@ -81,10 +82,6 @@ export const KNOWN_HOSTS: readonly KnownHost[] = [
   },
 ];
 
-function isObject(value: unknown): value is Record<string, unknown> {
-  return typeof value === 'object' && value !== null && !Array.isArray(value);
-}
-
 /** `2.1.332` → [2, 1, 332]; a pre-release or build suffix is ignored; anything else is null. */
 function versionParts(version: string): number[] | null {
   const match = /^v?(\d+(?:\.\d+)*)(?:[-+].*)?$/.exec(version.trim());
@@ -113,17 +110,11 @@ function declaresExtension(capabilities: unknown, name: string): boolean {
   return isObject(capabilities) && isObject(capabilities.extensions) && Object.hasOwn(capabilities.extensions, name);
 }
 
-function at(value: unknown, path: readonly string[]): unknown {
-  let here = value;
-  for (const key of path) here = isObject(here) && Object.hasOwn(here, key) ? here[key] : undefined;
-  return here;
-}
-
 function matches(row: KnownHost, host: HostSelf, name: string, version: unknown): boolean {
   if (row.name !== name || !inRange(version, row.versions)) return false;
   if (row.era !== undefined && row.era !== host.era) return false;
   if (row.lacksExtension !== undefined && declaresExtension(host.capabilities, row.lacksExtension)) return false;
-  return row.requestMeta === undefined || at(host.requestMeta, row.requestMeta.path) === row.requestMeta.equals;
+  return row.requestMeta === undefined || valueAt(host.requestMeta, row.requestMeta.path) === row.requestMeta.equals;
 }
 
 /** The first row the host matches on this request; null when none does. */

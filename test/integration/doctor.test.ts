@@ -325,7 +325,7 @@ describe.each(CLIENT_KINDS)('elicit_doctor additions with the %s client', (kind)
         (error: unknown) => ({ refused: true, text: String(error) }),
       );
       expect(outcome.refused).toBe(true);
-      expect(outcome.text).toContain(`${field}: must have at most ${limit} character(s)`);
+      expect(outcome.text).toContain(`${field}: must be at most ${limit} characters long`);
       expect(existsSync(join(h.stateDir, 'reports'))).toBe(false);
     });
 

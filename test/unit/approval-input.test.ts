@@ -9,7 +9,7 @@ import {
   type ApprovalRequest,
   type ProposalRequest,
 } from '../../shared/approval-input.js';
-import type { FieldIssue } from '../../shared/requested-schema.js';
+import type { FieldIssue } from '../../shared/field-issues.js';
 import { northmarkProposal } from '../fixtures/northmark.js';
 
 type Seg = string | number;
@@ -123,9 +123,9 @@ describe('invalid tool inputs', () => {
 
   it('names the allowed keys, the schema properties, the declared sources and the limits', () => {
     const text = (input: unknown): string => issuesOf(checkProposalInput(input)).map((i) => i.message).join('\n');
-    expect(text(proposal(['fields', 'foo'], {}))).toContain('fields.foo: not a property of requestedSchema (properties: name, website, employeeCount, institutionTypes)');
-    expect(text(proposal(['fields', 'name', 'sources', 'bing'], 1))).toContain('(sources: apollo, crunchbase)');
-    expect(text(proposal(['operation'], 'create'))).toContain('allowed here: message, columns, requestedSchema, fields');
+    expect(text(proposal(['fields', 'foo'], {}))).toContain('fields.foo: is not a property of requestedSchema (properties: "name", "website", "employeeCount", "institutionTypes")');
+    expect(text(proposal(['fields', 'name', 'sources', 'bing'], 1))).toContain('(sources: "apollo", "crunchbase")');
+    expect(text(proposal(['operation'], 'create'))).toContain('allowed here: "message", "columns", "requestedSchema", "fields"');
     expect(text(proposal(['displayTemplate'], big(LIMITS.templateBytes + 1)))).toContain('16384 bytes');
     expect(text(proposal(['context'], big(LIMITS.contextBytes)))).toContain('65536 bytes');
     expect(text(proposal(['message'], big(LIMITS.requestBytes)))).toContain('524288 bytes');

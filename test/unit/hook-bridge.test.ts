@@ -103,7 +103,7 @@ describe('permissionRequest: the request a person reviews', () => {
   it('too large to review: the host keeps its own prompt', () => {
     const parsed = parseHookInput('claude-code', 'PermissionRequest', claudePermission('Bash', { command: 'x'.repeat(70_000) }));
     if (!parsed.ok || parsed.kind !== 'tool') throw new Error('did not parse');
-    expect(permissionRequest('claude-code', 'PermissionRequest', parsed.input, 110, noFiles)).toEqual({ ok: false, why: 'tool_input.command: longer than 65536 characters' });
+    expect(permissionRequest('claude-code', 'PermissionRequest', parsed.input, 110, noFiles)).toEqual({ ok: false, why: 'tool_input.command: must be at most 65536 characters long, got 70000' });
   });
 
   it('mcpTool splits at the first double underscore after the server', () => {
