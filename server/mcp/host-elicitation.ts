@@ -3,7 +3,8 @@ import { ProtocolError, ProtocolErrorCode, SdkError, SdkErrorCode, inputRequired
 import { deriveSupport } from './doctor/doctor-verdict.js';
 import { clipReason } from '../../shared/limits.js';
 import type { RequestedSchema } from '../../shared/requested-schema.js';
-import { formatIssues, validateValues } from '../../shared/requested-schema.js';
+import { formatIssues } from '../../shared/field-issues.js';
+import { validateValues } from '../../shared/requested-schema.js';
 import { log } from '../log.js';
 import type { RoundState, Session } from './session.js';
 import { hostView } from './session.js';

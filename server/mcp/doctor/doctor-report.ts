@@ -4,10 +4,8 @@
  * is table-tested apart from any host or hub.
  */
 import type { Support } from './doctor-verdict.js';
+import { isObject } from '../../../shared/field-issues.js';
 
-function isObject(value: unknown): value is Record<string, unknown> {
-  return typeof value === 'object' && value !== null && !Array.isArray(value);
-}
 
 // ---------------------------------------------------------------------------------------------------------------------
 // support.extensions

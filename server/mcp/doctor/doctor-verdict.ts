@@ -1,5 +1,6 @@
 /** The doctor's rules, kept pure so they are table-tested apart from any host. */
 import type { RequestedSchema } from '../../../shared/requested-schema.js';
+import { isObject } from '../../../shared/field-issues.js';
 
 /** Seed 001's five verdicts, plus `advertised_but_autoaccepted` (issue 11): an accept no person could have given. */
 export type ProbeVerdict =
@@ -81,9 +82,6 @@ export interface Support {
   roots: boolean;
 }
 
-function isObject(value: unknown): value is Record<string, unknown> {
-  return typeof value === 'object' && value !== null && !Array.isArray(value);
-}
 
 /** Applies the spec's reading of advertised capabilities: an empty `elicitation: {}` means form mode only. */
 export function deriveSupport(capabilities: unknown): Support {

@@ -1,6 +1,7 @@
 import type * as z from 'zod';
 import { clamp } from '../../../shared/limits.js';
-import type { FieldIssue, RequestedSchema } from '../../../shared/requested-schema.js';
+import type { FieldIssue } from '../../../shared/field-issues.js';
+import type { RequestedSchema } from '../../../shared/requested-schema.js';
 import { runAsk, type AskSpec } from '../ask-routing.js';
 import { toolError } from '../tool-result.js';
 import { defineTool, type Tool } from './tool.js';

@@ -1,7 +1,7 @@
 import type { CallToolResult, ServerContext } from '@modelcontextprotocol/server';
 import * as z from 'zod';
 import type { ReviewedRequest } from '../../../shared/approval-input.js';
-import type { FieldIssue } from '../../../shared/requested-schema.js';
+import type { FieldIssue } from '../../../shared/field-issues.js';
 import { clamp } from '../../../shared/limits.js';
 import { checkSurfaces } from '../../../shared/app-surface.js';
 import { withAppKey } from '../app/app-result.js';

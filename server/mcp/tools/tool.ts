@@ -1,6 +1,6 @@
 import type { CallToolResult, InputRequiredResult, McpServer, ServerContext, StandardSchemaWithJSON, ToolAnnotations } from '@modelcontextprotocol/server';
 import * as z from 'zod';
-import { fromZod } from '../../../shared/approval-input.js';
+import { fromZod } from '../../../shared/field-issues.js';
 import { clipReason } from '../../../shared/limits.js';
 import { log } from '../../log.js';
 import { appToolMeta } from '../app/app-result.js';
