@@ -6,7 +6,7 @@ import { createServer as createHttpsServer } from 'node:https';
 import type { Duplex } from 'node:stream';
 import type { WebSocket } from 'ws';
 import { WebSocketServer } from 'ws';
-import type { Answer, ApprovalMethod } from '../../shared/approval-calls.js';
+import type { Answer, ApprovalMethod, ApprovalService } from '../../shared/approval-calls.js';
 import { fail, parseCallParams } from '../../shared/approval-calls.js';
 import type { HubMessage, PeerMessage } from '../../shared/wire-protocol.js';
 import {
@@ -31,6 +31,7 @@ import { phoneRequestHandler } from '../remote/phone-page.js';
 import type { StateDir } from '../state-dir.js';
 import { PAIRED_DEVICES_FILE, PAIRED_EXTENSIONS_FILE, RELAY_KEYS_FILE } from '../state-dir.js';
 import { DROPPED, HubHandshake, type HandshakePeer, type HubStep } from './hub-handshake.js';
+import { HubService } from './hub-service.js';
 import { TokenBucket } from './rate-limit.js';
 import type { PeerRole } from './upgrade-guard.js';
 import { checkUpgrade } from './upgrade-guard.js';
@@ -88,11 +89,11 @@ function refuseUpgrade(socket: Duplex, status: keyof typeof STATUS_TEXT): void {
   socket.end(`HTTP/1.1 ${status} ${STATUS_TEXT[status]}\r\nConnection: close\r\nContent-Length: 0\r\n\r\n`);
 }
 
-/** Checks a relay's params against the method's schema, then runs the engine's call. */
-async function dispatchCall<M extends ApprovalMethod>(engine: ApprovalEngine, method: M, raw: unknown, signal: AbortSignal): Promise<Answer<unknown>> {
+/** Checks a relay's params against the method's schema, then runs the hub's call. */
+async function dispatchCall<M extends ApprovalMethod>(service: ApprovalService, method: M, raw: unknown, signal: AbortSignal): Promise<Answer<unknown>> {
   const params = parseCallParams(method, raw);
   if (!params.success) return fail('invalid', `params.${firstIssue(params.error)}`);
-  return engine.call(method, params.data, signal);
+  return service.call(method, params.data, signal);
 }
 
 /**
@@ -103,6 +104,7 @@ async function dispatchCall<M extends ApprovalMethod>(engine: ApprovalEngine, me
 export class HubServer {
   private readonly peers = new Set<Peer>();
   private engine: ApprovalEngine | undefined;
+  private service: HubService | undefined;
   private readonly handshake: HubHandshake;
   private accepting = false;
   private unsubscribe: (() => void) | undefined;
@@ -112,6 +114,12 @@ export class HubServer {
   private lastSeenAt: number | null = null;
   /** Tells of `pair --remove` (another process) at once, so a forgotten extension's socket does not outlive its key. */
   private watcher: FSWatcher | undefined;
+  /**
+   * How many extensions and devices are paired (null: the file cannot be read), kept as their files change, so an
+   * agent's create reads no file. Only while the watcher tells of changes; without it they are read when asked.
+   */
+  private readonly pairedCount = new Map<PeerRole, number | null>();
+  private watching = false;
 
   private constructor(
     private readonly http: Server,
@@ -194,16 +202,16 @@ export class HubServer {
     return new HubServer(http, remote, wss, options);
   }
 
-  /** Starts accepting peers, serving them from `engine`. */
-  attach(engine: ApprovalEngine): void {
+  /** Starts accepting peers, serving them from `engine`; returns the service the hub offers, the engine's calls and its own. */
+  attach(engine: ApprovalEngine): ApprovalService {
     this.engine = engine;
-    engine.reviewer = () => {
-      // A phone with the page open sees every request as an extension does: both count as someone who can decide.
-      const extensions = this.keysOf('extension');
-      const devices = this.keysOf('device');
-      const paired = extensions === null || devices === null ? null : extensions.length + devices.length;
-      return { connected: this.extensionsConnected() + this.devicesConnected(), lastSeenAt: this.lastSeenAt, next: this.pairingHint(paired), paired };
-    };
+    // A phone with the page open sees every request as an extension does: both count as someone who can decide.
+    const service = new HubService(engine, {
+      connected: () => this.extensionsConnected() + this.devicesConnected(),
+      lastSeenAt: () => this.lastSeenAt,
+      paired: () => this.pairedReviewers(),
+    });
+    this.service = service;
     this.unsubscribe = engine.onEvent((event) => {
       for (const peer of this.peers) {
         if (peer.stage !== 'ready') continue;
@@ -218,27 +226,28 @@ export class HubServer {
         if (file === null || role === 'device') this.recheck('device');
         if (file === null || role === 'relay') this.recheck('relay');
       });
-      this.watcher.on('error', (error) => log('warn', 'stopped watching the state dir; a removed key is refused at its next decision or call', { error: error.message }));
+      this.watcher.on('error', (error) => {
+        this.watching = false;
+        log('warn', 'stopped watching the state dir; a removed key is refused at its next decision or call', { error: error.message });
+      });
+      this.watching = true;
     } catch (error) {
       log('warn', 'cannot watch the state dir; a removed key is refused at its next decision or call', { error: String(error) });
     }
+    // Counted once now; the watcher and this hub's own pairings keep the counts from then on.
+    this.recheck('extension');
+    this.recheck('device');
     this.accepting = true;
     log('info', 'hub listening', { port: this.options.port });
+    return service;
   }
 
-  /**
-   * With no extension paired yet, what an agent's new request tells it to ask of the person. Never the code: the agent
-   * may be exactly who must not pair (a sandboxed agent that paired a fake extension could approve its own requests),
-   * so the code goes only to the person, from the `pair` command in their terminal.
-   */
-  private pairingHint(paired: number | null): string | undefined {
-    if (paired === null || paired > 0) return undefined;
-    return (
-      'No browser extension is paired with this computer yet, so nobody can see this request. Ask the person to install the ' +
-      'Elicitly browser extension, run `npx elicitly-companion pair` in a terminal on this computer, and enter the code it ' +
-      'prints in the extension\'s Settings under "Pairing code", then press "Pair". The code is for the person only: do not ' +
-      'ask them for it. The request waits meanwhile.'
-    );
+  /** Extensions and devices paired, null when either file cannot be read: from the counts kept, read only without a watcher. */
+  private pairedReviewers(): number | null {
+    const count = (role: PeerRole): number | null => (this.watching ? (this.pairedCount.get(role) ?? null) : (this.keysOf(role)?.length ?? null));
+    const extensions = count('extension');
+    const devices = count('device');
+    return extensions === null || devices === null ? null : extensions + devices;
   }
 
   /**
@@ -259,15 +268,20 @@ export class HubServer {
    * Is this peer's proven key still there? A removed or changed key, or a file that cannot be read, says no. A relay
    * that proved the install key has nothing to lose here.
    */
-  private stillPaired(peer: Peer, keys = this.keysOf(peer.role)): boolean {
+  private stillPaired(peer: Peer, keys?: ReturnType<HubServer['keysOf']>): boolean {
     const { proven } = peer;
     if (!proven) return peer.role === 'relay';
-    return keys !== null && keys.some((e) => e.keyId === proven.keyId && e.key === proven.key && (peer.role !== 'extension' || e.origin === peer.origin));
+    const current = keys === undefined ? this.keysOf(peer.role) : keys;
+    return current !== null && current.some((e) => e.keyId === proven.keyId && e.key === proven.key && (peer.role !== 'extension' || e.origin === peer.origin));
   }
 
-  /** Closes, at once, every socket of this role whose key is gone (`pair --remove`, `key revoke`, a changed key). */
+  /**
+   * Reads the keys of one role again: keeps how many there are, and closes, at once, every socket of this role whose key
+   * is gone (`pair --remove`, `key revoke`, a changed key).
+   */
   private recheck(role: PeerRole): void {
     const keys = this.keysOf(role);
+    this.pairedCount.set(role, keys === null ? null : keys.length);
     for (const peer of this.peers) if (peer.role === role && peer.stage === 'ready' && !this.stillPaired(peer, keys)) this.dropUnpaired(peer);
   }
 
@@ -408,6 +422,8 @@ export class HubServer {
       rules: peer.role === 'extension' ? engine.ruleList() : [],
       ...(peer.role === 'device' ? { recent: engine.recentViews(DEVICE_RECENT) } : {}),
     });
+    // A new key: counted at once, without waiting for the watcher.
+    if (step.paired) this.recheck(peer.role);
   }
 
   /** A frame that failed its schema is answered with the id it carried, when it carried one the peer waits on. */
@@ -451,8 +467,8 @@ export class HubServer {
   }
 
   private async dispatch(peer: Peer, message: PeerMessage): Promise<void> {
-    const engine = this.engine;
-    if (!engine) return;
+    const { engine, service } = this;
+    if (!engine || !service) return;
     switch (message.type) {
       case 'hello':
         this.shake(peer, engine, await this.handshake.hello(peer, message));
@@ -495,7 +511,7 @@ export class HubServer {
         }
         const controller = new AbortController();
         peer.calls.set(message.callId, controller);
-        const answer = await dispatchCall(engine, message.method, message.params, controller.signal).catch((error: unknown) => {
+        const answer = await dispatchCall(service, message.method, message.params, controller.signal).catch((error: unknown) => {
           log('error', 'a relayed call failed', { method: message.method, error: String(error) });
           return fail('unavailable', 'the hub could not process this call');
         });
