@@ -19,6 +19,8 @@ import { NONCE_HEX_LENGTH, PROTOCOL_VERSION } from './wire-protocol.js';
  * without it a process squatting port A could pass the real hub's challenge on port B to a peer that dialled A, pass
  * that peer's proof back, and hold an authenticated socket on B: bound to the port, a proof made for A never opens B.
  * The protocol version is bound too, so a proof of one protocol is never accepted under another.
+ *
+ * The steps are written once per side: the peers' in `hub-handshake.ts`, the hub's in `server/hub/hub-handshake.ts`.
  */
 
 export type AuthRole = 'extension' | 'relay' | 'device';

@@ -1,6 +1,7 @@
 import { backoffDelay } from '../../shared/backoff.js';
 import { DEFAULT_HUB_PORT } from '../../shared/extension-id.js';
-import { constantTimeEqual, hubProof, isKeyHex, newNonce, normalizePairingCode, openSealedKey, peerProof, type ProofBinding } from '../../shared/hub-auth.js';
+import { normalizePairingCode, type ProofBinding } from '../../shared/hub-auth.js';
+import { nextHandshake, startHandshake, type ClientHandshake, type HandshakeClaim, type HandshakeRefusal, type WelcomeFrame } from '../../shared/hub-handshake.js';
 import {
   CLOSE_AUTH_FAILED, CLOSE_GOING_AWAY, CLOSE_NO_PAIRING, CLOSE_PROTOCOL_MISMATCH, CLOSE_UNKNOWN_KEY, HEARTBEAT_MS, HubMessageSchema,
   PAIRING_SUBPROTOCOL, PROTOCOL_VERSION, SUBPROTOCOL, hubProtocolFromReason, parseFrame,
@@ -33,7 +34,7 @@ export interface HubTarget { port: number; key: HubKey | null; pairingCode: stri
 
 /** Everything the hub sends that the connection does not handle itself. */
 export type HubEvent = Exclude<HubMessage, { type: 'welcome' | 'heartbeat' | 'challenge' | 'paired' }>;
-export type WelcomeMessage = Extract<HubMessage, { type: 'welcome' }>;
+export type WelcomeMessage = WelcomeFrame;
 
 /**
  * What the connection says about itself. The extension stores it as is (a ConnectionState); the phone page maps it.
@@ -83,19 +84,12 @@ const OPEN = 1;
 /** From creating a socket to its welcome: a hub that accepts the socket but never welcomes it is left for another try. */
 export const WELCOME_TIMEOUT_MS = 10_000;
 
-/**
- * One socket's handshake. `hello`: sent ours, the hub has proved nothing yet; `auth`: the hub proved the secret and we
- * sent our proof; `paired`: (pairing only) the hub handed over a key; `welcomed`: the mirror runs.
- */
+/** One socket: its handshake (`shared/hub-handshake.ts`) until the welcome, null from then on. */
 interface Session<T extends HubTarget> {
   socket: SocketLike;
   target: T;
-  /** What both sides prove: the paired key, or the normalized pairing code. */
-  secret: string;
   pairing: boolean;
-  nonce: string;
-  hubNonce: string;
-  phase: 'hello' | 'auth' | 'paired' | 'welcomed';
+  handshake: ClientHandshake | null;
 }
 
 /**
@@ -212,7 +206,14 @@ export class HubConnection<T extends HubTarget = HubTarget> {
       return;
     }
     this.socket = socket;
-    const session: Session<T> = { socket, target, secret, pairing, nonce: newNonce(), hubNonce: '', phase: 'hello' };
+    const start = startHandshake({
+      role: this.options.role,
+      client: this.options.client,
+      secret,
+      claim: pairing ? { ...claim, ...this.options.pairingHello?.(target) } : claim,
+      binding: this.options.binding(target),
+    });
+    const session: Session<T> = { socket, target, pairing, handshake: start.state };
     let opened = false;
     // One frame at a time: each waits for the one before it, so a welcome is applied whole before anything after it,
     // and the handshake's proofs (asynchronous Web Crypto) are checked before the next frame is even looked at.
@@ -223,10 +224,7 @@ export class HubConnection<T extends HubTarget = HubTarget> {
     }, WELCOME_TIMEOUT_MS);
     socket.onopen = () => {
       opened = true;
-      socket.send(JSON.stringify({
-        type: 'hello', protocol: PROTOCOL_VERSION, role: this.options.role, client: this.options.client, nonce: session.nonce, ...claim,
-        ...(pairing ? this.options.pairingHello?.(target) : {}),
-      } satisfies PeerMessage));
+      socket.send(JSON.stringify(start.send));
     };
     socket.onmessage = (event) => {
       queue = queue
@@ -299,76 +297,53 @@ export class HubConnection<T extends HubTarget = HubTarget> {
   }
 
   private async receive(session: Session<T>, data: unknown): Promise<void> {
-    const verified = session.phase !== 'hello';
-    if (typeof data !== 'string') {
-      if (!verified) this.untrusted(session, 'it sent a binary frame');
-      return;
-    }
+    if (session.handshake) return this.handshake(session, session.handshake, data);
+    if (typeof data !== 'string') return;
     const parsed = parseFrame(HubMessageSchema, data);
     if (!parsed.ok) {
-      if (!verified) return this.untrusted(session, `it sent an invalid frame (${parsed.error})`);
       this.options.log?.(`ignored an invalid hub frame: ${parsed.error}`);
       return;
     }
     const message = parsed.message;
     // The hub's heartbeat only keeps this worker alive; answering it is what made the storm.
     if (message.type === 'heartbeat') return;
-    if (message.type === 'error') {
-      this.options.log?.(`hub error ${message.code}: ${message.message}`);
-      // A hub of protocol 1 refused our hello this way and kept the socket open.
-      if (message.code === 'unsupported_protocol' && session.phase !== 'welcomed') {
-        this.news = { kind: 'mismatch', hubProtocol: null };
-        this.giveUp(session, 'the hub does not speak this protocol');
-        return;
-      }
-      if (session.phase === 'welcomed') await this.options.onMessage(message);
-      return;
-    }
-    if (session.phase === 'hello') {
-      if (message.type !== 'challenge') return this.untrusted(session, `it sent ${message.type} before proving itself`);
-      return this.challenge(session, message);
-    }
-    if (message.type === 'paired' && session.pairing && session.phase === 'auth') return this.paired(session, message);
-    if (message.type === 'welcome') {
-      if (session.pairing && session.phase === 'auth') return this.giveUp(session, 'the hub welcomed this browser without handing over a key');
-      return this.welcome(session, message);
-    }
-    // The welcome lists everything pending, so nothing the hub says before it is lost by being left out.
-    if (session.phase !== 'welcomed' || message.type === 'challenge' || message.type === 'paired') {
-      this.options.log?.(`ignored ${message.type} from the hub ${session.phase === 'welcomed' ? 'after' : 'before'} its welcome`);
+    if (message.type === 'error') this.options.log?.(`hub error ${message.code}: ${message.message}`);
+    if (message.type === 'welcome' || message.type === 'challenge' || message.type === 'paired') {
+      this.options.log?.(`ignored ${message.type} from the hub after its welcome`);
       return;
     }
     await this.options.onMessage(message);
   }
 
-  private async challenge(session: Session<T>, message: Extract<HubMessage, { type: 'challenge' }>): Promise<void> {
-    const binding = this.options.binding(session.target);
-    const expected = await hubProof(session.secret, binding, session.nonce, message.nonce);
+  /** A frame before the welcome: one step of the handshake, applied only while its socket is still the current one. */
+  private async handshake(session: Session<T>, state: ClientHandshake, data: unknown): Promise<void> {
+    const step = await nextHandshake(state, data);
     if (this.socket !== session.socket) return;
-    if (!constantTimeEqual(message.proof, expected)) return this.untrusted(session, 'its proof is wrong');
-    const proof = await peerProof(session.secret, binding, message.nonce, session.nonce);
-    if (this.socket !== session.socket) return;
-    session.hubNonce = message.nonce;
-    session.phase = 'auth';
-    session.socket.send(JSON.stringify({ type: 'auth', proof } satisfies PeerMessage));
+    if ('refusal' in step) return this.refused(session, step.refusal);
+    if ('welcome' in step) return this.welcome(session, step.welcome);
+    if (step.note !== undefined) this.options.log?.(step.note);
+    // The key is kept before anything more is read: the welcome that follows may be the last frame this socket sees.
+    if (step.paired) await this.options.onPaired(session.target, step.paired);
+    if (step.send) session.socket.send(JSON.stringify(step.send));
+    session.handshake = step.state;
   }
 
-  private async paired(session: Session<T>, message: Extract<HubMessage, { type: 'paired' }>): Promise<void> {
-    const key = await openSealedKey(message.sealedKey, session.secret, session.target.port, session.hubNonce, session.nonce);
-    if (this.socket !== session.socket) return;
-    if (!key || !isKeyHex(key)) return this.giveUp(session, 'the hub handed over a key that does not open');
-    await this.options.onPaired(session.target, { keyId: message.keyId, key });
-    session.phase = 'paired';
+  private refused(session: Session<T>, refusal: HandshakeRefusal): void {
+    switch (refusal.kind) {
+      case 'unproven':
+      case 'wrong_proof':
+        return this.untrusted(session, refusal.why);
+      case 'mismatch':
+        this.news = { kind: 'mismatch', hubProtocol: refusal.hubProtocol };
+        return this.giveUp(session, refusal.why);
+      case 'broken':
+        return this.giveUp(session, refusal.why);
+    }
   }
 
   private async welcome(session: Session<T>, message: WelcomeMessage): Promise<void> {
     const { clock } = this.options;
-    if (message.protocol !== PROTOCOL_VERSION) {
-      this.news = { kind: 'mismatch', hubProtocol: message.protocol };
-      this.giveUp(session, `the hub speaks protocol ${message.protocol}`);
-      return;
-    }
-    session.phase = 'welcomed';
+    session.handshake = null;
     this.welcomed = true;
     this.attempt = 0;
     this.news = null;
@@ -422,7 +397,7 @@ export class HubConnection<T extends HubTarget = HubTarget> {
  * What this browser proves to the hub on `target`: a code the person entered (pairing) wins over a stored key, since
  * entering one means "pair now". Null when there is neither.
  */
-function credentialOf(target: HubTarget): { secret: string; claim: { pairing: true } | { keyId: string } } | null {
+function credentialOf(target: HubTarget): { secret: string; claim: HandshakeClaim } | null {
   const code = normalizePairingCode(target.pairingCode);
   if (code) return { secret: code, claim: { pairing: true } };
   return target.key ? { secret: target.key.key, claim: { keyId: target.key.keyId } } : null;

@@ -1,5 +1,5 @@
 import { randomBytes } from 'node:crypto';
-import type { Answer, ApprovalMethod, ApprovalService, CallParams, CallResult, CreateParams, Created } from '../../shared/approval-calls.js';
+import type { Answer, ApprovalMethod, CallParams, CallResult, CreateParams, Created } from '../../shared/approval-calls.js';
 import { fail } from '../../shared/approval-calls.js';
 import type { DecidedVia, Outcome, Status, Surface } from '../../shared/lifecycle.js';
 import type { FieldIssue } from '../../shared/field-issues.js';
@@ -36,7 +36,13 @@ interface EngineOptions {
   maxPending?: number;
 }
 
-type Handlers = { [M in ApprovalMethod]: (params: CallParams<M>, signal?: AbortSignal) => Promise<Answer<CallResult<M>>> };
+/** The calls the engine answers; `paired` and `info` are about the hub's reviewers, and the hub answers them (`HubService`). */
+export type EngineMethod = Exclude<ApprovalMethod, 'paired' | 'info'>;
+/** A create as the engine answers it: the hub adds whether a reviewer is there, and what to tell the person if not. */
+export type EngineCreated = Omit<Created, 'reviewer' | 'next'>;
+export type EngineResult<M extends EngineMethod> = M extends 'create' ? EngineCreated : CallResult<M>;
+
+type Handlers = { [M in EngineMethod]: (params: CallParams<M>, signal?: AbortSignal) => Promise<Answer<EngineResult<M>>> };
 
 const HOUR_MS = 3_600_000;
 /** The benchmark's design point: 10,000 pending requests in well under 200 MB. */
@@ -65,7 +71,7 @@ const issue = (path: string, rule: string, message: string): FieldIssue => ({ pa
  * at a time, so an answer (a repeated decision included) is only given for what is on disk. Opened only by the process
  * that holds the hub; when its store fails it refuses everything and tells its owner, who steps down.
  */
-export class ApprovalEngine implements ApprovalService {
+export class ApprovalEngine {
   private readonly waiters = new Map<string, Set<() => void>>();
   private readonly listeners = new Set<(event: EngineEvent) => void>();
   private readonly failureListeners = new Set<(error: Error) => void>();
@@ -76,11 +82,6 @@ export class ApprovalEngine implements ApprovalService {
   private sweeping = false;
   private closing = false;
   private closed: Promise<void> | undefined;
-  /**
-   * Set by the hub: how many reviewers are connected, when one was last heard from, and what an agent should tell the
-   * person when none can be, and how many extensions are paired (null: not known).
-   */
-  reviewer: () => { connected: number; lastSeenAt: number | null; next?: string; paired?: number | null } = () => ({ connected: 0, lastSeenAt: null });
   /** Pending requests by id, kept as changes commit: the cap is checked on every create without a scan. */
   private readonly pending = new Set<string>();
   /**
@@ -96,30 +97,23 @@ export class ApprovalEngine implements ApprovalService {
     result: (p) => this.result(p.id),
     cancel: (p) => this.cancel(p.id),
     view: async (p) => {
-      if (this.unusable()) return this.unavailable();
       const record = this.store.get(p.id);
       if (!record) return fail('not_found', `no request ${p.id} (unknown, or removed after the retention period)`);
       return { ok: true, value: toView({ ...record, status: effectiveStatus(record, this.now()) }) };
     },
     appDecide: async (p) => {
       // Surfaces are fixed at creation, so this read needs no turn in the request's queue.
-      const record = this.unusable() ? undefined : this.store.get(p.elicitationId);
+      const record = this.store.get(p.elicitationId);
       if (record && !(record.surfaces ?? ALL_SURFACES).includes('app')) {
         return fail('not_in_app', `${p.elicitationId} was created with surfaces ["extension"]: only the browser extension may decide it, not a review inside a chat`);
       }
       const { type: _type, elicitationId: _id, idempotencyKey: _key, ...answer } = await this.decide({ type: 'decide', ...p }, 'app');
       return { ok: true, value: answer };
     },
-    paired: async () => ({ ok: true, value: { paired: this.reviewer().paired ?? null } }),
-    rules: async () => (this.unusable() ? this.unavailable() : { ok: true, value: { rules: [...this.rules.all()] } }),
+    rules: async () => ({ ok: true, value: { rules: [...this.rules.all()] } }),
     ruleRemove: async (p) => {
-      if (this.unusable()) return this.unavailable();
       const removed = await this.deleteRule(p.id);
       return removed === 'unavailable' ? this.unavailable() : { ok: true, value: { removed } };
-    },
-    info: async () => {
-      const { connected, lastSeenAt } = this.reviewer();
-      return { ok: true, value: { pid: process.pid, extensionsConnected: connected, lastSeenAt, pending: this.pending.size } };
     },
   };
 
@@ -179,9 +173,16 @@ export class ApprovalEngine implements ApprovalService {
     return this.store.damage;
   }
 
-  call<M extends ApprovalMethod>(method: M, params: CallParams<M>, signal?: AbortSignal): Promise<Answer<CallResult<M>>> {
+  /** Every call passes here, so a failed or closing engine refuses them all in one place. */
+  call<M extends EngineMethod>(method: M, params: CallParams<M>, signal?: AbortSignal): Promise<Answer<EngineResult<M>>> {
+    if (this.unusable()) return Promise.resolve(this.unavailable());
     const handler: Handlers[M] = this.handlers[method];
     return handler(params, signal);
+  }
+
+  /** Requests waiting for a decision now (the hub's `info`). */
+  pendingCount(): number {
+    return this.pending.size;
   }
 
   onEvent(listener: (event: EngineEvent) => void): () => void {
@@ -472,8 +473,7 @@ export class ApprovalEngine implements ApprovalService {
     for (const resolve of set) resolve();
   }
 
-  private create(params: CreateParams): Promise<Answer<Created>> {
-    if (this.unusable()) return Promise.resolve(this.unavailable());
+  private create(params: CreateParams): Promise<Answer<EngineCreated>> {
     return this.exclusive(params.id, async () => {
       // A relay that lost its hub mid-call retries with the same id: answer the request that was already stored.
       const existing = this.store.get(params.id);
@@ -496,7 +496,7 @@ export class ApprovalEngine implements ApprovalService {
   }
 
   /** Writes a new request whose slot under the cap is reserved; on success it is pending before the slot is released. */
-  private async insert(params: CreateParams): Promise<Answer<Created>> {
+  private async insert(params: CreateParams): Promise<Answer<EngineCreated>> {
     const now = this.now();
     const pending: ApprovalRecord = {
       id: params.id,
@@ -539,9 +539,8 @@ export class ApprovalEngine implements ApprovalService {
     return { ...record, status: outcome.decision, decidedAt: now, outcome };
   }
 
-  private created(record: ApprovalRecord): Created {
-    const { connected, next } = this.reviewer();
-    const base = { elicitationId: record.id, expiresAt: new Date(record.expiresAt).toISOString(), reviewer: { connected: connected > 0 }, ...(next ? { next } : {}) };
+  private created(record: ApprovalRecord): EngineCreated {
+    const base = { elicitationId: record.id, expiresAt: new Date(record.expiresAt).toISOString() };
     const { outcome } = record;
     // A retried create of a request a rule decided answers as the first one did.
     if (outcome?.decidedVia === 'rule' && outcome.ruleId !== undefined) {
@@ -552,7 +551,6 @@ export class ApprovalEngine implements ApprovalService {
   }
 
   private status(id: string): Answer<{ status: Status }> {
-    if (this.store.failed) return this.unavailable();
     const record = this.store.get(id);
     if (!record) return notFound(id);
     return { ok: true, value: { status: effectiveStatus(record, this.now()) } };
@@ -561,7 +559,7 @@ export class ApprovalEngine implements ApprovalService {
   private async await(id: string, waitMs: number, signal?: AbortSignal): Promise<Answer<{ status: Status }>> {
     const record = this.store.get(id);
     if (!record) return notFound(id);
-    if (effectiveStatus(record, this.now()) === 'pending' && !signal?.aborted && !this.unusable()) {
+    if (effectiveStatus(record, this.now()) === 'pending' && !signal?.aborted) {
       await new Promise<void>((resolve) => {
         const set = this.waiters.get(id) ?? new Set<() => void>();
         this.waiters.set(id, set);
@@ -575,12 +573,13 @@ export class ApprovalEngine implements ApprovalService {
         set.add(done);
         signal?.addEventListener('abort', done, { once: true });
       });
+      // A store that failed while this call waited (the wake-up of a closing engine) is not answered from memory.
+      if (this.store.failed) return this.unavailable();
     }
     return this.status(id);
   }
 
   private result(id: string): Promise<Answer<ResultEnvelope>> {
-    if (this.unusable()) return Promise.resolve(this.unavailable());
     return this.exclusive(id, async () => {
       const record = this.store.get(id);
       if (!record) return notFound(id);
@@ -599,7 +598,6 @@ export class ApprovalEngine implements ApprovalService {
   }
 
   private cancel(id: string): Promise<Answer<{ status: 'canceled' }>> {
-    if (this.unusable()) return Promise.resolve(this.unavailable());
     return this.exclusive(id, async () => {
       const record = this.store.get(id);
       if (!record) return notFound(id);

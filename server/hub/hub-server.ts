@@ -6,25 +6,18 @@ import { createServer as createHttpsServer } from 'node:https';
 import type { Duplex } from 'node:stream';
 import type { WebSocket } from 'ws';
 import { WebSocketServer } from 'ws';
-import type { Answer, ApprovalMethod } from '../../shared/approval-calls.js';
+import type { Answer, ApprovalMethod, ApprovalService } from '../../shared/approval-calls.js';
 import { fail, parseCallParams } from '../../shared/approval-calls.js';
 import type { HubMessage, PeerMessage } from '../../shared/wire-protocol.js';
-import type { ProofBinding } from '../../shared/hub-auth.js';
-import { constantTimeEqual, hubProof, newNonce, peerProof, sealKey } from '../../shared/hub-auth.js';
 import {
-  CLOSE_AUTH_FAILED,
   CLOSE_GOING_AWAY,
   CLOSE_HELLO_TIMEOUT,
-  CLOSE_NO_PAIRING,
-  CLOSE_HUB_FULL,
   CLOSE_PROTOCOL_MISMATCH,
   CLOSE_UNKNOWN_KEY,
   DEVICE_RECENT,
   HEARTBEAT_MS,
-  CLOSE_INTERNAL_ERROR,
   HelloVersionSchema,
   MAX_FRAME_BYTES,
-  PAIRING_SUBPROTOCOL,
   PROTOCOL_VERSION,
   PeerMessageSchema,
   ReplyToSchema,
@@ -37,6 +30,8 @@ import { log } from '../log.js';
 import { phoneRequestHandler } from '../remote/phone-page.js';
 import type { StateDir } from '../state-dir.js';
 import { PAIRED_DEVICES_FILE, PAIRED_EXTENSIONS_FILE, RELAY_KEYS_FILE } from '../state-dir.js';
+import { DROPPED, HubHandshake, type HandshakePeer, type HubStep } from './hub-handshake.js';
+import { HubService } from './hub-service.js';
 import { TokenBucket } from './rate-limit.js';
 import type { PeerRole } from './upgrade-guard.js';
 import { checkUpgrade } from './upgrade-guard.js';
@@ -71,23 +66,8 @@ export interface RemoteListen {
 /** TCP connections at once, upgraded sockets included: room for every peer, and no more descriptors than that. */
 const MAX_CONNECTIONS = 256;
 
-type Stage = 'hello' | 'busy' | 'challenged' | 'ready';
-
-interface Peer {
+interface Peer extends HandshakePeer {
   socket: WebSocket;
-  role: PeerRole;
-  origin: string | null;
-  /** Came to pair from an origin the hub did not know: it may do nothing else. */
-  pairingOnly: boolean;
-  /** The upgrade asked to pair: the only sockets a pairing hello is taken from. */
-  pairing: boolean;
-  stage: Stage;
-  auth?: { key: string; keyId?: string; peerNonce: string; hubNonce: string; pairingCode?: string; deviceName?: string };
-  /**
-   * The paired (or exported) key an extension, a device or a relay proved by its id: checked again before every decide
-   * (and a relay's before every call), and whenever the file that holds it changes.
-   */
-  proven?: { keyId: string; key: string };
   bucket: TokenBucket;
   /** A relay's calls still running, so a `call.abort` or a closing socket can stop them. */
   calls: Map<string, AbortController>;
@@ -97,13 +77,6 @@ const REFUSAL_LOG_EVERY_MS = 10_000;
 
 /** Which peers each watched file holds the keys of: a change to it checks theirs again. */
 const KEY_FILES: Readonly<Record<string, PeerRole>> = { [PAIRED_EXTENSIONS_FILE]: 'extension', [PAIRED_DEVICES_FILE]: 'device', [RELAY_KEYS_FILE]: 'relay' };
-
-/** What a peer dropped because its key went is told, by role. */
-const DROPPED: Readonly<Record<PeerRole, string>> = {
-  extension: 'this extension is no longer paired with this hub: pair again',
-  device: 'this device is no longer paired with this hub: pair again',
-  relay: 'this relay key is not (or no longer) exported by this hub: export a new one with elicitly-companion key export',
-};
 
 function send(socket: WebSocket, message: HubMessage): void {
   if (socket.readyState === socket.OPEN) socket.send(JSON.stringify(message));
@@ -116,11 +89,11 @@ function refuseUpgrade(socket: Duplex, status: keyof typeof STATUS_TEXT): void {
   socket.end(`HTTP/1.1 ${status} ${STATUS_TEXT[status]}\r\nConnection: close\r\nContent-Length: 0\r\n\r\n`);
 }
 
-/** Checks a relay's params against the method's schema, then runs the engine's call. */
-async function dispatchCall<M extends ApprovalMethod>(engine: ApprovalEngine, method: M, raw: unknown, signal: AbortSignal): Promise<Answer<unknown>> {
+/** Checks a relay's params against the method's schema, then runs the hub's call. */
+async function dispatchCall<M extends ApprovalMethod>(service: ApprovalService, method: M, raw: unknown, signal: AbortSignal): Promise<Answer<unknown>> {
   const params = parseCallParams(method, raw);
   if (!params.success) return fail('invalid', `params.${firstIssue(params.error)}`);
-  return engine.call(method, params.data, signal);
+  return service.call(method, params.data, signal);
 }
 
 /**
@@ -131,16 +104,22 @@ async function dispatchCall<M extends ApprovalMethod>(engine: ApprovalEngine, me
 export class HubServer {
   private readonly peers = new Set<Peer>();
   private engine: ApprovalEngine | undefined;
+  private service: HubService | undefined;
+  private readonly handshake: HubHandshake;
   private accepting = false;
   private unsubscribe: (() => void) | undefined;
   private readonly heartbeat: NodeJS.Timeout;
-  /** Per origin: failed pairing attempts and until when it must wait before the next one. */
-  private readonly pairingBackoff = new Map<string, { failures: number; until: number }>();
   private refusals = { loggedAt: 0, suppressed: 0 };
   /** When an authenticated extension last sent anything: the doctor's "last seen". */
   private lastSeenAt: number | null = null;
   /** Tells of `pair --remove` (another process) at once, so a forgotten extension's socket does not outlive its key. */
   private watcher: FSWatcher | undefined;
+  /**
+   * How many extensions and devices are paired (null: the file cannot be read), kept as their files change, so an
+   * agent's create reads no file. Only while the watcher tells of changes; without it they are read when asked.
+   */
+  private readonly pairedCount = new Map<PeerRole, number | null>();
+  private watching = false;
 
   private constructor(
     private readonly http: Server,
@@ -149,6 +128,12 @@ export class HubServer {
     private readonly wss: WebSocketServer,
     private readonly options: HubOptions,
   ) {
+    this.handshake = new HubHandshake({
+      port: options.port,
+      state: options.state,
+      full: () => this.proven() >= (options.maxSockets ?? 64),
+      onRefused: (status, reason) => this.logRefusal(status, reason),
+    });
     for (const server of remote ? [http, remote] : [http]) {
       server.on('upgrade', (req: IncomingMessage, socket: Duplex, head: Buffer) => {
         // Nothing in the upgrade path may throw out of this listener: an unreadable state file (a planted link, no
@@ -180,7 +165,7 @@ export class HubServer {
       port,
       remote: () => state.remote(),
       pairedOrigins: () => state.pairedExtensions().map((e) => e.origin),
-      pairingBackoffUntil: (origin) => this.pairingBackoff.get(origin)?.until ?? 0,
+      pairingBackoffUntil: (origin) => this.handshake.pairingBackoffUntil(origin),
       unproven: () => [...this.peers].filter((p) => p.stage !== 'ready').length,
       maxUnproven: this.options.maxUnproven ?? 16,
       now: Date.now,
@@ -217,16 +202,16 @@ export class HubServer {
     return new HubServer(http, remote, wss, options);
   }
 
-  /** Starts accepting peers, serving them from `engine`. */
-  attach(engine: ApprovalEngine): void {
+  /** Starts accepting peers, serving them from `engine`; returns the service the hub offers, the engine's calls and its own. */
+  attach(engine: ApprovalEngine): ApprovalService {
     this.engine = engine;
-    engine.reviewer = () => {
-      // A phone with the page open sees every request as an extension does: both count as someone who can decide.
-      const extensions = this.keysOf('extension');
-      const devices = this.keysOf('device');
-      const paired = extensions === null || devices === null ? null : extensions.length + devices.length;
-      return { connected: this.extensionsConnected() + this.devicesConnected(), lastSeenAt: this.lastSeenAt, next: this.pairingHint(paired), paired };
-    };
+    // A phone with the page open sees every request as an extension does: both count as someone who can decide.
+    const service = new HubService(engine, {
+      connected: () => this.extensionsConnected() + this.devicesConnected(),
+      lastSeenAt: () => this.lastSeenAt,
+      paired: () => this.pairedReviewers(),
+    });
+    this.service = service;
     this.unsubscribe = engine.onEvent((event) => {
       for (const peer of this.peers) {
         if (peer.stage !== 'ready') continue;
@@ -241,27 +226,28 @@ export class HubServer {
         if (file === null || role === 'device') this.recheck('device');
         if (file === null || role === 'relay') this.recheck('relay');
       });
-      this.watcher.on('error', (error) => log('warn', 'stopped watching the state dir; a removed key is refused at its next decision or call', { error: error.message }));
+      this.watcher.on('error', (error) => {
+        this.watching = false;
+        log('warn', 'stopped watching the state dir; a removed key is refused at its next decision or call', { error: error.message });
+      });
+      this.watching = true;
     } catch (error) {
       log('warn', 'cannot watch the state dir; a removed key is refused at its next decision or call', { error: String(error) });
     }
+    // Counted once now; the watcher and this hub's own pairings keep the counts from then on.
+    this.recheck('extension');
+    this.recheck('device');
     this.accepting = true;
     log('info', 'hub listening', { port: this.options.port });
+    return service;
   }
 
-  /**
-   * With no extension paired yet, what an agent's new request tells it to ask of the person. Never the code: the agent
-   * may be exactly who must not pair (a sandboxed agent that paired a fake extension could approve its own requests),
-   * so the code goes only to the person, from the `pair` command in their terminal.
-   */
-  private pairingHint(paired: number | null): string | undefined {
-    if (paired === null || paired > 0) return undefined;
-    return (
-      'No browser extension is paired with this computer yet, so nobody can see this request. Ask the person to install the ' +
-      'Elicitly browser extension, run `npx elicitly-companion pair` in a terminal on this computer, and enter the code it ' +
-      'prints in the extension\'s Settings under "Pairing code", then press "Pair". The code is for the person only: do not ' +
-      'ask them for it. The request waits meanwhile.'
-    );
+  /** Extensions and devices paired, null when either file cannot be read: from the counts kept, read only without a watcher. */
+  private pairedReviewers(): number | null {
+    const count = (role: PeerRole): number | null => (this.watching ? (this.pairedCount.get(role) ?? null) : (this.keysOf(role)?.length ?? null));
+    const extensions = count('extension');
+    const devices = count('device');
+    return extensions === null || devices === null ? null : extensions + devices;
   }
 
   /**
@@ -282,15 +268,20 @@ export class HubServer {
    * Is this peer's proven key still there? A removed or changed key, or a file that cannot be read, says no. A relay
    * that proved the install key has nothing to lose here.
    */
-  private stillPaired(peer: Peer, keys = this.keysOf(peer.role)): boolean {
+  private stillPaired(peer: Peer, keys?: ReturnType<HubServer['keysOf']>): boolean {
     const { proven } = peer;
     if (!proven) return peer.role === 'relay';
-    return keys !== null && keys.some((e) => e.keyId === proven.keyId && e.key === proven.key && (peer.role !== 'extension' || e.origin === peer.origin));
+    const current = keys === undefined ? this.keysOf(peer.role) : keys;
+    return current !== null && current.some((e) => e.keyId === proven.keyId && e.key === proven.key && (peer.role !== 'extension' || e.origin === peer.origin));
   }
 
-  /** Closes, at once, every socket of this role whose key is gone (`pair --remove`, `key revoke`, a changed key). */
+  /**
+   * Reads the keys of one role again: keeps how many there are, and closes, at once, every socket of this role whose key
+   * is gone (`pair --remove`, `key revoke`, a changed key).
+   */
   private recheck(role: PeerRole): void {
     const keys = this.keysOf(role);
+    this.pairedCount.set(role, keys === null ? null : keys.length);
     for (const peer of this.peers) if (peer.role === role && peer.stage === 'ready' && !this.stillPaired(peer, keys)) this.dropUnpaired(peer);
   }
 
@@ -412,113 +403,11 @@ export class HubServer {
     });
   }
 
-  /** Step one of `hub-auth.ts`: pick the key this peer must know, and prove first that this hub knows it too. */
-  private async hello(peer: Peer, hello: Extract<PeerMessage, { type: 'hello' }>): Promise<void> {
-    if (peer.stage !== 'hello') {
-      send(peer.socket, { type: 'error', code: 'not_hello', message: 'hello was already sent on this socket' });
-      return;
-    }
-    if (hello.role !== peer.role) {
-      send(peer.socket, { type: 'error', code: 'forbidden', message: `your connection makes you a ${peer.role}, not a ${hello.role}` });
-      return;
-    }
-    peer.stage = 'busy';
-    let chosen: ReturnType<HubServer['keyFor']>;
-    try {
-      chosen = this.keyFor(peer, hello);
-    } catch (error) {
-      // An unreadable or untrusted state file: this peer cannot be checked, so it is not let in; the hub stays up.
-      log('error', 'cannot read the key a peer must prove', { role: peer.role, error: String(error) });
-      peer.socket.close(CLOSE_INTERNAL_ERROR, 'the hub cannot read its keys; see its log');
-      return;
-    }
-    if ('close' in chosen) {
-      peer.socket.close(chosen.close, chosen.reason);
-      return;
-    }
-    const hubNonce = newNonce();
-    peer.auth = { ...chosen, peerNonce: hello.nonce, hubNonce };
-    send(peer.socket, { type: 'challenge', nonce: hubNonce, proof: await hubProof(chosen.key, this.binding(peer), hello.nonce, hubNonce) });
-    peer.stage = 'challenged';
-  }
-
-  /**
-   * What every proof on this hub is bound to: the port it bound (a proof made for another port never opens it), and for
-   * a device the origin of its page too (a proof made on one origin never opens a socket from another).
-   */
-  private binding(peer: Peer): ProofBinding {
-    const { port } = this.options;
-    if (peer.role !== 'device') return { port, role: peer.role };
-    return { port, role: 'device', origin: peer.origin ?? '' };
-  }
-
-  private keyFor(peer: Peer, hello: Extract<PeerMessage, { type: 'hello' }>): { key: string; keyId?: string; pairingCode?: string; deviceName?: string } | { close: number; reason: string } {
-    const { state } = this.options;
-    if (peer.role === 'relay') {
-      // A relay on another machine proves the key exported for it, by id; one on this machine the install key.
-      if (hello.keyId === undefined) return { key: state.relayKey() };
-      const exported = state.relayKeys().find((k) => k.keyId === hello.keyId);
-      if (!exported) return { close: CLOSE_UNKNOWN_KEY, reason: DROPPED.relay };
-      return { key: exported.key, keyId: exported.keyId };
-    }
-    if (hello.pairing) {
-      // Only a socket that asked to pair in its upgrade, so the origin's backoff was checked before it got this far.
-      if (!peer.pairing) return { close: CLOSE_AUTH_FAILED, reason: `a pairing hello needs the ${PAIRING_SUBPROTOCOL} subprotocol` };
-      const pairing = state.pairing();
-      if (!pairing) return { close: CLOSE_NO_PAIRING, reason: 'no pairing code is active: run elicitly-companion pair' };
-      return { key: pairing.code, pairingCode: pairing.code, ...(peer.role === 'device' ? { deviceName: hello.deviceName ?? 'Phone' } : {}) };
-    }
-    if (peer.role === 'device') {
-      const device = hello.keyId === undefined ? undefined : state.pairedDevices().find((d) => d.keyId === hello.keyId);
-      if (!device) return { close: CLOSE_UNKNOWN_KEY, reason: DROPPED.device };
-      return { key: device.key, keyId: device.keyId };
-    }
-    const entry = peer.pairingOnly || !hello.keyId ? undefined : state.pairedExtensions().find((e) => e.keyId === hello.keyId && e.origin === peer.origin);
-    if (!entry) return { close: CLOSE_UNKNOWN_KEY, reason: 'this extension is not paired with this hub: pair again' };
-    return { key: entry.key, keyId: entry.keyId };
-  }
-
-  /** Step two: check the peer's proof; a pairing peer then gets its own key, sealed with the code. */
-  private async auth(peer: Peer, engine: ApprovalEngine, proof: string): Promise<void> {
-    const auth = peer.auth;
-    if (peer.stage !== 'challenged' || !auth) {
-      send(peer.socket, { type: 'error', code: 'not_hello', message: 'auth comes after hello and its challenge' });
-      return;
-    }
-    peer.stage = 'busy';
-    const expected = await peerProof(auth.key, this.binding(peer), auth.hubNonce, auth.peerNonce);
-    const { state } = this.options;
-    if (auth.pairingCode !== undefined) {
-      // Checked again now, with no await between this check, the comparison and the count of a failure: sockets
-      // challenged while the code was alive get no guess once wrong ones have burnt it, however many there are.
-      const pairing = state.pairing();
-      if (!pairing || pairing.code !== auth.pairingCode) {
-        peer.socket.close(CLOSE_NO_PAIRING, 'the pairing code is no longer active: run elicitly-companion pair');
-        return;
-      }
-    }
-    if (!constantTimeEqual(proof, expected)) {
-      if (auth.pairingCode !== undefined && peer.origin) this.pairingFailed(peer.origin);
-      this.logRefusal(4001, `a ${peer.role} failed to prove its key`);
-      peer.socket.close(CLOSE_AUTH_FAILED, 'authentication failed');
-      return;
-    }
-    if (this.proven() >= (this.options.maxSockets ?? 64)) {
-      peer.socket.close(CLOSE_HUB_FULL, 'the hub has as many peers as it takes; try again later');
-      return;
-    }
-    if (auth.pairingCode !== undefined && peer.origin) {
-      // Spent before anything else: a code opens exactly one pairing.
-      state.clearPairing();
-      const entry = peer.role === 'device' ? state.addPairedDevice(auth.deviceName ?? 'Phone') : state.addPairedExtension(peer.origin);
-      peer.proven = { keyId: entry.keyId, key: entry.key };
-      this.pairingBackoff.delete(peer.origin);
-      log('info', peer.role === 'device' ? 'paired a device' : 'paired a browser extension', { origin: peer.origin, keyId: entry.keyId });
-      send(peer.socket, { type: 'paired', keyId: entry.keyId, sealedKey: await sealKey(entry.key, auth.pairingCode, this.options.port, auth.hubNonce, auth.peerNonce) });
-    } else if (auth.keyId !== undefined) {
-      peer.proven = { keyId: auth.keyId, key: auth.key };
-    }
-    delete peer.auth;
+  /** One step of the handshake (`hub-handshake.ts`) carried out on the socket. */
+  private shake(peer: Peer, engine: ApprovalEngine, step: HubStep): void {
+    if ('close' in step) return peer.socket.close(step.close, step.reason);
+    if ('send' in step) return send(peer.socket, step.send);
+    if (step.paired) send(peer.socket, step.paired);
     peer.stage = 'ready';
     if (peer.role !== 'relay') this.lastSeenAt = Date.now();
     // Every (re)connect gets every pending request: delivery survives dropped sockets and restarted workers.
@@ -533,14 +422,8 @@ export class HubServer {
       rules: peer.role === 'extension' ? engine.ruleList() : [],
       ...(peer.role === 'device' ? { recent: engine.recentViews(DEVICE_RECENT) } : {}),
     });
-  }
-
-  /** A wrong code: it counts against the code (burnt at the cap) and makes that origin wait, doubling up to a minute. */
-  private pairingFailed(origin: string): void {
-    const left = this.options.state.recordPairingFailure();
-    const failures = (this.pairingBackoff.get(origin)?.failures ?? 0) + 1;
-    this.pairingBackoff.set(origin, { failures, until: Date.now() + Math.min(60_000, 1000 * 2 ** (failures - 1)) });
-    log('warn', 'a pairing attempt failed', { origin, attemptsLeftOnThisCode: left });
+    // A new key: counted at once, without waiting for the watcher.
+    if (step.paired) this.recheck(peer.role);
   }
 
   /** A frame that failed its schema is answered with the id it carried, when it carried one the peer waits on. */
@@ -584,14 +467,14 @@ export class HubServer {
   }
 
   private async dispatch(peer: Peer, message: PeerMessage): Promise<void> {
-    const engine = this.engine;
-    if (!engine) return;
+    const { engine, service } = this;
+    if (!engine || !service) return;
     switch (message.type) {
       case 'hello':
-        await this.hello(peer, message);
+        this.shake(peer, engine, await this.handshake.hello(peer, message));
         return;
       case 'auth':
-        await this.auth(peer, engine, message.proof);
+        this.shake(peer, engine, await this.handshake.auth(peer, message.proof));
         return;
       case 'heartbeat':
         return;
@@ -628,7 +511,7 @@ export class HubServer {
         }
         const controller = new AbortController();
         peer.calls.set(message.callId, controller);
-        const answer = await dispatchCall(engine, message.method, message.params, controller.signal).catch((error: unknown) => {
+        const answer = await dispatchCall(service, message.method, message.params, controller.signal).catch((error: unknown) => {
           log('error', 'a relayed call failed', { method: message.method, error: String(error) });
           return fail('unavailable', 'the hub could not process this call');
         });

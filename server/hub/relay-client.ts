@@ -3,13 +3,12 @@ import { WebSocket } from 'ws';
 import type { Answer, ApprovalMethod, ApprovalService, CallParams, CallResult } from '../../shared/approval-calls.js';
 import { fail, parseCallResult } from '../../shared/approval-calls.js';
 import type { HubMessage, PeerMessage } from '../../shared/wire-protocol.js';
-import { constantTimeEqual, hubProof, newNonce, peerProof } from '../../shared/hub-auth.js';
+import { nextHandshake, startHandshake, type HandshakeRefusal } from '../../shared/hub-handshake.js';
 import {
   CLOSE_AUTH_FAILED,
   CLOSE_PROTOCOL_MISMATCH,
   CLOSE_UNKNOWN_KEY,
   HubMessageSchema,
-  PROTOCOL_VERSION,
   SUBPROTOCOL,
   firstIssue,
   hubProtocolFromReason,
@@ -80,7 +79,7 @@ export class RelayClient implements ApprovalService {
   }
 
   /**
-   * Opens the socket and runs the handshake of `hub-auth.ts`: a hub that cannot prove it knows the install key is not
+   * Opens the socket and runs the handshake (`shared/hub-handshake.ts`): a hub that cannot prove it knows the key is not
    * ours (another program, or another user's, holds the port), and the relay tells it nothing but its hello.
    */
   static connect(options: RelayClientOptions): Promise<RelayConnection> {
@@ -88,7 +87,14 @@ export class RelayClient implements ApprovalService {
     const where = options.url ?? `127.0.0.1:${options.port}`;
     return new Promise((resolve) => {
       const socket = new WebSocket(options.url ?? `ws://127.0.0.1:${options.port}`, [SUBPROTOCOL], { handshakeTimeout: handshakeTimeoutMs, headers: tunnelHost(options) });
-      const nonce = newNonce();
+      const start = startHandshake({
+        role: 'relay',
+        client: { name: 'elicitly-relay', version: String(process.pid) },
+        secret: options.key,
+        claim: options.keyId !== undefined ? { keyId: options.keyId } : {},
+        binding: { port: options.port, role: 'relay' },
+      });
+      let state = start.state;
       let settled = false;
       // The handshake's listeners go before the steady-state client adds its own.
       const settle = (result: RelayConnection | 'welcomed') => {
@@ -113,51 +119,20 @@ export class RelayClient implements ApprovalService {
         } else if (code === CLOSE_AUTH_FAILED) settle({ ok: false, reason: 'closed', detail: 'the hub refused this install key (it was replaced meanwhile?)' });
         else settle({ ok: false, reason: 'closed', detail: `the hub closed the socket (${code}) before its welcome` });
       });
-      socket.once('open', () => {
-        const hello: PeerMessage = {
-          type: 'hello',
-          protocol: PROTOCOL_VERSION,
-          role: 'relay',
-          client: { name: 'elicitly-relay', version: String(process.pid) },
-          nonce,
-          ...(options.keyId !== undefined ? { keyId: options.keyId } : {}),
-        };
-        socket.send(JSON.stringify(hello));
-      });
-      // Frames are few and in order here: challenge, then welcome. Each is checked before anything more is sent.
-      // A real hub sends nothing between its challenge and our auth: anything arriving while we check its proof is refused.
-      let stage: 'challenge' | 'verifying' | 'welcome' = 'challenge';
-      socket.on('message', (data) => {
-        const parsed = parseFrame(HubMessageSchema, data.toString());
-        if (!parsed.ok) return settle({ ok: false, reason: 'closed', detail: `the hub sent an invalid frame: ${parsed.error}` });
-        const message = parsed.message;
-        if (message.type === 'welcome' && stage === 'welcome') {
-          if (message.protocol === PROTOCOL_VERSION) return settle('welcomed');
-          return settle({ ok: false, reason: 'version_mismatch', detail: `the hub speaks protocol ${message.protocol}`, hubProtocol: message.protocol });
-        }
-        if (message.type === 'challenge' && stage === 'challenge') {
-          stage = 'verifying';
-          void (async () => {
-            const expected = await hubProof(options.key, { port: options.port, role: 'relay' }, nonce, message.nonce);
-            if (!constantTimeEqual(message.proof, expected)) {
-              return settle({
-                ok: false,
-                reason: 'untrusted',
-                detail:
-                  options.keyId === undefined
-                    ? `the process on ${where} could not prove it is this install's hub`
-                    : `the process at ${where} could not prove it holds the key ${options.keyId} (a wrong ELICITLY_HUB_KEY, or a hub on port ${options.port} that did not export it)`,
-              });
-            }
-            const auth: PeerMessage = { type: 'auth', proof: await peerProof(options.key, { port: options.port, role: 'relay' }, message.nonce, nonce) };
-            if (settled) return;
-            stage = 'welcome';
-            socket.send(JSON.stringify(auth));
-          })();
-          return;
-        }
-        if (message.type === 'error' && message.code === 'unsupported_protocol') return settle({ ok: false, reason: 'version_mismatch', detail: message.message });
-        settle({ ok: false, reason: 'untrusted', detail: `the process at ${where} answered the handshake with ${message.type}` });
+      socket.once('open', () => socket.send(JSON.stringify(start.send)));
+      // One frame at a time, each checked before anything more is sent.
+      let queue = Promise.resolve();
+      socket.on('message', (data, isBinary) => {
+        queue = queue.then(async () => {
+          if (settled) return;
+          const step = await nextHandshake(state, isBinary ? data : data.toString());
+          if (settled) return;
+          if ('refusal' in step) return settle(refused(step.refusal, options, where));
+          if ('welcome' in step) return settle('welcomed');
+          if (step.note !== undefined) log('debug', step.note);
+          if (step.send) socket.send(JSON.stringify(step.send));
+          state = step.state;
+        }).catch((error: unknown) => settle({ ok: false, reason: 'closed', detail: `the handshake failed: ${String(error)}` }));
       });
     });
   }
@@ -209,4 +184,25 @@ function tunnelHost(options: RelayClientOptions): Record<string, string> {
   const { hostname } = new URL(options.url);
   const loopback = hostname === '127.0.0.1' || hostname === 'localhost' || hostname === '[::1]';
   return loopback ? { host: `127.0.0.1:${options.port}` } : {};
+}
+
+/** What a refused handshake tells the role election, which says it to the agent. */
+function refused(refusal: HandshakeRefusal, options: RelayClientOptions, where: string): RelayConnection {
+  switch (refusal.kind) {
+    case 'mismatch':
+      return { ok: false, reason: 'version_mismatch', detail: refusal.why, ...(refusal.hubProtocol === null ? {} : { hubProtocol: refusal.hubProtocol }) };
+    case 'wrong_proof':
+      return {
+        ok: false,
+        reason: 'untrusted',
+        detail:
+          options.keyId === undefined
+            ? `the process on ${where} could not prove it is this install's hub`
+            : `the process at ${where} could not prove it holds the key ${options.keyId} (a wrong ELICITLY_HUB_KEY, or a hub on port ${options.port} that did not export it)`,
+      };
+    case 'unproven':
+      return { ok: false, reason: 'untrusted', detail: `the process at ${where} did not prove it is the hub: ${refusal.why}` };
+    case 'broken':
+      return { ok: false, reason: 'closed', detail: refusal.why };
+  }
 }

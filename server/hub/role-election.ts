@@ -33,7 +33,8 @@ interface RoleElectionOptions {
   onHub?: (engine: ApprovalEngine) => () => void;
 }
 
-type Role = { kind: 'hub'; hub: HubServer; engine: ApprovalEngine; detach?: () => void } | { kind: 'relay'; relay: RelayClient };
+/** A hub serves the calls through `service`: the engine's, with what the hub adds (`hub-service.ts`). */
+type Role = { kind: 'hub'; hub: HubServer; engine: ApprovalEngine; service: ApprovalService; detach?: () => void } | { kind: 'relay'; relay: RelayClient };
 
 const ROLE_RETRY_MS = 100;
 /** After its store failed, a process leaves the port to the others for this long before it binds again itself. */
@@ -73,7 +74,7 @@ export class RoleElection implements ApprovalService {
       } catch (error) {
         return fail('unavailable', error instanceof Error ? error.message : String(error));
       }
-      const service: ApprovalService = role.kind === 'hub' ? role.engine : role.relay;
+      const service: ApprovalService = role.kind === 'hub' ? role.service : role.relay;
       answer = await service.call(method, params, signal);
       // Every call is safe to repeat (creation carries its id), but only on another hub: the same one would answer the same.
       if (answer.ok || answer.error.code !== 'unavailable' || signal?.aborted || this.active === role) return answer;
@@ -162,8 +163,8 @@ export class RoleElection implements ApprovalService {
       await hub.close();
       return null;
     }
-    hub.attach(engine);
-    const role: Role = { kind: 'hub', hub, engine, detach: this.options.onHub?.(engine) };
+    const service = hub.attach(engine);
+    const role: Role = { kind: 'hub', hub, engine, service, detach: this.options.onHub?.(engine) };
     engine.onFailure(() => void this.stepDown(role));
     return role;
   }

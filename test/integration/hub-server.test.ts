@@ -2,12 +2,15 @@
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import { ApprovalEngine } from '../../server/approvals/approval-engine.js';
 import { HubServer } from '../../server/hub/hub-server.js';
 import type { HubMessage } from '../../shared/wire-protocol.js';
 import { StateDir } from '../../server/state-dir.js';
 import { ScriptedExtension, freePort, pairedKey } from '../helpers/scripted-extension.js';
+import { EXTENSION_ORIGIN } from '../../shared/extension-id.js';
+import { until } from '../helpers/poll.js';
+import { checkApprovalInput } from '../../shared/approval-input.js';
 
 const HEARTBEAT_MS = 100;
 const dir = mkdtempSync(join(tmpdir(), 'elicitly-hub-'));
@@ -81,5 +84,48 @@ describe('a loop-free keep-alive', () => {
     expect(heartbeats).toBeLessThanOrEqual(Math.ceil(intervals) + 1);
     expect(mirror.received.filter((m) => m.type === 'error')).toEqual([]);
     mirror.close();
+  });
+});
+
+describe('a create touches no state file', () => {
+  /** What a relay's create frame carries for `id`. */
+  function createCall(callId: string, id: string) {
+    const checked = checkApprovalInput({ message: id, context: { id } });
+    if (!checked.ok) throw new Error('fixture invalid');
+    return { type: 'call' as const, callId, method: 'create' as const, params: { id, request: checked.request, renderedTemplate: null, timeoutMs: 60_000, requester: { client: 'test', pid: 1 } } };
+  }
+  const createdFor = (relay: ScriptedExtension, callId: string) => relay.next((m) => m.type === 'call.result' && m.callId === callId);
+
+  it('the paired count a create tells of is kept by the hub, not read per create; it follows pairings made elsewhere', async () => {
+    const relay = await rawRelay();
+    const other = new StateDir(dir);
+    let probes = 0;
+    /** Whether a create now says to pair (no extension or device paired, as the hub counts them). */
+    const saysToPair = async (): Promise<boolean> => {
+      const callId = `c_probe${++probes}`;
+      relay.send(createCall(callId, `el_probe${probes}`));
+      const answer = await createdFor(relay, callId);
+      if (answer.type !== 'call.result' || !answer.ok) throw new Error(`create failed: ${JSON.stringify(answer)}`);
+      return 'next' in (answer.value as object);
+    };
+    try {
+      // Another process forgets every pairing, then pairs again: the watcher tells the hub each time.
+      other.removePairedExtensions(EXTENSION_ORIGIN);
+      for (const device of other.pairedDevices()) other.removePairedDevice(device.keyId);
+      await until('the hub to count no pairing', async () => ((await saysToPair()) ? true : undefined));
+      // Every read of the state dir the hub could make for a create; the handshake's own reads are behind us.
+      const reads = (['pairedExtensions', 'pairedDevices', 'relayKeys', 'relayKey', 'pairing', 'remote'] as const).map((method) => vi.spyOn(state, method));
+      try {
+        relay.send(createCall('c_create', 'el_nofile'));
+        expect(await createdFor(relay, 'c_create')).toMatchObject({ ok: true, value: { elicitationId: 'el_nofile', reviewer: { connected: false }, status: 'pending', next: expect.stringContaining('pair') } });
+        for (const spy of reads) expect(spy).not.toHaveBeenCalled();
+      } finally {
+        for (const spy of reads) spy.mockRestore();
+      }
+      other.addPairedExtension(EXTENSION_ORIGIN);
+      await until('the hub to count the new pairing', async () => ((await saysToPair()) ? undefined : true));
+    } finally {
+      relay.close();
+    }
   });
 });

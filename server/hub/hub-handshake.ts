@@ -1,0 +1,175 @@
+import type { ProofBinding } from '../../shared/hub-auth.js';
+import { constantTimeEqual, hubProof, newNonce, peerProof, sealKey } from '../../shared/hub-auth.js';
+import type { HubMessage, PeerMessage } from '../../shared/wire-protocol.js';
+import { CLOSE_AUTH_FAILED, CLOSE_HUB_FULL, CLOSE_INTERNAL_ERROR, CLOSE_NO_PAIRING, CLOSE_UNKNOWN_KEY, PAIRING_SUBPROTOCOL } from '../../shared/wire-protocol.js';
+import { log } from '../log.js';
+import type { StateDir } from '../state-dir.js';
+import type { PeerRole } from './upgrade-guard.js';
+
+/** `busy`: a step of the handshake is under way (or the socket is being dropped); nothing else is taken meanwhile. */
+export type HandshakeStage = 'hello' | 'busy' | 'challenged' | 'ready';
+
+/** What the hub's side of the handshake keeps of one socket; the hub's peer carries it. */
+export interface HandshakePeer {
+  readonly role: PeerRole;
+  readonly origin: string | null;
+  /** Came to pair from an origin the hub did not know: it may do nothing else. */
+  readonly pairingOnly: boolean;
+  /** The upgrade asked to pair: the only sockets a pairing hello is taken from. */
+  readonly pairing: boolean;
+  stage: HandshakeStage;
+  auth?: { key: string; keyId?: string; peerNonce: string; hubNonce: string; pairingCode?: string; deviceName?: string };
+  /**
+   * The paired (or exported) key an extension, a device or a relay proved by its id: checked again before every decide
+   * (and a relay's before every call), and whenever the file that holds it changes.
+   */
+  proven?: { keyId: string; key: string };
+}
+
+/**
+ * What the hub does with the socket after a step: send a frame (the challenge, or an error that leaves the socket
+ * open), close it, or welcome it (after handing over the key it paired, when it paired). The hub marks the peer ready
+ * as it sends the welcome, so no event reaches it first.
+ */
+export type HubStep = { send: HubMessage } | { close: number; reason: string } | { welcome: true; paired?: HubMessage };
+
+/** The state dir as the handshake uses it: the keys a peer may prove, and the pairing code it spends. */
+export type HandshakeKeys = Pick<
+  StateDir,
+  'relayKey' | 'relayKeys' | 'pairing' | 'clearPairing' | 'recordPairingFailure' | 'pairedExtensions' | 'addPairedExtension' | 'pairedDevices' | 'addPairedDevice'
+>;
+
+interface HubHandshakeOptions {
+  /** The port the hub bound: every proof is bound to it. */
+  port: number;
+  /** The install key, the pairing code and every paired or exported key; read on every handshake. */
+  state: HandshakeKeys;
+  /** The hub holds as many proven peers as it takes. */
+  full(): boolean;
+  /** A peer failed its proof (logged at a bounded rate by the hub). */
+  onRefused(status: number, reason: string): void;
+}
+
+/** What a peer dropped because its key went is told, by role. */
+export const DROPPED: Readonly<Record<PeerRole, string>> = {
+  extension: 'this extension is no longer paired with this hub: pair again',
+  device: 'this device is no longer paired with this hub: pair again',
+  relay: 'this relay key is not (or no longer) exported by this hub: export a new one with elicitly-companion key export',
+};
+
+type Chosen = { key: string; keyId?: string; pairingCode?: string; deviceName?: string } | { close: number; reason: string };
+
+/**
+ * The hub's side of the handshake of `hub-auth.ts` (the peers' side is `shared/hub-handshake.ts`): it picks the key a
+ * peer must know, proves first that the hub knows it too, checks the peer's proof, spends a pairing code on the one
+ * pairing it opens, and makes an origin whose code was wrong wait before its next try.
+ */
+export class HubHandshake {
+  /** Per origin: failed pairing attempts and until when it must wait before the next one. */
+  private readonly pairingBackoff = new Map<string, { failures: number; until: number }>();
+
+  constructor(private readonly options: HubHandshakeOptions) {}
+
+  /** Until when an origin must wait before it may come to pair again (checked at the upgrade). */
+  pairingBackoffUntil(origin: string): number {
+    return this.pairingBackoff.get(origin)?.until ?? 0;
+  }
+
+  /** Step one: pick the key this peer must know, and prove first that this hub knows it too. */
+  async hello(peer: HandshakePeer, hello: Extract<PeerMessage, { type: 'hello' }>): Promise<HubStep> {
+    if (peer.stage !== 'hello') return { send: { type: 'error', code: 'not_hello', message: 'hello was already sent on this socket' } };
+    if (hello.role !== peer.role) return { send: { type: 'error', code: 'forbidden', message: `your connection makes you a ${peer.role}, not a ${hello.role}` } };
+    peer.stage = 'busy';
+    let chosen: Chosen;
+    try {
+      chosen = this.keyFor(peer, hello);
+    } catch (error) {
+      // An unreadable or untrusted state file: this peer cannot be checked, so it is not let in; the hub stays up.
+      log('error', 'cannot read the key a peer must prove', { role: peer.role, error: String(error) });
+      return { close: CLOSE_INTERNAL_ERROR, reason: 'the hub cannot read its keys; see its log' };
+    }
+    if ('close' in chosen) return chosen;
+    const hubNonce = newNonce();
+    peer.auth = { ...chosen, peerNonce: hello.nonce, hubNonce };
+    const proof = await hubProof(chosen.key, this.binding(peer), hello.nonce, hubNonce);
+    peer.stage = 'challenged';
+    return { send: { type: 'challenge', nonce: hubNonce, proof } };
+  }
+
+  /** Step two: check the peer's proof; a pairing peer then gets its own key, sealed with the code. */
+  async auth(peer: HandshakePeer, proof: string): Promise<HubStep> {
+    const auth = peer.auth;
+    if (peer.stage !== 'challenged' || !auth) return { send: { type: 'error', code: 'not_hello', message: 'auth comes after hello and its challenge' } };
+    peer.stage = 'busy';
+    const expected = await peerProof(auth.key, this.binding(peer), auth.hubNonce, auth.peerNonce);
+    const { state } = this.options;
+    if (auth.pairingCode !== undefined) {
+      // Checked again now, with no await between this check, the comparison and the count of a failure: sockets
+      // challenged while the code was alive get no guess once wrong ones have burnt it, however many there are.
+      const pairing = state.pairing();
+      if (!pairing || pairing.code !== auth.pairingCode) return { close: CLOSE_NO_PAIRING, reason: 'the pairing code is no longer active: run elicitly-companion pair' };
+    }
+    if (!constantTimeEqual(proof, expected)) {
+      if (auth.pairingCode !== undefined && peer.origin) this.pairingFailed(peer.origin);
+      this.options.onRefused(4001, `a ${peer.role} failed to prove its key`);
+      return { close: CLOSE_AUTH_FAILED, reason: 'authentication failed' };
+    }
+    if (this.options.full()) return { close: CLOSE_HUB_FULL, reason: 'the hub has as many peers as it takes; try again later' };
+    delete peer.auth;
+    if (auth.pairingCode !== undefined && peer.origin) {
+      // Spent before anything else: a code opens exactly one pairing.
+      state.clearPairing();
+      const entry = peer.role === 'device' ? state.addPairedDevice(auth.deviceName ?? 'Phone') : state.addPairedExtension(peer.origin);
+      peer.proven = { keyId: entry.keyId, key: entry.key };
+      this.pairingBackoff.delete(peer.origin);
+      log('info', peer.role === 'device' ? 'paired a device' : 'paired a browser extension', { origin: peer.origin, keyId: entry.keyId });
+      return { welcome: true, paired: { type: 'paired', keyId: entry.keyId, sealedKey: await sealKey(entry.key, auth.pairingCode, this.options.port, auth.hubNonce, auth.peerNonce) } };
+    }
+    if (auth.keyId !== undefined) peer.proven = { keyId: auth.keyId, key: auth.key };
+    return { welcome: true };
+  }
+
+  /**
+   * What every proof on this hub is bound to: the port it bound (a proof made for another port never opens it), and for
+   * a device the origin of its page too (a proof made on one origin never opens a socket from another).
+   */
+  private binding(peer: HandshakePeer): ProofBinding {
+    const { port } = this.options;
+    if (peer.role !== 'device') return { port, role: peer.role };
+    return { port, role: 'device', origin: peer.origin ?? '' };
+  }
+
+  private keyFor(peer: HandshakePeer, hello: Extract<PeerMessage, { type: 'hello' }>): Chosen {
+    const { state } = this.options;
+    if (peer.role === 'relay') {
+      // A relay on another machine proves the key exported for it, by id; one on this machine the install key.
+      if (hello.keyId === undefined) return { key: state.relayKey() };
+      const exported = state.relayKeys().find((k) => k.keyId === hello.keyId);
+      if (!exported) return { close: CLOSE_UNKNOWN_KEY, reason: DROPPED.relay };
+      return { key: exported.key, keyId: exported.keyId };
+    }
+    if (hello.pairing) {
+      // Only a socket that asked to pair in its upgrade, so the origin's backoff was checked before it got this far.
+      if (!peer.pairing) return { close: CLOSE_AUTH_FAILED, reason: `a pairing hello needs the ${PAIRING_SUBPROTOCOL} subprotocol` };
+      const pairing = state.pairing();
+      if (!pairing) return { close: CLOSE_NO_PAIRING, reason: 'no pairing code is active: run elicitly-companion pair' };
+      return { key: pairing.code, pairingCode: pairing.code, ...(peer.role === 'device' ? { deviceName: hello.deviceName ?? 'Phone' } : {}) };
+    }
+    if (peer.role === 'device') {
+      const device = hello.keyId === undefined ? undefined : state.pairedDevices().find((d) => d.keyId === hello.keyId);
+      if (!device) return { close: CLOSE_UNKNOWN_KEY, reason: DROPPED.device };
+      return { key: device.key, keyId: device.keyId };
+    }
+    const entry = peer.pairingOnly || !hello.keyId ? undefined : state.pairedExtensions().find((e) => e.keyId === hello.keyId && e.origin === peer.origin);
+    if (!entry) return { close: CLOSE_UNKNOWN_KEY, reason: 'this extension is not paired with this hub: pair again' };
+    return { key: entry.key, keyId: entry.keyId };
+  }
+
+  /** A wrong code: it counts against the code (burnt at the cap) and makes that origin wait, doubling up to a minute. */
+  private pairingFailed(origin: string): void {
+    const left = this.options.state.recordPairingFailure();
+    const failures = (this.pairingBackoff.get(origin)?.failures ?? 0) + 1;
+    this.pairingBackoff.set(origin, { failures, until: Date.now() + Math.min(60_000, 1000 * 2 ** (failures - 1)) });
+    log('warn', 'a pairing attempt failed', { origin, attemptsLeftOnThisCode: left });
+  }
+}
