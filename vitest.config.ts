@@ -10,8 +10,10 @@ import { WxtVitest } from 'wxt/testing/vitest-plugin';
 //    package suites (npm pack, the MCP bundle, the extension zips) — each takes the whole machine, and their UI waits
 //    must not starve.
 // 2. One file at a time: the real agent hosts (Claude Code, Codex), each test a host, a hub and a scripted extension.
-const PARALLEL = { sequence: { groupOrder: 0 }, maxWorkers: 3 } as const;
-const SERIAL = (groupOrder: number) => ({ sequence: { groupOrder }, maxWorkers: 1, fileParallelism: false }) as const;
+// Inline projects inherit nothing from the root config: every project takes its bounds from here.
+const BOUNDS = { testTimeout: 20_000, hookTimeout: 30_000 } as const;
+const PARALLEL = { ...BOUNDS, sequence: { groupOrder: 0 }, maxWorkers: 3 } as const;
+const SERIAL = (groupOrder: number) => ({ ...BOUNDS, sequence: { groupOrder }, maxWorkers: 1, fileParallelism: false }) as const;
 
 const projects: TestProjectInlineConfiguration[] = [
   { test: { name: 'unit', include: ['test/unit/**/*.test.ts'], ...PARALLEL } },
@@ -49,16 +51,10 @@ const projects: TestProjectInlineConfiguration[] = [
       name: 'real-hosts',
       include: ['test/real-hosts/**/*.test.ts'],
       globalSetup: ['test/global-setup.ts'],
-      testTimeout: 120_000,
       ...SERIAL(2),
+      testTimeout: 120_000,
     },
   },
 ];
 
-export default defineConfig({
-  test: {
-    testTimeout: 20_000,
-    hookTimeout: 30_000,
-    projects,
-  },
-});
+export default defineConfig({ test: { projects } });
