@@ -73,6 +73,22 @@ export default tseslint.config(
     },
   },
   {
+    // extension/core/ is the extension's pure code (agent text, the grid, the editors' rules): table-tested in Node, so
+    // no browser APIs, no storage, no components, and nothing else of the extension.
+    files: ['extension/core/**'],
+    rules: {
+      'no-restricted-imports': ['error', {
+        patterns: [
+          { group: ['**/server/**', 'ws', '@modelcontextprotocol/*'], message: 'the extension is browser only: no server code.' },
+          nodeBuiltins,
+          { group: ['wxt', 'wxt/*', '@wxt-dev/*', 'dexie', 'preact', 'preact/*'], message: 'extension/core/ is pure: no browser APIs, no Dexie, no Preact.' },
+          { regex: '^\\.\\./(?!\\.\\./shared/)', message: 'extension/core/ imports only core/ and shared/: nothing else of the extension (its browser, storage or components).' },
+        ],
+      }],
+      'no-restricted-globals': ['error', ...['browser', 'chrome', 'indexedDB'].map((name) => ({ name, message: 'extension/core/ is pure: the extension APIs and storage are the entrypoints\' and db/\'s.' }))],
+    },
+  },
+  {
     // The review inside the chat (MCP App): browser only like the extension, and without its storage or browser APIs
     // (an opaque-origin frame); it talks to the server through the host, with the ext-apps SDK only.
     files: ['app/**'],

@@ -2,7 +2,7 @@ import { browser } from 'wxt/browser';
 import type { Platform } from '../../extension/background/background-controller.js';
 import type { RequestRow } from '../../extension/db/rows.js';
 import { KIND_LABEL } from '../../extension/ui/labels.js';
-import { revealHidden } from '../../shared/visible-text.js';
+import { revealHidden } from '../../extension/core/visible-text.js';
 
 /** Notification ids carry the request id so a click can open its review. */
 export const NOTIFICATION_PREFIX = 'elicitly:';

@@ -1,5 +1,5 @@
 import { Dexie } from 'dexie';
-import { searchWords } from '../../shared/search-words.js';
+import { searchWords } from '../core/search-words.js';
 import type { ElicitlyDb } from './database.js';
 import { prefixRange, readRow, readRows } from './requests-repo.js';
 import type { RequestRow } from './rows.js';

@@ -6,7 +6,7 @@ import type { RequestView } from '../../shared/wire-protocol.js';
 import { DecisionRefusalSchema, ElicitationIdSchema, FieldIssueSchema, IdempotencyKeySchema, KeyIdSchema, RequesterSchema } from '../../shared/wire-fields.js';
 import { isKeyHex } from '../../shared/hub-auth.js';
 import { DEFAULT_HUB_PORT } from '../../shared/extension-id.js';
-import { searchWords } from '../../shared/search-words.js';
+import { searchWords } from '../core/search-words.js';
 import { VerdictSchema, deriveVerdict } from './verdict.js';
 
 /** What the reviewer decided, as sent (the hub keeps the authoritative copy). */

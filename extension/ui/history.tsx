@@ -1,5 +1,5 @@
 import { useEffect, useState } from 'preact/hooks';
-import { revealHidden } from '../../shared/visible-text.js';
+import { revealHidden } from '../core/visible-text.js';
 import type { ElicitlyDb } from '../db/database.js';
 import { exportBlob, type ExportFormat } from '../db/export-history.js';
 import { historyAgents, historyPage, type HistoryCursor, type HistoryQuery } from '../db/history-queries.js';

@@ -1,5 +1,5 @@
 import { useCallback, useRef, useState } from 'preact/hooks';
-import { ownEntry } from '../../../shared/own-entry.js';
+import { ownEntry } from '../../core/own-entry.js';
 import { validateValues, type FieldIssue, type RequestedSchema } from '../../../shared/requested-schema.js';
 import type { LocalOutcome, RefusalReason } from '../../db/rows.js';
 import type { BackgroundClient, DecideReply, Decision } from '../../messages.js';

@@ -1,12 +1,12 @@
 import { useId, useMemo, useRef, useState } from 'preact/hooks';
 import type { ProposalRequest } from '../../../shared/approval-input.js';
 import { checkDecisionValues } from '../../../shared/approval-input.js';
-import { convertForField } from '../../../shared/convert-value.js';
-import { ownEntry } from '../../../shared/own-entry.js';
+import { convertForField } from '../../core/convert-value.js';
+import { ownEntry } from '../../core/own-entry.js';
 import {
   acceptAll, editProposed, includedCount, initialRows, isEmptyValue, rejectAll, restoreCurrent, restoreProposed, resumeRows,
   sourceDiffers, submission, useSource as takeSource, type GridRow,
-} from '../../../shared/proposal-grid.js';
+} from '../../core/proposal-grid.js';
 import type { PropertySchema } from '../../../shared/requested-schema.js';
 import type { RequestRow } from '../../db/rows.js';
 import type { BackgroundClient } from '../../messages.js';
@@ -17,7 +17,7 @@ import { ReviewFooter } from './review-footer.js';
 import { SafeHtml } from './safe-html.js';
 import { refusedAttempt } from './refused-attempt.js';
 import { useReview } from './use-review.js';
-import { revealHidden } from '../../../shared/visible-text.js';
+import { revealHidden } from '../../core/visible-text.js';
 import { VisibleText } from '../visible-text.js';
 import './review.css';
 
