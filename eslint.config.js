@@ -104,7 +104,7 @@ export default tseslint.config(
   },
   {
     // The phone reviewer the hub serves (phone/): browser only, no extension storage or APIs; it talks to the hub over
-    // the extension's hub socket (extension/hub/), which is therefore held to the same (types from db/rows.ts only).
+    // the extension's hub socket (extension/hub/), which is therefore held to the same (types from db/rows.ts and db/settings-schema.ts only).
     files: ['phone/**', 'extension/hub/**'],
     rules: {
       'no-restricted-imports': ['error', {

@@ -3,7 +3,8 @@ import { firstIssue, type DecisionRefusal, type HubMessage, type RequestView } f
 import type { ElicitlyDb } from '../db/database.js';
 import { queueDecision, queuedDecisions, refuseQueued, settleDecision, type DecisionResult } from '../db/outbox-repo.js';
 import { applyStatus, applyWelcome, pendingCount, pruneHistory, sweepExpired, upsertView } from '../db/requests-repo.js';
-import { hubKeyFor, type OutboxRow, type PairingReason, type RequestRow } from '../db/rows.js';
+import type { OutboxRow, PairingReason, RequestRow } from '../db/rows.js';
+import { hubKeyFor } from '../db/settings-schema.js';
 import { forgetHubKey, forgetPairingCode, readSettings, savePairing, writeConnection } from '../db/settings-repo.js';
 import { answeredReply } from '../hub/decision-reply.js';
 import { HubConnection, type AfterRefusal, type Clock, type HubEvent, type HubTarget, type SocketFactory } from '../hub/hub-connection.js';

@@ -3,9 +3,7 @@ import { RequestKindSchema, ReviewRequestSchema } from '../../shared/review-requ
 import { DecidedViaSchema, StatusSchema } from '../../shared/lifecycle.js';
 import { RuleDraftSchema } from '../../shared/rules.js';
 import type { RequestView } from '../../shared/wire-protocol.js';
-import { DecisionRefusalSchema, ElicitationIdSchema, FieldIssueSchema, IdempotencyKeySchema, KeyIdSchema, RequesterSchema } from '../../shared/wire-fields.js';
-import { isKeyHex } from '../../shared/hub-auth.js';
-import { DEFAULT_HUB_PORT } from '../../shared/extension-id.js';
+import { DecisionRefusalSchema, ElicitationIdSchema, FieldIssueSchema, IdempotencyKeySchema, RequesterSchema } from '../../shared/wire-fields.js';
 import { searchWords } from '../core/search-words.js';
 import { VerdictSchema, deriveVerdict } from './verdict.js';
 
@@ -78,32 +76,6 @@ export const OutboxRowSchema = z.strictObject({
   queuedAt: z.number(),
 });
 export type OutboxRow = z.infer<typeof OutboxRowSchema>;
-
-/** The key a hub handed this browser when it paired; both sides prove it on every connection, it never travels. */
-export const HubKeySchema = z.strictObject({
-  keyId: KeyIdSchema,
-  key: z.string().refine(isKeyHex, 'must be 64 lowercase hex digits'),
-});
-export type HubKey = z.infer<typeof HubKeySchema>;
-
-export const SettingsSchema = z.strictObject({
-  port: z.number().int().min(1024).max(65535),
-  /** A code from `elicitly-companion pair` the person entered, kept only until the hub accepts or refuses it. */
-  pairingCode: z.string().max(200),
-  notifications: z.boolean(),
-  retentionDays: z.number().int().min(1).max(3650),
-  /**
-   * One key per hub port. A damaged map is dropped rather than taking the other settings with it: the header then
-   * asks to pair again, which is the safe way to fail.
-   */
-  hubKeys: z.record(z.string().regex(/^\d+$/), HubKeySchema).catch({}),
-});
-export type Settings = z.infer<typeof SettingsSchema>;
-export const DEFAULT_SETTINGS: Settings = { port: DEFAULT_HUB_PORT, pairingCode: '', notifications: true, retentionDays: 90, hubKeys: {} };
-
-export function hubKeyFor(settings: Settings, port: number): HubKey | null {
-  return settings.hubKeys[String(port)] ?? null;
-}
 
 const ConnectionCommon = {
   /** When the next attempt runs (reconnecting, version_mismatch, untrusted_hub), epoch ms. */
