@@ -5,7 +5,7 @@ import { RuleDraftSchema } from '../../shared/rules.js';
 import type { RequestView } from '../../shared/wire-protocol.js';
 import { DecisionRefusalSchema, ElicitationIdSchema, FieldIssueSchema, IdempotencyKeySchema, RequesterSchema } from '../../shared/wire-fields.js';
 import { searchWords } from '../core/search-words.js';
-import { VerdictSchema, deriveVerdict } from './verdict.js';
+import { VerdictSchema } from './verdict.js';
 
 /** What the reviewer decided, as sent (the hub keeps the authoritative copy). */
 export const LocalOutcomeSchema = z.strictObject({
@@ -57,12 +57,19 @@ export const RequestRowSchema = z.strictObject({
   delivery: z.enum(['queued', 'delivered', 'refused']).optional(),
   refusal: RefusalSchema.optional(),
   /**
-   * What became of it (`verdict.ts`), kept up to date by the database on every write so the history can filter on it
-   * by index. Optional only for rows built outside the database; every stored row has it (v4 back-filled it).
+   * What became of it (`verdict.ts`). The database derives it on every write (its middleware, database.ts), so the
+   * history can filter on it by index; a row on its way in carries the verdict known before the write, or none.
    */
   verdict: VerdictSchema.optional(),
 });
 export type RequestRow = z.infer<typeof RequestRowSchema>;
+
+/**
+ * A request row as the database gives it back: every stored row has its verdict (written by the database's
+ * middleware, back-filled by v4), so a row read without one does not fit and is skipped like any other.
+ */
+export const StoredRowSchema = RequestRowSchema.required({ verdict: true });
+export type StoredRow = z.infer<typeof StoredRowSchema>;
 
 export const OutboxRowSchema = z.strictObject({
   idempotencyKey: IdempotencyKeySchema,
@@ -140,6 +147,7 @@ export function rowFromView(view: RequestView, previous?: RequestRow): RequestRo
     if (decidedVia) row.decidedVia = decidedVia;
     if (ruleId !== undefined) row.ruleId = ruleId;
   }
-  row.verdict = deriveVerdict(row, previous?.verdict);
+  // What was known before this change travels with the row: the database derives the new verdict from it on write.
+  if (previous?.verdict) row.verdict = previous.verdict;
   return row;
 }

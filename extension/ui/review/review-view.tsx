@@ -1,4 +1,4 @@
-import { decidedElsewhere, type Reviewer } from '../labels.js';
+import type { Reviewer } from '../labels.js';
 import { useMemo, useState } from 'preact/hooks';
 import type { RequestRow } from '../../db/rows.js';
 import type { BackgroundClient } from '../../messages.js';
@@ -9,13 +9,9 @@ import { FormAskReview } from './form-ask-review.js';
 import { PermissionReview } from './permission-review.js';
 import { ProposalReview } from './proposal-review.js';
 import { VisibleText } from '../visible-text.js';
-import { RequestDetail, statusText } from './request-detail.js';
+import { endedNote } from '../request-summary.js';
+import { RequestDetail } from './request-detail.js';
 import { SelectionReview } from './selection-review.js';
-
-/** Our own leading word in lower case mid-sentence; the agent's words after it (a label) keep theirs. */
-function lowerFirst(text: string): string {
-  return text.charAt(0).toLowerCase() + text.slice(1);
-}
 
 /** `here`: the reviewer showing it (the extension, or the hub's phone page), so a note names the other one that decided. */
 export function ReviewView({ row, client, onDone, here = 'extension' }: { row: RequestRow; client: BackgroundClient; onDone?: () => void; here?: Reviewer | null }) {
@@ -37,7 +33,7 @@ export function ReviewView({ row, client, onDone, here = 'extension' }: { row: R
     return (
       <>
         {notice && <FeedbackView feedback={notice} />}
-        {row.status !== 'pending' && <p class="muted note">This request is no longer pending: <VisibleText text={lowerFirst(statusText(row))} />{row.decidedVia === 'rule' ? ', by one of your rules' : decidedElsewhere(row.decidedVia, here) ? `, ${decidedElsewhere(row.decidedVia, here)}` : ''}.</p>}
+        {row.status !== 'pending' && <p class="muted note"><VisibleText text={endedNote(row, here)} /></p>}
         <RequestDetail row={row} />
       </>
     );
