@@ -194,7 +194,7 @@ describe('a decided ask opened again: what the person answered, never "approved"
     ['a dismissed question', staging, { status: 'rejected', ...dismissed }, 'dismissed', 'Dismissed'],
   ];
   it.each(cases)('%s', (_name, request, extra, note, status) => {
-    render(<ReviewView row={rowFor(request, extra)} client={fakeClient().client} />);
+    render(<ReviewView row={rowFor(request, extra)} decide={fakeClient().client.decide} />);
     expect(screen.getByText(/^This request is no longer pending: /).textContent).toBe(`This request is no longer pending: ${note}.`);
     const terms = Array.from(screen.getByLabelText('Request').querySelectorAll('dt'), (d) => d.textContent);
     expect(screen.getByLabelText('Request').querySelectorAll('dd')[terms.indexOf('Status')]?.textContent).toBe(status);

@@ -2,7 +2,7 @@ import { useCallback, useRef, useState } from 'preact/hooks';
 import { ownEntry } from '../../core/own-entry.js';
 import { validateValues, type FieldIssue, type RequestedSchema } from '../../../shared/requested-schema.js';
 import type { LocalOutcome } from '../../db/rows.js';
-import type { BackgroundClient, DecideReply, Decision } from '../../messages.js';
+import type { Decide, DecideReply, Decision } from '../../messages.js';
 import { REFUSAL_TEXT } from '../labels.js';
 import { VisibleText } from '../visible-text.js';
 export interface Feedback { tone: 'status' | 'alert'; text: string }
@@ -99,7 +99,7 @@ interface DecisionState {
   clearFeedback(): void;
 }
 
-export function useDecision(client: BackgroundClient, onDone?: () => void): DecisionState {
+export function useDecision(decide: Decide, onDone?: () => void): DecisionState {
   const [busy, setBusy] = useState(false);
   const [settled, setSettled] = useState(false);
   const [feedback, setFeedback] = useState<Feedback | null>(null);
@@ -112,7 +112,7 @@ export function useDecision(client: BackgroundClient, onDone?: () => void): Deci
     setFeedback(null);
     let reply: DecideReply;
     try {
-      reply = await client.decide(decision);
+      reply = await decide(decision);
     } catch (err) {
       reply = { state: 'error', message: err instanceof Error ? err.message : String(err) };
     }
@@ -127,7 +127,7 @@ export function useDecision(client: BackgroundClient, onDone?: () => void): Deci
       if (reply.state !== 'queued' && reply.state !== 'already_decided_here') onDone?.();
     }
     return outcome.issues;
-  }, [client, onDone]);
+  }, [decide, onDone]);
   const clearFeedback = useCallback(() => setFeedback(null), []);
   return { busy, settled, feedback, send, clearFeedback };
 }

@@ -9,7 +9,7 @@ import {
 } from '../../core/proposal-grid.js';
 import type { PropertySchema } from '../../../shared/requested-schema.js';
 import type { RequestRow } from '../../db/rows.js';
-import type { BackgroundClient } from '../../messages.js';
+import type { Decide } from '../../messages.js';
 import { fieldMessages } from './decision-feedback.js';
 import { displayValue } from './display-value.js';
 import { FieldEditor } from './field-editor.js';
@@ -26,10 +26,10 @@ const HINTS = { ok: 'approves: sends the included fields', cancel: 'rejects: cha
 /** A double-click that could not copy: which cell (row index; column index, Current after the sources) and why. */
 interface Refusal { row: number; column: number; reason: string }
 
-export function ProposalReview({ row, request, client, onDone }: {
+export function ProposalReview({ row, request, decide, onDone }: {
   row: RequestRow;
   request: ProposalRequest;
-  client: BackgroundClient;
+  decide: Decide;
   onDone?: () => void;
 }) {
   const keys = useMemo(() => Object.keys(request.requestedSchema.properties), [request]);
@@ -40,7 +40,7 @@ export function ProposalReview({ row, request, client, onDone }: {
   // Changes build on the newest rows even before the re-render that shows them (two events in one frame).
   const latest = useRef(rows);
   const id = useId();
-  const review = useReview(row, keys, client, onDone, () => {
+  const review = useReview(row, keys, decide, onDone, () => {
     const { included: keysIncluded, values } = submission(latest.current);
     const checked = checkDecisionValues(request, values, keysIncluded);
     return checked.ok ? { ok: true, payload: { values, included: keysIncluded } } : checked;

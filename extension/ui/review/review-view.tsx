@@ -1,7 +1,7 @@
 import type { Reviewer } from '../labels.js';
-import { useMemo, useState } from 'preact/hooks';
+import { useCallback, useState } from 'preact/hooks';
 import type { RequestRow } from '../../db/rows.js';
-import type { BackgroundClient } from '../../messages.js';
+import type { Decide } from '../../messages.js';
 import { ApprovalReview } from './approval-review.js';
 import { ConfirmReview } from './confirm-review.js';
 import { FeedbackView, alreadyDecidedHere, type Feedback } from './decision-feedback.js';
@@ -13,21 +13,26 @@ import { endedNote } from '../request-summary.js';
 import { RequestDetail } from './request-detail.js';
 import { SelectionReview } from './selection-review.js';
 
-/** `here`: the reviewer showing it (the extension, or the hub's phone page), so a note names the other one that decided. */
-export function ReviewView({ row, client, onDone, here = 'extension' }: { row: RequestRow; client: BackgroundClient; onDone?: () => void; here?: Reviewer | null }) {
+/**
+ * `decide` sends the decision, whatever surface shows the review; `offerRules`: its decisions can carry a rule ("Always
+ * allow…"), which only the extension's can. `here`: the reviewer showing it (the extension, or the hub's phone page), so
+ * a note names the other one that decided.
+ */
+export function ReviewView({ row, decide, offerRules = false, onDone, here = 'extension' }: {
+  row: RequestRow;
+  decide: Decide;
+  offerRules?: boolean;
+  onDone?: () => void;
+  here?: Reviewer | null;
+}) {
   // The first decision made in this browser turns this review into its read-only detail at once; a second surface
   // whose decision was refused for it must still say so there, so the notice lives here, above both.
   const [notice, setNotice] = useState<Feedback | null>(null);
-  const watched = useMemo<BackgroundClient>(() => ({
-    // The rule calls pass through untouched (and stay absent where the client has none: no rules from the chat).
-    ...client,
-    async decide(decision) {
-      const reply = await client.decide(decision);
-      if (reply.state === 'already_decided_here') setNotice({ tone: 'alert', text: alreadyDecidedHere(reply.decision, reply.delivery) });
-      return reply;
-    },
-    reconnect: () => client.reconnect(),
-  }), [client]);
+  const watched = useCallback<Decide>(async (decision) => {
+    const reply = await decide(decision);
+    if (reply.state === 'already_decided_here') setNotice({ tone: 'alert', text: alreadyDecidedHere(reply.decision, reply.delivery) });
+    return reply;
+  }, [decide]);
   if (row.status !== 'pending' || row.delivery === 'queued') {
     // A queued decision explains itself in the detail ("Waiting for the hub…"); only a settled status needs the note.
     return (
@@ -41,13 +46,13 @@ export function ReviewView({ row, client, onDone, here = 'extension' }: { row: R
   // Keyed by id so opening another request never carries this one's edits over. The row was checked against the
   // request schema when it was read, so its request is used as it is.
   const { request } = row;
-  const common = { key: row.elicitationId, row, client: watched, onDone };
+  const common = { key: row.elicitationId, row, decide: watched, onDone };
   switch (request.kind) {
     case 'proposal': return <ProposalReview {...common} request={request} />;
     case 'approval': return <ApprovalReview {...common} request={request} />;
     case 'confirm': return <ConfirmReview {...common} request={request} />;
     case 'form': return <FormAskReview {...common} request={request} />;
     case 'selection': return <SelectionReview {...common} request={request} />;
-    case 'permission': return <PermissionReview {...common} request={request} />;
+    case 'permission': return <PermissionReview {...common} request={request} offerRules={offerRules} />;
   }
 }
