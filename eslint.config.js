@@ -3,6 +3,8 @@ import tseslint from 'typescript-eslint';
 
 const nodeBuiltins = { group: ['node:*'], message: 'shared/ and entrypoints/ run in the browser too: no Node built-ins.' };
 
+const extensionBrowserOnly = { group: ['**/server/**', 'ws', '@modelcontextprotocol/*'], message: 'the extension is browser only: no server code.' };
+
 const nodeOnly = { group: ['**/entrypoints/**', '**/extension/**', 'wxt', 'wxt/*', 'dexie', 'preact', 'preact/*'], message: 'server/ is Node only: no extension code.' };
 
 function serverLayers(layers) {
@@ -65,12 +67,29 @@ export default tseslint.config(
     files: ['entrypoints/**', 'extension/**'],
     rules: {
       'no-restricted-imports': ['error', {
+        patterns: [extensionBrowserOnly, nodeBuiltins],
+        paths: [{ name: 'wxt/browser', message: 'import the typed `browser` from extension/browser.ts (wxt/browser is untyped here).' }],
+      }],
+    },
+  },
+  {
+    // WXT's model: only the entrypoints touch the extension APIs; the modules in extension/ are handed what they need.
+    files: ['extension/**'],
+    ignores: ['extension/browser.ts'],
+    rules: {
+      'no-restricted-imports': ['error', {
         patterns: [
-          { group: ['**/server/**', 'ws', '@modelcontextprotocol/*'], message: 'the extension is browser only: no server code.' },
+          extensionBrowserOnly,
           nodeBuiltins,
+          { group: ['wxt/browser', '@wxt-dev/*'], message: 'only the entrypoints use the extension APIs: extension/ modules are handed what they need.' },
+          { regex: '(^|/)browser\\.js$', message: 'only the entrypoints use the extension APIs: extension/ modules are handed what they need.' },
         ],
       }],
     },
+  },
+  {
+    files: ['extension/browser.ts'],
+    rules: { 'no-restricted-imports': ['error', { patterns: [extensionBrowserOnly, nodeBuiltins] }] },
   },
   {
     // extension/core/ is the extension's pure code (agent text, the grid, the editors' rules): table-tested in Node, so
@@ -96,7 +115,7 @@ export default tseslint.config(
       'no-restricted-imports': ['error', {
         patterns: [
           { group: ['**/server/**', 'ws', '@modelcontextprotocol/*', '!@modelcontextprotocol/ext-apps'], message: 'the app is browser only: no server code; it reaches the server through the host (ext-apps).' },
-          { group: ['**/entrypoints/**', '**/extension/background/**', '**/extension/hub/**', '**/extension/db/database*', 'wxt', 'wxt/*', 'dexie'], message: 'the app runs in an opaque-origin frame: no extension APIs, no IndexedDB.' },
+          { group: ['**/entrypoints/**', '**/extension/background/**', '**/extension/hub/**', '**/extension/db/database*', '**/extension/browser.js', 'wxt', 'wxt/*', '@wxt-dev/*', 'dexie'], message: 'the app runs in an opaque-origin frame: no extension APIs, no IndexedDB.' },
           nodeBuiltins,
         ],
       }],
@@ -110,7 +129,7 @@ export default tseslint.config(
       'no-restricted-imports': ['error', {
         patterns: [
           { group: ['**/server/**', 'ws', '@modelcontextprotocol/*'], message: 'the phone page is browser only: no server code.' },
-          { group: ['**/entrypoints/**', '**/extension/background/**', '**/extension/db/database*', 'wxt', 'wxt/*', 'dexie'], message: 'the phone page has no extension APIs and no IndexedDB.' },
+          { group: ['**/entrypoints/**', '**/extension/background/**', '**/extension/db/database*', '**/extension/browser.js', '../browser.js', 'wxt', 'wxt/*', '@wxt-dev/*', 'dexie'], message: 'the phone page has no extension APIs and no IndexedDB.' },
           nodeBuiltins,
         ],
       }],

@@ -206,7 +206,7 @@ describe('the notification for an ask', () => {
   beforeEach(() => fakeBrowser.reset());
 
   it.each([['confirm', question], ['form', release], ['selection', regions]] as const)('a %s is announced by its kind and agent', async (kind, request) => {
-    await createPlatform(() => undefined).notify(rowFor(request, { elicitationId: 'el_n', agent: 'test-host-v1' }));
+    await createPlatform().notify(rowFor(request, { elicitationId: 'el_n', agent: 'test-host-v1' }));
     const all = await fakeBrowser.notifications.getAll();
     expect(all[`${NOTIFICATION_PREFIX}el_n`]).toMatchObject({ title: `${KIND_LABEL[kind]} from test-host-v1`, message: request.message });
   });
