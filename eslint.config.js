@@ -3,6 +3,8 @@ import tseslint from 'typescript-eslint';
 
 const nodeBuiltins = { group: ['node:*'], message: 'shared/ and entrypoints/ run in the browser too: no Node built-ins.' };
 
+const extensionBrowserOnly = { group: ['**/server/**', 'ws', '@modelcontextprotocol/*'], message: 'the extension is browser only: no server code.' };
+
 const nodeOnly = { group: ['**/entrypoints/**', '**/extension/**', 'wxt', 'wxt/*', 'dexie', 'preact', 'preact/*'], message: 'server/ is Node only: no extension code.' };
 
 function serverLayers(layers) {
@@ -66,11 +68,44 @@ export default tseslint.config(
     files: ['entrypoints/**', 'extension/**'],
     rules: {
       'no-restricted-imports': ['error', {
+        patterns: [extensionBrowserOnly, nodeBuiltins],
+        paths: [{ name: 'wxt/browser', message: 'import the typed `browser` from extension/browser.ts (wxt/browser is untyped here).' }],
+      }],
+    },
+  },
+  {
+    // WXT's model: only the entrypoints touch the extension APIs; the modules in extension/ are handed what they need.
+    files: ['extension/**'],
+    ignores: ['extension/browser.ts'],
+    rules: {
+      'no-restricted-imports': ['error', {
+        patterns: [
+          extensionBrowserOnly,
+          nodeBuiltins,
+          { group: ['wxt/browser', '@wxt-dev/*'], message: 'only the entrypoints use the extension APIs: extension/ modules are handed what they need.' },
+          { regex: '(^|/)browser\\.js$', message: 'only the entrypoints use the extension APIs: extension/ modules are handed what they need.' },
+        ],
+      }],
+    },
+  },
+  {
+    files: ['extension/browser.ts'],
+    rules: { 'no-restricted-imports': ['error', { patterns: [extensionBrowserOnly, nodeBuiltins] }] },
+  },
+  {
+    // extension/core/ is the extension's pure code (agent text, the grid, the editors' rules): table-tested in Node, so
+    // no browser APIs, no storage, no components, and nothing else of the extension.
+    files: ['extension/core/**'],
+    rules: {
+      'no-restricted-imports': ['error', {
         patterns: [
           { group: ['**/server/**', 'ws', '@modelcontextprotocol/*'], message: 'the extension is browser only: no server code.' },
           nodeBuiltins,
+          { group: ['wxt', 'wxt/*', '@wxt-dev/*', 'dexie', 'preact', 'preact/*'], message: 'extension/core/ is pure: no browser APIs, no Dexie, no Preact.' },
+          { regex: '^\\.\\./(?!\\.\\./shared/)', message: 'extension/core/ imports only core/ and shared/: nothing else of the extension (its browser, storage or components).' },
         ],
       }],
+      'no-restricted-globals': ['error', ...['browser', 'chrome', 'indexedDB'].map((name) => ({ name, message: 'extension/core/ is pure: the extension APIs and storage are the entrypoints\' and db/\'s.' }))],
     },
   },
   {
@@ -81,7 +116,7 @@ export default tseslint.config(
       'no-restricted-imports': ['error', {
         patterns: [
           { group: ['**/server/**', 'ws', '@modelcontextprotocol/*', '!@modelcontextprotocol/ext-apps'], message: 'the app is browser only: no server code; it reaches the server through the host (ext-apps).' },
-          { group: ['**/entrypoints/**', '**/extension/background/**', '**/extension/hub/**', '**/extension/db/database*', 'wxt', 'wxt/*', 'dexie'], message: 'the app runs in an opaque-origin frame: no extension APIs, no IndexedDB.' },
+          { group: ['**/entrypoints/**', '**/extension/background/**', '**/extension/hub/**', '**/extension/db/database*', '**/extension/browser.js', 'wxt', 'wxt/*', '@wxt-dev/*', 'dexie'], message: 'the app runs in an opaque-origin frame: no extension APIs, no IndexedDB.' },
           nodeBuiltins,
         ],
       }],
@@ -89,13 +124,13 @@ export default tseslint.config(
   },
   {
     // The phone reviewer the hub serves (phone/): browser only, no extension storage or APIs; it talks to the hub over
-    // the extension's hub socket (extension/hub/), which is therefore held to the same (types from db/rows.ts only).
+    // the extension's hub socket (extension/hub/), which is therefore held to the same (types from db/rows.ts and db/settings-schema.ts only).
     files: ['phone/**', 'extension/hub/**'],
     rules: {
       'no-restricted-imports': ['error', {
         patterns: [
           { group: ['**/server/**', 'ws', '@modelcontextprotocol/*'], message: 'the phone page is browser only: no server code.' },
-          { group: ['**/entrypoints/**', '**/extension/background/**', '**/extension/db/database*', 'wxt', 'wxt/*', 'dexie'], message: 'the phone page has no extension APIs and no IndexedDB.' },
+          { group: ['**/entrypoints/**', '**/extension/background/**', '**/extension/db/database*', '**/extension/browser.js', '../browser.js', 'wxt', 'wxt/*', '@wxt-dev/*', 'dexie'], message: 'the phone page has no extension APIs and no IndexedDB.' },
           nodeBuiltins,
         ],
       }],

@@ -146,7 +146,7 @@ function Review({ app, elicitationId, token, context }: { app: AppHost; elicitat
       <FullscreenToggle app={app} context={context} pending={loaded.row.status === 'pending'} />
       {decided && <DecidedNote decided={decided} ended={ended} />}
       {readOnly && <p class="muted note" role="note">{NO_KEY_NOTE}</p>}
-      {readOnly ? <RequestDetail row={loaded.row} /> : <ReviewView row={loaded.row} client={client} />}
+      {readOnly ? <RequestDetail row={loaded.row} /> : <ReviewView row={loaded.row} decide={client.decide} />}
     </>
   );
 }

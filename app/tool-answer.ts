@@ -13,7 +13,7 @@ import { checkRequestedSchema, type PropertySchema } from '../shared/requested-s
 import { ElicitationIdSchema } from '../shared/wire-fields.js';
 import { optionName } from '../extension/ui/ask-words.js';
 import { dateTime } from '../extension/ui/format-time.js';
-import { REFUSAL_TEXT } from '../extension/ui/review/decision-feedback.js';
+import { REFUSAL_TEXT } from '../extension/ui/labels.js';
 import { displayValue } from '../extension/ui/review/display-value.js';
 import { appErrorText, resultText, type CallToolResult } from './app-client.js';
 

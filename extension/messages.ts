@@ -59,9 +59,12 @@ export const RuleReplySchema = z.discriminatedUnion('state', [
 ]);
 export type RuleReply = z.infer<typeof RuleReplySchema>;
 
+/** How a review sends its decision: all the review components need of the surface that shows them. */
+export type Decide = (decision: Decision) => Promise<DecideReply>;
+
 /** What the pages need from the background; the entrypoints implement it over runtime messaging, tests with a fake. */
 export interface BackgroundClient {
-  decide(request: Decision): Promise<DecideReply>;
+  decide: Decide;
   reconnect(): Promise<void>;
   /**
    * Only the extension's own client has these: rules are the person's, made in the extension. A surface without them

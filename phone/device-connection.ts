@@ -1,6 +1,6 @@
 import { normalizePairingCode } from '../shared/hub-auth.js';
 import { MAX_FRAME_BYTES, type DecideMessage, type HubMessage, type RequestView } from '../shared/wire-protocol.js';
-import type { HubKey } from '../extension/db/rows.js';
+import type { HubKey } from '../extension/db/settings-schema.js';
 import { answeredReply } from '../extension/hub/decision-reply.js';
 import { HubConnection, type Clock, type HubTarget, type LinkState, type SocketFactory } from '../extension/hub/hub-connection.js';
 import type { DecideReply, Decision } from '../extension/messages.js';

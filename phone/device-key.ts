@@ -1,4 +1,4 @@
-import { HubKeySchema, type HubKey } from '../extension/db/rows.js';
+import { HubKeySchema, type HubKey } from '../extension/db/settings-schema.js';
 
 /**
  * The key the hub handed this phone when it paired, kept in the page's localStorage: per origin, so a phone that

@@ -2,9 +2,9 @@ import { useCallback, useEffect, useState } from 'preact/hooks';
 import { PROTOCOL_VERSION } from '../shared/wire-protocol.js';
 import { PAIRING_TTL_MINUTES } from '../shared/hub-auth.js';
 import { useStore } from '../app/store.js';
-import type { RequestRow } from '../extension/db/rows.js';
+import type { RequestRow, StoredRow } from '../extension/db/rows.js';
 import { dateTime, timeLeft } from '../extension/ui/format-time.js';
-import { decisionSummary } from '../extension/ui/history-decision.js';
+import { decisionSummary } from '../extension/ui/request-summary.js';
 import { KIND_LABEL } from '../extension/ui/labels.js';
 import { ReviewView } from '../extension/ui/review/review-view.js';
 import { useNow } from '../extension/ui/use-now.js';
@@ -167,7 +167,7 @@ function Inbox({ rows, connected, flash }: { rows: RequestRow[]; connected: bool
   );
 }
 
-function History({ rows }: { rows: RequestRow[] }) {
+function History({ rows }: { rows: StoredRow[] }) {
   if (rows.length === 0) return <p class="empty muted">No request has ended yet.</p>;
   return (
     <ul class="phone-list" aria-label="Recent requests">
@@ -207,7 +207,7 @@ function Review({ session, id, welcomed, onDone }: { session: PhoneSession; id: 
   return (
     <>
       <RequestMeta row={row} />
-      <ReviewView row={row} client={session.client} onDone={onDone} here={null} />
+      <ReviewView row={row} decide={session.client.decide} onDone={onDone} here={null} />
     </>
   );
 }

@@ -1,6 +1,6 @@
 import type { DecidedVia, Status } from '../shared/lifecycle.js';
 import { DEVICE_RECENT, type RequestView } from '../shared/wire-protocol.js';
-import { rowFromView, type LocalOutcome, type RequestRow } from '../extension/db/rows.js';
+import { rowFromView, type LocalOutcome, type RequestRow, type StoredRow } from '../extension/db/rows.js';
 import { deriveVerdict } from '../extension/db/verdict.js';
 
 /**
@@ -8,8 +8,8 @@ import { deriveVerdict } from '../extension/db/verdict.js';
  * ended ones (the hub's `welcome.recent`, plus those that ended while the page was open), newest first.
  */
 export interface RequestLists {
-  pending: RequestRow[];
-  recent: RequestRow[];
+  pending: StoredRow[];
+  recent: StoredRow[];
 }
 
 export const NO_REQUESTS: RequestLists = { pending: [], recent: [] };
@@ -21,21 +21,25 @@ function endedAt(row: RequestRow): number {
   return row.decidedAt ?? row.expiresAt;
 }
 
-function newestFirst(rows: RequestRow[]): RequestRow[] {
+function newestFirst(rows: StoredRow[]): StoredRow[] {
   return [...rows].sort((a, b) => endedAt(b) - endedAt(a)).slice(0, RECENT_LIMIT);
 }
 
 /**
- * A row from the hub's view. The extension trusts only a decision it delivered itself; here the hub's own outcome is
- * the one there is, so a collected request still says which way it went.
+ * The page keeps no database, so its lists derive each row's verdict where the extension's database would, on every
+ * change (verdict.ts), from the verdict known before it. The extension trusts only a decision it delivered itself;
+ * here the hub's own outcome (`decided`) is the one there is, so a collected request still says which way it went.
  */
-function rowOf(view: RequestView, previous?: RequestRow): RequestRow {
-  const row = rowFromView(view, previous);
-  if (row.verdict === 'unknown' && view.outcome) row.verdict = view.outcome.decision;
-  return row;
+function withVerdict(row: RequestRow, previous: StoredRow | undefined, decided?: 'approved' | 'rejected'): StoredRow {
+  const verdict = deriveVerdict(row, previous?.verdict);
+  return { ...row, verdict: verdict === 'unknown' && decided ? decided : verdict };
 }
 
-function byId(rows: readonly RequestRow[]): Map<string, RequestRow> {
+function rowOf(view: RequestView, previous?: StoredRow): StoredRow {
+  return withVerdict(rowFromView(view, previous), previous, view.outcome?.decision);
+}
+
+function byId(rows: readonly StoredRow[]): Map<string, StoredRow> {
   return new Map(rows.map((r) => [r.elicitationId, r]));
 }
 
@@ -65,9 +69,9 @@ export function applyCreated(lists: RequestLists, view: RequestView): RequestLis
 export function applyRemoved(lists: RequestLists, id: string, status: Status, decidedVia: DecidedVia | undefined, now: number): RequestLists {
   const row = lists.pending.find((r) => r.elicitationId === id) ?? lists.recent.find((r) => r.elicitationId === id);
   if (!row) return lists;
-  const ended: RequestRow = { ...row, status, ...(decidedVia ? { decidedVia } : {}) };
-  if (status !== 'pending' && ended.decidedAt === undefined) ended.decidedAt = now;
-  ended.verdict = deriveVerdict(ended, row.verdict);
+  const changed: RequestRow = { ...row, status, ...(decidedVia ? { decidedVia } : {}) };
+  if (status !== 'pending' && changed.decidedAt === undefined) changed.decidedAt = now;
+  const ended = withVerdict(changed, row);
   const pending = lists.pending.filter((r) => r.elicitationId !== id);
   if (status === 'pending') return { pending: [...pending, ended], recent: lists.recent.filter((r) => r.elicitationId !== id) };
   return { pending, recent: newestFirst([ended, ...lists.recent.filter((r) => r.elicitationId !== id)]) };
@@ -75,11 +79,6 @@ export function applyRemoved(lists: RequestLists, id: string, status: Status, de
 
 /** The hub took this page's decision: the row remembers what was sent, so its detail says it. */
 export function recordOutcome(lists: RequestLists, id: string, outcome: LocalOutcome): RequestLists {
-  const mark = (r: RequestRow): RequestRow => {
-    if (r.elicitationId !== id) return r;
-    const next: RequestRow = { ...r, outcome, delivery: 'delivered' };
-    next.verdict = deriveVerdict(next, r.verdict);
-    return next;
-  };
+  const mark = (r: StoredRow): StoredRow => (r.elicitationId === id ? withVerdict({ ...r, outcome, delivery: 'delivered' }, r) : r);
   return { pending: lists.pending.map(mark), recent: lists.recent.map(mark) };
 }

@@ -1,5 +1,5 @@
 import '../../extension/zod-config.js';
-import { browser } from 'wxt/browser';
+import { browser } from '../../extension/browser.js';
 import { defineBackground } from 'wxt/utils/define-background';
 import { BackgroundController } from '../../extension/background/background-controller.js';
 import { openDb } from '../../extension/db/database.js';
@@ -22,7 +22,7 @@ export default defineBackground(() => {
   });
   controller.start();
 
-  browser.runtime.onMessage.addListener((message: unknown, _sender: unknown, sendResponse: (reply: unknown) => void) => {
+  browser.runtime.onMessage.addListener((message: unknown, _sender, sendResponse) => {
     void controller.handleUiMessage(message).then(sendResponse, (e: unknown) => sendResponse({ state: 'error', message: String(e) }));
     return true;
   });

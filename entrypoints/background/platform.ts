@@ -1,8 +1,8 @@
-import { browser } from 'wxt/browser';
+import { browser } from '../../extension/browser.js';
 import type { Platform } from '../../extension/background/background-controller.js';
 import type { RequestRow } from '../../extension/db/rows.js';
 import { KIND_LABEL } from '../../extension/ui/labels.js';
-import { revealHidden } from '../../shared/visible-text.js';
+import { revealHidden } from '../../extension/core/visible-text.js';
 
 /** Notification ids carry the request id so a click can open its review. */
 export const NOTIFICATION_PREFIX = 'elicitly:';
@@ -18,9 +18,8 @@ interface BadgeApi {
 }
 
 /**
- * Each manifest version has only one of the two namespaces (MV3 `action`, MV2 `browserAction`). Typed here because
- * `browser` from wxt/browser is untyped under this tsconfig (@wxt-dev/browser's declarations import './gen' without
- * an extension, which NodeNext cannot resolve), so nothing else would make the code check which one is there.
+ * Each manifest version has only one of the two namespaces (MV3 `action`, MV2 `browserAction`), though the types
+ * declare both: read as possibly missing, so the code checks which one is there.
  */
 function badgeApi(): BadgeApi | undefined {
   const action: BadgeApi | undefined = browser.action;
@@ -28,24 +27,14 @@ function badgeApi(): BadgeApi | undefined {
   return action ?? browserAction;
 }
 
-/** `log` gets the first badge failure only: the badge is set on every change, and one broken API would flood it. */
-export function createPlatform(log: (message: string) => void = (m) => console.warn(`[elicitly] ${m}`)): Platform {
-  let badgeFailureLogged = false;
+/** A failure rejects (the badge cannot be set, or either call threw): the controller logs it (`refreshBadge`). */
+export function createPlatform(): Platform {
   return {
     async setBadge(count) {
-      try {
-        const api = badgeApi();
-        if (!api) throw new Error('this browser has neither browser.action nor browser.browserAction');
-        await api.setBadgeText({ text: count === 0 ? '' : count > 99 ? '99+' : String(count) });
-        await api.setBadgeBackgroundColor({ color: '#b45309' });
-      } catch (error) {
-        if (!badgeFailureLogged) {
-          badgeFailureLogged = true;
-          log(`the toolbar badge cannot be set: ${error instanceof Error ? error.message : String(error)}`);
-        }
-        // Still a failure for the caller: only the logging is limited.
-        throw error;
-      }
+      const api = badgeApi();
+      if (!api) throw new Error('this browser has neither browser.action nor browser.browserAction');
+      await api.setBadgeText({ text: count === 0 ? '' : count > 99 ? '99+' : String(count) });
+      await api.setBadgeBackgroundColor({ color: '#b45309' });
     },
     async notify(row: RequestRow) {
       // Plain text: notifications never interpret markup. Characters that would not show are spelled out, as in the
@@ -67,7 +56,7 @@ export function createPlatform(log: (message: string) => void = (m) => console.w
 
 /** A click on a request's notification opens its review in a tab (a popup cannot be opened reliably). */
 export function listenForNotificationClicks(): void {
-  browser.notifications.onClicked.addListener((id: string) => {
+  browser.notifications.onClicked.addListener((id) => {
     if (!id.startsWith(NOTIFICATION_PREFIX)) return;
     void browser.tabs.create({ url: reviewUrl(id.slice(NOTIFICATION_PREFIX.length)) });
     void browser.notifications.clear(id);

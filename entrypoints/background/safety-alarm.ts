@@ -1,4 +1,4 @@
-import { browser } from 'wxt/browser';
+import { browser } from '../../extension/browser.js';
 
 export const SAFETY_ALARM = 'elicitly-safety-net';
 
@@ -12,7 +12,7 @@ export async function ensureSafetyAlarm(): Promise<void> {
 }
 
 export function onSafetyAlarm(run: () => void): void {
-  browser.alarms.onAlarm.addListener((alarm: { name: string }) => {
+  browser.alarms.onAlarm.addListener((alarm) => {
     if (alarm.name === SAFETY_ALARM) run();
   });
 }

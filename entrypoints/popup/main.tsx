@@ -1,7 +1,7 @@
-import { browser } from 'wxt/browser';
+import { browser } from '../../extension/browser.js';
 import { mountApp } from '../../extension/ui/mount-app.js';
 
 mountApp('popup', {
   sendMessage: (message) => browser.runtime.sendMessage(message),
-  openTab: (path) => browser.tabs.create({ url: browser.runtime.getURL(path as '/review.html') }),
+  openTab: (path) => browser.tabs.create({ url: browser.runtime.getURL(path) }),
 });

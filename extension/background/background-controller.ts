@@ -3,7 +3,8 @@ import { firstIssue, type DecisionRefusal, type HubMessage, type RequestView } f
 import type { ElicitlyDb } from '../db/database.js';
 import { queueDecision, queuedDecisions, refuseQueued, settleDecision, type DecisionResult } from '../db/outbox-repo.js';
 import { applyStatus, applyWelcome, pendingCount, pruneHistory, sweepExpired, upsertView } from '../db/requests-repo.js';
-import { hubKeyFor, type OutboxRow, type PairingReason, type RequestRow } from '../db/rows.js';
+import type { OutboxRow, PairingReason, RequestRow } from '../db/rows.js';
+import { hubKeyFor } from '../db/settings-schema.js';
 import { forgetHubKey, forgetPairingCode, readSettings, savePairing, writeConnection } from '../db/settings-repo.js';
 import { answeredReply } from '../hub/decision-reply.js';
 import { HubConnection, type AfterRefusal, type Clock, type HubEvent, type HubTarget, type SocketFactory } from '../hub/hub-connection.js';
@@ -56,6 +57,7 @@ export class BackgroundController {
   private readonly waiting = new Map<string, (answer: DecisionResult) => void>();
   private readonly waitingRules = new Map<string, (answer: RuleResult) => void>();
   private lastPrune = 0;
+  private badgeFailing = false;
 
   constructor(private readonly o: ControllerOptions) {
     this.connection = new HubConnection({
@@ -288,8 +290,19 @@ export class BackgroundController {
     for (const row of rows) await this.o.platform.notify(row).catch((e: unknown) => this.log(`notification failed: ${String(e)}`));
   }
 
+  /**
+   * A badge that cannot be set is logged, not thrown at the change that set it (the change itself is done), and only
+   * once until it works again: it is set on every change, and one broken API would flood the log.
+   */
   private async refreshBadge(): Promise<void> {
-    await this.o.platform.setBadge(await pendingCount(this.o.db, this.o.clock.now())).catch(() => {});
+    const count = await pendingCount(this.o.db, this.o.clock.now());
+    try {
+      await this.o.platform.setBadge(count);
+      this.badgeFailing = false;
+    } catch (error) {
+      if (!this.badgeFailing) this.log(`the toolbar badge cannot be set: ${error instanceof Error ? error.message : String(error)}`);
+      this.badgeFailing = true;
+    }
   }
 
   private log(message: string): void {

@@ -2,8 +2,9 @@ import { Dexie, type DBCore, type DBCoreMutateRequest, type DexieOptions, type E
 import * as z from 'zod';
 import { StatusSchema } from '../../shared/lifecycle.js';
 import type { Rule } from '../../shared/rules.js';
-import { searchWords } from '../../shared/search-words.js';
-import type { ConnectionState, OutboxRow, RequestRow, Settings } from './rows.js';
+import { searchWords } from '../core/search-words.js';
+import type { ConnectionState, OutboxRow, RequestRow } from './rows.js';
+import type { Settings } from './settings-schema.js';
 import { VerdictSchema, deriveVerdict, type Verdict } from './verdict.js';
 
 const DB_NAME = 'elicitly';

@@ -1,7 +1,7 @@
 import type { ElicitlyDb } from './database.js';
 import { historyPage, type HistoryCursor, type HistoryQuery } from './history-queries.js';
-import type { RequestRow } from './rows.js';
-import { collected, deriveVerdict } from './verdict.js';
+import type { RequestRow, StoredRow } from './rows.js';
+import { collected } from './verdict.js';
 
 export type ExportFormat = 'jsonl' | 'csv';
 
@@ -21,13 +21,12 @@ function iso(ms: number | undefined): string | null {
 }
 
 /** One request as exported: the row as stored, minus the search words, plus the decision and whether it was collected. */
-export function exportRecord(row: RequestRow) {
-  const verdict = row.verdict ?? deriveVerdict(row);
+export function exportRecord(row: StoredRow) {
   return {
     elicitationId: row.elicitationId,
     kind: row.kind,
-    decision: verdict,
-    collected: collected(row, verdict),
+    decision: row.verdict,
+    collected: collected(row, row.verdict),
     status: row.status,
     agent: row.agent,
     requester: row.requester,
@@ -76,7 +75,7 @@ function csvLine(cells: readonly string[]): string {
   return `${cells.map(csvCell).join(',')}\r\n`;
 }
 
-function csvRecord(row: RequestRow): string {
+function csvRecord(row: StoredRow): string {
   const record = exportRecord(row);
   const { outcome } = row;
   return csvLine([
@@ -102,7 +101,7 @@ function csvContext(request: RequestRow['request']): string {
 }
 
 /** The text of one page of rows. */
-function pageText(rows: RequestRow[], format: ExportFormat): string {
+function pageText(rows: StoredRow[], format: ExportFormat): string {
   if (format === 'csv') return rows.map(csvRecord).join('');
   return rows.map((row) => `${jsonText(exportRecord(row))}\n`).join('');
 }

@@ -1,8 +1,8 @@
 import { Dexie } from 'dexie';
-import { searchWords } from '../../shared/search-words.js';
+import { searchWords } from '../core/search-words.js';
 import type { ElicitlyDb } from './database.js';
 import { prefixRange, readRow, readRows } from './requests-repo.js';
-import type { RequestRow } from './rows.js';
+import type { RequestRow, StoredRow } from './rows.js';
 import type { Verdict } from './verdict.js';
 
 // The history's queries, apart from the inbox's (requests-repo.ts): only the history and its export use them, and they
@@ -15,7 +15,7 @@ export interface HistoryQuery {
   search?: string;
 }
 export interface HistoryCursor { createdAt: number; elicitationId: string }
-export interface HistoryPage { rows: RequestRow[]; next: HistoryCursor | null }
+export interface HistoryPage { rows: StoredRow[]; next: HistoryCursor | null }
 
 /** Below this many candidate rows a word search reads them all; above it, it walks the newest-first index instead. */
 const SEARCH_CANDIDATE_LIMIT = 2000;
@@ -48,7 +48,7 @@ function after(row: RequestRow, cursor: HistoryCursor | undefined): boolean {
  */
 export async function historyPage(db: ElicitlyDb, query: HistoryQuery, cursor?: HistoryCursor, limit = 50): Promise<HistoryPage> {
   const words = searchWords(query.search ?? '');
-  let rows: RequestRow[];
+  let rows: StoredRow[];
   const firstWord = words[0];
   // One bounded read of the candidates' keys tells both whether the search is narrow and which rows it names.
   const keys = firstWord === undefined ? null : await db.requests.where('words').startsWith(firstWord).limit(SEARCH_CANDIDATE_LIMIT + 1).primaryKeys();
@@ -69,14 +69,14 @@ export async function historyPage(db: ElicitlyDb, query: HistoryQuery, cursor?: 
       const last = raws[limit - 1];
       return { rows: readRows(raws.slice(0, limit)), next: raws.length > limit && last ? { createdAt: last.createdAt, elicitationId: last.elicitationId } : null };
     }
-    rows = await range
+    rows = readRows(await range
       .filter((r) => {
         // A corrupt row must not take a slot of the limit nor reach matches().
         const row = readRow(r);
         return row !== undefined && matches(row, query, words);
       })
       .limit(limit + 1)
-      .toArray();
+      .toArray());
   }
   const page = rows.slice(0, limit);
   const last = page[page.length - 1];

@@ -2,7 +2,7 @@ import { Dexie } from 'dexie';
 import type { DecidedVia, Status } from '../../shared/lifecycle.js';
 import type { RequestView } from '../../shared/wire-protocol.js';
 import type { ElicitlyDb } from './database.js';
-import { RequestRowSchema, rowFromView, type RequestRow } from './rows.js';
+import { RequestRowSchema, StoredRowSchema, rowFromView, type RequestRow, type StoredRow } from './rows.js';
 
 /**
  * Compound-key bounds are written as "the prefix alone" to "the prefix then maxKey": a shorter array sorts before every
@@ -15,20 +15,20 @@ export function prefixRange(prefix: unknown[]): [unknown[], unknown[]] {
 const PENDING = prefixRange(['pending']);
 
 /** A stored row that no longer fits the schema is skipped, never rendered half-understood. */
-export function readRow(raw: unknown): RequestRow | undefined {
-  const parsed = RequestRowSchema.safeParse(raw);
+export function readRow(raw: unknown): StoredRow | undefined {
+  const parsed = StoredRowSchema.safeParse(raw);
   return parsed.success ? parsed.data : undefined;
 }
-export function readRows(raws: unknown[]): RequestRow[] {
-  return raws.map(readRow).filter((r): r is RequestRow => r !== undefined);
+export function readRows(raws: unknown[]): StoredRow[] {
+  return raws.map(readRow).filter((r): r is StoredRow => r !== undefined);
 }
 
-export async function getRequest(db: ElicitlyDb, id: string): Promise<RequestRow | undefined> {
+export async function getRequest(db: ElicitlyDb, id: string): Promise<StoredRow | undefined> {
   return readRow(await db.requests.get(id));
 }
 
 /** Pending rows newest first; with `now`, only those not past their deadline (the inbox). */
-export async function pendingRequests(db: ElicitlyDb, now?: number): Promise<RequestRow[]> {
+export async function pendingRequests(db: ElicitlyDb, now?: number): Promise<StoredRow[]> {
   const rows = readRows(await db.requests.where('[status+createdAt+elicitationId]').between(...PENDING).reverse().toArray());
   return now === undefined ? rows : rows.filter((r) => r.expiresAt > now);
 }

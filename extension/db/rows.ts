@@ -3,11 +3,9 @@ import { RequestKindSchema, ReviewRequestSchema } from '../../shared/review-requ
 import { DecidedViaSchema, StatusSchema } from '../../shared/lifecycle.js';
 import { RuleDraftSchema } from '../../shared/rules.js';
 import type { RequestView } from '../../shared/wire-protocol.js';
-import { DecisionRefusalSchema, ElicitationIdSchema, FieldIssueSchema, IdempotencyKeySchema, KeyIdSchema, RequesterSchema } from '../../shared/wire-fields.js';
-import { isKeyHex } from '../../shared/hub-auth.js';
-import { DEFAULT_HUB_PORT } from '../../shared/extension-id.js';
-import { searchWords } from '../../shared/search-words.js';
-import { VerdictSchema, deriveVerdict } from './verdict.js';
+import { DecisionRefusalSchema, ElicitationIdSchema, FieldIssueSchema, IdempotencyKeySchema, RequesterSchema } from '../../shared/wire-fields.js';
+import { searchWords } from '../core/search-words.js';
+import { VerdictSchema } from './verdict.js';
 
 /** What the reviewer decided, as sent (the hub keeps the authoritative copy). */
 export const LocalOutcomeSchema = z.strictObject({
@@ -59,12 +57,19 @@ export const RequestRowSchema = z.strictObject({
   delivery: z.enum(['queued', 'delivered', 'refused']).optional(),
   refusal: RefusalSchema.optional(),
   /**
-   * What became of it (`verdict.ts`), kept up to date by the database on every write so the history can filter on it
-   * by index. Optional only for rows built outside the database; every stored row has it (v4 back-filled it).
+   * What became of it (`verdict.ts`). The database derives it on every write (its middleware, database.ts), so the
+   * history can filter on it by index; a row on its way in carries the verdict known before the write, or none.
    */
   verdict: VerdictSchema.optional(),
 });
 export type RequestRow = z.infer<typeof RequestRowSchema>;
+
+/**
+ * A request row as the database gives it back: every stored row has its verdict (written by the database's
+ * middleware, back-filled by v4), so a row read without one does not fit and is skipped like any other.
+ */
+export const StoredRowSchema = RequestRowSchema.required({ verdict: true });
+export type StoredRow = z.infer<typeof StoredRowSchema>;
 
 export const OutboxRowSchema = z.strictObject({
   idempotencyKey: IdempotencyKeySchema,
@@ -78,32 +83,6 @@ export const OutboxRowSchema = z.strictObject({
   queuedAt: z.number(),
 });
 export type OutboxRow = z.infer<typeof OutboxRowSchema>;
-
-/** The key a hub handed this browser when it paired; both sides prove it on every connection, it never travels. */
-export const HubKeySchema = z.strictObject({
-  keyId: KeyIdSchema,
-  key: z.string().refine(isKeyHex, 'must be 64 lowercase hex digits'),
-});
-export type HubKey = z.infer<typeof HubKeySchema>;
-
-export const SettingsSchema = z.strictObject({
-  port: z.number().int().min(1024).max(65535),
-  /** A code from `elicitly-companion pair` the person entered, kept only until the hub accepts or refuses it. */
-  pairingCode: z.string().max(200),
-  notifications: z.boolean(),
-  retentionDays: z.number().int().min(1).max(3650),
-  /**
-   * One key per hub port. A damaged map is dropped rather than taking the other settings with it: the header then
-   * asks to pair again, which is the safe way to fail.
-   */
-  hubKeys: z.record(z.string().regex(/^\d+$/), HubKeySchema).catch({}),
-});
-export type Settings = z.infer<typeof SettingsSchema>;
-export const DEFAULT_SETTINGS: Settings = { port: DEFAULT_HUB_PORT, pairingCode: '', notifications: true, retentionDays: 90, hubKeys: {} };
-
-export function hubKeyFor(settings: Settings, port: number): HubKey | null {
-  return settings.hubKeys[String(port)] ?? null;
-}
 
 const ConnectionCommon = {
   /** When the next attempt runs (reconnecting, version_mismatch, untrusted_hub), epoch ms. */
@@ -168,6 +147,7 @@ export function rowFromView(view: RequestView, previous?: RequestRow): RequestRo
     if (decidedVia) row.decidedVia = decidedVia;
     if (ruleId !== undefined) row.ruleId = ruleId;
   }
-  row.verdict = deriveVerdict(row, previous?.verdict);
+  // What was known before this change travels with the row: the database derives the new verdict from it on write.
+  if (previous?.verdict) row.verdict = previous.verdict;
   return row;
 }

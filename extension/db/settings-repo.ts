@@ -1,5 +1,6 @@
 import type { ElicitlyDb } from './database.js';
-import { ConnectionStateSchema, DEFAULT_SETTINGS, SettingsSchema, type ConnectionState, type HubKey, type Settings } from './rows.js';
+import { ConnectionStateSchema, type ConnectionState } from './rows.js';
+import { DEFAULT_SETTINGS, SettingsSchema, type HubKey, type Settings } from './settings-schema.js';
 
 function parseSettings(raw: unknown): Settings {
   const parsed = SettingsSchema.safeParse(raw);

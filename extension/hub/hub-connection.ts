@@ -8,7 +8,8 @@ import {
   type HubMessage, type PeerMessage,
 } from '../../shared/wire-protocol.js';
 // Types only: the phone page runs this connection too, and its bundle must not pull in the extension's database.
-import type { HubKey, PairingReason } from '../db/rows.js';
+import type { PairingReason } from '../db/rows.js';
+import type { HubKey } from '../db/settings-schema.js';
 
 /** The part of the DOM WebSocket this module uses; tests hand in a fake. */
 export interface SocketLike {

@@ -98,7 +98,7 @@ function ReviewRoute({ db, client, id, mode, openInTab }: {
           <button type="button" onClick={() => openInTab(`#/review/${encodeURIComponent(id)}`)}>Open in a tab</button>
         </div>
       )}
-      <ReviewView row={row} client={client} onDone={() => go('#/inbox')} />
+      <ReviewView row={row} decide={client.decide} offerRules={client.saveRule !== undefined} onDone={() => go('#/inbox')} />
     </>
   );
 }

@@ -1,5 +1,6 @@
 import type { Ask, SelectionAsk, SelectionOption } from '../../shared/ask-input.js';
 import type { LocalOutcome } from '../db/rows.js';
+import { ASK_WORD } from './labels.js';
 
 /** An option as a person reads it: its label, or its value when the agent gave none. */
 export function optionName(option: SelectionOption): string {
@@ -40,17 +41,17 @@ export function chosenNames(ask: SelectionAsk, selected: readonly string[]): str
  * `outcome` is this browser's decision when it is the one the hub took.
  */
 export function answerLabel(ask: Ask, decision: 'approved' | 'rejected', outcome: LocalOutcome | undefined): string {
-  if (decision === 'rejected') return 'Dismissed';
+  if (decision === 'rejected') return ASK_WORD.rejected;
   const values = outcome?.decision === 'approved' ? outcome.values : undefined;
   if (ask.kind === 'confirm') {
     const confirmed = values && Object.hasOwn(values, 'confirmed') ? values.confirmed : undefined;
-    if (confirmed === true) return `Answered: ${ask.labels.yes}`;
-    if (confirmed === false) return `Answered: ${ask.labels.no}`;
-    return 'Answered';
+    if (confirmed === true) return `${ASK_WORD.approved}: ${ask.labels.yes}`;
+    if (confirmed === false) return `${ASK_WORD.approved}: ${ask.labels.no}`;
+    return ASK_WORD.approved;
   }
   if (ask.kind === 'selection') {
     const selected = chosenValues(values);
-    return selected ? `Chose: ${chosenNames(ask, selected)}` : 'Answered';
+    return selected ? `Chose: ${chosenNames(ask, selected)}` : ASK_WORD.approved;
   }
-  return 'Answered';
+  return ASK_WORD.approved;
 }

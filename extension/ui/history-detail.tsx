@@ -4,14 +4,12 @@ import type { PermissionRequest } from '../../shared/permission.js';
 import type { PropertySchema, RequestedSchema } from '../../shared/requested-schema.js';
 import type { Rule } from '../../shared/rules.js';
 import type { ElicitlyDb } from '../db/database.js';
-import type { LocalOutcome, RequestRow } from '../db/rows.js';
+import type { LocalOutcome, RequestRow, StoredRow } from '../db/rows.js';
 import { rulesById } from '../db/rules-repo.js';
 import { useLiveQuery } from './use-live-query.js';
 import { chosenValues, optionName, selectionRule } from './ask-words.js';
-import { dateTime } from './format-time.js';
-import { decisionSummary } from './history-decision.js';
-import { KIND_LABEL } from './labels.js';
-import { REFUSAL_TEXT } from './review/decision-feedback.js';
+import { REFUSAL_TEXT } from './labels.js';
+import { decisionSummary, requestSummary } from './request-summary.js';
 import { displayValue } from './review/display-value.js';
 import { SafeHtml } from './review/safe-html.js';
 import { VisibleText } from './visible-text.js';
@@ -241,27 +239,28 @@ function Delivery({ row }: { row: RequestRow }) {
 }
 
 /** A past request, read-only: what the agent asked, what the person decided, when, and what the agent received. */
-export function HistoryDetail({ row, rules }: { row: RequestRow; rules?: ReadonlyMap<string, Rule> }) {
-  const { request, outcome } = row;
-  const summary = decisionSummary(row, rules);
+export function HistoryDetail({ row, rules }: { row: StoredRow; rules?: ReadonlyMap<string, Rule> }) {
+  const { outcome } = row;
+  const summary = requestSummary(row);
+  const decision = decisionSummary(row, rules);
   const decidedHere = outcome !== undefined && row.delivery !== 'refused';
   return (
     <section class="history-detail request-detail">
-      <h2><VisibleText text={row.message} /></h2>
+      <h2><VisibleText text={summary.title} /></h2>
       <dl aria-label="Request">
         <dt>Decision</dt>
         <dd>
-          <span class={`verdict verdict-${summary.verdict}`}><VisibleText text={summary.label} /></span>
-          {summary.note && <span class="muted"> · <VisibleText text={summary.note} /></span>}
+          <span class={`verdict verdict-${decision.verdict}`}><VisibleText text={decision.label} /></span>
+          {decision.note && <span class="muted"> · <VisibleText text={decision.note} /></span>}
         </dd>
-        <dt>Kind</dt><dd>{KIND_LABEL[row.kind]}{request.kind === 'approval' ? ` (${request.mode})` : ''}</dd>
-        <dt>Agent</dt><dd><VisibleText text={row.agent} /> <span class="muted">(pid {row.requester.pid})</span></dd>
-        <dt>Created</dt><dd>{dateTime(row.createdAt)}</dd>
-        {row.decidedAt !== undefined && <><dt>Decided</dt><dd>{dateTime(row.decidedAt)}</dd></>}
-        {outcome?.comment && <><dt>{request.kind === 'permission' ? 'Reason' : 'Comment'}</dt><dd><VisibleText text={outcome.comment} /></dd></>}
+        <dt>Kind</dt><dd>{summary.kind}{summary.mode === null ? '' : ` (${summary.mode})`}</dd>
+        <dt>Agent</dt><dd><VisibleText text={summary.agent} /> <span class="muted">(pid {summary.pid})</span></dd>
+        <dt>Created</dt><dd>{summary.created}</dd>
+        {summary.decided !== null && <><dt>Decided</dt><dd>{summary.decided}</dd></>}
+        {outcome?.comment && <><dt>{summary.commentTerm}</dt><dd><VisibleText text={outcome.comment} /></dd></>}
       </dl>
       {row.renderedTemplate !== null && <SafeHtml html={row.renderedTemplate} />}
-      {!decidedHere && (summary.verdict === 'approved' || summary.verdict === 'rejected' || summary.verdict === 'unknown') && (
+      {!decidedHere && (decision.verdict === 'approved' || decision.verdict === 'rejected' || decision.verdict === 'unknown') && (
         <p class="muted">Decided by another reviewer: what was submitted is not known in this browser.</p>
       )}
       <Asked row={row} outcome={decidedHere ? outcome : undefined} />
@@ -271,7 +270,7 @@ export function HistoryDetail({ row, rules }: { row: RequestRow; rules?: Readonl
 }
 
 /** The detail with the person's rules read live, to name the rule that decided it (loaded with the view, not the popup). */
-export function HistoryDetailRoute({ db, row }: { db: ElicitlyDb; row: RequestRow }) {
+export function HistoryDetailRoute({ db, row }: { db: ElicitlyDb; row: StoredRow }) {
   const rules = useLiveQuery(() => rulesById(db), [db]);
   return <HistoryDetail row={row} rules={rules} />;
 }

@@ -1,14 +1,13 @@
 import { useEffect, useState } from 'preact/hooks';
-import { revealHidden } from '../../shared/visible-text.js';
+import { revealHidden } from '../core/visible-text.js';
 import type { ElicitlyDb } from '../db/database.js';
 import { exportBlob, type ExportFormat } from '../db/export-history.js';
 import { historyAgents, historyPage, type HistoryCursor, type HistoryQuery } from '../db/history-queries.js';
-import type { RequestRow } from '../db/rows.js';
+import type { RequestRow, StoredRow } from '../db/rows.js';
 import { rulesById } from '../db/rules-repo.js';
 import { VerdictSchema, type Verdict } from '../db/verdict.js';
-import { dateTime } from './format-time.js';
-import { VERDICT_FILTER_LABEL, decisionSummary } from './history-decision.js';
-import { KIND_LABEL } from './labels.js';
+import { KIND_LABEL, VERDICT_FILTER_LABEL } from './labels.js';
+import { decisionSummary, requestSummary } from './request-summary.js';
 import { useLiveQuery } from './use-live-query.js';
 import { VisibleText } from './visible-text.js';
 import './history.css';
@@ -16,14 +15,14 @@ import './history.css';
 const PAGE_SIZE = 50;
 const SEARCH_DEBOUNCE_MS = 150;
 
-interface Loaded { rows: RequestRow[]; next: HistoryCursor | null }
+interface Loaded { rows: StoredRow[]; next: HistoryCursor | null }
 
 /**
  * The first `pages` pages, each fetched by keyset from the previous page's cursor, re-read together whenever the
  * table changes: a new row then shifts every loaded page consistently instead of leaving a gap at a page boundary.
  */
 async function loadPages(db: ElicitlyDb, query: HistoryQuery, pages: number): Promise<Loaded> {
-  const rows: RequestRow[] = [];
+  const rows: StoredRow[] = [];
   let next: HistoryCursor | null = null;
   for (let i = 0; i < pages; i++) {
     const page = await historyPage(db, query, next ?? undefined, PAGE_SIZE);
@@ -177,19 +176,20 @@ export function History({ db, onOpen }: { db: ElicitlyDb; onOpen(id: string): vo
           </thead>
           <tbody>
             {loaded.rows.map((row) => {
-              const summary = decisionSummary(row, rules);
+              const summary = requestSummary(row);
+              const decision = decisionSummary(row, rules);
               return (
                 <tr key={row.elicitationId}>
-                  <td class="nowrap">{dateTime(row.createdAt)}</td>
-                  <td>{KIND_LABEL[row.kind]}</td>
+                  <td class="nowrap">{summary.created}</td>
+                  <td>{summary.kind}</td>
                   <td>
-                    <span class={`verdict verdict-${summary.verdict}`}><VisibleText text={summary.label} /></span>
-                    {summary.note && <span class="decision-note"><VisibleText text={summary.note} /></span>}
+                    <span class={`verdict verdict-${decision.verdict}`}><VisibleText text={decision.label} /></span>
+                    {decision.note && <span class="decision-note"><VisibleText text={decision.note} /></span>}
                   </td>
                   <td>
-                    <button type="button" class="link" onClick={() => onOpen(row.elicitationId)}><VisibleText text={row.message} /></button>
+                    <button type="button" class="link" onClick={() => onOpen(row.elicitationId)}><VisibleText text={summary.title} /></button>
                   </td>
-                  <td><VisibleText text={row.agent} /></td>
+                  <td><VisibleText text={summary.agent} /></td>
                 </tr>
               );
             })}

@@ -1,5 +1,5 @@
 import { useEffect, useRef, useState } from 'preact/hooks';
-import { revealHidden } from '../../shared/visible-text.js';
+import { revealHidden } from '../core/visible-text.js';
 import { pendingRequests } from '../db/requests-repo.js';
 import type { ElicitlyDb } from '../db/database.js';
 import type { RequestRow } from '../db/rows.js';

@@ -1,7 +1,7 @@
 import { useState } from 'preact/hooks';
 import { PAIRING_CODE_PATTERN, PAIRING_TTL_MINUTES, normalizePairingCode } from '../../shared/hub-auth.js';
 import type { ElicitlyDb } from '../db/database.js';
-import { hubKeyFor, type Settings } from '../db/rows.js';
+import { hubKeyFor, type Settings } from '../db/settings-schema.js';
 import { patchSettings, readSettings } from '../db/settings-repo.js';
 import type { BackgroundClient } from '../messages.js';
 import { useLiveQuery } from './use-live-query.js';

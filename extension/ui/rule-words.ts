@@ -1,6 +1,7 @@
 import type { PermissionRequest } from '../../shared/permission.js';
 import { describeRule, type Rule, type RuleDraft, type RuleMatch } from '../../shared/rules.js';
 import type { RequestRow } from '../db/rows.js';
+import { ASK_WORD, PERMISSION_WORD, VERDICT_LABEL } from './labels.js';
 
 export const HOUR_MS = 3_600_000;
 
@@ -64,8 +65,8 @@ export function ruleDecisionText(row: Pick<RequestRow, 'decidedVia' | 'ruleId' |
   if (row.decidedVia !== 'rule') return null;
   const decision = row.verdict === 'approved' || row.verdict === 'rejected' ? row.verdict : row.outcome?.decision ?? (row.status === 'rejected' ? 'rejected' : 'approved');
   let verb: string;
-  if (row.kind === 'permission') verb = decision === 'approved' ? 'Allowed' : 'Denied';
-  else if (row.kind === 'confirm') verb = 'Answered';
-  else verb = decision === 'approved' ? 'Approved' : 'Rejected';
+  if (row.kind === 'permission') verb = PERMISSION_WORD[decision];
+  else if (row.kind === 'confirm') verb = ASK_WORD.approved;
+  else verb = VERDICT_LABEL[decision];
   return rule ? `${verb} by your rule: ${describeRule(rule, now)}` : `${verb} by a rule since removed`;
 }

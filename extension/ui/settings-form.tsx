@@ -2,7 +2,7 @@ import { useEffect, useState } from 'preact/hooks';
 import type * as z from 'zod';
 import type { BackgroundClient } from '../messages.js';
 import type { ElicitlyDb } from '../db/database.js';
-import { SettingsSchema, type Settings } from '../db/rows.js';
+import { SettingsSchema, type Settings } from '../db/settings-schema.js';
 import { patchSettings, readSettings } from '../db/settings-repo.js';
 
 /** What this form edits; the pairing code and the keys are the pairing form's and the background's. */

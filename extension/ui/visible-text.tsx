@@ -1,5 +1,5 @@
 import type { ComponentChild } from 'preact';
-import { hiddenCharacters, visibleParts, type HiddenCharacter } from '../../shared/visible-text.js';
+import { hiddenCharacters, visibleParts, type HiddenCharacter } from '../core/visible-text.js';
 
 function HiddenChar({ char }: { char: HiddenCharacter }) {
   return <span class="hidden-char" title={`${char.code} ${char.name}: a character that does not show`}>{char.token}</span>;

@@ -21,7 +21,7 @@ function setup(input: Record<string, unknown>, replies: DecideReply[] = [], temp
   const row = rowFor(request, { renderedTemplate: template });
   const { client, calls } = fakeClient(...replies);
   const onDone = vi.fn();
-  render(<ApprovalReview row={row} request={request} client={client} onDone={onDone} />);
+  render(<ApprovalReview row={row} request={request} decide={client.decide} onDone={onDone} />);
   return { request, calls, onDone };
 }
 
@@ -220,7 +220,7 @@ describe('ApprovalReview: reopening a decision the hub refused', () => {
       refusal: { reason: 'too_large', issues: [{ path: 'values.notes', rule: 'too_large', message: 'values.notes: is 2000000 bytes as JSON; too much' }] },
     });
     const { client } = fakeClient();
-    render(<ApprovalReview row={row} request={request} client={client} />);
+    render(<ApprovalReview row={row} request={request} decide={client.decide} />);
     expect((screen.getByLabelText('Notes') as HTMLInputElement).value).toBe('very long');
     expect(screen.getByText('is 2000000 bytes as JSON; too much')).toBeTruthy();
   });
@@ -233,7 +233,7 @@ describe('ApprovalReview: reopening a decision the hub refused', () => {
       refusal: { reason: 'invalid', issues: [{ path: 'values.recipient', rule: 'format', message: 'values.recipient: must be an e-mail address' }] },
     });
     const { client } = fakeClient();
-    render(<ApprovalReview row={row} request={request} client={client} />);
+    render(<ApprovalReview row={row} request={request} decide={client.decide} />);
     expect((screen.getByLabelText('Recipient') as HTMLInputElement).value).toBe('not-mail');
     expect((screen.getByLabelText('Amount') as HTMLInputElement).value).toBe('12');
     expect(screen.getByText('must be an e-mail address')).toBeTruthy();
@@ -323,7 +323,7 @@ describe('ApprovalReview: names an agent may choose', () => {
     const base = approval({ message: 'Send the payout?', requestedSchema: hostileForm('zzproto') });
     const request = JSON.parse(JSON.stringify(base).replaceAll('zzproto', '__proto__')) as ApprovalRequest;
     const { client, calls } = fakeClient();
-    render(<ApprovalReview row={rowFor(request)} request={request} client={client} />);
+    render(<ApprovalReview row={rowFor(request)} request={request} decide={client.decide} />);
     const odd = screen.getByRole('textbox', { name: 'Odd' });
     fireEvent.input(odd, { target: { value: 'x' } });
     expect(descriptions(odd)[0]).toBe('must be at least 2 characters long, got 1');

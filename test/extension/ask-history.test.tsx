@@ -8,7 +8,8 @@ import { exportBlob, exportRecord } from '../../extension/db/export-history.js';
 import { historyPage } from '../../extension/db/history-queries.js';
 import { applyStatus, getRequest, upsertView } from '../../extension/db/requests-repo.js';
 import type { RequestRow } from '../../extension/db/rows.js';
-import { decisionSummary } from '../../extension/ui/history-decision.js';
+import type { Verdict } from '../../extension/db/verdict.js';
+import { decisionSummary } from '../../extension/ui/request-summary.js';
 import { HistoryDetail } from '../../extension/ui/history-detail.js';
 import { History } from '../../extension/ui/history.js';
 import { KIND_LABEL } from '../../extension/ui/labels.js';
@@ -39,7 +40,7 @@ const answered = (values: Record<string, unknown>) => ({ outcome: { decision: 'a
 const dismissed = { outcome: { decision: 'rejected' as const, action: 'cancel' as const }, delivery: 'delivered' as const };
 
 describe('decisionSummary of an ask', () => {
-  const cases: [string, ReviewRequest, Partial<RequestRow>, string, string | null][] = [
+  const cases: [string, ReviewRequest, Partial<RequestRow> & { verdict: Verdict }, string, string | null][] = [
     ['a yes, in the agent\'s words', question, { status: 'consumed', verdict: 'approved', ...answered({ confirmed: true }) }, 'Answered: Sí', 'collected by the agent'],
     ['a no, in the agent\'s words (an answer, not a dismissal)', question, { status: 'approved', verdict: 'approved', ...answered({ confirmed: false }) }, 'Answered: No', 'not collected yet'],
     ['a dismissed question', question, { status: 'consumed', verdict: 'rejected', ...dismissed }, 'Dismissed', 'collected by the agent'],
@@ -138,7 +139,7 @@ describe('asks in the database and the history list', () => {
     ]);
     const jsonl = (await (await exportBlob(db, {}, 'jsonl')).blob.text()).trim().split('\n').map((l) => JSON.parse(l) as Record<string, unknown>);
     expect(jsonl.map((r) => [r.kind, r.decision, r.request])).toEqual([['confirm', 'approved', question], ['form', 'approved', release], ['selection', 'rejected', regions]]);
-    expect(exportRecord(rowFor(regions)).request).toEqual(regions);
+    expect(exportRecord(rowFor(regions, { verdict: 'pending' })).request).toEqual(regions);
   });
 });
 
@@ -193,7 +194,7 @@ describe('a decided ask opened again: what the person answered, never "approved"
     ['a dismissed question', staging, { status: 'rejected', ...dismissed }, 'dismissed', 'Dismissed'],
   ];
   it.each(cases)('%s', (_name, request, extra, note, status) => {
-    render(<ReviewView row={rowFor(request, extra)} client={fakeClient().client} />);
+    render(<ReviewView row={rowFor(request, extra)} decide={fakeClient().client.decide} />);
     expect(screen.getByText(/^This request is no longer pending: /).textContent).toBe(`This request is no longer pending: ${note}.`);
     const terms = Array.from(screen.getByLabelText('Request').querySelectorAll('dt'), (d) => d.textContent);
     expect(screen.getByLabelText('Request').querySelectorAll('dd')[terms.indexOf('Status')]?.textContent).toBe(status);
@@ -205,7 +206,7 @@ describe('the notification for an ask', () => {
   beforeEach(() => fakeBrowser.reset());
 
   it.each([['confirm', question], ['form', release], ['selection', regions]] as const)('a %s is announced by its kind and agent', async (kind, request) => {
-    await createPlatform(() => undefined).notify(rowFor(request, { elicitationId: 'el_n', agent: 'test-host-v1' }));
+    await createPlatform().notify(rowFor(request, { elicitationId: 'el_n', agent: 'test-host-v1' }));
     const all = await fakeBrowser.notifications.getAll();
     expect(all[`${NOTIFICATION_PREFIX}el_n`]).toMatchObject({ title: `${KIND_LABEL[kind]} from test-host-v1`, message: request.message });
   });

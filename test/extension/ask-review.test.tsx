@@ -12,7 +12,7 @@ import { confirmAsk, descriptions, fakeClient, formAsk, rowFor, selectionAsk } f
 function show(request: ConfirmAsk | FormAsk | SelectionAsk, replies: DecideReply[] = [], extra: Partial<RequestRow> = {}) {
   const { client, calls } = fakeClient(...replies);
   const onDone = vi.fn();
-  render(<ReviewView row={rowFor(request, extra)} client={client} onDone={onDone} />);
+  render(<ReviewView row={rowFor(request, extra)} decide={client.decide} onDone={onDone} />);
   return { calls, onDone };
 }
 

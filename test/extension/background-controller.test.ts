@@ -1,11 +1,11 @@
 import { beforeEach, describe, expect, it } from 'vitest';
-import type { BackgroundController } from '../../extension/background/background-controller.js';
+import { BackgroundController } from '../../extension/background/background-controller.js';
 import type { ElicitlyDb } from '../../extension/db/database.js';
 import { getRequest } from '../../extension/db/requests-repo.js';
 import { patchSettings, readConnection } from '../../extension/db/settings-repo.js';
 import { PROTOCOL_VERSION } from '../../shared/wire-protocol.js';
 import { harness, type Harness, type RecordingPlatform } from './background-harness.js';
-import { TEST_KEY_ID, proposalView, settle, type FakeSocket, type ManualClock } from './fakes.js';
+import { FakeSocket, TEST_KEY_ID, proposalView, settle, type ManualClock } from './fakes.js';
 
 let db: ElicitlyDb;
 let clock: ManualClock;
@@ -179,5 +179,33 @@ describe('BackgroundController', () => {
     await c.tick();
     expect((await getRequest(db, 'el_1'))?.status).toBe('expired');
     expect(platform.badge.at(-1)).toBe(0);
+  });
+
+  it('a badge that cannot be set is logged, not thrown at the change, and once until it works again', async () => {
+    const logged: string[] = [];
+    let broken = true;
+    const c = new BackgroundController({
+      db,
+      platform: {
+        setBadge: (n) => (broken ? Promise.reject(new Error('no badge API')) : platform.setBadge(n)),
+        notify: (row) => platform.notify(row),
+        clearNotification: (id) => platform.clearNotification(id),
+        newKey: () => platform.newKey(),
+      },
+      socketFactory: (url, protocols) => new FakeSocket(url, protocols),
+      clock,
+      client: { name: 'test', version: '1' },
+      log: (m) => logged.push(m),
+    });
+    const badgeLines = () => logged.filter((m) => m.startsWith('the toolbar badge'));
+    await c.tick();
+    await c.tick();
+    expect(badgeLines()).toEqual(['the toolbar badge cannot be set: no badge API']);
+    broken = false;
+    await c.tick();
+    expect(platform.badge.at(-1)).toBe(0);
+    broken = true;
+    await c.tick();
+    expect(badgeLines()).toHaveLength(2);
   });
 });

@@ -5,9 +5,9 @@ import type { ElicitlyDb } from '../../extension/db/database.js';
 import { queueDecision, settleDecision } from '../../extension/db/outbox-repo.js';
 import { historyPage } from '../../extension/db/history-queries.js';
 import { applyStatus, getRequest, sweepExpired, upsertView } from '../../extension/db/requests-repo.js';
-import { rowFromView, type RequestRow } from '../../extension/db/rows.js';
+import { rowFromView, type RequestRow, type StoredRow } from '../../extension/db/rows.js';
 import { collected, deriveVerdict, type Verdict, type VerdictInputs } from '../../extension/db/verdict.js';
-import { decisionSummary } from '../../extension/ui/history-decision.js';
+import { decisionSummary } from '../../extension/ui/request-summary.js';
 import { freshDb, proposalView } from './fakes.js';
 
 const approved = { decision: 'approved' as const };
@@ -47,8 +47,8 @@ describe('deriveVerdict', () => {
 });
 
 describe('decisionSummary: what a history row says', () => {
-  const row = (extra: Partial<RequestRow>): RequestRow => ({ ...rowFromView(proposalView('el_s', 1_700_000_000_000)), ...extra });
-  const cases: [string, Partial<RequestRow>, string, string | null][] = [
+  const row = (extra: Partial<RequestRow> & { verdict: Verdict }): StoredRow => ({ ...rowFromView(proposalView('el_s', 1_700_000_000_000)), ...extra });
+  const cases: [string, Partial<RequestRow> & { verdict: Verdict }, string, string | null][] = [
     ['approved, not collected', { status: 'approved', verdict: 'approved' }, 'Approved', 'not collected yet'],
     ['approved and collected (consumed)', { status: 'consumed', verdict: 'approved' }, 'Approved', 'collected by the agent'],
     ['rejected and collected (consumed)', { status: 'consumed', verdict: 'rejected' }, 'Rejected', 'collected by the agent'],
@@ -62,7 +62,6 @@ describe('decisionSummary: what a history row says', () => {
     ['decided in the chat and collected', { status: 'consumed', verdict: 'rejected', decidedVia: 'app' }, 'Rejected', 'decided in the chat · collected by the agent'],
     ['decided on a phone, not collected yet', { status: 'approved', verdict: 'approved', decidedVia: 'phone' }, 'Approved', 'decided on a paired phone · not collected yet'],
     ['decided in the extension says nothing more', { status: 'consumed', verdict: 'approved', decidedVia: 'extension' }, 'Approved', 'collected by the agent'],
-    ['no stored verdict: derived from the row', { status: 'consumed', verdict: undefined, outcome: { decision: 'approved', action: 'submit' }, delivery: 'delivered' }, 'Approved', 'collected by the agent'],
   ];
   it.each(cases)('%s', (_name, extra, label, note) => {
     expect(decisionSummary(row(extra))).toMatchObject({ label, note });

@@ -6,21 +6,16 @@ import { describe, expect, it, vi } from 'vitest';
 import type { PermissionRequest } from '../../shared/permission.js';
 import { describeRule } from '../../shared/rules.js';
 import type { RequestRow } from '../../extension/db/rows.js';
-import type { BackgroundClient } from '../../extension/messages.js';
 import { ReviewView } from '../../extension/ui/review/review-view.js';
 import { RequestDetail } from '../../extension/ui/review/request-detail.js';
 import { commandPrefixOf } from '../../extension/ui/rule-words.js';
 import { bashPermission, descriptions, fakeClient, rowFor } from './review-helpers.js';
 
-/** The extension's client: it can carry rules (the chat's cannot). */
-function withRules(client: BackgroundClient): BackgroundClient {
-  return { ...client, saveRule: vi.fn(() => Promise.resolve({ state: 'answered' as const, ok: true })), deleteRule: vi.fn(() => Promise.resolve({ state: 'answered' as const, ok: true })) };
-}
-
 function show(request: PermissionRequest, extra: Partial<RequestRow> = {}, rules = true) {
   const { client, calls } = fakeClient();
   const onDone = vi.fn();
-  render(<ReviewView row={rowFor(request, extra)} client={rules ? withRules(client) : client} onDone={onDone} />);
+  // `rules`: shown by the extension, whose decisions can carry a rule (the chat's and the phone's cannot).
+  render(<ReviewView row={rowFor(request, extra)} decide={client.decide} offerRules={rules} onDone={onDone} />);
   return { calls, onDone };
 }
 
@@ -209,7 +204,7 @@ describe('a permission review', () => {
   });
 
   it('a request a rule decided reads as allowed by one of your rules', () => {
-    render(<ReviewView row={rowFor(bashPermission(), { status: 'approved', decidedVia: 'rule', ruleId: 'rule_0123456789abcdef', outcome: { decision: 'approved' } })} client={fakeClient().client} />);
+    render(<ReviewView row={rowFor(bashPermission(), { status: 'approved', decidedVia: 'rule', ruleId: 'rule_0123456789abcdef', outcome: { decision: 'approved' } })} decide={fakeClient().client.decide} />);
     expect(screen.getByText(/no longer pending: allowed, by one of your rules/)).toBeTruthy();
   });
 

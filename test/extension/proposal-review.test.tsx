@@ -10,7 +10,7 @@ function setup(input: unknown = northmark(), replies: (DecideReply | Promise<Dec
   const row = rowFor(request, { renderedTemplate: template });
   const { client, calls } = fakeClient(...replies);
   const onDone = vi.fn();
-  const view = render(<ProposalReview row={row} request={request} client={client} onDone={onDone} />);
+  const view = render(<ProposalReview row={row} request={request} decide={client.decide} onDone={onDone} />);
   return { request, row, client, calls, onDone, view };
 }
 
@@ -449,7 +449,7 @@ describe('ProposalReview: reopening a decision the hub refused', () => {
       refusal: { reason: 'invalid', issues: [{ path: 'values.employeeCount', rule: 'invalid_type', message: 'values.employeeCount: must be an integer, got number 3.5' }] },
     });
     const { client } = fakeClient();
-    render(<ProposalReview row={row} request={request} client={client} />);
+    render(<ProposalReview row={row} request={request} decide={client.decide} />);
     expect(proposed('Name').value).toBe('NorthMark');
     expect(proposed('Number of Employees').value).toBe('3.5');
     expect(proposed('Number of Employees').getAttribute('aria-invalid')).toBe('true');
@@ -697,7 +697,7 @@ describe('ProposalReview: names an agent may choose', () => {
   it('a property named "__proto__" that reaches the review is an ordinary field', async () => {
     const request = protoRequest();
     const { client, calls } = fakeClient();
-    render(<ProposalReview row={rowFor(request)} request={request} client={client} />);
+    render(<ProposalReview row={rowFor(request)} request={request} decide={client.decide} />);
     fireEvent.input(proposed('Odd'), { target: { value: 'edited' } });
     fireEvent.click(button('Submit Changes'));
     await screen.findByText('Decision sent.');

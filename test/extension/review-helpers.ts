@@ -5,7 +5,8 @@ import { checkSelectionInput, type ConfirmAsk, type FormAsk, type SelectionAsk }
 import type { PermissionRequest } from '../../shared/permission.js';
 import { RequestedSchemaSchema } from '../../shared/requested-schema.js';
 import type { ReviewRequest } from '../../shared/review-request.js';
-import type { RequestRow } from '../../extension/db/rows.js';
+import type { RequestRow, StoredRow } from '../../extension/db/rows.js';
+import type { Verdict } from '../../extension/db/verdict.js';
 import type { BackgroundClient, DecideReply, Decision } from '../../extension/messages.js';
 import { northmarkProposal } from '../fixtures/northmark.js';
 import { bashPermission as bashFixture } from '../fixtures/permission.js';
@@ -55,6 +56,9 @@ export function bashPermission(overrides: Partial<PermissionRequest> = {}): Perm
   return bashFixture(command, { input: { command, description: 'Run the tests' }, cwd: '/home/dev/project', sessionId: 'sess-42', ...overrides });
 }
 
+/** A row as a review gets it; with a verdict, a row as the database gives it back (what the history shows). */
+export function rowFor(request: ReviewRequest, extra: Partial<RequestRow> & { verdict: Verdict }): StoredRow;
+export function rowFor(request: ReviewRequest, extra?: Partial<RequestRow>): RequestRow;
 export function rowFor(request: ReviewRequest, extra: Partial<RequestRow> = {}): RequestRow {
   return {
     elicitationId: 'el-1',

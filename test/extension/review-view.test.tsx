@@ -9,7 +9,7 @@ import { approval, fakeClient, proposal, rowFor } from './review-helpers.js';
 
 function view(row: RequestRow) {
   const { client } = fakeClient();
-  return render(<ReviewView row={row} client={client} />);
+  return render(<ReviewView row={row} decide={client.decide} />);
 }
 
 describe('SafeHtml', () => {
@@ -93,12 +93,12 @@ describe('ReviewView', () => {
     const request = approval({ message: 'Deploy?', context: { env: 'prod' } });
     const pending = rowFor(request);
     const { client } = fakeClient({ state: 'already_decided_here', decision: { decision: 'approved', action: 'submit' }, delivery: 'queued' });
-    const { rerender } = render(<ReviewView row={pending} client={client} />);
+    const { rerender } = render(<ReviewView row={pending} decide={client.decide} />);
     fireEvent.click(screen.getByRole('button', { name: 'Decline' }));
     const text = 'Already decided in this browser (in another popup or tab): approved, and it is waiting for the hub. This decision was not sent.';
     await waitFor(() => expect(screen.getByRole('alert').textContent).toBe(text));
     // The other surface's decision reaches the row: the review gives way to the detail, the notice stays.
-    rerender(<ReviewView row={{ ...pending, outcome: { decision: 'approved', action: 'submit' }, delivery: 'queued' }} client={client} />);
+    rerender(<ReviewView row={{ ...pending, outcome: { decision: 'approved', action: 'submit' }, delivery: 'queued' }} decide={client.decide} />);
     expect(screen.getByText('Waiting for the hub to deliver this decision.')).toBeTruthy();
     expect(screen.getByRole('alert').textContent).toBe(text);
     expect(screen.queryByRole('button', { name: 'Decline' })).toBeNull();

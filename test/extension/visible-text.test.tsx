@@ -32,7 +32,7 @@ describe('the approval review', () => {
   function setup(input: Record<string, unknown>, template: string | null = null) {
     const request = approval({ message: `Pay invoice_${RLO}fdp.exe`, ...input });
     const { client, calls } = fakeClient();
-    render(<ApprovalReview row={rowFor(request, { renderedTemplate: template })} request={request} client={client} />);
+    render(<ApprovalReview row={rowFor(request, { renderedTemplate: template })} request={request} decide={client.decide} />);
     return { calls };
   }
 
@@ -104,7 +104,7 @@ describe('the proposal grid', () => {
   it('column labels, field titles, source and current values show tokens; the proposed value is real, with a warning, and sent exactly', async () => {
     const request = proposal(input());
     const { client, calls } = fakeClient();
-    render(<ProposalReview row={rowFor(request)} request={request} client={client} />);
+    render(<ProposalReview row={rowFor(request)} request={request} decide={client.decide} />);
     const grid = screen.getByRole('table', { name: 'Proposed changes' });
     expect(within(grid).getAllByRole('columnheader').map(shown)).toEqual(['Field', 'CRM⟨U+200B⟩', 'Live⟨U+202E⟩', 'Proposed', 'Include']);
     expect(shown(within(grid).getByRole('rowheader'))).toBe('Name⟨U+202E⟩');

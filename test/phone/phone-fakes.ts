@@ -1,6 +1,6 @@
 import type { ProofBinding } from '../../shared/hub-auth.js';
 import { PROTOCOL_VERSION, type HubMessage, type RequestView } from '../../shared/wire-protocol.js';
-import type { HubKey } from '../../extension/db/rows.js';
+import type { HubKey } from '../../extension/db/settings-schema.js';
 import { DeviceConnection, type DeviceConnectionOptions, type DeviceEvent, type DeviceState, type KeyStore, type NotPairedReason } from '../../phone/device-connection.js';
 import { ManualClock, TEST_KEY, TEST_KEY_ID, fakeSockets, pairHub as pairClient, proveHub as proveClient, type FakeSocket } from '../helpers/hub-fakes.js';
 

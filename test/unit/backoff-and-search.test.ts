@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { backoffDelay } from '../../shared/backoff.js';
-import { searchWords } from '../../shared/search-words.js';
+import { searchWords } from '../../extension/core/search-words.js';
 
 describe('backoffDelay', () => {
   it.each([

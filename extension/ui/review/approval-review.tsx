@@ -2,7 +2,7 @@ import { useMemo, useState } from 'preact/hooks';
 import { checkDecisionValues, type ApprovalRequest } from '../../../shared/approval-input.js';
 import { fieldMessages } from './decision-feedback.js';
 import type { RequestRow } from '../../db/rows.js';
-import type { BackgroundClient } from '../../messages.js';
+import type { Decide } from '../../messages.js';
 import { FormFields, initialValues } from './form-fields.js';
 import { ReviewFooter } from './review-footer.js';
 import { SafeHtml } from './safe-html.js';
@@ -24,16 +24,16 @@ function contextText(context: unknown): string {
   }
 }
 
-export function ApprovalReview({ row, request, client, onDone }: {
+export function ApprovalReview({ row, request, decide, onDone }: {
   row: RequestRow;
   request: ApprovalRequest;
-  client: BackgroundClient;
+  decide: Decide;
   onDone?: () => void;
 }) {
   const schema = request.mode === 'json' ? null : request.requestedSchema;
   const keys = useMemo(() => (schema ? Object.keys(schema.properties) : []), [schema]);
   const [values, setValues] = useState<ReadonlyMap<string, unknown>>(() => initialValues(schema, refusedAttempt(row)?.values));
-  const review = useReview(row, keys, client, onDone, () => {
+  const review = useReview(row, keys, decide, onDone, () => {
     // A json-mode approval carries no values; a form's are checked (and normalized) before they leave.
     if (!schema) return { ok: true, payload: {} };
     // fromEntries defines own keys, so every name the agent chose stays a plain value.

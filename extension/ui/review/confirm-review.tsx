@@ -1,6 +1,6 @@
 import type { ConfirmAsk } from '../../../shared/ask-input.js';
 import type { RequestRow } from '../../db/rows.js';
-import type { BackgroundClient } from '../../messages.js';
+import type { Decide } from '../../messages.js';
 import { AnswerButton, AskFooter } from './ask-footer.js';
 import { useReview } from './use-review.js';
 import { VisibleText } from '../visible-text.js';
@@ -10,13 +10,13 @@ import './review.css';
  * A yes/no question (elicit_confirm) with the agent's own words for yes and no. Neither button is the default: Enter
  * acts only on the focused button, and Ctrl+Enter has no single answer to send.
  */
-export function ConfirmReview({ row, request, client, onDone }: {
+export function ConfirmReview({ row, request, decide, onDone }: {
   row: RequestRow;
   request: ConfirmAsk;
-  client: BackgroundClient;
+  decide: Decide;
   onDone?: () => void;
 }) {
-  const review = useReview(row, [], client, onDone, null);
+  const review = useReview(row, [], decide, onDone, null);
   return (
     <section class="review ask-review" ref={review.root}>
       <h2 class="review-message"><VisibleText text={row.message} /></h2>

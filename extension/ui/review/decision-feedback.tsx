@@ -1,23 +1,14 @@
 import { useCallback, useRef, useState } from 'preact/hooks';
-import { ownEntry } from '../../../shared/own-entry.js';
+import { ownEntry } from '../../core/own-entry.js';
 import { validateValues, type FieldIssue, type RequestedSchema } from '../../../shared/requested-schema.js';
-import type { LocalOutcome, RefusalReason } from '../../db/rows.js';
-import type { BackgroundClient, DecideReply, Decision } from '../../messages.js';
+import type { LocalOutcome } from '../../db/rows.js';
+import type { Decide, DecideReply, Decision } from '../../messages.js';
+import { REFUSAL_TEXT } from '../labels.js';
 import { VisibleText } from '../visible-text.js';
 export interface Feedback { tone: 'status' | 'alert'; text: string }
 
 const SENT = 'Decision sent.';
 const QUEUED = 'The hub is unreachable. Your decision is saved and will be delivered when it reconnects.';
-
-export const REFUSAL_TEXT: Record<RefusalReason, string> = {
-  invalid: 'The hub refused these values; see the issues below.',
-  already_decided: 'This request was already decided; your decision was not used.',
-  expired: 'This request expired before your decision reached the agent.',
-  withdrawn: 'The agent withdrew this request.',
-  not_found: 'The hub no longer knows this request.',
-  unavailable: 'The hub could not record the decision; it will be sent again when a hub is back.',
-  too_large: 'This decision is too large to send to the hub; shorten the field named below.',
-};
 
 /** A second popup or tab decided too late: the first decision made in this browser is the one that counts. */
 export function alreadyDecidedHere(decision: LocalOutcome, delivery: 'queued' | 'delivered'): string {
@@ -108,7 +99,7 @@ interface DecisionState {
   clearFeedback(): void;
 }
 
-export function useDecision(client: BackgroundClient, onDone?: () => void): DecisionState {
+export function useDecision(decide: Decide, onDone?: () => void): DecisionState {
   const [busy, setBusy] = useState(false);
   const [settled, setSettled] = useState(false);
   const [feedback, setFeedback] = useState<Feedback | null>(null);
@@ -121,7 +112,7 @@ export function useDecision(client: BackgroundClient, onDone?: () => void): Deci
     setFeedback(null);
     let reply: DecideReply;
     try {
-      reply = await client.decide(decision);
+      reply = await decide(decision);
     } catch (err) {
       reply = { state: 'error', message: err instanceof Error ? err.message : String(err) };
     }
@@ -136,7 +127,7 @@ export function useDecision(client: BackgroundClient, onDone?: () => void): Deci
       if (reply.state !== 'queued' && reply.state !== 'already_decided_here') onDone?.();
     }
     return outcome.issues;
-  }, [client, onDone]);
+  }, [decide, onDone]);
   const clearFeedback = useCallback(() => setFeedback(null), []);
   return { busy, settled, feedback, send, clearFeedback };
 }

@@ -1,9 +1,9 @@
 import { useId, useLayoutEffect, useRef, useState } from 'preact/hooks';
 import {
   constraintHint, fitsInput, fromLocalDateTime, inputTypeFor, localTimeHint, toLocalDateTime, type TextInputType,
-} from '../../../shared/format-editors.js';
+} from '../../core/format-editors.js';
 import { enumOptions, propertyKind, type PropertySchema } from '../../../shared/requested-schema.js';
-import { hasHiddenCharacters, revealHidden } from '../../../shared/visible-text.js';
+import { hasHiddenCharacters, revealHidden } from '../../core/visible-text.js';
 import { HiddenCharactersWarning } from '../visible-text.js';
 
 interface FieldEditorProps {

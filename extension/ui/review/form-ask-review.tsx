@@ -2,7 +2,7 @@ import { useMemo, useState } from 'preact/hooks';
 import type { FormAsk } from '../../../shared/ask-input.js';
 import { validateValues } from '../../../shared/requested-schema.js';
 import type { RequestRow } from '../../db/rows.js';
-import type { BackgroundClient } from '../../messages.js';
+import type { Decide } from '../../messages.js';
 import { AnswerButton, AskFooter } from './ask-footer.js';
 import { fieldMessages } from './decision-feedback.js';
 import { FormFields, initialValues } from './form-fields.js';
@@ -12,16 +12,16 @@ import { VisibleText } from '../visible-text.js';
 import './review.css';
 
 /** A form ask (elicit_form): the same editors and live checks as a form-mode approval, answered with Submit. */
-export function FormAskReview({ row, request, client, onDone }: {
+export function FormAskReview({ row, request, decide, onDone }: {
   row: RequestRow;
   request: FormAsk;
-  client: BackgroundClient;
+  decide: Decide;
   onDone?: () => void;
 }) {
   const schema = request.requestedSchema;
   const keys = useMemo(() => Object.keys(schema.properties), [schema]);
   const [values, setValues] = useState<ReadonlyMap<string, unknown>>(() => initialValues(schema, refusedAttempt(row)?.values));
-  const review = useReview(row, keys, client, onDone, () => {
+  const review = useReview(row, keys, decide, onDone, () => {
     // The hub's own check of a form ask (checkAskValues) is this validator; fromEntries keeps every name an own key.
     const checked = validateValues(schema, Object.fromEntries(values), { prefix: 'values' });
     return checked.ok ? { ok: true, payload: { values: checked.values } } : checked;

@@ -1,5 +1,5 @@
 import { useId } from 'preact/hooks';
-import { constraintHint } from '../../../shared/format-editors.js';
+import { constraintHint } from '../../core/format-editors.js';
 import { enumOptions, propertyKind, type PropertySchema, type RequestedSchema } from '../../../shared/requested-schema.js';
 import { FieldEditor } from './field-editor.js';
 import type { SplitIssues } from './decision-feedback.js';

@@ -2,7 +2,7 @@ import { useId, useRef, useState } from 'preact/hooks';
 import type { PermissionRequest } from '../../../shared/permission.js';
 import type { RuleDraft } from '../../../shared/rules.js';
 import type { RequestRow } from '../../db/rows.js';
-import type { BackgroundClient, Decision } from '../../messages.js';
+import type { Decide, Decision } from '../../messages.js';
 import { RuleEditor } from '../rule-editor.js';
 import { draftFor, type RuleScope } from '../rule-words.js';
 import { HiddenCharactersWarning, VisibleText } from '../visible-text.js';
@@ -52,15 +52,16 @@ export function editedInput(request: PermissionRequest, text: string): Edited {
  * the person's answer. "Allow once" and "Deny" (with a reason the host shows the agent) decide this one; where the
  * host runs an edited input the command (or the input) can be changed first, and what is in the editor is what runs.
  * "Always allow…" / "Always deny…" decide it too and save a rule, shown in words and editable before it is saved.
- * Only a client that can carry rules (the extension's) offers them.
+ * Only a surface whose decisions can carry rules (the extension's) offers them (`offerRules`).
  */
-export function PermissionReview({ row, request, client, onDone }: {
+export function PermissionReview({ row, request, decide, offerRules = false, onDone }: {
   row: RequestRow;
   request: PermissionRequest;
-  client: BackgroundClient;
+  decide: Decide;
+  offerRules?: boolean;
   onDone?: () => void;
 }) {
-  const decision = useDecision(client, onDone);
+  const decision = useDecision(decide, onDone);
   const frozen = decision.busy || decision.settled;
   const [editing, setEditing] = useState(false);
   const [text, setText] = useState(() => editableText(request));
@@ -73,7 +74,6 @@ export function PermissionReview({ row, request, client, onDone }: {
   const warningId = useId();
   const allowHint = useId();
   const denyHint = useId();
-  const rulesAllowed = client.saveRule !== undefined;
   const edited = editing ? editedInput(request, text) : ({ ok: true, input: undefined } as const);
   const scope: RuleScope = request.sessionId ? 'session' : 'project';
   // A rule made after editing the command starts from the command that will run.
@@ -157,7 +157,7 @@ export function PermissionReview({ row, request, client, onDone }: {
           <span id={allowHint} class="button-hint">{edited.ok && edited.input ? `runs ${runsWhat} as edited above, this time only` : `runs ${runsWhat} as shown, this time only`}</span>
           <button type="button" aria-describedby={denyHint} disabled={frozen} onClick={() => deny()}>Deny</button>
           <span id={denyHint} class="button-hint">the agent is told no{cleanReason ? ', with your reason' : ''}</span>
-          {rulesAllowed && (
+          {offerRules && (
             <>
               <button type="button" disabled={frozen || !edited.ok} onClick={() => setRuleFor('allow')}>Always allow…</button>
               <button type="button" disabled={frozen} onClick={() => setRuleFor('deny')}>Always deny…</button>

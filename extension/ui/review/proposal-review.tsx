@@ -1,15 +1,15 @@
 import { useId, useMemo, useRef, useState } from 'preact/hooks';
 import type { ProposalRequest } from '../../../shared/approval-input.js';
 import { checkDecisionValues } from '../../../shared/approval-input.js';
-import { convertForField } from '../../../shared/convert-value.js';
-import { ownEntry } from '../../../shared/own-entry.js';
+import { convertForField } from '../../core/convert-value.js';
+import { ownEntry } from '../../core/own-entry.js';
 import {
   acceptAll, editProposed, includedCount, initialRows, isEmptyValue, rejectAll, restoreCurrent, restoreProposed, resumeRows,
   sourceDiffers, submission, useSource as takeSource, type GridRow,
-} from '../../../shared/proposal-grid.js';
+} from '../../core/proposal-grid.js';
 import type { PropertySchema } from '../../../shared/requested-schema.js';
 import type { RequestRow } from '../../db/rows.js';
-import type { BackgroundClient } from '../../messages.js';
+import type { Decide } from '../../messages.js';
 import { fieldMessages } from './decision-feedback.js';
 import { displayValue } from './display-value.js';
 import { FieldEditor } from './field-editor.js';
@@ -17,7 +17,7 @@ import { ReviewFooter } from './review-footer.js';
 import { SafeHtml } from './safe-html.js';
 import { refusedAttempt } from './refused-attempt.js';
 import { useReview } from './use-review.js';
-import { revealHidden } from '../../../shared/visible-text.js';
+import { revealHidden } from '../../core/visible-text.js';
 import { VisibleText } from '../visible-text.js';
 import './review.css';
 
@@ -26,10 +26,10 @@ const HINTS = { ok: 'approves: sends the included fields', cancel: 'rejects: cha
 /** A double-click that could not copy: which cell (row index; column index, Current after the sources) and why. */
 interface Refusal { row: number; column: number; reason: string }
 
-export function ProposalReview({ row, request, client, onDone }: {
+export function ProposalReview({ row, request, decide, onDone }: {
   row: RequestRow;
   request: ProposalRequest;
-  client: BackgroundClient;
+  decide: Decide;
   onDone?: () => void;
 }) {
   const keys = useMemo(() => Object.keys(request.requestedSchema.properties), [request]);
@@ -40,7 +40,7 @@ export function ProposalReview({ row, request, client, onDone }: {
   // Changes build on the newest rows even before the re-render that shows them (two events in one frame).
   const latest = useRef(rows);
   const id = useId();
-  const review = useReview(row, keys, client, onDone, () => {
+  const review = useReview(row, keys, decide, onDone, () => {
     const { included: keysIncluded, values } = submission(latest.current);
     const checked = checkDecisionValues(request, values, keysIncluded);
     return checked.ok ? { ok: true, payload: { values, included: keysIncluded } } : checked;

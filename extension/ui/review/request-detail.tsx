@@ -1,46 +1,15 @@
 import type { ReviewRequest } from '../../../shared/review-request.js';
-import type { Status } from '../../../shared/lifecycle.js';
 import type { PropertySchema } from '../../../shared/requested-schema.js';
 import type { RequestRow } from '../../db/rows.js';
-import { REFUSAL_TEXT } from './decision-feedback.js';
 import { displayValue } from './display-value.js';
 import { SafeHtml } from './safe-html.js';
-import { answerLabel, chosenNames, optionName, selectionRule } from '../ask-words.js';
-import { dateTime } from '../format-time.js';
-import { KIND_LABEL } from '../labels.js';
+import { chosenNames, optionName, selectionRule } from '../ask-words.js';
+import { REFUSAL_TEXT } from '../labels.js';
+import { decidedText, requestSummary, statusText } from '../request-summary.js';
 import { VisibleText } from '../visible-text.js';
 import { ContextJson } from './context-json.js';
-import { PERMISSION_WORD } from '../history-decision.js';
 import { jsonText, PermissionSubject } from './permission-subject.js';
 import './review.css';
-
-const STATUS_TEXT: Record<Status, string> = {
-  pending: 'Waiting for a decision',
-  approved: 'Approved',
-  rejected: 'Rejected',
-  canceled: 'Withdrawn by the agent',
-  expired: 'Expired without a decision',
-  consumed: 'Decided, and the agent has read the decision',
-};
-
-/**
- * A request's status in words. An ask is answered or dismissed, never "approved": a question answered with its "no"
- * label is an accepted answer whose value is `confirmed: false`, so it says the label the person chose.
- */
-export function statusText(row: RequestRow): string {
-  const { request, outcome, status } = row;
-  if (request.kind === 'proposal' || request.kind === 'approval') return STATUS_TEXT[status];
-  if (request.kind === 'permission') {
-    if (status === 'approved' || status === 'rejected') return PERMISSION_WORD[status];
-    return status === 'consumed' ? 'Decided, and the agent has read the decision' : STATUS_TEXT[status];
-  }
-  // This browser's decision tells the answer only if it is the one the hub took.
-  const known = row.delivery === 'refused' ? undefined : outcome;
-  if (status === 'approved' || status === 'rejected') return answerLabel(request, status, known);
-  if (status === 'consumed' && known) return `${answerLabel(request, known.decision, known)}, and the agent has read the answer`;
-  return STATUS_TEXT[status];
-}
-
 
 function json(v: unknown): string {
   try {
@@ -105,7 +74,7 @@ function Decided({ row, request }: { row: RequestRow; request: ReviewRequest }) 
     const updated = outcome.decision === 'approved' ? outcome.values?.updatedInput : undefined;
     return (
       <>
-        <p>Decision: <strong>{PERMISSION_WORD[outcome.decision]}{updated !== undefined ? ', with an edited input' : ''}</strong></p>
+        <p>Decision: <strong>{decidedText(request, outcome)}{updated !== undefined ? ', with an edited input' : ''}</strong></p>
         {updated !== undefined && <pre class="context-json" aria-label="Edited input" tabIndex={0}><VisibleText text={jsonText(updated)} /></pre>}
         {outcome.comment && <p>Reason: <VisibleText text={outcome.comment} /></p>}
       </>
@@ -114,13 +83,9 @@ function Decided({ row, request }: { row: RequestRow; request: ReviewRequest }) 
   const props = propertiesOf(request);
   // A question's or a choice's answer is said in words; a form's values are listed like an approval's.
   const values = request.kind === 'confirm' || request.kind === 'selection' ? [] : Object.entries(outcome.values ?? {});
-  let verdict: string;
-  if (request.kind === 'proposal') verdict = outcome.decision === 'approved' ? 'Submitted' : 'Canceled';
-  else if (request.kind === 'approval') verdict = outcome.decision === 'approved' ? 'Approved' : 'Declined';
-  else verdict = answerLabel(request, outcome.decision, outcome);
   return (
     <>
-      <p>Decision: <strong><VisibleText text={verdict} /></strong></p>
+      <p>Decision: <strong><VisibleText text={decidedText(request, outcome)} /></strong></p>
       {values.length > 0 && (
         <dl aria-label="Values sent">
           {values.map(([key, v]) => {
@@ -136,14 +101,15 @@ function Decided({ row, request }: { row: RequestRow; request: ReviewRequest }) 
 
 export function RequestDetail({ row }: { row: RequestRow }) {
   const { request } = row;
+  const summary = requestSummary(row);
   return (
     <section class="review request-detail">
-      <h2 class="review-message"><VisibleText text={row.message} /></h2>
+      <h2 class="review-message"><VisibleText text={summary.title} /></h2>
       <dl aria-label="Request">
-        <dt>Kind</dt><dd>{KIND_LABEL[row.kind]}</dd>
-        <dt>Agent</dt><dd><VisibleText text={row.agent} /></dd>
-        <dt>Created</dt><dd>{dateTime(row.createdAt)}</dd>
-        {row.decidedAt !== undefined && <><dt>Decided</dt><dd>{dateTime(row.decidedAt)}</dd></>}
+        <dt>Kind</dt><dd>{summary.kind}</dd>
+        <dt>Agent</dt><dd><VisibleText text={summary.agent} /></dd>
+        <dt>Created</dt><dd>{summary.created}</dd>
+        {summary.decided !== null && <><dt>Decided</dt><dd>{summary.decided}</dd></>}
         <dt>Status</dt><dd><VisibleText text={statusText(row)} /></dd>
       </dl>
       <h3>What was asked</h3>

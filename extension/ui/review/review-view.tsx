@@ -1,7 +1,7 @@
-import { decidedElsewhere, type Reviewer } from '../labels.js';
-import { useMemo, useState } from 'preact/hooks';
+import type { Reviewer } from '../labels.js';
+import { useCallback, useState } from 'preact/hooks';
 import type { RequestRow } from '../../db/rows.js';
-import type { BackgroundClient } from '../../messages.js';
+import type { Decide } from '../../messages.js';
 import { ApprovalReview } from './approval-review.js';
 import { ConfirmReview } from './confirm-review.js';
 import { FeedbackView, alreadyDecidedHere, type Feedback } from './decision-feedback.js';
@@ -9,35 +9,36 @@ import { FormAskReview } from './form-ask-review.js';
 import { PermissionReview } from './permission-review.js';
 import { ProposalReview } from './proposal-review.js';
 import { VisibleText } from '../visible-text.js';
-import { RequestDetail, statusText } from './request-detail.js';
+import { endedNote } from '../request-summary.js';
+import { RequestDetail } from './request-detail.js';
 import { SelectionReview } from './selection-review.js';
 
-/** Our own leading word in lower case mid-sentence; the agent's words after it (a label) keep theirs. */
-function lowerFirst(text: string): string {
-  return text.charAt(0).toLowerCase() + text.slice(1);
-}
-
-/** `here`: the reviewer showing it (the extension, or the hub's phone page), so a note names the other one that decided. */
-export function ReviewView({ row, client, onDone, here = 'extension' }: { row: RequestRow; client: BackgroundClient; onDone?: () => void; here?: Reviewer | null }) {
+/**
+ * `decide` sends the decision, whatever surface shows the review; `offerRules`: its decisions can carry a rule ("Always
+ * allow…"), which only the extension's can. `here`: the reviewer showing it (the extension, or the hub's phone page), so
+ * a note names the other one that decided.
+ */
+export function ReviewView({ row, decide, offerRules = false, onDone, here = 'extension' }: {
+  row: RequestRow;
+  decide: Decide;
+  offerRules?: boolean;
+  onDone?: () => void;
+  here?: Reviewer | null;
+}) {
   // The first decision made in this browser turns this review into its read-only detail at once; a second surface
   // whose decision was refused for it must still say so there, so the notice lives here, above both.
   const [notice, setNotice] = useState<Feedback | null>(null);
-  const watched = useMemo<BackgroundClient>(() => ({
-    // The rule calls pass through untouched (and stay absent where the client has none: no rules from the chat).
-    ...client,
-    async decide(decision) {
-      const reply = await client.decide(decision);
-      if (reply.state === 'already_decided_here') setNotice({ tone: 'alert', text: alreadyDecidedHere(reply.decision, reply.delivery) });
-      return reply;
-    },
-    reconnect: () => client.reconnect(),
-  }), [client]);
+  const watched = useCallback<Decide>(async (decision) => {
+    const reply = await decide(decision);
+    if (reply.state === 'already_decided_here') setNotice({ tone: 'alert', text: alreadyDecidedHere(reply.decision, reply.delivery) });
+    return reply;
+  }, [decide]);
   if (row.status !== 'pending' || row.delivery === 'queued') {
     // A queued decision explains itself in the detail ("Waiting for the hub…"); only a settled status needs the note.
     return (
       <>
         {notice && <FeedbackView feedback={notice} />}
-        {row.status !== 'pending' && <p class="muted note">This request is no longer pending: <VisibleText text={lowerFirst(statusText(row))} />{row.decidedVia === 'rule' ? ', by one of your rules' : decidedElsewhere(row.decidedVia, here) ? `, ${decidedElsewhere(row.decidedVia, here)}` : ''}.</p>}
+        {row.status !== 'pending' && <p class="muted note"><VisibleText text={endedNote(row, here)} /></p>}
         <RequestDetail row={row} />
       </>
     );
@@ -45,13 +46,13 @@ export function ReviewView({ row, client, onDone, here = 'extension' }: { row: R
   // Keyed by id so opening another request never carries this one's edits over. The row was checked against the
   // request schema when it was read, so its request is used as it is.
   const { request } = row;
-  const common = { key: row.elicitationId, row, client: watched, onDone };
+  const common = { key: row.elicitationId, row, decide: watched, onDone };
   switch (request.kind) {
     case 'proposal': return <ProposalReview {...common} request={request} />;
     case 'approval': return <ApprovalReview {...common} request={request} />;
     case 'confirm': return <ConfirmReview {...common} request={request} />;
     case 'form': return <FormAskReview {...common} request={request} />;
     case 'selection': return <SelectionReview {...common} request={request} />;
-    case 'permission': return <PermissionReview {...common} request={request} />;
+    case 'permission': return <PermissionReview {...common} request={request} offerRules={offerRules} />;
   }
 }

@@ -1,6 +1,6 @@
 import { h, type ComponentChild } from 'preact';
 import { useMemo } from 'preact/hooks';
-import { elementPolicy } from '../../../shared/safe-html.js';
+import { elementPolicy } from '../../core/safe-html.js';
 import { visibleChildren } from '../visible-text.js';
 
 // A template deep or large enough to hit these is either broken or hostile; what fits is still shown.

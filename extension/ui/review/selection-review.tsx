@@ -1,7 +1,7 @@
 import { useId, useState } from 'preact/hooks';
 import { selectionIssues, type SelectionAsk, type SelectionOption } from '../../../shared/ask-input.js';
 import type { RequestRow } from '../../db/rows.js';
-import type { BackgroundClient } from '../../messages.js';
+import type { Decide } from '../../messages.js';
 import { AnswerButton, AskFooter } from './ask-footer.js';
 import { splitIssues } from './decision-feedback.js';
 import { refusedAttempt } from './refused-attempt.js';
@@ -30,10 +30,10 @@ function matches(option: SelectionOption, words: string): boolean {
  * A choice (elicit_selection): radios for one, checkboxes for several, each named by its label (its value when it has
  * none) with its description beside it. What is sent is the chosen options' values, in the options' order.
  */
-export function SelectionReview({ row, request, client, onDone }: {
+export function SelectionReview({ row, request, decide, onDone }: {
   row: RequestRow;
   request: SelectionAsk;
-  client: BackgroundClient;
+  decide: Decide;
   onDone?: () => void;
 }) {
   const id = useId();
@@ -44,7 +44,7 @@ export function SelectionReview({ row, request, client, onDone }: {
     // A refused attempt may hold a value that is no longer an option: kept, so the check names it.
     ...picked.filter((v) => !request.options.some((o) => o.value === v)),
   ];
-  const review = useReview(row, KEYS, client, onDone, () => {
+  const review = useReview(row, KEYS, decide, onDone, () => {
     const selected = ordered(chosen);
     const issues = selectionIssues(request, selected);
     return issues.length ? { ok: false, issues } : { ok: true, payload: { values: { selected } } };

@@ -1,8 +1,7 @@
 import { useEffect, useRef, useState } from 'preact/hooks';
 import type { FieldIssue } from '../../../shared/requested-schema.js';
 import type { RequestRow } from '../../db/rows.js';
-import type { BackgroundClient } from '../../messages.js';
-import type { Decision } from '../../messages.js';
+import type { Decide, Decision } from '../../messages.js';
 import { splitIssues, useDecision, type SplitIssues } from './decision-feedback.js';
 import { refusedAttempt } from './refused-attempt.js';
 import { useReviewKeys } from './use-review-keys.js';
@@ -19,13 +18,13 @@ type Checked = { ok: true; payload: Payload } | { ok: false; issues: FieldIssue[
  * The component supplies only its form and the check of its values; `check` null: there is no one answer Ctrl+Enter
  * could mean (a yes/no question), and the component answers with `answer`.
  */
-export function useReview(row: RequestRow, keys: readonly string[], client: BackgroundClient, onDone: (() => void) | undefined, check: (() => Checked) | null) {
+export function useReview(row: RequestRow, keys: readonly string[], decide: Decide, onDone: (() => void) | undefined, check: (() => Checked) | null) {
   const [attempt] = useState(() => refusedAttempt(row));
   const [comment, setComment] = useState(attempt?.comment ?? '');
   const [issues, setIssues] = useState<SplitIssues>(() => (attempt ? splitIssues(attempt.issues, keys) : NO_ISSUES));
   const [confirming, setConfirming] = useState(false);
   const [focusInvalid, setFocusInvalid] = useState(0);
-  const decision = useDecision(client, onDone);
+  const decision = useDecision(decide, onDone);
   const root = useRef<HTMLElement>(null);
   const frozen = decision.busy || decision.settled;
 

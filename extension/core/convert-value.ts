@@ -3,7 +3,7 @@
 // the value is converted to the field's type — but only when nothing is lost; otherwise the cell says why and Proposed
 // stays as it was. Range, length and format are not conversion: the copied value is shown and the shared validator
 // flags it as the person sees it.
-import { enumOptions, propertyKind, type PropertySchema } from './requested-schema.js';
+import { enumOptions, propertyKind, type PropertySchema } from '../../shared/requested-schema.js';
 
 export type Conversion = { ok: true; value: unknown } | { ok: false; reason: string };
 

@@ -1,7 +1,7 @@
 // What the review's editors need from a property besides its value: the browser input for a string's format, the
 // local-time form of a date-time, and the constraints to show as a hint. Pure and free of the DOM, so the rules are
 // table-tested; the checking itself stays in requested-schema.ts (validateValues), the one validator.
-import type { PropertySchema } from './requested-schema.js';
+import type { PropertySchema } from '../../shared/requested-schema.js';
 
 export type TextInputType = 'text' | 'email' | 'url' | 'date' | 'datetime-local';
 

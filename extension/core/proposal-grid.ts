@@ -1,9 +1,9 @@
 // What the elicit_proposal review grid derives rather than receives (seed 004 "Derived behavior"):
 // highlights, default inclusion, the required lock, and the header/double-click actions.
 // Pure and immutable so the extension's UI state is a fold over these functions and easy to test.
-import type { ProposalRequest } from './approval-input.js';
+import type { ProposalRequest } from '../../shared/approval-input.js';
 import { ownEntry } from './own-entry.js';
-import { propertyKind } from './requested-schema.js';
+import { propertyKind } from '../../shared/requested-schema.js';
 
 export interface GridRow {
   key: string;
@@ -133,7 +133,7 @@ export function editProposed(row: GridRow, value: unknown): GridRow {
 
 /**
  * Double-click on a Source cell: take that value, and mean it. The value is already converted to the field's type
- * (shared/convert-value.ts); a cell that cannot be converted never gets here.
+ * (convert-value.ts); a cell that cannot be converted never gets here.
  */
 export function useSource(row: GridRow, value: unknown): GridRow {
   return { ...row, proposed: copy(value), included: true, chosen: true };
