@@ -1,7 +1,8 @@
 import * as z from 'zod';
 import { StatusSchema } from '../shared/lifecycle.js';
 import { RuleDraftSchema, RuleIdSchema, type RuleDraft } from '../shared/rules.js';
-import { DecideMessageSchema, DecisionRefusalSchema, FieldIssueSchema } from '../shared/wire-fields.js';
+import { FieldIssueSchema } from '../shared/field-issues.js';
+import { DecideMessageSchema, DecisionRefusalSchema } from '../shared/wire-fields.js';
 import { LocalOutcomeSchema } from './db/rows.js';
 
 /**

@@ -7,7 +7,6 @@ import { clamp } from './limits.js';
 import { RequestedSchemaSchema, checkRequestedSchema, duplicates, validateValues, type RequestedSchema } from './requested-schema.js';
 
 // server/mcp/tools/tool.ts still imports it from here; its owner moves it to field-issues.ts.
-export { fromZod } from './field-issues.js';
 
 /**
  * `depth`: arrays and objects nested in one another. Real records are a few levels deep; thousands of levels made the

@@ -9,7 +9,6 @@ import {
 } from './field-issues.js';
 
 // server/approvals/, server/mcp/ and extension/ still import these from here; their owners move them to field-issues.ts.
-export { formatIssues, type FieldIssue } from './field-issues.js';
 
 // A value's issues are found relative to the value and rendered once its place is known: under a property of the
 // schema (a default) or of the values, with the caller's prefix ("requestedSchema", "values", "content"...).

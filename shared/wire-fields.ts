@@ -2,7 +2,6 @@ import * as z from 'zod';
 import { RuleDraftSchema } from './rules.js';
 
 // The extension's pages and server/mcp/ still import it from here; it lives in field-issues.ts.
-export { FieldIssueSchema } from './field-issues.js';
 
 /**
  * The small shapes both the hub protocol and the extension's own storage and page messages use. Kept apart from

@@ -1,5 +1,5 @@
 import { byteLength } from '../../shared/approval-input.js';
-import type { FieldIssue } from '../../shared/requested-schema.js';
+import type { FieldIssue } from '../../shared/field-issues.js';
 import { MAX_FRAME_BYTES, type DecideMessage } from '../../shared/wire-protocol.js';
 import type { OutboxRow } from '../db/rows.js';
 

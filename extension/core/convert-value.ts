@@ -3,6 +3,7 @@
 // the value is converted to the field's type — but only when nothing is lost; otherwise the cell says why and Proposed
 // stays as it was. Range, length and format are not conversion: the copied value is shown and the shared validator
 // flags it as the person sees it.
+import { clip } from '../../shared/field-issues.js';
 import { enumOptions, propertyKind, type PropertySchema } from '../../shared/requested-schema.js';
 
 export type Conversion = { ok: true; value: unknown } | { ok: false; reason: string };
@@ -12,13 +13,12 @@ const NUMBER_TEXT = /^-?(0|[1-9]\d*)(\.\d+)?([eE][+-]?\d+)?$/;
 // A double holds 15 significant decimal digits exactly; a longer number would reach the agent changed.
 const MAX_DIGITS = 15;
 
-function clip(s: string): string {
-  return s.length > 40 ? `${s.slice(0, 39)}…` : s;
-}
+/** A grid cell's reason is one short line: the value it names is cut at 40 characters. */
+const SHOWN_CHARS = 40;
 
 /** The value as the reason names it; strings quoted, so a blank or a space is visible. */
 function shown(v: unknown): string {
-  if (typeof v === 'string') return clip(JSON.stringify(v));
+  if (typeof v === 'string') return clip(JSON.stringify(v), SHOWN_CHARS);
   if (typeof v === 'number') return String(v);
   if (typeof v === 'boolean') return `a yes/no value (${v ? 'Yes' : 'No'})`;
   if (Array.isArray(v)) return 'a list';

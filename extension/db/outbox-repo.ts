@@ -1,5 +1,5 @@
 import type { Status } from '../../shared/lifecycle.js';
-import type { FieldIssue } from '../../shared/requested-schema.js';
+import type { FieldIssue } from '../../shared/field-issues.js';
 import type { HubMessage } from '../../shared/wire-protocol.js';
 import type { ElicitlyDb } from './database.js';
 import { readRow } from './requests-repo.js';

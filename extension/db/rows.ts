@@ -3,7 +3,8 @@ import { RequestKindSchema, ReviewRequestSchema } from '../../shared/review-requ
 import { DecidedViaSchema, StatusSchema } from '../../shared/lifecycle.js';
 import { RuleDraftSchema } from '../../shared/rules.js';
 import type { RequestView } from '../../shared/wire-protocol.js';
-import { DecisionRefusalSchema, ElicitationIdSchema, FieldIssueSchema, IdempotencyKeySchema, RequesterSchema } from '../../shared/wire-fields.js';
+import { FieldIssueSchema } from '../../shared/field-issues.js';
+import { DecisionRefusalSchema, ElicitationIdSchema, IdempotencyKeySchema, RequesterSchema } from '../../shared/wire-fields.js';
 import { searchWords } from '../core/search-words.js';
 import { VerdictSchema } from './verdict.js';
 

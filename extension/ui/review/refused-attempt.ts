@@ -1,4 +1,4 @@
-import type { FieldIssue } from '../../../shared/requested-schema.js';
+import type { FieldIssue } from '../../../shared/field-issues.js';
 import type { RequestRow } from '../../db/rows.js';
 
 interface RefusedAttempt {
