@@ -242,12 +242,23 @@ export class HubServer {
     return service;
   }
 
-  /** Extensions and devices paired, null when either file cannot be read: from the counts kept, read only without a watcher. */
+  /**
+   * Extensions and devices paired, null when either file cannot be read: from the counts kept, read only without a
+   * watcher — or when they say nobody, since that answer turns an agent's ask into "nobody can answer" and a pairing
+   * another process just wrote (`pair` in a terminal) may not have reached the watcher yet.
+   */
   private pairedReviewers(): number | null {
-    const count = (role: PeerRole): number | null => (this.watching ? (this.pairedCount.get(role) ?? null) : (this.keysOf(role)?.length ?? null));
-    const extensions = count('extension');
-    const devices = count('device');
-    return extensions === null || devices === null ? null : extensions + devices;
+    const kept = (role: PeerRole): number | null => (this.watching ? (this.pairedCount.get(role) ?? null) : (this.keysOf(role)?.length ?? null));
+    const total = (count: (role: PeerRole) => number | null): number | null => {
+      const extensions = count('extension');
+      const devices = count('device');
+      return extensions === null || devices === null ? null : extensions + devices;
+    };
+    const fromKept = total(kept);
+    if (fromKept !== 0 || !this.watching) return fromKept;
+    this.recheck('extension');
+    this.recheck('device');
+    return total(kept);
   }
 
   /**

@@ -7,7 +7,6 @@ import { StdioClientTransport } from '@modelcontextprotocol/client/stdio';
 import { Client as ClientV1 } from '@modelcontextprotocol/sdk/client/index.js';
 import { StdioClientTransport as StdioClientTransportV1 } from '@modelcontextprotocol/sdk/client/stdio.js';
 import { ElicitRequestSchema } from '@modelcontextprotocol/sdk/types.js';
-import { serveInProcess } from './in-process-server.js';
 import { freePort } from './scripted-extension.js';
 
 export const SERVER_ENTRY = fileURLToPath(new URL('../../dist/server/main.js', import.meta.url));
@@ -125,7 +124,8 @@ export async function connect(kind: ClientKind, options: HarnessOptions = {}): P
     return options.host(params, signal);
   };
   const params = { command: process.execPath, args: [SERVER_ENTRY], env: baseEnv(env), stderr: 'pipe' as const };
-  const served = options.inProcess ? serveInProcess(baseEnv(env)) : undefined;
+  // Loaded only when asked for: a spawning test never loads the server's modules (and may mock some of them).
+  const served = options.inProcess ? (await import('./in-process-server.js')).serveInProcess(baseEnv(env)) : undefined;
   const closeServer = async () => {
     await served?.close();
     cleanup();
