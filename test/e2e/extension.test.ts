@@ -372,10 +372,14 @@ describe.skipIf(!browserFound)(title, () => {
     // It accepts any socket and answers every hello with a challenge it cannot prove (it does not hold the key).
     const impostor = new WebSocketServer({ host: '127.0.0.1', port });
     await new Promise<void>((resolve) => impostor.once('listening', resolve));
-    const connections: { protocol: string | undefined; frames: unknown[] }[] = [];
+    // Each connection ends when the extension, refusing the proof, closes it: nothing more can arrive on it after that.
+    const connections: { protocol: string | undefined; frames: unknown[]; ended: Promise<void> }[] = [];
+    let secondArrived: () => void = () => undefined;
+    const second = new Promise<void>((resolve) => (secondArrived = resolve));
     impostor.on('connection', (socket, request) => {
-      const seen = { protocol: request.headers['sec-websocket-protocol'], frames: [] as unknown[] };
+      const seen = { protocol: request.headers['sec-websocket-protocol'], frames: [] as unknown[], ended: new Promise<void>((resolve) => socket.once('close', () => resolve())) };
       connections.push(seen);
+      if (connections.length === 2) secondArrived();
       socket.on('error', () => undefined);
       socket.on('message', (data) => {
         const frame: unknown = JSON.parse(String(data));
@@ -393,8 +397,10 @@ describe.skipIf(!browserFound)(title, () => {
       ));
       // A second attempt meets it again, and the header keeps saying so.
       await popup.reload();
-      for (let i = 0; i < 100 && connections.length < 2; i++) await new Promise((r) => setTimeout(r, 100));
-      await new Promise((r) => setTimeout(r, 500));
+      await new Promise<void>((resolve, reject) => {
+        const timer = setTimeout(() => reject(new Error(`a second attempt, both closed: not within 10 s (${connections.length} connections)`)), 10_000);
+        void second.then(() => Promise.all(connections.map((c) => c.ended))).then(() => (clearTimeout(timer), resolve()));
+      });
       await header.waitFor({ timeout: UI_TIMEOUT });
       expect(connections.length).toBeGreaterThanOrEqual(2);
       for (const connection of connections) {

@@ -79,9 +79,12 @@ describe('a yes/no question (elicit_confirm)', () => {
     const { calls } = show(confirmAsk('Ship it?'));
     fireEvent.keyDown(button('Yes'), { key: 'Enter', ctrlKey: true });
     fireEvent.keyDown(document.body, { key: 'Enter', ctrlKey: true });
-    await new Promise((r) => setTimeout(r, 20));
     expect(calls).toEqual([]);
     expect(screen.queryByText('Decision sent.')).toBeNull();
+    // An answer given after the keys is the only one sent: one the keys had started would have been sent first.
+    fireEvent.click(button('No'));
+    await sent();
+    expect(calls).toEqual([{ elicitationId: 'el-1', decision: 'approved', values: { confirmed: false } }]);
   });
 
   it('shows characters that do not show in the agent\'s labels', () => {
@@ -259,8 +262,8 @@ describe('a single choice (elicit_selection)', () => {
   it('Enter on a radio submits once one is picked, and does nothing while none is', async () => {
     const { calls } = show(selectionAsk({ message: 'Deploy where?', options: regions }));
     fireEvent.keyDown(radio('Europe'), { key: 'Enter' });
-    await new Promise((r) => setTimeout(r, 20));
     expect(calls).toEqual([]);
+    // The answer below is then the only one sent: a send the first Enter had started would have come first.
     fireEvent.click(radio('United States'));
     fireEvent.keyDown(radio('United States'), { key: 'Enter' });
     await sent();
@@ -338,8 +341,11 @@ describe('a multiple choice (elicit_selection, multiple: true)', () => {
     const { calls } = show(selectionAsk({ message: 'Which?', options: regions, multiple: true }));
     fireEvent.click(checkbox('Europe'));
     fireEvent.keyDown(checkbox('Europe'), { key: 'Enter' });
-    await new Promise((r) => setTimeout(r, 20));
     expect(calls).toEqual([]);
+    // A submission after the key is the only one sent: one the Enter had started would have been sent first.
+    fireEvent.click(button('Submit'));
+    await sent();
+    expect(calls).toEqual([{ elicitationId: 'el-1', decision: 'approved', values: { selected: ['eu'] } }]);
   });
 
   it('no bounds: nothing chosen is an answer too', async () => {

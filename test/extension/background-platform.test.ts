@@ -1,4 +1,4 @@
-import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
 import { fakeBrowser } from 'wxt/testing';
 import { browser } from 'wxt/browser';
 import { openWelcomeOnInstall } from '../../entrypoints/background/first-run.js';
@@ -77,8 +77,13 @@ describe('background platform (WXT fake browser)', () => {
     await ensureSafetyAlarm();
     const first = await browser.alarms.get(SAFETY_ALARM);
     expect(first?.periodInMinutes).toBe(0.5);
-    await new Promise((r) => setTimeout(r, 5));
-    await ensureSafetyAlarm();
+    // A minute later by the clock: an alarm created again now would be scheduled a minute later.
+    vi.setSystemTime(Date.now() + 60_000);
+    try {
+      await ensureSafetyAlarm();
+    } finally {
+      vi.useRealTimers();
+    }
     expect((await browser.alarms.get(SAFETY_ALARM))?.scheduledTime).toBe(first?.scheduledTime);
   });
 

@@ -20,7 +20,11 @@ export async function rawPeer(port: number, options: { origin?: string; protocol
   options.track?.push(socket);
   socket.on('error', () => undefined);
   const frames: string[] = [];
-  socket.on('message', (data) => frames.push(data.toString()));
+  const waiters: (() => void)[] = [];
+  socket.on('message', (data) => {
+    frames.push(data.toString());
+    waiters.splice(0).forEach((wake) => wake());
+  });
   const closed = new Promise<{ code: number; reason: string }>((resolve) => socket.once('close', (code, reason) => resolve({ code, reason: reason.toString() })));
   const status = await new Promise<number>((resolve, reject) => {
     const timer = setTimeout(() => reject(new Error('open timed out')), 5000);
@@ -38,8 +42,13 @@ export async function rawPeer(port: number, options: { origin?: string; protocol
       for (;;) {
         const found = frames.map((f) => JSON.parse(f) as HubMessage).find((m) => m.type === type);
         if (found) return found;
-        if (Date.now() > deadline) throw new Error(`no ${type} within ${timeoutMs} ms; got ${frames.join(' ')}`);
-        await new Promise((r) => setTimeout(r, 10));
+        const left = deadline - Date.now();
+        if (left <= 0) throw new Error(`no ${type} within ${timeoutMs} ms; got ${frames.join(' ')}`);
+        // Woken by the next frame; the timer only ends the wait at the deadline.
+        await new Promise<void>((resolve) => {
+          const timer = setTimeout(resolve, left);
+          waiters.push(() => (clearTimeout(timer), resolve()));
+        });
       }
     },
   };

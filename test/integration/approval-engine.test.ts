@@ -1,5 +1,6 @@
 // The hub's engine in process, with the real journal on a temp dir and a fault seam on its fsync.
 import { mkdtempSync, rmSync } from 'node:fs';
+import { writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
@@ -41,11 +42,22 @@ async function create(engine: ApprovalEngine, id: string, timeoutMs = 3_600_000)
 
 const decision = (id: string, key: string, value: 'approved' | 'rejected' = 'approved'): DecideMessage => ({ type: 'decide', elicitationId: id, idempotencyKey: key, decision: value });
 
-/** Whether a promise has settled after the event loop had a few turns (the hold keeps fsync from finishing meanwhile). */
+/**
+ * Lets every chain the engine started run as far as it can without the held fsync: to its end from memory, or to the
+ * hold. Every engine write ends in an fsync the hold keeps, so what is left is promise turns and, at most, one file
+ * operation (a write, a close) queued before this one on the same thread pool.
+ */
+async function quiesce(): Promise<void> {
+  for (let i = 0; i < 3; i++) await new Promise((r) => setImmediate(r));
+  await writeFile(join(dir, 'quiesce-probe'), 'x');
+  for (let i = 0; i < 3; i++) await new Promise((r) => setImmediate(r));
+}
+
+/** Whether a promise has settled once the engine had the chance (`quiesce`; the hold keeps fsync from finishing meanwhile). */
 async function settledSoon(promise: Promise<unknown>): Promise<boolean> {
   let settled = false;
   void promise.then(() => (settled = true), () => (settled = true));
-  for (let i = 0; i < 10; i++) await new Promise((r) => setTimeout(r, 5));
+  await quiesce();
   return settled;
 }
 
@@ -138,13 +150,8 @@ describe('the engine keeps its own house', () => {
     expect((await engine.decide(decision('el_old', 'k'))).ok).toBe(true);
     expect((await engine.call('result', { id: 'el_old' })).ok).toBe(true);
     now += 2 * DAY_MS;
-    const deadline = Date.now() + 2000;
-    let status = await engine.call('status', { id: 'el_old' });
-    while (status.ok && Date.now() < deadline) {
-      await new Promise((r) => setTimeout(r, 20));
-      status = await engine.call('status', { id: 'el_old' });
-    }
-    expect(status).toMatchObject({ ok: false, error: { code: 'not_found' } });
+    // The purge has no event of its own: its timer (every 20 ms here) is polled for, bounded.
+    await expect.poll(() => engine.call('status', { id: 'el_old' }), { timeout: 2000, interval: 10 }).toMatchObject({ ok: false, error: { code: 'not_found' } });
     // Pending requests are never purged, however old (this one is past its deadline, so it reads as expired).
     expect(await engine.call('status', { id: 'el_live' })).toMatchObject({ ok: true });
   });
@@ -169,7 +176,9 @@ describe('the engine keeps its own house', () => {
     const controller = new AbortController();
     const started = Date.now();
     const waiting = engine.call('await', { id: 'el_wait', waitMs: 60_000 }, controller.signal);
-    setTimeout(() => controller.abort(), 50);
+    // Aborted once the await is parked (it parks without I/O), so the abort is heard by a waiting call, not checked first.
+    await quiesce();
+    controller.abort();
     expect(await waiting).toEqual({ ok: true, value: { status: 'pending' } });
     expect(Date.now() - started).toBeLessThan(1000);
   });
@@ -196,8 +205,8 @@ describe('every create is held to the same caps', () => {
       engine.call('create', { id: `el_par${i}`, request: request(`par ${i}`), renderedTemplate: null, timeoutMs: 60_000, requester: { client: null, pid: 1 } }),
     );
     await io.blocked();
-    // A few turns of the event loop: each create has passed (or failed) the cap check by then.
-    for (let i = 0; i < 5; i++) await new Promise((r) => setTimeout(r, 5));
+    // Each create has passed (or failed) the cap check by then: the check comes before its write.
+    await quiesce();
     io.release();
     const answers = await Promise.all(creates);
     expect(answers.filter((a) => a.ok)).toHaveLength(5);

@@ -44,7 +44,9 @@ describe('the NorthMark proposal (seed 004) end to end', () => {
     expect(pushed.request.request).toMatchObject({ columns: northmarkProposal.columns, fields: northmarkProposal.fields });
 
     const waiting = agent.callTool('elicit_await', { elicitationId: id, waitSeconds: 30 });
-    await new Promise((resolve) => setTimeout(resolve, 200));
+    // The server reads stdin in order, and the await parks its waiter without I/O: once a later call is answered, the
+    // await is waiting, so the decision below wakes it rather than being read before it.
+    expect(json(await agent.callTool('elicit_status', { elicitationId: id }))).toMatchObject({ status: 'pending' });
     const decidedAt = Date.now();
     ext.send({
       type: 'decide',
@@ -146,10 +148,12 @@ describe('approvals', () => {
     await create('elicit_approval', { message: 'warm', context: {}, displayTemplate: 'warm' });
     const began = Date.now();
     const hostile = agent.callTool('elicit_approval', { message: 'x', context: {}, displayTemplate: '{% assign r = (1..2090000) %}{{ r | sort: "x" | first }}' });
-    // Sent while the template renders, answered at once: the render does not hold the server's event loop (before the
-    // fix this call waited 2.2 s for the sort to finish).
-    await new Promise((resolve) => setTimeout(resolve, 100));
+    // Two calls sent while the template renders, both answered at once: the render does not hold the server's event
+    // loop (before the fix a call waited 2.2 s for the sort to finish). The render cannot be watched from here, but
+    // stdin is one ordered stream: the first call is read with or after the hostile one, so it waits for a sort that
+    // began before it, or it is answered before the sort and the second, sent after that answer, waits instead.
     const asked = Date.now();
+    expect(json(await agent.callTool('elicit_status', { elicitationId: 'el_none' }))).toMatchObject({ error: 'not_found' });
     expect(json(await agent.callTool('elicit_status', { elicitationId: 'el_none' }))).toMatchObject({ error: 'not_found' });
     expect(Date.now() - asked).toBeLessThan(500);
     const result = await hostile;

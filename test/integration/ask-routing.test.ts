@@ -1,8 +1,9 @@
 // elicit_confirm, elicit_form and elicit_selection reach the person wherever they can answer: the host's dialog when it
 // really shows one, the extension (here a scripted one speaking the real wire protocol to the real hub) otherwise.
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import type { ClientKind, Harness, HarnessOptions } from '../helpers/mcp-harness.js';
 import { CLIENT_KINDS, connect, hosts } from '../helpers/mcp-harness.js';
+import { until } from '../helpers/poll.js';
 import { ScriptedExtension, pairedKey } from '../helpers/scripted-extension.js';
 import type { HubMessage } from '../../shared/wire-protocol.js';
 
@@ -225,7 +226,6 @@ describe('a host whose dialog works (v2-2025)', () => {
   beforeAll(async () => {
     ({ agent, ext } = await serverWithExtension('v2-2025', {
       host: async (params) => {
-        await new Promise((resolve) => setTimeout(resolve, 30));
         const property = Object.keys((params.requestedSchema.properties ?? {}) as object)[0] ?? 'answer';
         if (property === 'selection') return { action: 'accept', content: { selection: params.message.includes('several') ? ['us', 'eu'] : 'us' } };
         if (property === 'answer') return { action: 'accept', content: { answer: 'yes' } };
@@ -371,16 +371,22 @@ describe('an extension-routed ask the person has not answered yet (v2-2025, no e
   });
 
   it('sends progress while it waits, when the call has a progressToken', async () => {
-    const ticks: unknown[] = [];
-    const call = agent.callTool('elicit_confirm', { question: 'Progress?' }, { onprogress: (p) => ticks.push(p) });
-    const shown = await created(ext, 'Progress?');
-    // Bounded: the answer is sent once the first tick arrived, or after 8 s without one (then the assertion fails).
-    const deadline = Date.now() + 8000;
-    while (ticks.length === 0 && Date.now() < deadline) await new Promise((resolve) => setTimeout(resolve, 100));
-    await decide(ext, shown, 'approved', { confirmed: true });
-    expect((await call).structuredContent).toEqual({ confirmed: true, action: 'accept', via: 'extension' });
-    expect(ticks[0]).toMatchObject({ progress: 1, message: expect.stringContaining('Elicitly extension') });
-  }, 15_000);
+    // The server runs in this process: its progress interval (5 s) runs on a fake clock the test advances, instead of
+    // being waited out. Only intervals are faked; the sockets' and the SDK's timeouts stay real.
+    vi.useFakeTimers({ toFake: ['setInterval', 'clearInterval'], shouldClearNativeTimers: true });
+    try {
+      const ticks: unknown[] = [];
+      const call = agent.callTool('elicit_confirm', { question: 'Progress?' }, { onprogress: (p) => ticks.push(p) });
+      const shown = await created(ext, 'Progress?');
+      // The interval starts once the ask is filed, about when the extension hears of it: advanced until a tick arrives.
+      await until('a progress tick', () => (vi.advanceTimersToNextTimer(), ticks[0]), 8000);
+      await decide(ext, shown, 'approved', { confirmed: true });
+      expect((await call).structuredContent).toEqual({ confirmed: true, action: 'accept', via: 'extension' });
+      expect(ticks[0]).toMatchObject({ progress: 1, message: expect.stringContaining('Elicitly extension') });
+    } finally {
+      vi.useRealTimers();
+    }
+  });
 
   it('withdraws the ask when the host cancels the call, since nobody could read its answer', async () => {
     const controller = new AbortController();

@@ -1,6 +1,7 @@
-import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, afterEach, beforeAll, describe, expect, it, vi } from 'vitest';
 import type { ClientKind, Harness, HarnessOptions, HostScript } from '../helpers/mcp-harness.js';
 import { CLIENT_KINDS, connect, hosts } from '../helpers/mcp-harness.js';
+import { until } from '../helpers/poll.js';
 
 const PROBE_BOUND_MS = 400;
 const open: Harness[] = [];
@@ -283,26 +284,42 @@ describe.each(CLIENT_KINDS)('over stdio with the %s client', (kind) => {
 
 describe('waiting on a person (2025 era, pushed elicitation)', () => {
   it('sends progress while the dialog is open when the call has a progressToken', async () => {
-    const h = await start('v2-2025', { host: hosts.acceptAfter(5600, () => ({ answer: 'yes' })) });
     const ticks: unknown[] = [];
-    const result = await h.callTool('elicit_confirm', { question: 'Ship it?' }, { onprogress: (p) => ticks.push(p) });
-    expect(result.structuredContent).toEqual({ confirmed: true, action: 'accept', via: 'host' });
-    expect(ticks.length).toBeGreaterThanOrEqual(1);
-    expect(ticks[0]).toMatchObject({ progress: 1 });
-  }, 15_000);
+    // The dialog stays open until a tick arrived. The server runs in this process: its progress interval (5 s) runs on
+    // a fake clock the host advances, instead of being waited out; only intervals are faked, the rest stays real.
+    const h = await start('v2-2025', {
+      host: async () => {
+        await until('a progress tick', () => (vi.advanceTimersToNextTimer(), ticks[0]), 8000);
+        return { action: 'accept', content: { answer: 'yes' } };
+      },
+    });
+    vi.useFakeTimers({ toFake: ['setInterval', 'clearInterval'], shouldClearNativeTimers: true });
+    try {
+      const result = await h.callTool('elicit_confirm', { question: 'Ship it?' }, { onprogress: (p) => ticks.push(p) });
+      expect(result.structuredContent).toEqual({ confirmed: true, action: 'accept', via: 'host' });
+      expect(ticks.length).toBeGreaterThanOrEqual(1);
+      expect(ticks[0]).toMatchObject({ progress: 1 });
+    } finally {
+      vi.useRealTimers();
+    }
+  });
 
   it('aborts the pending elicitation when the host cancels the tool call', async () => {
     let aborted: () => void = () => undefined;
     const sawAbort = new Promise<void>((resolve) => (aborted = resolve));
+    let shown: () => void = () => undefined;
+    const dialogOpen = new Promise<void>((resolve) => (shown = resolve));
     const h = await start('v2-2025', {
       host: (_params, signal) =>
         new Promise(() => {
           signal.addEventListener('abort', () => aborted());
+          shown();
         }),
     });
     const controller = new AbortController();
     const call = h.callTool('elicit_confirm', { question: 'Ship it?' }, { signal: controller.signal });
-    await new Promise((resolve) => setTimeout(resolve, 300));
+    // Cancelled once the dialog is open, so there is an elicitation to abort.
+    await Promise.race([dialogOpen, new Promise((_, reject) => setTimeout(() => reject(new Error('the dialog was not shown')), 5000))]);
     controller.abort();
     await expect(call).rejects.toThrow();
     await Promise.race([sawAbort, new Promise((_, reject) => setTimeout(() => reject(new Error('elicitation was not aborted')), 3000))]);

@@ -13,6 +13,7 @@ import { connect } from '../helpers/mcp-harness.js';
 import { StateDir } from '../../server/state-dir.js';
 import { newNonce } from '../../shared/hub-auth.js';
 import { ScriptedExtension, freePort, pairedKey, type ScriptedOptions } from '../helpers/scripted-extension.js';
+import { ScriptedPeer } from '../helpers/scripted-peer.js';
 import { prng } from '../helpers/prng.js';
 
 const dir = mkdtempSync(join(tmpdir(), 'elicitly-hub-security-'));
@@ -111,50 +112,28 @@ function rawUpgrade(headers: Record<string, string>): Promise<RawOutcome> {
   });
 }
 
-/** A bare peer socket (e.g. a relay, which sends no Origin) with a bounded inbox. */
-class Inbox {
-  readonly received: HubMessage[] = [];
-  closed: { code: number } | undefined;
-
-  private constructor(readonly socket: WebSocket) {
-    socket.on('message', (data) => this.received.push(JSON.parse(data.toString()) as HubMessage));
-    socket.on('close', (code) => (this.closed = { code }));
-    socket.on('error', () => undefined);
-  }
-
-  static async open(protocols: string[], origin?: string): Promise<Inbox> {
-    const socket = new WebSocket(url, protocols, origin === undefined ? {} : { origin });
-    await new Promise<void>((resolve, reject) => {
-      const timer = setTimeout(() => reject(new Error('open timed out')), HANDSHAKE_TIMEOUT_MS);
-      socket.once('open', () => {
-        clearTimeout(timer);
-        resolve();
-      });
-      socket.once('error', (error) => {
-        clearTimeout(timer);
-        reject(error);
-      });
-      socket.once('unexpected-response', (_req, res) => {
-        clearTimeout(timer);
-        res.resume();
-        socket.terminate();
-        reject(new Error(`HTTP ${res.statusCode}`));
-      });
+/** A bare peer socket (e.g. a relay, which sends no Origin) that keeps what the hub sends, handed out by match (bounded). */
+async function openPeer(protocols: string[], origin?: string): Promise<ScriptedPeer> {
+  const socket = new WebSocket(url, protocols, origin === undefined ? {} : { origin });
+  await new Promise<void>((resolve, reject) => {
+    const timer = setTimeout(() => reject(new Error('open timed out')), HANDSHAKE_TIMEOUT_MS);
+    socket.once('open', () => {
+      clearTimeout(timer);
+      resolve();
     });
-    const inbox = new Inbox(socket);
-    opened.push({ close: () => socket.terminate() });
-    return inbox;
-  }
-
-  async next(match: (m: HubMessage) => boolean, timeoutMs = 5000): Promise<HubMessage> {
-    const deadline = Date.now() + timeoutMs;
-    while (Date.now() < deadline) {
-      const index = this.received.findIndex(match);
-      if (index !== -1) return this.received.splice(index, 1)[0] as HubMessage;
-      await sleep(20);
-    }
-    throw new Error(`no matching message within ${timeoutMs} ms; got ${JSON.stringify(this.received.map((m) => m.type))}`);
-  }
+    socket.once('error', (error) => {
+      clearTimeout(timer);
+      reject(error);
+    });
+    socket.once('unexpected-response', (_req, res) => {
+      clearTimeout(timer);
+      res.resume();
+      socket.terminate();
+      reject(new Error(`HTTP ${res.statusCode}`));
+    });
+  });
+  opened.push({ close: () => socket.terminate() });
+  return new ScriptedPeer(socket);
 }
 
 function waitForClose(socket: WebSocket, timeoutMs = 5000): Promise<number> {
@@ -198,7 +177,7 @@ describe('the upgrade guard refuses before any socket exists', () => {
 
   it('no credential travels in the upgrade any more: an old-style auth.<secret> subprotocol is just ignored', async () => {
     const secret = new StateDir(dir).relayKey();
-    const relay = await Inbox.open([SUBPROTOCOL, `auth.${secret}`]);
+    const relay = await openPeer([SUBPROTOCOL, `auth.${secret}`]);
     relay.socket.send(JSON.stringify({ type: 'decide', elicitationId: 'el_x', idempotencyKey: 'k', decision: 'approved' }));
     expect(await relay.next(isError('not_hello'))).toMatchObject({ code: 'not_hello' });
     relay.socket.close();
@@ -380,8 +359,12 @@ describe('fuzzing one extension does not hurt the hub or other extensions', () =
     void fuzz.closed.then(({ code }) => (fuzzClosed = code));
     const next = fuzzer(FUZZ_SEED);
 
+    // The fuzz's pace is part of the scenario: against the hub's rate limit (500 at once, 200 a second), batches of 100
+    // every 200 ms get most frames to the handlers and the last ones refused as rate_limited.
     const BATCH = 100;
     const BATCH_EVERY_MS = 200;
+    let twoBatchesSent: () => void = () => undefined;
+    const underWay = new Promise<void>((resolve) => (twoBatchesSent = resolve));
     const sendAll = async () => {
       for (let sent = 0; sent < FUZZ_FRAMES; sent += BATCH) {
         for (let i = 0; i < BATCH && sent + i < FUZZ_FRAMES; i++) {
@@ -389,13 +372,14 @@ describe('fuzzing one extension does not hurt the hub or other extensions', () =
           if (fuzz.socket.readyState !== fuzz.socket.OPEN) throw new Error(`fuzz socket closed (code ${fuzzClosed}) after ${sent + i} frames`);
           fuzz.socket.send(frame, { binary: typeof frame !== 'string' });
         }
+        if (sent === BATCH) twoBatchesSent();
         await sleep(BATCH_EVERY_MS);
       }
     };
     const fuzzing = sendAll();
 
     // Meanwhile: a new request reaches the well-behaved extension, which decides it.
-    await sleep(BATCH_EVERY_MS * 2);
+    await Promise.race([underWay, fuzzing]);
     const created = await agent.callTool('elicit_approval', { message: 'after fuzz', context: { a: 1 } });
     expect(created.isError).toBeFalsy();
     const id = (created.structuredContent as { elicitationId: string }).elicitationId;
@@ -405,8 +389,10 @@ describe('fuzzing one extension does not hurt the hub or other extensions', () =
     expect(await good.next((m) => m.type === 'decision.result' && m.idempotencyKey === 'k-good')).toMatchObject({ ok: false, reason: 'not_found' });
 
     await fuzzing;
-    // Let the hub drain the backlog; the fuzzing socket is still up (no frame was over the limit or invalid UTF-8).
-    await sleep(500);
+    // The hub has drained the backlog once it answers a last decision sent after every fuzz frame (the socket is one
+    // ordered stream); the fuzzing socket is still up (no frame was over the limit or invalid UTF-8).
+    fuzz.send({ type: 'decide', elicitationId: 'el_drained', idempotencyKey: 'k-drained', decision: 'rejected' });
+    expect(await fuzz.next((m) => m.type === 'decision.result' && m.idempotencyKey === 'k-drained')).toMatchObject({ ok: false, reason: 'not_found' });
     expect(fuzzClosed).toBeUndefined();
     expect(fuzz.received.length).toBeGreaterThan(0);
     const unexpected = fuzz.received.filter((m) => m.type === 'error' && !['invalid_message', 'rate_limited', 'not_hello', 'unsupported_protocol', 'forbidden'].includes(m.code));

@@ -51,12 +51,9 @@ function createParams(id: string) {
   return { id, request: checked.request, renderedTemplate: null, timeoutMs: 3_600_000, requester: { client: 'test', pid: process.pid } };
 }
 
-async function until(check: () => boolean | Promise<boolean>, withinMs: number, what: string): Promise<void> {
-  const deadline = Date.now() + withinMs;
-  while (!(await check())) {
-    if (Date.now() > deadline) throw new Error(`${what}: not within ${withinMs} ms`);
-    await new Promise((r) => setTimeout(r, 20));
-  }
+/** Resolves once `roles` is the hub, polled every 5 ms within `withinMs`: an election has no event to wait on. */
+async function becomesHub(roles: RoleElection, withinMs: number, what: string): Promise<void> {
+  await expect.poll(() => roles.role(), { timeout: withinMs, interval: 5, message: what }).toBe('hub');
 }
 
 /** A process squatting the port that speaks WebSocket but misbehaves after the upgrade. */
@@ -99,7 +96,7 @@ describe('one writer, by construction', () => {
     await a.call('create', createParams('el_1'));
     await b.call('create', createParams('el_2'));
     await a.close();
-    await until(() => b.role() === 'hub', 3000, 'b takes over');
+    await becomesHub(b, 3000, 'b takes over');
     expect(opened).toEqual(['a', 'b']);
     expect(await b.call('status', { id: 'el_1' })).toEqual({ ok: true, value: { status: 'pending' } });
     expect(await b.call('status', { id: 'el_2' })).toEqual({ ok: true, value: { status: 'pending' } });
@@ -115,13 +112,14 @@ describe('one writer, by construction', () => {
     const cancel = a.call('cancel', { id: 'el_1' });
     await io.blocked();
     const closing = a.close();
-    await new Promise((r) => setTimeout(r, 300));
-    // The write is still in its fsync: the port and the relay's socket are still held, so b cannot take over yet.
+    // The write is still in its fsync: the port and the relay's socket are still held, so b cannot take over yet. A
+    // call answered by a over that socket proves it was still open after close began (and the cancel not yet on disk).
+    expect(await b.call('status', { id: 'el_1' })).toEqual({ ok: true, value: { status: 'pending' } });
     expect(b.role()).toBe('relay');
     io.release();
     expect(await cancel).toEqual({ ok: true, value: { status: 'canceled' } });
     await closing;
-    await until(() => b.role() === 'hub', 3000, 'b takes over once a closed');
+    await becomesHub(b, 3000, 'b takes over once a closed');
     expect(await b.call('status', { id: 'el_1' })).toEqual({ ok: true, value: { status: 'canceled' } });
   });
 });
@@ -207,7 +205,10 @@ describe('bounded everywhere', () => {
     const controller = new AbortController();
     const started = Date.now();
     const waiting = b.call('await', { id: 'el_wait', waitMs: 60_000 }, controller.signal);
-    setTimeout(() => controller.abort(), 100);
+    // The relay's socket is one ordered stream and the hub parks the await without I/O: once a later call is
+    // answered, the hub is waiting, so the abort below reaches a waiting hub rather than a call not yet sent.
+    expect(await b.call('status', { id: 'el_wait' })).toEqual({ ok: true, value: { status: 'pending' } });
+    controller.abort();
     // The hub's own answer (pending), not the relay giving up locally.
     expect(await waiting).toEqual({ ok: true, value: { status: 'pending' } });
     expect(Date.now() - started).toBeLessThan(2000);
@@ -231,7 +232,7 @@ describe('a hub whose store fails steps down', () => {
     expect(Date.now() - started).toBeLessThan(10_000);
     // Either the new hub took the retried create, or the agent is told to call again; never a silent success on a dead store.
     if (!answer.ok) expect(answer.error.code).toBe('unavailable');
-    await until(() => b.role() === 'hub', 5000, 'the healthy process takes over');
+    await becomesHub(b, 5000, 'the healthy process takes over');
     expect(await ext.closed).toMatchObject({ code: 1001 });
 
     expect((await b.call('create', createParams('el_after'))).ok).toBe(true);

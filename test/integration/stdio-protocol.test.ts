@@ -38,10 +38,25 @@ describe('raw stdio', () => {
     waiters.splice(0).forEach((wake) => wake());
   });
   let stderr = '';
-  child.stderr.on('data', (chunk: Buffer) => (stderr += chunk.toString()));
+  child.stderr.on('data', (chunk: Buffer) => {
+    stderr += chunk.toString();
+    waiters.splice(0).forEach((wake) => wake());
+  });
   afterAll(() => {
     child.kill();
   });
+
+  /** Resolves once stderr matches `pattern`, within 5 s. */
+  async function stderrMatches(pattern: RegExp): Promise<void> {
+    const deadline = Date.now() + 5000;
+    while (!pattern.test(stderr)) {
+      if (Date.now() > deadline) throw new Error(`stderr did not match ${pattern} within 5 s: ${stderr}`);
+      await new Promise<void>((resolve) => {
+        waiters.push(resolve);
+        setTimeout(resolve, 100);
+      });
+    }
+  }
 
   async function next(): Promise<Record<string, unknown>> {
     const deadline = Date.now() + 5000;
@@ -57,9 +72,11 @@ describe('raw stdio', () => {
   const send = (text: string) => child.stdin.write(`${text}\n`);
 
   it('prints a one-line hint on stderr and nothing on stdout before a request', async () => {
-    await new Promise((resolve) => setTimeout(resolve, 300));
+    await stderrMatches(/elicitly-companion .*MCP server on stdio.*claude mcp add/);
     expect(lines).toHaveLength(0);
-    expect(stderr).toMatch(/elicitly-companion .*MCP server on stdio.*claude mcp add/);
+    // stdout is one ordered stream: if the first line on it answers this ping, nothing was printed before the request.
+    send('{"jsonrpc":"2.0","id":0,"method":"ping"}');
+    expect(await next()).toEqual({ jsonrpc: '2.0', id: 0, result: {} });
   });
 
   it('answers unparseable JSON with a parse error and keeps serving', async () => {

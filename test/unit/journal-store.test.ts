@@ -202,15 +202,18 @@ describe('JournalStore refuses journal files it must not trust', () => {
 });
 
 describe('JournalStore acknowledges only what is on disk', () => {
-  /** An fsync that waits until the test lets it go. */
-  function gatedSync(): { io: StoreIo; release: () => void; started: () => number } {
+  /** An fsync that waits until the test lets it go; `reached` resolves once the first one waits (bounded). */
+  function gatedSync(): { io: StoreIo; release: () => void; started: () => number; reached: (timeoutMs: number) => Promise<void> } {
     let open: () => void = () => undefined;
     let gate = new Promise<void>((resolve) => (open = resolve));
     let calls = 0;
+    let arrived: () => void = () => undefined;
+    const first = new Promise<void>((resolve) => (arrived = resolve));
     return {
       io: {
         sync: async (handle) => {
           calls += 1;
+          arrived();
           await gate;
           await handle.sync();
         },
@@ -220,6 +223,11 @@ describe('JournalStore acknowledges only what is on disk', () => {
         gate = Promise.resolve();
       },
       started: () => calls,
+      reached: (timeoutMs) =>
+        new Promise<void>((resolve, reject) => {
+          const timer = setTimeout(() => reject(new Error(`no fsync within ${timeoutMs} ms`)), timeoutMs);
+          void first.then(() => (clearTimeout(timer), resolve()));
+        }),
     };
   }
 
@@ -228,7 +236,7 @@ describe('JournalStore acknowledges only what is on disk', () => {
     const store = await JournalStore.open<Item>({ dir: tmp, io: gated.io });
     let acknowledged = false;
     const put = store.put(item('a', 1)).then(() => (acknowledged = true));
-    for (let i = 0; i < 20 && gated.started() === 0; i++) await new Promise((r) => setTimeout(r, 5));
+    await gated.reached(2000);
     expect(gated.started()).toBe(1);
     expect(store.get('a')).toBeUndefined();
     expect(acknowledged).toBe(false);
