@@ -1,4 +1,4 @@
-import { backoffDelay } from '../../shared/backoff.js';
+import { backoffDelay } from '../core/backoff.js';
 import { DEFAULT_HUB_PORT } from '../../shared/extension-id.js';
 import { normalizePairingCode, type ProofBinding } from '../../shared/hub-auth.js';
 import { nextHandshake, startHandshake, type ClientHandshake, type HandshakeClaim, type HandshakeRefusal, type WelcomeFrame } from '../../shared/hub-handshake.js';

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { backoffDelay } from '../../shared/backoff.js';
+import { backoffDelay } from '../../extension/core/backoff.js';
 import { searchWords } from '../../extension/core/search-words.js';
 
 describe('backoffDelay', () => {
