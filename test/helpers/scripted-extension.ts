@@ -71,6 +71,15 @@ export class ScriptedExtension extends ScriptedPeer {
   }
 }
 
+/** Below the kernel's ephemeral range (32768 and up on Linux), where no outgoing connection of a test takes a port. */
+const PORTS = { from: 20_000, per: 3_000, slices: 4 } as const; // 4 slices: vitest.config.ts runs 4 workers
+
+/**
+ * A port for a test's hub: random in this worker's own slice of 20000–31999 (vitest numbers its parallel workers), so
+ * two files running at once never draw the same port, and no outgoing socket holds one.
+ */
 export function freePort(): number {
-  return 20_000 + Math.floor(Math.random() * 20_000);
+  const worker = Number(process.env.VITEST_POOL_ID ?? '1');
+  const slice = (Number.isInteger(worker) && worker > 0 ? worker - 1 : 0) % PORTS.slices;
+  return PORTS.from + slice * PORTS.per + Math.floor(Math.random() * PORTS.per);
 }
