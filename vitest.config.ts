@@ -1,10 +1,11 @@
 import preact from '@preact/preset-vite';
 import { defineConfig, type TestProjectInlineConfiguration } from 'vitest/config';
+import { BaseSequencer, type TestSpecification } from 'vitest/node';
 import { WxtVitest } from 'wxt/testing/vitest-plugin';
 
 // Seven projects, every file of every project in one pool of 4 workers on a 2-core machine: most of a test's time is
 // spent waiting (on child processes, sockets, timers, a browser's UI, a real host's start), so more workers than cores
-// keeps both cores busy, and the slowest files (the browsers) start first — vitest orders files by their last duration.
+// keeps both cores busy, and the longest files (the browsers', then the real hosts') start first (`LongestFirst`).
 // Every suite was made safe to share the machine: each test has its own state dir and a hub port in its worker's own
 // slice (test/helpers/scripted-extension.ts `freePort`, sized for these 4 workers), the zip test builds into its own
 // folder, the package test packs a copy, and no browser or host profile is shared.
@@ -46,4 +47,22 @@ const projects: TestProjectInlineConfiguration[] = [
   },
 ];
 
-export default defineConfig({ test: { projects } });
+/** Projects whose files take the longest, in the order their files are started; the rest follow. */
+const FIRST = ['browser', 'real-hosts'];
+
+/**
+ * Vitest's own order (within a project: failed first, then by last duration, or by size on a first run), with the
+ * projects in FIRST's order before the others — its default runs projects alphabetically, which put the real hosts'
+ * half-minute files at the very end of the run.
+ */
+class LongestFirst extends BaseSequencer {
+  override async sort(files: TestSpecification[]): Promise<TestSpecification[]> {
+    const rank = (file: TestSpecification) => {
+      const at = FIRST.indexOf(file.project.name);
+      return at === -1 ? FIRST.length : at;
+    };
+    return (await super.sort(files)).sort((a, b) => rank(a) - rank(b));
+  }
+}
+
+export default defineConfig({ test: { projects, sequence: { sequencer: LongestFirst } } });

@@ -113,8 +113,9 @@ describe('one writer, by construction', () => {
     await io.blocked();
     const closing = a.close();
     // The write is still in its fsync: the port and the relay's socket are still held, so b cannot take over yet. A
-    // call answered by a over that socket proves it was still open after close began (and the cancel not yet on disk).
-    expect(await b.call('status', { id: 'el_1' })).toEqual({ ok: true, value: { status: 'pending' } });
+    // call answered by a over that socket proves it was still open after close began: a closing engine takes no call,
+    // and says so (only a can).
+    expect(await b.call('status', { id: 'el_1' })).toMatchObject({ ok: false, error: { code: 'unavailable', message: expect.stringContaining('it is shutting down') } });
     expect(b.role()).toBe('relay');
     io.release();
     expect(await cancel).toEqual({ ok: true, value: { status: 'canceled' } });
