@@ -6,7 +6,7 @@ import type { FieldIssue } from '../../shared/field-issues.js';
 import { MAX_RULES, RuleSchema, decidingRule, describeRule, ruleSubject, type Rule, type RuleDraft } from '../../shared/rules.js';
 import { checkAnswer, resultEnvelope, type ResultEnvelope } from '../../shared/review-request.js';
 import { requestSizeIssues } from '../../shared/approval-input.js';
-import { formatIssues } from '../../shared/field-issues.js';
+import { formatIssues, issue } from '../../shared/field-issues.js';
 import { consume, decide, effectiveStatus, expire, withdraw } from '../../shared/lifecycle.js';
 import type { DecideMessage, HubMessage, RequestView } from '../../shared/wire-protocol.js';
 import { log } from '../log.js';
@@ -63,8 +63,6 @@ function ruleFitsDecision(message: DecideMessage, rule: RuleDraft, kind: string)
   }
   return rule.effect === (message.decision === 'approved' ? 'allow' : 'deny');
 }
-
-const issue = (path: string, rule: string, message: string): FieldIssue => ({ path, rule, message });
 
 /**
  * The hub's source of truth. Every change is fsync'd before anyone hears of it, and the changes to one request run one
@@ -243,12 +241,12 @@ export class ApprovalEngine {
       const now = this.now();
       const all = this.rules.all();
       if (draft.expiresAt !== null && draft.expiresAt <= now) {
-        return { ok: false, reason: 'invalid', issues: [issue('rule.expiresAt', 'in_the_past', 'must be in the future (or null: until removed)')] };
+        return { ok: false, reason: 'invalid', issues: [issue(['rule', 'expiresAt'], 'in_the_past', 'must be in the future (or null: until removed)')] };
       }
       let next: Rule[];
       let saved: Rule;
       const existing = options.id === undefined ? undefined : all.find((r) => r.id === options.id);
-      if (options.id !== undefined && !existing) return { ok: false, reason: 'invalid', issues: [issue('id', 'not_found', `no rule ${options.id} (removed, or expired)`)] };
+      if (options.id !== undefined && !existing) return { ok: false, reason: 'invalid', issues: [issue(['id'], 'not_found', `no rule ${options.id} (removed, or expired)`)] };
       // The same "always" saved again (the same effect and conditions) renews the one rule rather than adding a copy.
       const same = existing ?? all.find((r) => r.effect === draft.effect && JSON.stringify(r.match) === JSON.stringify(draft.match));
       if (same) {
@@ -256,7 +254,7 @@ export class ApprovalEngine {
         next = all.map((r) => (r.id === same.id ? saved : r));
       } else {
         if (all.length >= MAX_RULES) {
-          return { ok: false, reason: 'invalid', issues: [issue('rule', 'limit', `there are already ${all.length} rules, the most kept (${MAX_RULES}): remove some first`)] };
+          return { ok: false, reason: 'invalid', issues: [issue(['rule'], 'limit', `there are already ${all.length} rules, the most kept (${MAX_RULES}): remove some first`)] };
         }
         const from = options.from !== undefined && options.from.length <= 100 ? { from: options.from } : {};
         saved = RuleSchema.parse({ id: `rule_${randomBytes(8).toString('hex')}`, effect: draft.effect, match: draft.match, createdAt: now, expiresAt: draft.expiresAt, ...from });
@@ -387,12 +385,12 @@ export class ApprovalEngine {
       if (!result.ok) return reply({ ok: false, reason: result.reason, status: effectiveStatus(record, this.now()) });
       // A repeat reads the committed record (its rule was saved with the first one); only a first decision saves one.
       if (message.rule && !result.duplicate) {
-        if (surface !== 'extension') return reply({ ok: false, reason: 'invalid', status: 'pending', issues: [issue('rule', 'forbidden', 'only the browser extension may save a rule')] });
+        if (surface !== 'extension') return reply({ ok: false, reason: 'invalid', status: 'pending', issues: [issue(['rule'], 'forbidden', 'only the browser extension may save a rule')] });
         if (record.kind !== 'permission' && record.kind !== 'confirm') {
-          return reply({ ok: false, reason: 'invalid', status: 'pending', issues: [issue('rule', 'not_applicable', `rules answer permission requests and confirm questions, not a ${record.kind}`)] });
+          return reply({ ok: false, reason: 'invalid', status: 'pending', issues: [issue(['rule'], 'not_applicable', `rules answer permission requests and confirm questions, not a ${record.kind}`)] });
         }
         if (!ruleFitsDecision(message, message.rule, record.kind)) {
-          return reply({ ok: false, reason: 'invalid', status: 'pending', issues: [issue('rule.effect', 'mismatch', `"${message.rule.effect}" does not say what this decision says; an allow rule goes with an allow (yes), a deny rule with a deny (no)`)] });
+          return reply({ ok: false, reason: 'invalid', status: 'pending', issues: [issue(['rule', 'effect'], 'mismatch', `"${message.rule.effect}" does not say what this decision says; an allow rule goes with an allow (yes), a deny rule with a deny (no)`)] });
         }
         const saved = await this.saveRule(message.rule, { from: record.id });
         if (!saved.ok) return reply({ ok: false, reason: saved.reason, ...(saved.reason === 'invalid' ? { status: 'pending' as const, issues: saved.issues } : {}) });
