@@ -1,12 +1,14 @@
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import type { Stream } from 'node:stream';
 import { fileURLToPath } from 'node:url';
 import { Client } from '@modelcontextprotocol/client';
 import { StdioClientTransport } from '@modelcontextprotocol/client/stdio';
 import { Client as ClientV1 } from '@modelcontextprotocol/sdk/client/index.js';
 import { StdioClientTransport as StdioClientTransportV1 } from '@modelcontextprotocol/sdk/client/stdio.js';
 import { ElicitRequestSchema } from '@modelcontextprotocol/sdk/types.js';
+import * as z from 'zod';
 import { freePort } from './scripted-extension.js';
 
 export const SERVER_ENTRY = fileURLToPath(new URL('../../dist/server/main.js', import.meta.url));
@@ -14,10 +16,9 @@ export const SERVER_ENTRY = fileURLToPath(new URL('../../dist/server/main.js', i
 export type ClientKind = 'v2-2025' | 'v2-2026' | 'v1';
 export const CLIENT_KINDS: readonly ClientKind[] = ['v2-2025', 'v2-2026', 'v1'];
 
-export interface ElicitParams {
-  message: string;
-  requestedSchema: Record<string, unknown>;
-}
+/** What a form elicitation asks of the host, as the scripts read it (the SDKs type it per era; one schema for both). */
+const ElicitParamsSchema = z.looseObject({ message: z.string(), requestedSchema: z.record(z.string(), z.unknown()) });
+export type ElicitParams = z.infer<typeof ElicitParamsSchema>;
 export interface ElicitAnswer {
   action: 'accept' | 'decline' | 'cancel';
   content?: Record<string, unknown>;
@@ -131,27 +132,43 @@ export async function connect(kind: ClientKind, options: HarnessOptions = {}): P
     cleanup();
   };
 
-  if (kind === 'v1') {
-    const transport = served?.transport ?? new StdioClientTransportV1(params);
-    const client = new ClientV1(options.clientInfo ?? { name: 'test-host-v1', version: '1.0.0' }, { capabilities });
-    if (options.host) client.setRequestHandler(ElicitRequestSchema, async (req, extra) => (await answer(req.params as unknown as ElicitParams, extra.signal)) as never);
-    await client.connect(transport);
-    if (transport instanceof StdioClientTransportV1) transport.stderr?.on('data', (chunk: Buffer) => (stderr += chunk.toString()));
+  /** What both SDKs' clients offer alike; each kind's own part is how it calls a tool and where its process is. */
+  interface AnyClient {
+    listTools(): Promise<{ tools: unknown[] }>;
+    listPrompts(): Promise<{ prompts: Awaited<ReturnType<Harness['listPrompts']>> }>;
+    getPrompt(params: { name: string; arguments: Record<string, string> }): Promise<unknown>;
+    getServerCapabilities(): unknown;
+    close(): Promise<void>;
+  }
+  const harness = (client: AnyClient, callTool: Harness['callTool'], child: { pid: number | null; stderr: Stream | null } | undefined): Harness => {
+    child?.stderr?.on('data', (chunk: Buffer) => (stderr += chunk.toString()));
     return {
       kind,
-      pid: transport instanceof StdioClientTransportV1 ? transport.pid : null,
+      pid: child?.pid ?? null,
       stateDir,
       port,
       elicitations,
       stderr: () => stderr,
       listTools: async () => (await client.listTools()).tools as never,
-      callTool: async (name, args, opts = {}) =>
-        (await client.callTool({ name, arguments: args, ...(opts.meta ? { _meta: opts.meta } : {}) }, undefined, requestOptions(opts))) as ToolResult,
+      callTool,
       listPrompts: async () => (await client.listPrompts()).prompts,
       getPrompt: async (name, args) => (await client.getPrompt({ name, arguments: args })) as never,
       serverCapabilities: () => client.getServerCapabilities() as Record<string, unknown> | undefined,
       close: () => client.close().finally(closeServer),
     };
+  };
+  const callArgs = (name: string, args: Record<string, unknown>, opts: CallOptions) => ({ name, arguments: args, ...(opts.meta ? { _meta: opts.meta } : {}) });
+
+  if (kind === 'v1') {
+    const transport = served?.transport ?? new StdioClientTransportV1(params);
+    const client = new ClientV1(options.clientInfo ?? { name: 'test-host-v1', version: '1.0.0' }, { capabilities });
+    if (options.host) client.setRequestHandler(ElicitRequestSchema, async (req, extra) => (await answer(ElicitParamsSchema.parse(req.params), extra.signal)) as never);
+    await client.connect(transport);
+    return harness(
+      client,
+      async (name, args, opts = {}) => (await client.callTool(callArgs(name, args, opts), undefined, requestOptions(opts))) as ToolResult,
+      transport instanceof StdioClientTransportV1 ? transport : undefined,
+    );
   }
 
   const transport = served?.transport ?? new StdioClientTransport(params);
@@ -162,22 +179,11 @@ export async function connect(kind: ClientKind, options: HarnessOptions = {}): P
       versionNegotiation: { mode: kind === 'v2-2026' ? { pin: '2026-07-28' } : 'legacy' },
     },
   );
-  if (options.host) client.setRequestHandler('elicitation/create', async (req, ctx) => (await answer(req.params as unknown as ElicitParams, ctx.mcpReq.signal)) as never);
+  if (options.host) client.setRequestHandler('elicitation/create', async (req, ctx) => (await answer(ElicitParamsSchema.parse(req.params), ctx.mcpReq.signal)) as never);
   await client.connect(transport);
-  if (transport instanceof StdioClientTransport) transport.stderr?.on('data', (chunk: Buffer) => (stderr += chunk.toString()));
-  return {
-    kind,
-    pid: transport instanceof StdioClientTransport ? transport.pid : null,
-    stateDir,
-    port,
-    elicitations,
-    stderr: () => stderr,
-    listTools: async () => (await client.listTools()).tools as never,
-    callTool: async (name, args, opts = {}) =>
-      (await client.callTool({ name, arguments: args, ...(opts.meta ? { _meta: opts.meta } : {}) }, requestOptions(opts))) as ToolResult,
-    listPrompts: async () => (await client.listPrompts()).prompts,
-    getPrompt: async (name, args) => (await client.getPrompt({ name, arguments: args })) as never,
-    serverCapabilities: () => client.getServerCapabilities() as Record<string, unknown> | undefined,
-    close: () => client.close().finally(closeServer),
-  };
+  return harness(
+    client,
+    async (name, args, opts = {}) => (await client.callTool(callArgs(name, args, opts), requestOptions(opts))) as ToolResult,
+    transport instanceof StdioClientTransport ? transport : undefined,
+  );
 }
