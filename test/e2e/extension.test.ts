@@ -12,6 +12,7 @@ import { randomHex } from '../../shared/hub-auth.js';
 import { PAIRING_SUBPROTOCOL, PROTOCOL_VERSION, SUBPROTOCOL } from '../../shared/wire-protocol.js';
 import { northmarkProposal } from '../fixtures/northmark.js';
 import { connect, type Harness } from '../helpers/mcp-harness.js';
+import { until } from '../helpers/poll.js';
 import { freePort } from '../helpers/scripted-extension.js';
 import { expectAccessibleInEachScheme } from './axe-schemes.js';
 import {
@@ -373,10 +374,13 @@ describe.skipIf(!browserFound)(title, () => {
     const impostor = new WebSocketServer({ host: '127.0.0.1', port });
     await new Promise<void>((resolve) => impostor.once('listening', resolve));
     const connections: { protocol: string | undefined; frames: unknown[] }[] = [];
+    /** Sockets the extension has closed: no frame can follow on those. */
+    let closed = 0;
     impostor.on('connection', (socket, request) => {
       const seen = { protocol: request.headers['sec-websocket-protocol'], frames: [] as unknown[] };
       connections.push(seen);
       socket.on('error', () => undefined);
+      socket.on('close', () => (closed += 1));
       socket.on('message', (data) => {
         const frame: unknown = JSON.parse(String(data));
         seen.frames.push(frame);
@@ -393,8 +397,7 @@ describe.skipIf(!browserFound)(title, () => {
       ));
       // A second attempt meets it again, and the header keeps saying so.
       await popup.reload();
-      for (let i = 0; i < 100 && connections.length < 2; i++) await new Promise((r) => setTimeout(r, 100));
-      await new Promise((r) => setTimeout(r, 500));
+      await until('the extension closing two sockets to the impostor', () => (closed >= 2 ? true : undefined), UI_TIMEOUT);
       await header.waitFor({ timeout: UI_TIMEOUT });
       expect(connections.length).toBeGreaterThanOrEqual(2);
       for (const connection of connections) {
