@@ -243,6 +243,8 @@ describe.skipIf(!browserFound)(title, () => {
     const file = (id: string, command: string) => call('create', {
       id, request: permission(command), renderedTemplate: null, timeoutMs: 60_000, requester: { client: 'claude-code', pid: process.pid }, surfaces: ['extension'],
     });
+    /** Decided, the review goes back to the inbox; a person's next step starts from there (not before it, or that return undoes it). */
+    const backInInbox = () => popup.waitForURL(/#\/inbox$/, { timeout: UI_TIMEOUT });
     async function open(command: string): Promise<void> {
       await popup.evaluate(() => (location.hash = '#/inbox'));
       await popup.getByRole('list', { name: 'Pending requests' }).getByRole('button', { name: permission(command).message }).click();
@@ -264,6 +266,7 @@ describe.skipIf(!browserFound)(title, () => {
       const violations = await seriousViolations(popup);
       expect(violations, describeViolations('the permission review in the popup', violations)).toEqual([]);
       await popup.getByRole('button', { name: 'Allow once' }).click();
+      await backInInbox();
       expect(await call('await', { id: 'el_perm_once', waitMs: 10_000 }, 15_000)).toEqual({ status: 'approved' });
       expect(await call('result', { id: 'el_perm_once' })).toEqual({ behavior: 'allow', decidedVia: 'extension' });
       expect(pageErrors).toEqual([]);
@@ -275,6 +278,7 @@ describe.skipIf(!browserFound)(title, () => {
       await popup.getByRole('button', { name: 'Edit before allowing' }).click();
       await popup.getByRole('textbox', { name: 'Command to run' }).fill('npm run build -- --quiet');
       await popup.getByRole('button', { name: 'Allow once' }).click();
+      await backInInbox();
       await call('await', { id: 'el_perm_edit', waitMs: 10_000 }, 15_000);
       expect(await call('result', { id: 'el_perm_edit' })).toEqual({ behavior: 'allow', updatedInput: { command: 'npm run build -- --quiet' }, decidedVia: 'extension' });
 
@@ -282,6 +286,7 @@ describe.skipIf(!browserFound)(title, () => {
       await open('rm -rf build');
       await popup.getByRole('textbox', { name: 'Reason if you deny (optional, the agent is told)' }).fill('Not now');
       await popup.getByRole('button', { name: 'Deny', exact: true }).click();
+      await backInInbox();
       await call('await', { id: 'el_perm_deny', waitMs: 10_000 }, 15_000);
       expect(await call('result', { id: 'el_perm_deny' })).toEqual({ behavior: 'deny', message: 'Not now', decidedVia: 'extension' });
 
@@ -304,6 +309,7 @@ describe.skipIf(!browserFound)(title, () => {
       const violations = await seriousViolations(popup);
       expect(violations, describeViolations('the rule editor in the popup', violations)).toEqual([]);
       await editor.getByRole('button', { name: 'Allow and save the rule' }).click();
+      await backInInbox();
       await call('await', { id: 'el_perm_rule', waitMs: 10_000 }, 15_000);
       expect(await call('result', { id: 'el_perm_rule' })).toMatchObject({ behavior: 'allow', decidedVia: 'extension', ruleId: expect.stringMatching(/^rule_/) });
 

@@ -37,7 +37,17 @@ export type ExtensionBrowser = LaunchedBrowser & {
 export async function launchExtension(): Promise<ExtensionBrowser> {
   if (!existsSync(join(EXTENSION_DIR, 'manifest.json'))) throw new Error(`${EXTENSION_DIR} is missing: run "npm run build" (npm test does).`);
   const browser = await launchWithExtension({ executablePath: CHROMIUM_PATH, extensionDir: EXTENSION_DIR });
-  return { ...browser, openPopup: (hash = '#/inbox') => browser.openPage('popup.html', hash) };
+  return {
+    ...browser,
+    async openPopup(hash = '#/inbox') {
+      // The install opens the first-run tab by itself; opened after the popup it takes the front, and a headless tab
+      // behind it gets animation frames about twice a second, which stalls every click's stability check.
+      await browser.firstRunPage();
+      const popup = await browser.openPage('popup.html', hash);
+      await popup.bringToFront();
+      return popup;
+    },
+  };
 }
 
 /** A fresh code from the built server's own `pair` command, for the hub whose state dir `env` names. */

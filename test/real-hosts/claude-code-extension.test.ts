@@ -82,6 +82,11 @@ describe.skipIf(!CLAUDE.found || !browserFound)(title, () => {
     expect(await popup.getByLabel('Command', { exact: true }).textContent()).toBe(command);
   }
 
+  /** Decided, the review goes back to the inbox; a person's next step starts from there (not before it, or that return undoes it). */
+  async function backInInbox(): Promise<void> {
+    await popup.waitForURL(/#\/inbox$/, { timeout: UI_TIMEOUT });
+  }
+
   async function nav(section: 'Inbox' | 'History' | 'Rules'): Promise<void> {
     await popup.getByRole('navigation', { name: 'Sections' }).getByRole('link', { name: section }).click();
   }
@@ -91,6 +96,7 @@ describe.skipIf(!CLAUDE.found || !browserFound)(title, () => {
     const running = claude(api);
     await openPrompt('touch approved.txt', running);
     await popup.getByRole('button', { name: 'Allow once' }).click();
+    await backInInbox();
     const run = await running;
     report('allow once', run);
     expect(run.code, run.stderr).toBe(0);
@@ -107,6 +113,7 @@ describe.skipIf(!CLAUDE.found || !browserFound)(title, () => {
     await openPrompt('touch denied.txt', running);
     await popup.getByRole('textbox', { name: 'Reason if you deny (optional, the agent is told)' }).fill(reason);
     await popup.getByRole('button', { name: 'Deny', exact: true }).click();
+    await backInInbox();
     const run = await running;
     report('deny with a reason', run);
     expect(run.code, run.stderr).toBe(0);
@@ -126,6 +133,7 @@ describe.skipIf(!CLAUDE.found || !browserFound)(title, () => {
     await popup.getByRole('radio', { name: 'This project' }).check();
     expect(await editor.textContent()).toContain(`The rule: ${words}`);
     await editor.getByRole('button', { name: 'Allow and save the rule' }).click();
+    await backInInbox();
     const firstRun = await runningFirst;
     report('always allow, the decision that saves the rule', firstRun);
     expect(firstRun.code, firstRun.stderr).toBe(0);
