@@ -18,7 +18,7 @@ import {
 import { HOST_COLOURS } from './app-host/host-colours.js';
 import { describeViolations, seriousViolations } from './axe.js';
 import {
-  browserFound, CHROMIUM_PATH, chromiumSuite, launchExtension, pairInSettings, setHubPort, pairingCode, type ExtensionBrowser,
+  browserFound, CHROMIUM_PATH, chromiumSuite, launchExtension, pairedPopup, pairingCode, type ExtensionBrowser,
 } from './extension-browser.js';
 import { Client } from '@modelcontextprotocol/client';
 import { StdioClientTransport } from '@modelcontextprotocol/client/stdio';
@@ -343,10 +343,7 @@ describe.skipIf(!browserFound)(title, () => {
 
     beforeAll(async () => {
       extension = await launchExtension();
-      popup = await extension.openPopup('#/settings');
-      popup.on('pageerror', (error) => popupErrors.push(error.message));
-      await setHubPort(popup, port, UI_TIMEOUT);
-      await pairInSettings(popup, await pairingCode(env), UI_TIMEOUT);
+      popup = await pairedPopup(extension, { port, code: () => pairingCode(env), errors: popupErrors, timeout: UI_TIMEOUT });
     }, 60_000);
 
     afterAll(async () => {

@@ -13,7 +13,7 @@ import { StateDir } from '../../server/state-dir.js';
 import type { PermissionRequest } from '../../shared/permission.js';
 import type { HubMessage } from '../../shared/wire-protocol.js';
 import {
-  browserFound, chromiumSuite, launchExtension, pairInSettings, setHubPort, pairingCode, type ExtensionBrowser,
+  browserFound, chromiumSuite, launchExtension, pairedPopup, pairingCode, type ExtensionBrowser,
 } from './extension-browser.js';
 import { describeViolations, seriousViolations } from './axe.js';
 
@@ -53,11 +53,8 @@ describe.skipIf(!browserFound)(title, () => {
     // The first approval-family call makes that process the hub; the other one relays to it.
     await agents.get('v1')!.callTool('elicit_status', { elicitationId: 'el_warmup' });
     browser = await launchExtension();
-    popup = await browser.openPopup('#/settings');
+    popup = await pairedPopup(browser, { port, code: () => pairingCode(env), errors: pageErrors, timeout: UI_TIMEOUT });
     popup.setDefaultTimeout(UI_TIMEOUT);
-    popup.on('pageerror', (error) => pageErrors.push(error.message));
-    await setHubPort(popup, port, UI_TIMEOUT);
-    await pairInSettings(popup, await pairingCode(env), UI_TIMEOUT);
     await popup.evaluate(() => (location.hash = '#/inbox'));
   }, 60_000);
 

@@ -54,3 +54,15 @@ export async function launchExtension(): Promise<ExtensionBrowser> {
 export const pairingCode = (env: Record<string, string>): Promise<string> => serverPairingCode(SERVER_ENTRY, env);
 
 export { pairInSettings, setHubPort };
+
+/**
+ * The popup on Settings, paired as a person pairs it: Hub port → Save, then a fresh code → Pair; its uncaught errors
+ * go to `errors`.
+ */
+export async function pairedPopup(browser: ExtensionBrowser, options: { port: number; code: () => Promise<string>; errors: string[]; timeout: number }): Promise<Page> {
+  const popup = await browser.openPopup('#/settings');
+  popup.on('pageerror', (error) => options.errors.push(error.message));
+  await setHubPort(popup, options.port, options.timeout);
+  await pairInSettings(popup, await options.code(), options.timeout);
+  return popup;
+}

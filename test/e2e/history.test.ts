@@ -17,7 +17,7 @@ import { connect, type Harness } from '../helpers/mcp-harness.js';
 import { freePort } from '../helpers/scripted-extension.js';
 import { expectAccessibleInEachScheme } from './axe-schemes.js';
 import {
-  browserFound, chromiumSuite, launchExtension, pairInSettings, setHubPort, pairingCode, type ExtensionBrowser,
+  browserFound, chromiumSuite, launchExtension, pairedPopup, pairInSettings, setHubPort, pairingCode, type ExtensionBrowser,
 } from './extension-browser.js';
 
 const UI_TIMEOUT = 15_000;
@@ -39,11 +39,8 @@ describe.skipIf(!browserFound)(title, () => {
     // The first approval-family call makes this process the hub.
     await agent.callTool('elicit_status', { elicitationId: 'el_warmup' });
     browser = await launchExtension();
-    popup = await browser.openPopup('#/settings');
+    popup = await pairedPopup(browser, { port, code: () => pairingCode(env), errors: pageErrors, timeout: UI_TIMEOUT });
     popup.setDefaultTimeout(UI_TIMEOUT);
-    popup.on('pageerror', (error) => pageErrors.push(error.message));
-    await setHubPort(popup, port, UI_TIMEOUT);
-    await pairInSettings(popup, await pairingCode(env), UI_TIMEOUT);
   }, 60_000);
 
   afterAll(async () => {

@@ -2,7 +2,7 @@ import { existsSync } from 'node:fs';
 import { join } from 'node:path';
 import type { Page } from 'playwright-core';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
-import { browserFound, chromiumSuite, launchExtension, pairInSettings, pairingCode, setHubPort, type ExtensionBrowser } from '../e2e/extension-browser.js';
+import { browserFound, chromiumSuite, launchExtension, pairedPopup, pairingCode, type ExtensionBrowser } from '../e2e/extension-browser.js';
 import { claudeEnv, claudePrint, claudeSandbox, hookCalls, type ClaudePrint, type ClaudeSandbox } from './claude-print.js';
 import { RunningHub, hooksInstall } from './companion.js';
 import { CLAUDE, hostSuite } from './host-bins.js';
@@ -35,11 +35,8 @@ describe.skipIf(!CLAUDE.found || !browserFound)(title, () => {
     hub = await RunningHub.start(sandbox.state, sandbox.home);
     await hooksInstall('claude-code', ['--scope', 'project'], { cwd: sandbox.work, env: { HOME: sandbox.home, CLAUDE_CONFIG_DIR: sandbox.config } });
     browser = await launchExtension();
-    popup = await browser.openPopup('#/settings');
+    popup = await pairedPopup(browser, { port: hub.port, code: () => pairingCode(hub.env), errors: pageErrors, timeout: UI_TIMEOUT });
     popup.setDefaultTimeout(UI_TIMEOUT);
-    popup.on('pageerror', (error) => pageErrors.push(error.message));
-    await setHubPort(popup, hub.port, UI_TIMEOUT);
-    await pairInSettings(popup, await pairingCode(hub.env), UI_TIMEOUT);
   }, 90_000);
 
   afterEach(async () => {
