@@ -6,10 +6,9 @@ import { log, setLogLevel } from './log.js';
 import { StdioTapTransport } from './mcp/stdio-tap-transport.js';
 import { packageInfo } from './package-info.js';
 import { runPairCommand } from './pair-command.js';
-import { newElection as electionFor, serveMcp } from './serve-mcp.js';
+import { newElection as electionFor, openEngine, serveMcp } from './serve-mcp.js';
 import { StateDir } from './state-dir.js';
 
-const DAY_MS = 86_400_000;
 /** How long closing may take once a host asked us to go; past it the process exits anyway, so a host is never stuck with it. */
 const SHUTDOWN_GRACE_MS = 3000;
 /** The review app, built beside the bundle (scripts/build-server.mjs copies it there); read only when a host asks. */
@@ -65,12 +64,12 @@ if (config.command === 'pair') {
   process.stdout.write(config.json ? `${JSON.stringify(status)}\n` : formatStatus(status));
   process.exitCode = statusExitCode(status);
 } else if (config.command === 'rules') {
-  const [{ runRulesCommand }, { ApprovalEngine }] = await Promise.all([import('./hub/rules-command.js'), import('./approvals/approval-engine.js')]);
+  const { runRulesCommand } = await import('./hub/rules-command.js');
   process.exitCode = await runRulesCommand(
     {
       port: config.port,
       state,
-      openEngine: () => ApprovalEngine.open({ dir: config.stateDir, retentionMs: config.retentionDays * DAY_MS }),
+      openEngine: () => openEngine(config),
       action: config.rules,
       json: config.json,
     },

@@ -16,21 +16,23 @@ export interface BuiltFiles {
   phoneDir: string;
 }
 
+/** The store's engine as this configuration opens it: the role election's hub, and the `rules` command with no hub running. */
+export async function openEngine(config: Config) {
+  const { ApprovalEngine } = await import('./approvals/approval-engine.js');
+  return ApprovalEngine.open({ dir: config.stateDir, retentionMs: config.retentionDays * DAY_MS });
+}
+
 /**
  * The approval machinery, loaded on first use: the role election, and what this process runs once it is the hub (its
  * engine, the phone page and listener, the notifier). One definition for the MCP server and the `hub` command.
  */
 export async function newElection(config: Config, state: StateDir, files: Pick<BuiltFiles, 'phoneDir'>) {
-  const [{ RoleElection }, { ApprovalEngine }, { startNotifier }] = await Promise.all([
-    import('./hub/role-election.js'),
-    import('./approvals/approval-engine.js'),
-    import('./remote/notifier.js'),
-  ]);
+  const [{ RoleElection }, { startNotifier }] = await Promise.all([import('./hub/role-election.js'), import('./remote/notifier.js')]);
   return new RoleElection({
     port: config.port,
     state,
     remoteHub: config.remoteHub,
-    openEngine: () => ApprovalEngine.open({ dir: config.stateDir, retentionMs: config.retentionDays * DAY_MS }),
+    openEngine: () => openEngine(config),
     phoneDir: config.phoneDir ?? files.phoneDir,
     remoteListen: config.remoteListen,
     onHub: (engine) => startNotifier({ engine, settings: () => state.remote(), port: config.port }),

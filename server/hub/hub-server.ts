@@ -248,17 +248,17 @@ export class HubServer {
    * another process just wrote (`pair` in a terminal) may not have reached the watcher yet.
    */
   private pairedReviewers(): number | null {
-    const kept = (role: PeerRole): number | null => (this.watching ? (this.pairedCount.get(role) ?? null) : (this.keysOf(role)?.length ?? null));
-    const total = (count: (role: PeerRole) => number | null): number | null => {
+    const count = (role: PeerRole): number | null => (this.watching ? (this.pairedCount.get(role) ?? null) : (this.keysOf(role)?.length ?? null));
+    const total = (): number | null => {
       const extensions = count('extension');
       const devices = count('device');
       return extensions === null || devices === null ? null : extensions + devices;
     };
-    const fromKept = total(kept);
-    if (fromKept !== 0 || !this.watching) return fromKept;
-    this.recheck('extension');
-    this.recheck('device');
-    return total(kept);
+    if (this.watching && total() === 0) {
+      this.recheck('extension');
+      this.recheck('device');
+    }
+    return total();
   }
 
   /**
