@@ -13,6 +13,7 @@ import { chromium } from 'playwright-core';
 import {
   buildHostScript, callTool, connectAppClient, manyFieldProposal, measureFirstRender, openAppHost,
 } from '../test/e2e/app-host/app-host.ts';
+import { record } from './metrics.mjs';
 
 const APP_HTML = fileURLToPath(new URL('../dist/server/review-app.html', import.meta.url));
 const PHONE_HTML = fileURLToPath(new URL('../dist/server/phone/phone.html', import.meta.url));
@@ -36,11 +37,13 @@ export async function app() {
   const raw = Buffer.byteLength(html);
   const gz = gzipSync(html, { level: 9 }).length;
   console.log(`  dist/server/review-app.html: ${raw.toLocaleString('en')} B raw, ${gz.toLocaleString('en')} B gzip -9 (${(raw / 1024).toFixed(1)} KB / ${(gz / 1024).toFixed(1)} KB)`);
+  record('app_html_gzip_kb', 'MCP App HTML, gzip -9', gz / 1024, 'KB', 60);
   // The phone reviewer page the hub serves: the same components, so its size is read beside the app's.
   if (existsSync(PHONE_HTML)) {
     const phone = readFileSync(PHONE_HTML, 'utf8');
     const phoneGz = gzipSync(phone, { level: 9 }).length;
     console.log(`  dist/server/phone/phone.html (the phone page): ${Buffer.byteLength(phone).toLocaleString('en')} B raw, ${phoneGz.toLocaleString('en')} B gzip -9 (${(phoneGz / 1024).toFixed(1)} KB)`);
+    record('phone_html_gzip_kb', 'phone page HTML, gzip -9', phoneGz / 1024, 'KB');
   }
 
   if (!existsSync(CHROMIUM)) {
@@ -74,6 +77,7 @@ export async function app() {
     }
     console.log(`  first render of a ${FIELDS}-field proposal in the test host (tool result sent → ${FIELDS} grid body rows in the DOM, fresh page each run): median ${ms(median(times))} of ${times.length}, max ${ms(Math.max(...times))}`);
     console.log(`  runs: ${times.map((t) => t.toFixed(1)).join(', ')} ms`);
+    record('app_first_render_ms', `MCP App first render, ${FIELDS} fields, median`, median(times), 'ms');
     if (viewCalls.length) console.log(`  of which the view's elicit_app_view call through the host to the server and back: median ${ms(median(viewCalls))} (runs: ${viewCalls.map((t) => t.toFixed(1)).join(', ')} ms)`);
   } catch (error) {
     console.log(`  first render: stopped early: ${error instanceof Error ? error.message.split('\n')[0] : String(error)}`);

@@ -6,6 +6,7 @@ import { tmpdir } from 'node:os';
 import { delimiter, dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { median, startServer } from './cold-start.mjs';
+import { record } from './metrics.mjs';
 
 const ROOT = fileURLToPath(new URL('..', import.meta.url));
 const NPM = process.platform === 'win32' ? 'npm.cmd' : 'npm';
@@ -56,6 +57,8 @@ export async function packageBench() {
     console.log(`  installed size (node_modules/elicitly-companion): ${kb(installed)}; nothing else installed`);
     console.log(`  npm install --offline of the tarball into an empty folder (median of ${INSTALLS}): ${median(installs).toFixed(0)} ms (min ${Math.min(...installs).toFixed(0)}, max ${Math.max(...installs).toFixed(0)})`);
     console.log(`  cold start of the installed bin, spawn → tools/list (median of ${STARTS}): ${median(starts).toFixed(1)} ms`);
+    record('tarball_kb', 'npm tarball', packed.size / 1024, 'KB');
+    record('installed_cold_start_ms', 'cold start of the installed bin (via its shim)', median(starts), 'ms');
     console.log(`MCP Bundle: ${kb(statSync(mcpb).size)} (scripts/bundle.mjs took ${bundleMs.toFixed(0)} ms, tools/list of the staged server included)`);
   } finally {
     rmSync(work, { recursive: true, force: true });
