@@ -1,17 +1,29 @@
 // Bundles the stdio server into one file: a host spawns it for every session, and one file starts ~25% faster
 // than resolving the SDK's and zod's module graphs from node_modules on each start (see bench/cold-start.mjs).
-import { copyFileSync, existsSync, mkdirSync, rmSync } from 'node:fs';
+import { copyFileSync, existsSync, mkdirSync, mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { pathToFileURL } from 'node:url';
 import { build } from 'esbuild';
 
 // Chunk names carry content hashes: without a clean directory every build would leave the previous ones behind.
 rmSync('dist/server', { recursive: true, force: true });
 
 // What only an approval call needs (the hub, the store, LiquidJS) is split into chunks loaded on first use: a host
-// spawns a server per session and most never make one, so it is memory and start-up time saved each time.
+// spawns a server per session and most never make one, so it is memory and start-up time saved each time. Each tool's
+// definition is a chunk of its own too (server/mcp/tools/registry.ts), and `tools/list` needs none of them: the listing
+// is computed here, once, from the definitions (server/mcp/tools/tool-listing.ts), and the bundle carries its JSON.
+const listing = await toolListingModule();
+
 await build({
+  // `main.js` is server/start.ts, the bin: it turns the compile cache on, then imports server/main.ts (`server.js`).
   // The template renderer runs in a worker thread (server/approvals/render-template.ts), so it is an entry of its own,
   // written among the chunks: beside the chunk that starts it, and loaded only by it.
-  entryPoints: ['server/main.ts', { in: 'server/approvals/render-worker.ts', out: 'chunks/render-worker' }],
+  entryPoints: [
+    { in: 'server/start.ts', out: 'main' },
+    { in: 'server/main.ts', out: 'server' },
+    { in: 'server/approvals/render-worker.ts', out: 'chunks/render-worker' },
+  ],
   outdir: 'dist/server',
   entryNames: '[dir]/[name]',
   chunkNames: 'chunks/[name]-[hash]',
@@ -27,8 +39,48 @@ await build({
   banner: { js: "#!/usr/bin/env node\nimport { createRequire as __elicitlyRequire } from 'node:module';\nconst require = __elicitlyRequire(import.meta.url);" },
   // ws loads these optional native add-ons in a try/catch; without them it uses its JavaScript fallbacks.
   external: ['bufferutil', 'utf-8-validate'],
+  // The SDK's Node shim exports Ajv as its default validator; the server passes its own (server/mcp/sdk-node-shims.ts).
+  alias: { '@modelcontextprotocol/server/_shims': './server/mcp/sdk-node-shims.ts' },
+  plugins: [precomputed('tool-listing', listing)],
   logLevel: 'warning',
 });
+
+/**
+ * The value of server/mcp/tools/tool-listing.ts, computed by running that module (bundled to a temporary file) and
+ * written as a module of plain JSON: what the bundle imports in its place.
+ */
+async function toolListingModule() {
+  const dir = mkdtempSync(join(tmpdir(), 'elicitly-listing-'));
+  try {
+    const file = join(dir, 'tool-listing.mjs');
+    await build({
+      entryPoints: ['server/mcp/tools/tool-listing.ts'],
+      outfile: file,
+      bundle: true,
+      platform: 'node',
+      format: 'esm',
+      banner: { js: "import { createRequire as __elicitlyRequire } from 'node:module';\nconst require = __elicitlyRequire(import.meta.url);" },
+      external: ['bufferutil', 'utf-8-validate'],
+      logLevel: 'warning',
+    });
+    const { TOOL_LISTINGS } = await import(pathToFileURL(file).href);
+    return `export const TOOL_LISTINGS = ${JSON.stringify(TOOL_LISTINGS)};\n`;
+  } finally {
+    rmSync(dir, { recursive: true, force: true });
+  }
+}
+
+/** Serves `contents` for the module named `name`.ts, whichever file imports it. */
+function precomputed(name, contents) {
+  const filter = new RegExp(`[\\\\/]${name}\\.js$`);
+  return {
+    name: `precomputed-${name}`,
+    setup(b) {
+      b.onResolve({ filter }, (args) => ({ path: join(args.resolveDir, `${name}.ts`), namespace: 'precomputed' }));
+      b.onLoad({ filter: /.*/, namespace: 'precomputed' }, () => ({ contents, loader: 'js' }));
+    },
+  };
+}
 
 // The review shown inside the chat (MCP App) ships beside the bundle; main.ts reads it when a host asks for it.
 if (!existsSync('dist/app/review.html')) throw new Error('dist/app/review.html is missing: run node scripts/build-app.mjs first (npm run build:server does)');

@@ -4,7 +4,7 @@ import * as z from 'zod';
 import { DEFAULT_HUB_PORT } from '../shared/extension-id.js';
 import { RuleIdSchema } from '../shared/rules.js';
 import { HostAgentSchema } from '../shared/permission.js';
-import { DeviceNameSchema, KeyIdSchema } from '../shared/wire-protocol.js';
+import { DeviceNameSchema, KeyIdSchema } from '../shared/wire-fields.js';
 import { HookEventSchema, type HookEvent } from './hook/hook-input.js';
 import { DEFAULT_EVENTS, DEFAULT_WAIT_SECONDS, HOST_EVENTS } from './hook/hooks-settings.js';
 import { LogLevelSchema } from './log.js';

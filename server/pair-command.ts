@@ -1,5 +1,5 @@
 import { PAIRING_TTL_MINUTES } from '../shared/hub-auth.js';
-import { KeyIdSchema } from '../shared/wire-protocol.js';
+import { KeyIdSchema } from '../shared/wire-fields.js';
 import type { Config } from './config.js';
 import type { StateDir } from './state-dir.js';
 

@@ -1,7 +1,7 @@
 import { join } from 'node:path';
 import * as z from 'zod';
 import { PAIRING_CODE_PATTERN, PAIRING_TTL_MINUTES, isKeyHex, randomHex } from '../shared/hub-auth.js';
-import { DeviceNameSchema, KeyIdSchema } from '../shared/wire-protocol.js';
+import { DeviceNameSchema, KeyIdSchema } from '../shared/wire-fields.js';
 import { withFileLock } from './file-lock.js';
 import { log } from './log.js';
 import { createPrivateFile, ensurePrivateDir, readPrivateFile, writePrivateFile } from './private-files.js';

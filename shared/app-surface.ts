@@ -7,17 +7,7 @@ import { RequestViewSchema } from './review-request.js';
 import { issue, type FieldIssue } from './field-issues.js';
 import { DecideMessageSchema, ElicitationIdSchema } from './wire-fields.js';
 
-export const UI_EXTENSION = 'io.modelcontextprotocol/ui';
-export const APP_MIME_TYPE = 'text/html;profile=mcp-app';
-export const REVIEW_APP_URI = 'ui://elicitly/review.html';
-/** Result `_meta` key under which a creating tool hands the rendered view its request id and single-use key. */
-export const APP_META_KEY = 'io.github.elicitly/app';
-
-/** Whether the client renders MCP Apps: it declared the UI extension with our MIME type. */
-export function declaresAppUi(capabilities: unknown): boolean {
-  const parsed = z.looseObject({ extensions: z.looseObject({ [UI_EXTENSION]: z.looseObject({ mimeTypes: z.array(z.string()) }) }) }).safeParse(capabilities);
-  return parsed.success && parsed.data.extensions[UI_EXTENSION].mimeTypes.includes(APP_MIME_TYPE);
-}
+export { APP_META_KEY, APP_MIME_TYPE, REVIEW_APP_URI, UI_EXTENSION, declaresAppUi } from './app-capability.js';
 
 /**
  * `surfaces` as a creating tool takes it: default both; no repeats; the extension is required, since an app view

@@ -1,4 +1,4 @@
-import { NONCE_HEX_LENGTH, PROTOCOL_VERSION } from './wire-protocol.js';
+import { NONCE_HEX_LENGTH, PROTOCOL_VERSION } from './wire-fields.js';
 
 /**
  * Mutual authentication on the hub socket, used by the hub, the relays and the extension alike (Web Crypto, which Node

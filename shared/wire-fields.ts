@@ -7,9 +7,23 @@ import { RuleDraftSchema } from './rules.js';
  * The small shapes both the hub protocol and the extension's own storage and page messages use. Kept apart from
  * `wire-protocol.ts` so the extension's pages, which never speak to the hub, do not carry its whole protocol.
  */
+/**
+ * The hub protocol's version (wire-protocol.ts: messages between the hub and its peers, the browser extension and relay
+ * server processes, one JSON object per WebSocket text frame; both ends validate every frame). Bump it on any
+ * incompatible change: the hub closes a peer that says another version with `CLOSE_PROTOCOL_MISMATCH`, and the peer
+ * tells its user which side to update. Here, not there, so the handshake's crypto (hub-auth.ts) needs no message shape.
+ */
+export const PROTOCOL_VERSION = 8;
+
+/** 32 random bytes, hex: each side's fresh nonce in the handshake (`hub-auth.ts`). */
+export const NONCE_HEX_LENGTH = 64;
+
 export const ElicitationIdSchema = z.string().min(1).max(100);
 export const RequesterSchema = z.strictObject({ client: z.string().nullable(), pid: z.number() });
 export const IdempotencyKeySchema = z.string().min(1).max(200);
+/** What a paired phone (or any browser that opened the hub's reviewer page) is called in `pair --list`. */
+export const DeviceNameSchema = z.string().trim().min(1).max(60).regex(/^[^\p{Cc}]*$/u, 'must not hold control characters');
+
 export const KeyIdSchema = z.string().regex(/^k_[0-9a-f]{16}$/, 'must be a key id (k_ and 16 hex digits)');
 
 /** `unavailable`: the hub could not record the decision (its store failed); it stays queued and is sent again. */

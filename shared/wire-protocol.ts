@@ -4,20 +4,10 @@ import { FieldIssueSchema, first, fromZod, pathOf, segments } from './field-issu
 import { RequestViewSchema } from './review-request.js';
 import { DecidedViaSchema, StatusSchema } from './lifecycle.js';
 import { MAX_RULES, RuleDraftSchema, RuleIdSchema, RuleSchema } from './rules.js';
-import { DecideMessageSchema, DecisionRefusalSchema, ElicitationIdSchema, IdempotencyKeySchema, KeyIdSchema } from './wire-fields.js';
+import { DecideMessageSchema, DecisionRefusalSchema, DeviceNameSchema, ElicitationIdSchema, IdempotencyKeySchema, KeyIdSchema, NONCE_HEX_LENGTH, PROTOCOL_VERSION } from './wire-fields.js';
 
-export { DecideMessageSchema, DecisionRefusalSchema, IdempotencyKeySchema, KeyIdSchema };
+export { DecideMessageSchema, DecisionRefusalSchema, DeviceNameSchema, IdempotencyKeySchema, KeyIdSchema, NONCE_HEX_LENGTH, PROTOCOL_VERSION };
 export type { DecideMessage, DecisionRefusal } from './wire-fields.js';
-
-/**
- * Messages between the hub and its peers (the browser extension, and relay server processes), one JSON object per
- * WebSocket text frame. Both ends validate every frame. Bump the version on any incompatible change: the hub closes a
- * peer that says another version with `CLOSE_PROTOCOL_MISMATCH`, and the peer tells its user which side to update.
- */
-export const PROTOCOL_VERSION = 8;
-
-/** 32 random bytes, hex: each side's fresh nonce in the handshake (`hub-auth.ts`). */
-export const NONCE_HEX_LENGTH = 64;
 
 /** The hub's `maxPayload`: a bigger frame closes the socket (1009), so a peer refuses to send one. */
 export const MAX_FRAME_BYTES = 1024 * 1024;
@@ -60,9 +50,6 @@ export type { RequestView } from './review-request.js';
 const Hex = (length: number) => z.string().length(length).regex(/^[0-9a-f]+$/, 'must be lowercase hex');
 const Nonce = Hex(NONCE_HEX_LENGTH);
 const Proof = Hex(64);
-
-/** What a paired phone (or any browser that opened the hub's reviewer page) is called in `pair --list`. */
-export const DeviceNameSchema = z.string().trim().min(1).max(60).regex(/^[^\p{Cc}]*$/u, 'must not hold control characters');
 
 /**
  * The first message. An extension or a device names the key it was paired with (`keyId`), or asks to pair

@@ -5,8 +5,9 @@ import { SERVER_INFO } from '../package-info.js';
 import type { ApprovalService } from '../../shared/approval-calls.js';
 import type { Companion, RoundState, Session } from './session.js';
 import type { InitializeCapture } from './stdio-tap-transport.js';
-import { declaresAppUi } from '../../shared/app-surface.js';
+import { declaresAppUi } from '../../shared/app-capability.js';
 import { AppKeys } from './app/app-keys.js';
+import { FormAnswerValidator } from './form-answer-validator.js';
 import { registerReviewResource } from './app/review-resource.js';
 import { registerContributeFingerprint } from './prompts/contribute-fingerprint.js';
 import { registerTools } from './tools/registry.js';
@@ -36,6 +37,7 @@ export function createServer(factory: Pick<McpRequestContext, 'era'>, deps: Serv
     // Registering the review resource adds `resources`; none of the lists changes during a connection, so it says so.
     capabilities: { tools: { listChanged: false }, prompts: { listChanged: false }, ...(apps ? { resources: { listChanged: false } } : {}) },
     requestState: { verify: stateCodec.verify },
+    jsonSchemaValidator: new FormAnswerValidator(),
   });
   const session: Session = {
     era: factory.era === 'modern' ? '2026-07-28' : '2025',

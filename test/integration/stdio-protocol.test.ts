@@ -4,6 +4,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { createInterface } from 'node:readline';
 import { afterAll, afterEach, describe, expect, it } from 'vitest';
+import { APP_MIME_TYPE, UI_EXTENSION } from '../../shared/app-capability.js';
 import { CLIENT_KINDS, SERVER_ENTRY, connect } from '../helpers/mcp-harness.js';
 import { freePort } from '../helpers/scripted-extension.js';
 
@@ -26,6 +27,23 @@ describe('tools/list', () => {
     } finally {
       await h.close();
     }
+  });
+
+  // The bundle lists tools from JSON computed at build time (scripts/build-server.mjs), not from the definitions: the
+  // two must say the same, with and without the app (whose tools and _meta differ).
+  const apps = { extensions: { [UI_EXTENSION]: { mimeTypes: [APP_MIME_TYPE] } } };
+  it.each([['without', {}], ['with', apps]])('the built server lists exactly what the tool definitions list (%s the app)', async (_, capabilities) => {
+    const listed = async (inProcess: boolean) => {
+      const h = await connect('v2-2025', { inProcess, capabilities });
+      try {
+        return await h.listTools();
+      } finally {
+        await h.close();
+      }
+    };
+    const [built, source] = [await listed(false), await listed(true)];
+    expect(built.length).toBeGreaterThanOrEqual(10);
+    expect(built).toEqual(source);
   });
 });
 

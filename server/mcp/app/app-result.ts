@@ -1,5 +1,5 @@
 import type { CallToolResult } from '@modelcontextprotocol/server';
-import { APP_META_KEY, REVIEW_APP_URI } from '../../../shared/app-surface.js';
+import { APP_META_KEY, REVIEW_APP_URI } from '../../../shared/app-capability.js';
 import type { Session } from '../session.js';
 
 /** A tool whose result the review inside the chat can render: declared only to hosts that render apps. */

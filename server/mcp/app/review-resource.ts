@@ -1,5 +1,5 @@
 import type { McpServer } from '@modelcontextprotocol/server';
-import { APP_MIME_TYPE, REVIEW_APP_URI } from '../../../shared/app-surface.js';
+import { APP_MIME_TYPE, REVIEW_APP_URI } from '../../../shared/app-capability.js';
 
 /**
  * The one review resource every app-enabled tool points at: a self-contained HTML file (inlined script and styles) that

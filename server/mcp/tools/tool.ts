@@ -1,10 +1,12 @@
 import type { CallToolResult, InputRequiredResult, McpServer, ServerContext, StandardSchemaWithJSON, ToolAnnotations } from '@modelcontextprotocol/server';
+import { isInputRequiredResult } from '@modelcontextprotocol/server';
 import * as z from 'zod';
-import { fromZod } from '../../../shared/field-issues.js';
+import { formatIssues, fromZod } from '../../../shared/field-issues.js';
 import { clipReason } from '../../../shared/limits.js';
 import { log } from '../../log.js';
 import { appToolMeta } from '../app/app-result.js';
 import type { Session } from '../session.js';
+import type { ToolListing } from './tool-listing.js';
 import { toolError, ToolErrorSchema } from '../tool-result.js';
 
 export type ObjectSchema = z.ZodType<Record<string, unknown>>;
@@ -39,36 +41,70 @@ export function defineTool<In extends ObjectSchema>(tool: Tool<In>): Tool<In> {
   return tool;
 }
 
-/** The input schema as listed, its check left to `registerTool`: the SDK's own refusal would be text alone. */
-function listedOnly(schema: ObjectSchema): StandardSchemaWithJSON {
-  return { '~standard': { version: 1, vendor: 'elicitly', validate: (value) => ({ value }), jsonSchema: schema['~standard'].jsonSchema } };
+/** A schema as listed (its JSON Schema converted already), its check left to `registerTool`: the SDK's own refusal would be text alone. */
+function listedOnly(json: Record<string, unknown>): StandardSchemaWithJSON {
+  return { '~standard': { version: 1, vendor: 'elicitly', validate: (value) => ({ value }), jsonSchema: { input: () => json, output: () => json } } };
+}
+
+/**
+ * What a tool lists as its outputSchema: its result or one of its refusals. A v1 SDK client checks `structuredContent`
+ * against the outputSchema even on an `isError` result (and throws -32602 when it does not fit), so the refusals are in it.
+ */
+export function listedOutputSchema(config: ToolConfig<ObjectSchema>): ObjectSchema {
+  return z.union([config.outputSchema, ...(config.ownRefusal ? [config.ownRefusal] : []), ToolErrorSchema]);
 }
 
 const FIX_ARGUMENTS = 'Fix the named field and call again; the call did nothing.';
 const INTERNAL = 'Something in elicitly-companion failed; call again, and report it (elicit_doctor with share: true) if it keeps failing.';
 
+/** A loaded tool and its output check, built once per process on the tool's first call. */
+interface Loaded {
+  tool: Tool;
+  output: ObjectSchema;
+}
+
+function internalError(name: string, error: unknown): CallToolResult {
+  const message = clipReason(error instanceof Error ? error.message : String(error));
+  log('error', `${name} failed`, { error: message });
+  return toolError({ code: 'internal_error', message, hint: INTERNAL });
+}
+
 /**
- * Registers a tool so that every result it can give fits what it lists. A v1 SDK client checks `structuredContent`
- * against the outputSchema even on an `isError` result (and throws -32602 when it does not fit), so the listed schema
- * is `anyOf` the tool's result and its refusals; and the refusals the SDK would write itself (arguments the input
- * schema refuses, a handler that throws) carry text alone, so they are written here, as `ToolErrorSchema`.
+ * Registers a tool from its listing, so that `tools/list` needs neither its definition nor zod; the definition is
+ * loaded on the first call. Every result fits what the tool lists: the refusals the SDK would write itself (arguments
+ * the input schema refuses, a handler that throws) carry text alone, so they are written here, as `ToolErrorSchema`;
+ * and a success result is checked against the listed outputSchema here, as the SDK would with a zod one.
  */
-export function registerTool(server: McpServer, tool: Tool, session: Session): void {
-  const { inputSchema, outputSchema, ownRefusal, ...rest } = tool.config;
-  const meta = tool.appOnly ? appToolMeta(session, 'app') : tool.inChat ? appToolMeta(session) : {};
+export function registerTool(server: McpServer, listing: ToolListing, load: () => Promise<Tool>, session: Session): void {
+  const meta = listing.appOnly ? appToolMeta(session, 'app') : listing.inChat ? appToolMeta(session) : {};
+  let loading: Promise<Loaded> | undefined;
+  const loaded = () => (loading ??= load().then((tool) => ({ tool, output: listedOutputSchema(tool.config) })));
   server.registerTool(
-    tool.name,
-    { ...rest, ...meta, inputSchema: listedOnly(inputSchema), outputSchema: z.union([outputSchema, ...(ownRefusal ? [ownRefusal] : []), ToolErrorSchema]) },
+    listing.name,
+    {
+      title: listing.title,
+      description: listing.description,
+      annotations: listing.annotations,
+      ...meta,
+      inputSchema: listedOnly(listing.inputSchema),
+      outputSchema: listedOnly(listing.outputSchema),
+    },
     async (args, ctx) => {
-      const parsed = inputSchema.safeParse(args);
-      if (!parsed.success) return toolError({ code: 'invalid_arguments', issues: fromZod(inputSchema, parsed.error.issues, args), hint: FIX_ARGUMENTS });
+      let answer: ToolAnswer;
+      let output: ObjectSchema;
       try {
-        return await tool.handler(parsed.data, ctx, session);
+        const { tool, output: schema } = await loaded();
+        output = schema;
+        const inputSchema = tool.config.inputSchema;
+        const parsed = inputSchema.safeParse(args);
+        if (!parsed.success) return toolError({ code: 'invalid_arguments', issues: fromZod(inputSchema, parsed.error.issues, args), hint: FIX_ARGUMENTS });
+        answer = await tool.handler(parsed.data, ctx, session);
       } catch (error) {
-        const message = clipReason(error instanceof Error ? error.message : String(error));
-        log('error', `${tool.name} failed`, { error: message });
-        return toolError({ code: 'internal_error', message, hint: INTERNAL });
+        return internalError(listing.name, error);
       }
+      if (isInputRequiredResult(answer) || answer.isError) return answer;
+      const fits = output.safeParse(answer.structuredContent);
+      return fits.success ? answer : internalError(listing.name, new Error(`its result does not fit its outputSchema: ${formatIssues(fromZod(output, fits.error.issues, answer.structuredContent))}`));
     },
   );
 }

@@ -1,0 +1,39 @@
+import type { ToolAnnotations } from '@modelcontextprotocol/server';
+import { ALL_TOOLS } from './all-tools.js';
+import { listedOutputSchema, type Tool } from './tool.js';
+
+/** What the SDK converts a tool's schemas with (its `JSON_SCHEMA_CONVERSION_TARGET`): the listing must be the same JSON. */
+const TARGET = 'draft-2020-12';
+
+/** One tool as `tools/list` shows it, with no zod in it: the JSON Schemas are already converted. */
+export interface ToolListing {
+  name: string;
+  title: string;
+  description: string;
+  annotations: ToolAnnotations;
+  appOnly: boolean;
+  inChat: boolean;
+  inputSchema: Record<string, unknown>;
+  outputSchema: Record<string, unknown>;
+}
+
+export function listingOf(tool: Tool): ToolListing {
+  const { title, description, annotations, inputSchema } = tool.config;
+  return {
+    name: tool.name,
+    title,
+    description,
+    annotations,
+    appOnly: tool.appOnly === true,
+    inChat: tool.inChat === true,
+    inputSchema: inputSchema['~standard'].jsonSchema.input({ target: TARGET }),
+    outputSchema: listedOutputSchema(tool.config)['~standard'].jsonSchema.output({ target: TARGET }),
+  };
+}
+
+/**
+ * Every tool's listing, alphabetical (hosts list tools in registration order). Computed here from the definitions;
+ * the bundle gets this module's value computed at build time instead (scripts/build-server.mjs), so a server answers
+ * `tools/list` without loading any tool's definition or building a zod schema for it.
+ */
+export const TOOL_LISTINGS: readonly ToolListing[] = ALL_TOOLS.map(listingOf).sort((a, b) => a.name.localeCompare(b.name));
