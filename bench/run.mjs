@@ -4,7 +4,7 @@
 import { execFileSync } from 'node:child_process';
 import { fileURLToPath } from 'node:url';
 import { app } from './app.mjs';
-import { approvals } from './approvals.ts';
+import { approvals, engineCreates } from './approvals.ts';
 import { coldStart } from './cold-start.mjs';
 import { extension } from './extension.mjs';
 import { report } from './metrics.mjs';
@@ -15,6 +15,7 @@ import { soak } from './soak.ts';
 await coldStart();
 await packageBench();
 await approvals();
+await engineCreates();
 await extension();
 await app();
 await notify();

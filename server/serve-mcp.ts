@@ -35,7 +35,7 @@ export async function newElection(config: Config, state: StateDir, files: Pick<B
     openEngine: () => openEngine(config),
     phoneDir: config.phoneDir ?? files.phoneDir,
     remoteListen: config.remoteListen,
-    onHub: (engine) => startNotifier({ engine, settings: () => state.remote(), port: config.port }),
+    onHub: (engine) => startNotifier({ engine, settings: state.remoteReader(), port: config.port }),
   });
 }
 

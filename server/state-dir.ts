@@ -1,3 +1,4 @@
+import { statSync } from 'node:fs';
 import { join } from 'node:path';
 import * as z from 'zod';
 import { PAIRING_CODE_PATTERN, PAIRING_TTL_MINUTES, isKeyHex, randomHex } from '../shared/hub-auth.js';
@@ -217,6 +218,24 @@ export class StateDir {
     if (parsed.success) return parsed.data;
     log('error', 'the remote reviewer settings are damaged; the phone page is off until `elicitly-companion remote enable`', { file: this.file(REMOTE_FILE) });
     return REMOTE_OFF;
+  }
+
+  /**
+   * `remote()` for a caller that asks at every request (the notifier): read again only when the file changed (another
+   * inode, size, change or modification time; `updateRemote` replaces it by rename), so an answer costs one stat.
+   */
+  remoteReader(): () => RemoteConfig {
+    let seen: string | undefined;
+    let value = REMOTE_OFF;
+    return () => {
+      const stat = statSync(this.file(REMOTE_FILE), { bigint: true, throwIfNoEntry: false });
+      const key = stat ? `${stat.ino}:${stat.size}:${stat.mtimeNs}:${stat.ctimeNs}` : 'absent';
+      if (key !== seen) {
+        value = this.remote();
+        seen = key;
+      }
+      return value;
+    };
   }
 
   /** Changes the reviewer page's settings under the file's lock; the result is checked before it is written. */

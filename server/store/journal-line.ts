@@ -1,3 +1,5 @@
+import zlib from 'node:zlib';
+
 /**
  * One journal line: `<crc32 of the JSON, 8 hex digits> <JSON>\n`. The checksum turns a flipped byte into a detected
  * damage instead of a silently different record. Lines written before checksums (plain `{…}` JSON) are still read.
@@ -15,12 +17,16 @@ const TABLE = (() => {
 /** CRC-32 (IEEE 802.3, as zlib), over the UTF-8 bytes. */
 export function crc32(bytes: Uint8Array): number {
   let crc = 0xffffffff;
-  for (const byte of bytes) crc = (TABLE[(crc ^ byte) & 0xff] ?? 0) ^ (crc >>> 8);
+  for (let i = 0; i < bytes.length; i++) crc = (TABLE[(crc ^ (bytes[i] ?? 0)) & 0xff] ?? 0) ^ (crc >>> 8);
   return (crc ^ 0xffffffff) >>> 0;
 }
 
+/** zlib's own CRC-32 where Node has it (20.15+, 22.2+): the same number, several times faster than the table above. */
+const nativeCrc32 = 'crc32' in zlib && typeof zlib.crc32 === 'function' ? zlib.crc32 : undefined;
+
 function checksum(json: string): string {
-  return crc32(Buffer.from(json, 'utf8')).toString(16).padStart(8, '0');
+  const crc = nativeCrc32 ? Number(nativeCrc32(json)) : crc32(Buffer.from(json, 'utf8'));
+  return crc.toString(16).padStart(8, '0');
 }
 
 export function encodeLine(json: string): string {

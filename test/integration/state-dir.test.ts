@@ -1,6 +1,6 @@
 // The state dir's keys and files: created atomically, never used when damaged, never followed through a symlink.
 import { execFileSync, spawn } from 'node:child_process';
-import { chmodSync, lstatSync, mkdirSync, mkdtempSync, readFileSync, rmSync, statSync, symlinkSync, writeFileSync } from 'node:fs';
+import { chmodSync, lstatSync, mkdirSync, mkdtempSync, readFileSync, rmSync, statSync, symlinkSync, utimesSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
@@ -87,6 +87,32 @@ describe('other state files', () => {
     logSpy.mockClear();
     expect(state.pairedExtensions()).toEqual([]);
     expect(errors()).toEqual([expect.stringContaining('every browser extension must pair again')]);
+  });
+
+  it("the notifier's remote settings reader (one stat per call) follows every change another process makes", () => {
+    const dir = freshDir();
+    const reader = new StateDir(dir).remoteReader();
+    const other = new StateDir(dir);
+    expect(reader().enabled).toBe(false);
+    other.updateRemote((current) => ({ ...current, enabled: true, remindMinutes: 7 }));
+    expect(reader()).toMatchObject({ enabled: true, remindMinutes: 7 });
+    // A rewrite of the same size within the same clock tick is still a new file (rename): another inode.
+    other.updateRemote((current) => ({ ...current, remindMinutes: 8 }));
+    expect(reader().remindMinutes).toBe(8);
+    // Rewritten in place with the same size and its modification time put back: its change time still moved.
+    const file = join(dir, 'remote.json');
+    const text = readFileSync(file, 'utf8');
+    const stat = statSync(file);
+    writeFileSync(file, text.replace('"remindMinutes":8', '"remindMinutes":9'));
+    utimesSync(file, stat.atime, stat.mtime);
+    expect(readFileSync(file, 'utf8')).toContain('"remindMinutes":9');
+    expect(reader().remindMinutes).toBe(9);
+    logSpy.mockClear();
+    writeFileSync(file, '{"enabled":tr');
+    expect(reader().enabled).toBe(false);
+    expect(errors()).toEqual([expect.stringContaining('remote reviewer settings are damaged')]);
+    rmSync(file);
+    expect(reader().enabled).toBe(false);
   });
 
   it('a pairing code lives 10 minutes and survives at most 10 wrong guesses', () => {

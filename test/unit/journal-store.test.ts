@@ -5,7 +5,7 @@ import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
 import * as z from 'zod';
-import { crc32 } from '../../server/store/journal-line.js';
+import { crc32, encodeLine } from '../../server/store/journal-line.js';
 import type { StoreIo, StoredRecord } from '../../server/store/journal-store.js';
 import { JournalStore, StoredRecordSchema } from '../../server/store/journal-store.js';
 
@@ -288,6 +288,9 @@ describe('JournalStore damage is detected, moved aside and reported, never silen
       expect(crc).toBe(crc32(Buffer.from(json)).toString(16).padStart(8, '0'));
     }
     expect(crc32(Buffer.from('123456789'))).toBe(0xcbf43926);
+    // Lines are checksummed by zlib's CRC-32 where Node has it and by the table otherwise: the same number over UTF-8.
+    expect(crc32(Buffer.from('é✓😀 {"a":1}'))).toBe(2715813704);
+    expect(encodeLine('é✓😀 {"a":1}')).toBe(`${(2715813704).toString(16).padStart(8, '0')} é✓😀 {"a":1}\n`);
   });
 
   it('a flipped byte in an acknowledged line: quarantined byte for byte, logged as an error, the rest kept', async () => {
