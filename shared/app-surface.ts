@@ -1,11 +1,10 @@
 // The review inside the chat (MCP App, `io.modelcontextprotocol/ui`): what is declared to hosts that render apps, and
 // the app-only tools' shapes, defined once for the server that answers them and the view that calls them.
 import * as z from 'zod';
-import { DecisionAnswerSchema } from './approval-calls.js';
 import { DecidedViaSchema, SurfaceSchema } from './lifecycle.js';
 import { RequestViewSchema } from './review-request.js';
 import { issue, type FieldIssue } from './field-issues.js';
-import { DecideMessageSchema, ElicitationIdSchema } from './wire-fields.js';
+import { DecideMessageSchema, DecisionAnswerSchema, ElicitationIdSchema } from './wire-fields.js';
 
 export const UI_EXTENSION = 'io.modelcontextprotocol/ui';
 export const APP_MIME_TYPE = 'text/html;profile=mcp-app';
