@@ -1,13 +1,13 @@
-import type { App, McpUiToolResultNotification } from '@modelcontextprotocol/ext-apps';
+import type { HostConnection } from './host-connection.js';
+import type { CallToolResult } from './host-messages.js';
 import { AppDecideInputSchema, AppDecideResultSchema, AppErrorSchema, type AppDecideInput, type AppError } from '../shared/app-surface.js';
 import type { DecidedVia } from '../shared/lifecycle.js';
 import type { BackgroundClient, DecideReply, Decision } from '../extension/messages.js';
 
-/** A tools/call result, as the host hands the view its tool's and the app-only tools' results. */
-export type CallToolResult = McpUiToolResultNotification['params'];
+export type { CallToolResult };
 
-/** What the adapter needs of the host connection: the SDK's `App`, or a fake in tests. */
-export type ToolCaller = Pick<App, 'callServerTool'>;
+/** What the adapter needs of the host connection: a `HostConnection`, or a fake in tests. */
+export type ToolCaller = Pick<HostConnection, 'callServerTool'>;
 
 /** Who decided and when, as the app-only tools say it. */
 export interface Decided { via: DecidedVia; at: number }
@@ -42,7 +42,7 @@ export function newIdempotencyKey(): string {
 
 /** The text items of a result, for an error the SDK raised before our tool ran (input validation, unknown tool). */
 export function resultText(result: CallToolResult): string {
-  return result.content.flatMap((c) => (c.type === 'text' ? [c.text] : [])).join('\n').trim();
+  return result.content.flatMap((c) => (c.type === 'text' && c.text !== undefined ? [c.text] : [])).join('\n').trim();
 }
 
 const KEY_PROBLEM: Record<'token_missing' | 'token_invalid' | 'token_spent', string> = {

@@ -1,14 +1,18 @@
-import { applyDocumentTheme, applyHostStyleVariables, type McpUiHostContext } from '@modelcontextprotocol/ext-apps';
+import type { HostContext } from './host-messages.js';
 
 /**
  * Follows the host's look: its light/dark theme (`data-theme` and `color-scheme` on <html>) and its style variables,
  * which app.css maps onto the extension's palette. Without a theme from the host, `color-scheme: light dark` keeps
  * following the system's (prefers-color-scheme). The display mode is mirrored for CSS (the grid's height).
  */
-export function applyHostContext(ctx: McpUiHostContext | undefined, root: HTMLElement = document.documentElement): void {
+export function applyHostContext(ctx: HostContext | undefined, root: HTMLElement = document.documentElement): void {
   if (!ctx) return;
-  if (ctx.theme) applyDocumentTheme(ctx.theme);
-  if (ctx.styles?.variables) applyHostStyleVariables(ctx.styles.variables, root);
+  if (ctx.theme) {
+    document.documentElement.dataset.theme = ctx.theme;
+    document.documentElement.style.colorScheme = ctx.theme;
+  }
+  // Custom properties only: a host's name for anything else is not set (no property of the page is the host's to set).
+  for (const [name, value] of Object.entries(ctx.styles?.variables ?? {})) if (name.startsWith('--') && value !== undefined) root.style.setProperty(name, value);
   if (ctx.displayMode) root.dataset.displayMode = ctx.displayMode;
 }
 
@@ -17,7 +21,7 @@ export function applyHostContext(ctx: McpUiHostContext | undefined, root: HTMLEl
  * one is not), the way back whenever the view is full screen; nothing when the host does not offer full screen. The
  * view asks only when the person clicks.
  */
-export function fullscreenToggle(ctx: McpUiHostContext | undefined, pending: boolean): 'fullscreen' | 'inline' | null {
+export function fullscreenToggle(ctx: HostContext | undefined, pending: boolean): 'fullscreen' | 'inline' | null {
   if (!ctx?.availableDisplayModes?.includes('fullscreen')) return null;
   if (ctx.displayMode === 'fullscreen') return 'inline';
   return pending ? 'fullscreen' : null;

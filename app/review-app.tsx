@@ -1,4 +1,3 @@
-import type { App, McpUiHostContext } from '@modelcontextprotocol/ext-apps';
 import { useCallback, useEffect, useMemo, useRef, useState } from 'preact/hooks';
 import { AppErrorSchema, AppViewResultSchema, type AppViewResult } from '../shared/app-surface.js';
 import { rowFromView, type RequestRow } from '../extension/db/rows.js';
@@ -8,12 +7,14 @@ import { RequestDetail } from '../extension/ui/review/request-detail.js';
 import { ReviewView } from '../extension/ui/review/review-view.js';
 import { VisibleText } from '../extension/ui/visible-text.js';
 import { createAppClient, resultText, type CallToolResult, type Decided, type Ended } from './app-client.js';
+import type { HostConnection } from './host-connection.js';
 import { fullscreenToggle } from './host-context.js';
+import type { HostContext } from './host-messages.js';
 import { Store, useStore } from './store.js';
 import { targetOf, viewErrorText, type Said } from './tool-answer.js';
 
-/** What the view needs of the host connection: the SDK's `App`, or a fake in tests. */
-export type AppHost = Pick<App, 'callServerTool' | 'requestDisplayMode'>;
+/** What the view needs of the host connection: a `HostConnection`, or a fake in tests. */
+export type AppHost = Pick<HostConnection, 'callServerTool' | 'requestDisplayMode'>;
 
 /** What the host has handed the view so far. */
 export type Incoming =
@@ -86,7 +87,7 @@ const READ_ONLY: BackgroundClient = {
 /** Re-reads a pending request at most this often when the view gets focus (the other surface may have decided). */
 const FOCUS_REFRESH_MS = 5000;
 
-function Review({ app, elicitationId, token, context }: { app: AppHost; elicitationId: string; token: string | null; context: McpUiHostContext | undefined }) {
+function Review({ app, elicitationId, token, context }: { app: AppHost; elicitationId: string; token: string | null; context: HostContext | undefined }) {
   const [loaded, setLoaded] = useState<Loaded>({ state: 'loading' });
   const [ended, setEnded] = useState<Ended | null>(null);
   const lastRead = useRef(0);
@@ -151,7 +152,7 @@ function Review({ app, elicitationId, token, context }: { app: AppHost; elicitat
   );
 }
 
-function FullscreenToggle({ app, context, pending }: { app: AppHost; context: McpUiHostContext | undefined; pending: boolean }) {
+function FullscreenToggle({ app, context, pending }: { app: AppHost; context: HostContext | undefined; pending: boolean }) {
   const mode = fullscreenToggle(context, pending);
   if (mode === null) return null;
   return (
@@ -210,7 +211,7 @@ export function ReviewApp({ app, incoming, input, context }: {
   incoming: Store<Incoming>;
   /** The tool's arguments, as the host passed them (`toolinput`): the agent's own words for the answer. */
   input?: Store<ToolInput>;
-  context: Store<McpUiHostContext | undefined>;
+  context: Store<HostContext | undefined>;
 }) {
   const now = useStore(incoming);
   const args = useStore(input ?? NO_INPUT);

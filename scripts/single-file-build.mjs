@@ -1,6 +1,7 @@
 // What the chat's review (scripts/build-app.mjs) and the phone page (scripts/build-phone.mjs) share: a Preact entry
-// built by vite into ONE self-contained HTML file, with a guard against bundling what cannot run there, and the checks
-// that nothing in the file is fetched from elsewhere and its one script and style cannot end early.
+// built by vite into ONE self-contained HTML file, with a guard against bundling what cannot run there, zod without
+// what neither page runs (lean-zod.mjs), and the checks that nothing in the file is fetched from elsewhere and its one
+// script and style cannot end early.
 import { Buffer } from 'node:buffer';
 import { readFileSync, rmSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
@@ -8,6 +9,7 @@ import { gzipSync } from 'node:zlib';
 import preact from '@preact/preset-vite';
 import { build } from 'vite';
 import { viteSingleFile } from 'vite-plugin-singlefile';
+import { leanZod } from './lean-zod.mjs';
 
 export const root = fileURLToPath(new URL('..', import.meta.url));
 
@@ -38,7 +40,7 @@ export async function buildSingleFile({ folder, file, what, forbidden = [] }) {
     logLevel: 'warn',
     mode: 'production',
     define: { __ELICITLY_VERSION__: JSON.stringify(version) },
-    plugins: [guard, preact({ prerender: { enabled: false } }), viteSingleFile({ removeViteModuleLoader: true, outputFileName: file })],
+    plugins: [guard, leanZod({ root: root.replaceAll('\\', '/') }), preact({ prerender: { enabled: false } }), viteSingleFile({ removeViteModuleLoader: true, outputFileName: file })],
     build: {
       outDir,
       emptyOutDir: true,

@@ -1,11 +1,10 @@
 // The review inside the chat (MCP App, `io.modelcontextprotocol/ui`): what is declared to hosts that render apps, and
 // the app-only tools' shapes, defined once for the server that answers them and the view that calls them.
 import * as z from 'zod';
-import { DecisionAnswerSchema } from './approval-calls.js';
 import { DecidedViaSchema, SurfaceSchema } from './lifecycle.js';
 import { RequestViewSchema } from './review-request.js';
 import { issue, type FieldIssue } from './field-issues.js';
-import { DecideMessageSchema, ElicitationIdSchema } from './wire-fields.js';
+import { DecideMessageSchema, DecisionAnswerSchema, ElicitationIdSchema } from './wire-fields.js';
 
 export { APP_META_KEY, APP_MIME_TYPE, REVIEW_APP_URI, UI_EXTENSION, declaresAppUi } from './app-capability.js';
 

@@ -1,9 +1,8 @@
 import * as z from 'zod';
-import { FieldIssueSchema } from './field-issues.js';
 import { DecidedViaSchema, StatusSchema, SurfaceSchema } from './lifecycle.js';
 import { RequestViewSchema, ResultEnvelopeSchema, ReviewRequestSchema } from './review-request.js';
 import { MAX_RULES, RuleIdSchema, RuleSchema } from './rules.js';
-import { DecideMessageSchema, DecisionRefusalSchema, ElicitationIdSchema, RequesterSchema } from './wire-fields.js';
+import { DecideMessageSchema, DecisionAnswerSchema, ElicitationIdSchema, RequesterSchema } from './wire-fields.js';
 
 /**
  * The approval service's calls, defined once as a `{ method: { params, result } }` map of zod schemas. The hub's
@@ -56,13 +55,6 @@ const StatusAnswerSchema = z.strictObject({ status: StatusSchema });
  */
 const AppDecideParamsSchema = DecideMessageSchema.omit({ type: true, rule: true });
 export type AppDecideParams = z.infer<typeof AppDecideParamsSchema>;
-/** The engine's answer to any decision, whichever surface made it (the wire's `decision.result` without its ids). */
-export const DecisionAnswerSchema = z.strictObject({
-  ok: z.boolean(),
-  status: StatusSchema.optional(),
-  reason: DecisionRefusalSchema.optional(),
-  issues: z.array(FieldIssueSchema).optional(),
-});
 /** The longest elicit_await window; the relay's own call timeout is derived from it. */
 const MAX_WAIT_MS = 600_000;
 

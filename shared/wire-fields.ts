@@ -1,4 +1,6 @@
 import * as z from 'zod';
+import { FieldIssueSchema } from './field-issues.js';
+import { StatusSchema } from './lifecycle.js';
 import { RuleDraftSchema } from './rules.js';
 
 // The extension's pages and server/mcp/ still import it from here; it lives in field-issues.ts.
@@ -29,6 +31,17 @@ export const KeyIdSchema = z.string().regex(/^k_[0-9a-f]{16}$/, 'must be a key i
 /** `unavailable`: the hub could not record the decision (its store failed); it stays queued and is sent again. */
 export const DecisionRefusalSchema = z.enum(['invalid', 'already_decided', 'expired', 'withdrawn', 'not_found', 'unavailable']);
 export type DecisionRefusal = z.infer<typeof DecisionRefusalSchema>;
+
+/**
+ * The engine's answer to any decision, whichever surface made it (the wire's `decision.result` without its ids): the
+ * approval calls' `appDecide` result, which the view in the chat reads too.
+ */
+export const DecisionAnswerSchema = z.strictObject({
+  ok: z.boolean(),
+  status: StatusSchema.optional(),
+  reason: DecisionRefusalSchema.optional(),
+  issues: z.array(FieldIssueSchema).optional(),
+});
 
 export const DecideMessageSchema = z.strictObject({
   type: z.literal('decide'),
