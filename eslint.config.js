@@ -110,12 +110,13 @@ export default tseslint.config(
   },
   {
     // The review inside the chat (MCP App): browser only like the extension, and without its storage or browser APIs
-    // (an opaque-origin frame); it talks to the server through the host, with the ext-apps SDK only.
+    // (an opaque-origin frame); it talks to the server through the host, speaking its side of the MCP Apps protocol itself
+    // (app/host-connection.ts): the SDKs would bundle their zod schemas of the whole protocol into the page.
     files: ['app/**'],
     rules: {
       'no-restricted-imports': ['error', {
         patterns: [
-          { group: ['**/server/**', 'ws', '@modelcontextprotocol/*', '!@modelcontextprotocol/ext-apps'], message: 'the app is browser only: no server code; it reaches the server through the host (ext-apps).' },
+          { group: ['**/server/**', 'ws', '@modelcontextprotocol/*'], message: 'the app is browser only: no server code and no MCP SDK; it reaches the server through the host (app/host-connection.ts).' },
           { group: ['**/entrypoints/**', '**/extension/background/**', '**/extension/hub/**', '**/extension/db/database*', '**/extension/browser.js', 'wxt', 'wxt/*', '@wxt-dev/*', 'dexie'], message: 'the app runs in an opaque-origin frame: no extension APIs, no IndexedDB.' },
           nodeBuiltins,
         ],
