@@ -17,6 +17,8 @@ export default defineConfig({
   imports: false,
   vite: () => ({
     plugins: [preact()],
+    // Every browser this supports (Chrome 116, Firefox 115) preloads modules itself: no polyfill in the popup's bundle.
+    build: { modulePreload: { polyfill: false } },
     resolve: {
       // Dexie's ES2018 build, not its wrapper around the ES5 one: every browser this supports runs it, and it is ~9 KB
       // smaller (the popup's bundle has a budget).

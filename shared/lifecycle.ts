@@ -1,10 +1,8 @@
 import * as z from 'zod';
+import { STATUSES } from './statuses.js';
 
-/**
- * A request is pending until a reviewer decides (approved / rejected), the agent withdraws it (canceled) or its
- * deadline passes (expired, fail closed); a decided request becomes consumed once the agent read the result.
- */
-export const StatusSchema = z.enum(['pending', 'approved', 'rejected', 'canceled', 'expired', 'consumed']);
+/** A request's status: see `statuses.ts`. */
+export const StatusSchema = z.enum(STATUSES);
 export type Status = z.infer<typeof StatusSchema>;
 
 /** Where a person decided: the paired browser extension, or the review shown inside the chat (MCP App). */

@@ -1,11 +1,12 @@
 import { Dexie, type DBCore, type DBCoreMutateRequest, type DexieOptions, type EntityTable } from 'dexie';
-import * as z from 'zod';
-import { StatusSchema } from '../../shared/lifecycle.js';
+// zod/mini: every page opens the database before it has loaded zod's classic API (ui/page-reads.ts).
+import * as z from 'zod/mini';
 import type { Rule } from '../../shared/rules.js';
+import { STATUSES } from '../../shared/statuses.js';
 import { searchWords } from '../core/search-words.js';
 import type { ConnectionState, OutboxRow, RequestRow } from './rows.js';
 import type { Settings } from './settings-schema.js';
-import { VerdictSchema, deriveVerdict, type Verdict } from './verdict.js';
+import { VERDICTS, deriveVerdict, type Verdict } from './verdict.js';
 
 const DB_NAME = 'elicitly';
 
@@ -28,10 +29,10 @@ const HISTORY_INDEXES = [
 
 /** What the verdict is derived from; anything else in the row is left alone, and a row without a status is not touched. */
 const VerdictFieldsSchema = z.object({
-  status: StatusSchema,
-  outcome: z.object({ decision: z.enum(['approved', 'rejected']) }).optional(),
-  delivery: z.enum(['queued', 'delivered', 'refused']).optional(),
-  verdict: VerdictSchema.optional().catch(undefined),
+  status: z.enum(STATUSES),
+  outcome: z.optional(z.object({ decision: z.enum(['approved', 'rejected']) })),
+  delivery: z.optional(z.enum(['queued', 'delivered', 'refused'])),
+  verdict: z.catch(z.optional(z.enum(VERDICTS)), undefined),
 });
 
 function isRecord(value: unknown): value is Record<string, unknown> {

@@ -1,7 +1,8 @@
 import { Dexie } from 'dexie';
 import { searchWords } from '../core/search-words.js';
 import type { ElicitlyDb } from './database.js';
-import { prefixRange, readRow, readRows } from './requests-repo.js';
+import { prefixRange } from './request-ranges.js';
+import { readRow, readRows } from './requests-repo.js';
 import type { RequestRow, StoredRow } from './rows.js';
 import type { Verdict } from './verdict.js';
 

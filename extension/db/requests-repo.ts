@@ -1,18 +1,8 @@
-import { Dexie } from 'dexie';
 import type { DecidedVia, Status } from '../../shared/lifecycle.js';
 import type { RequestView } from '../../shared/wire-protocol.js';
 import type { ElicitlyDb } from './database.js';
+import { PENDING, uncheckedPending } from './request-ranges.js';
 import { RequestRowSchema, StoredRowSchema, rowFromView, type RequestRow, type StoredRow } from './rows.js';
-
-/**
- * Compound-key bounds are written as "the prefix alone" to "the prefix then maxKey": a shorter array sorts before every
- * longer one it prefixes, and Dexie's maxKey (an array) after any number or string. Using maxKey twice in one key would
- * be invalid: IndexedDB refuses a key that contains the same array object twice.
- */
-export function prefixRange(prefix: unknown[]): [unknown[], unknown[]] {
-  return [prefix, [...prefix, Dexie.maxKey]];
-}
-const PENDING = prefixRange(['pending']);
 
 /** A stored row that no longer fits the schema is skipped, never rendered half-understood. */
 export function readRow(raw: unknown): StoredRow | undefined {
@@ -29,7 +19,7 @@ export async function getRequest(db: ElicitlyDb, id: string): Promise<StoredRow 
 
 /** Pending rows newest first; with `now`, only those not past their deadline (the inbox). */
 export async function pendingRequests(db: ElicitlyDb, now?: number): Promise<StoredRow[]> {
-  const rows = readRows(await db.requests.where('[status+createdAt+elicitationId]').between(...PENDING).reverse().toArray());
+  const rows = readRows(await uncheckedPending(db));
   return now === undefined ? rows : rows.filter((r) => r.expiresAt > now);
 }
 

@@ -6,7 +6,10 @@ import type { RequestView } from '../../shared/wire-protocol.js';
 import { FieldIssueSchema } from '../../shared/field-issues.js';
 import { DecisionRefusalSchema, ElicitationIdSchema, IdempotencyKeySchema, RequesterSchema } from '../../shared/wire-fields.js';
 import { searchWords } from '../core/search-words.js';
-import { VerdictSchema } from './verdict.js';
+import { VERDICTS } from './verdict.js';
+
+/** What became of a request (verdict.ts). */
+export const VerdictSchema = z.enum(VERDICTS);
 
 /** What the reviewer decided, as sent (the hub keeps the authoritative copy). */
 export const LocalOutcomeSchema = z.strictObject({

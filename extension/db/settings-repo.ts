@@ -2,7 +2,8 @@ import type { ElicitlyDb } from './database.js';
 import { ConnectionStateSchema, type ConnectionState } from './rows.js';
 import { DEFAULT_SETTINGS, SettingsSchema, type HubKey, type Settings } from './settings-schema.js';
 
-function parseSettings(raw: unknown): Settings {
+/** Stored settings that do not fit read as the defaults. */
+export function parseSettings(raw: unknown): Settings {
   const parsed = SettingsSchema.safeParse(raw);
   return parsed.success ? parsed.data : DEFAULT_SETTINGS;
 }
@@ -56,9 +57,14 @@ export async function forgetHubKey(db: ElicitlyDb, port: number, keyId: string):
   });
 }
 
-export async function readConnection(db: ElicitlyDb): Promise<ConnectionState | undefined> {
-  const parsed = ConnectionStateSchema.safeParse((await db.connection.get('current'))?.value);
+/** A stored connection state that does not fit is none. */
+export function parseConnection(raw: unknown): ConnectionState | undefined {
+  const parsed = ConnectionStateSchema.safeParse(raw);
   return parsed.success ? parsed.data : undefined;
+}
+
+export async function readConnection(db: ElicitlyDb): Promise<ConnectionState | undefined> {
+  return parseConnection((await db.connection.get('current'))?.value);
 }
 
 export async function writeConnection(db: ElicitlyDb, state: ConnectionState): Promise<void> {

@@ -1,13 +1,15 @@
-import * as z from 'zod';
 import type { Status } from '../../shared/lifecycle.js';
 
 /**
  * What became of a request, as the history tells it. The status alone cannot say it: `consumed` (the agent read the
  * result) is the same for an approval and a rejection. `unknown`: decided, but not by a decision this browser saw —
  * another reviewer decided, and the agent collected it before this browser heard which way.
+ *
+ * Without zod: the database derives verdicts on every page before the page has loaded zod's classic API, so its check
+ * is zod/mini's (database.ts); rows.ts makes them `VerdictSchema`.
  */
-export const VerdictSchema = z.enum(['pending', 'approved', 'rejected', 'withdrawn', 'expired', 'unknown']);
-export type Verdict = z.infer<typeof VerdictSchema>;
+export const VERDICTS = ['pending', 'approved', 'rejected', 'withdrawn', 'expired', 'unknown'] as const;
+export type Verdict = (typeof VERDICTS)[number];
 
 /** The parts of a row the verdict depends on. */
 export interface VerdictInputs {

@@ -1,12 +1,12 @@
 import { useCallback, useEffect, useRef, useState } from 'preact/hooks';
 import type { ElicitlyDb } from '../db/database.js';
 import type { RequestRow } from '../db/rows.js';
-import { getRequest } from '../db/requests-repo.js';
 import type { BackgroundClient } from '../messages.js';
 import { ConnectionHeader } from './connection-header.js';
 import { isShortcut } from './keyboard.js';
 import { Inbox, usePendingRequests } from './inbox.js';
 import { lazyView } from './lazy-view.js';
+import { getRequest } from './page-reads.js';
 import { useLiveQuery } from './use-live-query.js';
 import { useNow } from './use-now.js';
 

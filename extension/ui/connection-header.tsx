@@ -1,6 +1,6 @@
 import type { ElicitlyDb } from '../db/database.js';
 import type { ConnectionState, PairingReason } from '../db/rows.js';
-import { readConnection, readSettings } from '../db/settings-repo.js';
+import { readConnection, readSettings } from './page-reads.js';
 import { useLiveQuery } from './use-live-query.js';
 import { useNow } from './use-now.js';
 

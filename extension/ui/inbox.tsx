@@ -1,12 +1,12 @@
 import { useEffect, useRef, useState } from 'preact/hooks';
 import { revealHidden } from '../core/visible-text.js';
-import { pendingRequests } from '../db/requests-repo.js';
 import type { ElicitlyDb } from '../db/database.js';
 import type { RequestRow } from '../db/rows.js';
 import type { BackgroundClient, DecideReply } from '../messages.js';
 import { age, timeLeft } from './format-time.js';
 import { isShortcut } from './keyboard.js';
 import { KIND_LABEL } from './labels.js';
+import { pendingRequests } from './page-reads.js';
 import { useLiveQuery } from './use-live-query.js';
 import { useNow } from './use-now.js';
 import { VisibleText } from './visible-text.js';

@@ -1,4 +1,5 @@
-import { DecideReplySchema, RuleReplySchema, type BackgroundClient, type DecideReply, type RuleReply, type UiMessage } from '../messages.js';
+import type { BackgroundClient, DecideReply, RuleReply, UiMessage } from '../messages.js';
+import { loadChecks } from './page-reads.js';
 
 const NO_ANSWER: DecideReply = { state: 'error', message: 'The extension background did not answer.' };
 const NO_RULE_ANSWER: RuleReply = { state: 'error', message: 'The extension background did not answer.' };
@@ -10,7 +11,8 @@ const NO_RULE_ANSWER: RuleReply = { state: 'error', message: 'The extension back
 export function createRuntimeClient(send: (message: UiMessage) => Promise<unknown>): BackgroundClient {
   const ruleChange = async (message: UiMessage): Promise<RuleReply> => {
     try {
-      const parsed = RuleReplySchema.safeParse(await send(message));
+      const answer = await send(message);
+      const parsed = (await loadChecks()).RuleReplySchema.safeParse(answer);
       return parsed.success ? parsed.data : NO_RULE_ANSWER;
     } catch {
       return NO_RULE_ANSWER;
@@ -26,7 +28,7 @@ export function createRuntimeClient(send: (message: UiMessage) => Promise<unknow
       } catch {
         return NO_ANSWER;
       }
-      const parsed = DecideReplySchema.safeParse(answer);
+      const parsed = (await loadChecks()).DecideReplySchema.safeParse(answer);
       return parsed.success ? parsed.data : NO_ANSWER;
     },
     async reconnect() {
