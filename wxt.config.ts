@@ -1,6 +1,7 @@
 import { fileURLToPath } from 'node:url';
 import preact from '@preact/preset-vite';
 import { defineConfig } from 'wxt';
+import { leanZod } from './scripts/lean-zod.mjs';
 import { EXTENSION_PUBLIC_KEY } from './shared/extension-id.js';
 
 // The companion extension: Chrome MV3 and Firefox (WXT's default MV2, whose persistent background page keeps the
@@ -16,7 +17,9 @@ export default defineConfig({
   outDir: process.env.ELICITLY_EXTENSION_OUT || '.output',
   imports: false,
   vite: () => ({
-    plugins: [preact()],
+    // Classic zod without what no page of the extension runs (JSON Schema generation, the eval-compiled object parser
+    // its CSP forbids anyway, …; scripts/lean-zod.mjs, as for the single-file pages).
+    plugins: [leanZod({ root: fileURLToPath(new URL('./', import.meta.url)).replaceAll('\\', '/') }), preact()],
     // Every browser this supports (Chrome 116, Firefox 115) preloads modules itself: no polyfill in the popup's bundle.
     build: { modulePreload: { polyfill: false } },
     resolve: {

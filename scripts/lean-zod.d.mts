@@ -1,0 +1,3 @@
+import type { Plugin } from 'vite';
+
+export function leanZod(options: { root: string }): Plugin;
