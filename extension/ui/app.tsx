@@ -5,7 +5,7 @@ import type { BackgroundClient } from '../messages.js';
 import { ConnectionHeader } from './connection-header.js';
 import { isShortcut } from './keyboard.js';
 import { Inbox, usePendingRequests } from './inbox.js';
-import { lazyView } from './lazy-view.js';
+import { lazyView, prefetchWhenIdle } from './lazy-view.js';
 import { getRequest } from './page-reads.js';
 import { useLiveQuery } from './use-live-query.js';
 import { useNow } from './use-now.js';
@@ -50,17 +50,30 @@ function parseRoute(hash: string): Route {
   return { name: 'inbox' };
 }
 
+const sameRoute = (a: Route, b: Route) => a.name === b.name && ('id' in a ? a.id : '') === ('id' in b ? b.id : '');
+
+/** The app's route listener: go() tells it at once, as hashchange comes a task later (often after a frame). */
+let onGo: (() => void) | undefined;
+
 function go(hash: string): void {
   window.location.hash = hash;
+  onGo?.();
 }
 
 function useRoute(): Route {
   const [route, setRoute] = useState(() => parseRoute(window.location.hash));
   useEffect(() => {
-    const onChange = () => setRoute(parseRoute(window.location.hash));
+    const onChange = () => setRoute((current) => {
+      const next = parseRoute(window.location.hash);
+      return sameRoute(current, next) ? current : next;
+    });
     window.addEventListener('hashchange', onChange);
+    onGo = onChange;
     onChange();
-    return () => window.removeEventListener('hashchange', onChange);
+    return () => {
+      window.removeEventListener('hashchange', onChange);
+      if (onGo === onChange) onGo = undefined;
+    };
   }, []);
   return route;
 }
@@ -81,14 +94,17 @@ function InboxLink({ db, current }: { db: ElicitlyDb; current: boolean }) {
   );
 }
 
-function ReviewRoute({ db, client, id, mode, openInTab }: {
+function ReviewRoute({ db, client, id, known, mode, openInTab }: {
   db: ElicitlyDb;
   client: BackgroundClient;
   id: string;
+  /** The row as the inbox showed it, when the review was opened from there. */
+  known: RequestRow | undefined;
   mode: 'popup' | 'tab';
   openInTab?: (hash: string) => void;
 }) {
-  const row = useRow(db, id);
+  // Shown at once when the inbox handed it over; read live either way.
+  const row = useLiveQuery<RequestRow | null>(async () => (await getRequest(db, id)) ?? null, [db, id], { initial: known });
   if (row === undefined) return <p class="muted">Loading…</p>;
   if (row === null) return <p>Request not found.</p>;
   return (
@@ -165,6 +181,15 @@ export function App({ db, client, mode, openInTab }: {
   openInTab?: (hash: string) => void;
 }) {
   const route = useRoute();
+  // The row the inbox showed when one was opened: the review shows it at once, and its live query keeps it current.
+  const opened = useRef<RequestRow | undefined>(undefined);
+  useEffect(() => {
+    if (route.name !== 'inbox') return undefined;
+    // Back in the inbox, that row is history: a later review of the same request reads it afresh.
+    opened.current = undefined;
+    // From the inbox the next view is most likely a review: its module is fetched while the person reads the list.
+    return prefetchWhenIdle(ReviewView);
+  }, [route.name]);
   const section = route.name === 'review' ? 'inbox' : route.name === 'history-detail' ? 'history' : route.name;
   return (
     <div class={`app mode-${mode}`}>
@@ -176,9 +201,17 @@ export function App({ db, client, mode, openInTab }: {
         <a href="#/settings" aria-current={section === 'settings' ? 'page' : undefined}>Settings</a>
       </nav>
       <main>
-        {route.name === 'inbox' && <Inbox db={db} client={client} onOpen={(id) => go(`#/review/${encodeURIComponent(id)}`)} />}
+        {route.name === 'inbox' && (
+          <Inbox db={db} client={client} onOpen={(id, row) => {
+            opened.current = row;
+            go(`#/review/${encodeURIComponent(id)}`);
+          }} />
+        )}
         {route.name === 'review' && (
-          <ReviewRoute key={route.id} db={db} client={client} id={route.id} mode={mode} openInTab={openInTab} />
+          <ReviewRoute
+            key={route.id} db={db} client={client} id={route.id} mode={mode} openInTab={openInTab}
+            known={opened.current?.elicitationId === route.id ? opened.current : undefined}
+          />
         )}
         {route.name === 'history' && <History db={db} onOpen={(id) => go(`#/history/${encodeURIComponent(id)}`)} />}
         {route.name === 'history-detail' && <HistoryDetailRoute key={route.id} db={db} id={route.id} />}

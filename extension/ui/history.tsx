@@ -1,15 +1,16 @@
-import { useEffect, useState } from 'preact/hooks';
+import { useEffect, useMemo, useState } from 'preact/hooks';
 import { revealHidden } from '../core/visible-text.js';
 import type { ElicitlyDb } from '../db/database.js';
 import { exportBlob, type ExportFormat } from '../db/export-history.js';
 import { historyAgents, historyPage, type HistoryCursor, type HistoryQuery } from '../db/history-queries.js';
 import { VerdictSchema, type RequestRow, type StoredRow } from '../db/rows.js';
+import type { Rule } from '../../shared/rules.js';
 import { rulesById } from '../db/rules-repo.js';
 import type { Verdict } from '../db/verdict.js';
 import { KIND_LABEL, VERDICT_FILTER_LABEL } from './labels.js';
 import { decisionSummary, requestSummary } from './request-summary.js';
 import { useLiveQuery } from './use-live-query.js';
-import { VisibleText } from './visible-text.js';
+import { visibleChildren } from './visible-text.js';
 import './history.css';
 
 const PAGE_SIZE = 50;
@@ -84,6 +85,43 @@ function ExportButtons({ db, query }: { db: ElicitlyDb; query: HistoryQuery }) {
   );
 }
 
+/** The page's rows: a component of its own, so a render for another reason (the agents arriving) leaves them be. */
+function HistoryTable({ rows, rules, onOpen }: { rows: StoredRow[]; rules: ReadonlyMap<string, Rule> | undefined; onOpen(id: string): void }) {
+  return (
+    <table aria-label="History">
+      <thead>
+        <tr>
+          <th scope="col">Created</th>
+          <th scope="col">Kind</th>
+          <th scope="col">Decision</th>
+          <th scope="col">Message</th>
+          <th scope="col">Agent</th>
+        </tr>
+      </thead>
+      <tbody>
+        {rows.map((row) => {
+          const summary = requestSummary(row);
+          const decision = decisionSummary(row, rules);
+          return (
+            <tr key={row.elicitationId}>
+              <td class="nowrap">{summary.created}</td>
+              <td>{summary.kind}</td>
+              <td>
+                <span class={`verdict verdict-${decision.verdict}`}>{visibleChildren(decision.label)}</span>
+                {decision.note && <span class="decision-note">{visibleChildren(decision.note)}</span>}
+              </td>
+              <td>
+                <button type="button" class="link" onClick={() => onOpen(row.elicitationId)}>{visibleChildren(summary.title)}</button>
+              </td>
+              <td>{visibleChildren(summary.agent)}</td>
+            </tr>
+          );
+        })}
+      </tbody>
+    </table>
+  );
+}
+
 const KINDS = Object.keys(KIND_LABEL).filter(isKind);
 
 function isKind(value: string): value is RequestRow['kind'] {
@@ -122,6 +160,8 @@ export function History({ db, onOpen }: { db: ElicitlyDb; onOpen(id: string): vo
   const rules = useLiveQuery(() => rulesById(db), [db]);
   // A chosen agent whose rows were all pruned still names what the list is filtered by.
   const agentOptions = agent && agents && !agents.includes(agent) ? [agent, ...agents] : (agents ?? []);
+  // The same element while the rows and rules are the same: Preact then skips it without a look at its 50 rows.
+  const table = useMemo(() => loaded && <HistoryTable rows={loaded.rows} rules={rules} onOpen={onOpen} />, [loaded, rules, onOpen]);
 
   return (
     <section class="history">
@@ -164,37 +204,7 @@ export function History({ db, onOpen }: { db: ElicitlyDb; onOpen(id: string): vo
       ) : loaded.rows.length === 0 ? (
         <p class="muted">No requests match.</p>
       ) : (
-        <table aria-label="History">
-          <thead>
-            <tr>
-              <th scope="col">Created</th>
-              <th scope="col">Kind</th>
-              <th scope="col">Decision</th>
-              <th scope="col">Message</th>
-              <th scope="col">Agent</th>
-            </tr>
-          </thead>
-          <tbody>
-            {loaded.rows.map((row) => {
-              const summary = requestSummary(row);
-              const decision = decisionSummary(row, rules);
-              return (
-                <tr key={row.elicitationId}>
-                  <td class="nowrap">{summary.created}</td>
-                  <td>{summary.kind}</td>
-                  <td>
-                    <span class={`verdict verdict-${decision.verdict}`}><VisibleText text={decision.label} /></span>
-                    {decision.note && <span class="decision-note"><VisibleText text={decision.note} /></span>}
-                  </td>
-                  <td>
-                    <button type="button" class="link" onClick={() => onOpen(row.elicitationId)}><VisibleText text={summary.title} /></button>
-                  </td>
-                  <td><VisibleText text={summary.agent} /></td>
-                </tr>
-              );
-            })}
-          </tbody>
-        </table>
+        table
       )}
       {loaded?.next && (
         <button type="button" onClick={() => setPages((n) => n + 1)}>Load more</button>

@@ -66,7 +66,8 @@ function BatchBar({ selected, client, onDone }: { selected: string[]; client: Ba
   );
 }
 
-export function Inbox({ db, client, onOpen }: { db: ElicitlyDb; client?: BackgroundClient; onOpen(id: string): void }) {
+/** `onOpen` is handed the row shown, so the review can open with it at once rather than after reading it again. */
+export function Inbox({ db, client, onOpen }: { db: ElicitlyDb; client?: BackgroundClient; onOpen(id: string, row?: RequestRow): void }) {
   const now = useNow();
   const rows = usePendingRequests(db, now);
   const list = useRef<HTMLUListElement>(null);
@@ -97,7 +98,7 @@ export function Inbox({ db, client, onOpen }: { db: ElicitlyDb; client?: Backgro
         items[to]?.focus();
       } else if (e.key === 'Enter' && id !== undefined) {
         e.preventDefault();
-        latest.current.onOpen(id);
+        latest.current.onOpen(id, latest.current.rows?.find((r) => r.elicitationId === id));
       } else if (e.key === 'x' && id !== undefined) {
         const row = latest.current.rows?.find((r) => r.elicitationId === id);
         if (row && decidableInBatch(row)) {
@@ -147,7 +148,7 @@ export function Inbox({ db, client, onOpen }: { db: ElicitlyDb; client?: Backgro
                 onChange={() => toggle(row.elicitationId)}
               />
             )}
-            <button type="button" class="inbox-item" data-id={row.elicitationId} onClick={() => onOpen(row.elicitationId)}>
+            <button type="button" class="inbox-item" data-id={row.elicitationId} onClick={() => onOpen(row.elicitationId, row)}>
               <span class="message"><VisibleText text={row.message} /></span>{' '}
               <span class="meta">
                 <span class={`kind kind-${row.kind}`}>{KIND_LABEL[row.kind]}</span>

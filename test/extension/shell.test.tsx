@@ -55,7 +55,7 @@ describe('Inbox', () => {
     expect(buttons[1]!.textContent).toMatch(/^Delete the staging bucket Approval · claude-code · 5 min ago · expires in 5\d min$/);
     expect(within(list).getByRole('button', { name: /^Delete the staging bucket/ })).toBe(buttons[1]);
     fireEvent.click(buttons[1]!);
-    expect(onOpen).toHaveBeenCalledWith('older');
+    expect(onOpen).toHaveBeenCalledWith('older', expect.objectContaining({ elicitationId: 'older', message: 'Delete the staging bucket' }));
   });
 
   it('drops a request when its deadline passes, with no write to the database', async () => {
