@@ -67,10 +67,15 @@ function useRoute(): Route {
       const next = parseRoute(window.location.hash);
       return sameRoute(current, next) ? current : next;
     });
+    // The Navigation API (Chrome) tells of a new hash as it is set, a link's included; hashchange comes a task later.
+    const navigation: unknown = Reflect.get(window, 'navigation');
+    const entries = navigation instanceof EventTarget ? navigation : undefined;
+    entries?.addEventListener('currententrychange', onChange);
     window.addEventListener('hashchange', onChange);
     onGo = onChange;
     onChange();
     return () => {
+      entries?.removeEventListener('currententrychange', onChange);
       window.removeEventListener('hashchange', onChange);
       if (onGo === onChange) onGo = undefined;
     };
@@ -187,8 +192,9 @@ export function App({ db, client, mode, openInTab }: {
     if (route.name !== 'inbox') return undefined;
     // Back in the inbox, that row is history: a later review of the same request reads it afresh.
     opened.current = undefined;
-    // From the inbox the next view is most likely a review: its module is fetched while the person reads the list.
-    return prefetchWhenIdle(ReviewView);
+    // From the inbox the next view is most likely a review, or the history the nav offers: their modules are fetched
+    // while the person reads the list.
+    return prefetchWhenIdle(ReviewView, History);
   }, [route.name]);
   const section = route.name === 'review' ? 'inbox' : route.name === 'history-detail' ? 'history' : route.name;
   return (

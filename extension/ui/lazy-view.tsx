@@ -41,14 +41,15 @@ export function lazyView<P extends object>(load: () => Promise<FunctionComponent
 }
 
 /**
- * Fetches a view's module once the page has nothing else to do (the popup has painted what it opened on), so the
- * view it most likely opens next is there when asked for: a dynamic import, which keeps it out of the popup's bundle.
+ * Fetches views' modules once the page has nothing else to do (the popup has painted what it opened on), so the views
+ * it most likely opens next are there when asked for: dynamic imports, which keep them out of the popup's bundle.
  */
-export function prefetchWhenIdle(view: { prefetch(): void }): () => void {
+export function prefetchWhenIdle(...views: { prefetch(): void }[]): () => void {
+  const prefetch = () => views.forEach((view) => view.prefetch());
   if (typeof requestIdleCallback === 'function') {
-    const handle = requestIdleCallback(() => view.prefetch(), { timeout: 2000 });
+    const handle = requestIdleCallback(prefetch, { timeout: 2000 });
     return () => cancelIdleCallback(handle);
   }
-  const timer = setTimeout(() => view.prefetch(), 200);
+  const timer = setTimeout(prefetch, 200);
   return () => clearTimeout(timer);
 }

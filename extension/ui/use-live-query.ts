@@ -26,15 +26,15 @@ function subscribeNow<T>(query: () => Promise<T> | T, observer: Partial<Observer
   }
 }
 
-/** Structured-clone data (what a read returns) compared by value: a re-read that found the same is not a new result. */
+/**
+ * Plain data (arrays, plain objects, primitives: what a read and its parse return) compared by value, so a re-read that
+ * found the same is not a new result. Anything else (a Map) is new unless it is the same object.
+ */
 export function sameData(a: unknown, b: unknown): boolean {
   if (Object.is(a, b)) return true;
   if (typeof a !== 'object' || typeof b !== 'object' || a === null || b === null) return false;
   if (Array.isArray(a)) return Array.isArray(b) && a.length === b.length && a.every((x, i) => sameData(x, b[i]));
-  if (a instanceof Map) {
-    return b instanceof Map && a.size === b.size && [...a].every(([k, v]) => b.has(k) && sameData(v, b.get(k)));
-  }
-  if (Object.getPrototypeOf(a) !== Object.prototype || Object.getPrototypeOf(b) !== Object.prototype || Array.isArray(b)) return false;
+  if (Object.getPrototypeOf(a) !== Object.prototype || Object.getPrototypeOf(b) !== Object.prototype) return false;
   const ka = Object.keys(a);
   const kb = Object.keys(b);
   return ka.length === kb.length && ka.every((k) => Object.hasOwn(b, k) && sameData((a as Record<string, unknown>)[k], (b as Record<string, unknown>)[k]));

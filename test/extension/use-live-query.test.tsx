@@ -49,13 +49,12 @@ describe('useLiveQuery', () => {
 });
 
 describe('sameData', () => {
-  it('compares what a read returns by value', () => {
+  it('compares plain data by value, and anything else by identity', () => {
     expect(sameData({ a: [1, { b: 'x' }], c: null }, { a: [1, { b: 'x' }], c: null })).toBe(true);
     expect(sameData({ a: [1, 2] }, { a: [2, 1] })).toBe(false);
     expect(sameData({ a: 1 }, { a: 1, b: undefined })).toBe(false);
     expect(sameData([], {})).toBe(false);
-    expect(sameData(new Map([['k', { v: 1 }]]), new Map([['k', { v: 1 }]]))).toBe(true);
-    expect(sameData(new Map([['k', 1]]), new Map([['j', 1]]))).toBe(false);
+    expect(sameData(new Map([['k', 1]]), new Map([['k', 1]]))).toBe(false);
     expect(sameData(Number.NaN, Number.NaN)).toBe(true);
     expect(sameData(new Date(1), new Date(1))).toBe(false);
   });
