@@ -166,8 +166,8 @@ export async function extension() {
     await opened.close();
     const loadedFiles = [...new Set(loaded)].map((path) => join(EXTENSION_DIR, path)).filter((file) => existsSync(file));
     const loadedGzip = loadedFiles.reduce((sum, file) => sum + gzipSync(readFileSync(file), { level: 9 }).length, 0);
-    line(table, `popup opened → inbox shown: every file it loaded (${loadedFiles.length}), gzip -9`, kb(loadedGzip), 'no goal', undefined, undefined);
-    record('popup_loaded_gzip_kb', 'popup opened → inbox shown: all it loaded, gzip -9', loadedGzip / 1024, 'KB');
+    line(table, `popup opened → inbox shown: every file it requested by then, idle prefetches included (${loadedFiles.length}), gzip -9`, kb(loadedGzip), 'no goal', undefined, undefined);
+    record('popup_loaded_gzip_kb', 'popup opened → inbox shown: all it requested by then, gzip -9', loadedGzip / 1024, 'KB');
 
     // 1. create → visible in the open popup's inbox. The observer stamps Date.now() when a button starting with a
     // wanted message is in the DOM (the same wall clock as Node's t0: one machine).
