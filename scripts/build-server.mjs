@@ -1,6 +1,6 @@
 // Bundles the stdio server into one file: a host spawns it for every session, and one file starts ~25% faster
 // than resolving the SDK's and zod's module graphs from node_modules on each start (see bench/cold-start.mjs).
-import { copyFileSync, existsSync, mkdirSync, mkdtempSync, rmSync } from 'node:fs';
+import { copyFileSync, existsSync, mkdirSync, mkdtempSync, readFileSync, readdirSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { pathToFileURL } from 'node:url';
@@ -81,6 +81,13 @@ function precomputed(name, contents) {
     },
   };
 }
+
+// The bundled dependencies' licence comments: esbuild writes them beside whichever chunk holds the code (a content hash
+// that changes between builds); the package keeps them in one file of a fixed name, beside the bin.
+const legal = readdirSync('dist/server', { recursive: true }).filter((f) => f.endsWith('.LEGAL.txt')).sort();
+const notices = legal.map((f) => readFileSync(join('dist/server', f), 'utf8').trim()).filter(Boolean);
+for (const f of legal) rmSync(join('dist/server', f));
+if (notices.length) writeFileSync('dist/server/main.js.LEGAL.txt', `${notices.join('\n\n')}\n`);
 
 // The review shown inside the chat (MCP App) ships beside the bundle; main.ts reads it when a host asks for it.
 if (!existsSync('dist/app/review.html')) throw new Error('dist/app/review.html is missing: run node scripts/build-app.mjs first (npm run build:server does)');

@@ -39,5 +39,6 @@ if (missing.length) {
   process.exit(1);
 }
 const { ok, lines } = judgeBudgets(checks.map((c) => ({ name: c.name, files: c.measure(), budget: c.budget })));
-for (const line of lines) (ok ? console.log : console.error)(`check-budgets: ${line}`);
+// stderr either way, like the builds' own logs: `npm pack --json` runs the build in `prepare`, and its stdout is the JSON.
+for (const line of lines) console.error(`check-budgets: ${line}`);
 if (!ok) process.exit(1);

@@ -34,6 +34,9 @@ export async function buildSingleFile({ folder, file, what, forbidden = [] }) {
     },
   };
   rmSync(outDir, { recursive: true, force: true });
+  // The page is the same bytes whoever builds it: vite and Preact's preset read NODE_ENV, and `npm pack` run under a test
+  // runner (NODE_ENV=test) built a bigger page, with development code, than `npm run build` did.
+  process.env.NODE_ENV = 'production';
   await build({
     configFile: false,
     root: `${root}${folder}`,
