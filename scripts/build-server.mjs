@@ -13,6 +13,9 @@ rmSync('dist/server', { recursive: true, force: true });
 // spawns a server per session and most never make one, so it is memory and start-up time saved each time. Each tool's
 // definition is a chunk of its own too (server/mcp/tools/registry.ts), and `tools/list` needs none of them: the listing
 // is computed here, once, from the definitions (server/mcp/tools/tool-listing.ts), and the bundle carries its JSON.
+// Bundled CommonJS dependencies still call require() for Node built-ins.
+const REQUIRE = "import { createRequire as __elicitlyRequire } from 'node:module';\nconst require = __elicitlyRequire(import.meta.url);";
+
 const listing = await toolListingModule();
 
 await build({
@@ -35,8 +38,7 @@ await build({
   minifySyntax: true,
   minifyWhitespace: true,
   legalComments: 'linked',
-  // Bundled CommonJS dependencies still call require() for Node built-ins.
-  banner: { js: "#!/usr/bin/env node\nimport { createRequire as __elicitlyRequire } from 'node:module';\nconst require = __elicitlyRequire(import.meta.url);" },
+  banner: { js: `#!/usr/bin/env node\n${REQUIRE}` },
   // ws loads these optional native add-ons in a try/catch; without them it uses its JavaScript fallbacks.
   external: ['bufferutil', 'utf-8-validate'],
   // The SDK's Node shim exports Ajv as its default validator; the server passes its own (server/mcp/sdk-node-shims.ts).
@@ -59,7 +61,7 @@ async function toolListingModule() {
       bundle: true,
       platform: 'node',
       format: 'esm',
-      banner: { js: "import { createRequire as __elicitlyRequire } from 'node:module';\nconst require = __elicitlyRequire(import.meta.url);" },
+      banner: { js: REQUIRE },
       external: ['bufferutil', 'utf-8-validate'],
       logLevel: 'warning',
     });

@@ -1,6 +1,6 @@
 import type { ToolAnnotations } from '@modelcontextprotocol/server';
-import { ALL_TOOLS } from './all-tools.js';
 import { listedOutputSchema, type Tool } from './tool.js';
+import { TOOL_LOADERS } from './tool-loaders.js';
 
 /** What the SDK converts a tool's schemas with (its `JSON_SCHEMA_CONVERSION_TARGET`): the listing must be the same JSON. */
 const TARGET = 'draft-2020-12';
@@ -32,8 +32,17 @@ export function listingOf(tool: Tool): ToolListing {
 }
 
 /**
- * Every tool's listing, alphabetical (hosts list tools in registration order). Computed here from the definitions;
+ * Every tool's listing, alphabetical (hosts list tools in registration order). Computed here from the definitions, all
+ * loaded;
  * the bundle gets this module's value computed at build time instead (scripts/build-server.mjs), so a server answers
  * `tools/list` without loading any tool's definition or building a zod schema for it.
  */
-export const TOOL_LISTINGS: readonly ToolListing[] = ALL_TOOLS.map(listingOf).sort((a, b) => a.name.localeCompare(b.name));
+export const TOOL_LISTINGS: readonly ToolListing[] = (
+  await Promise.all(
+    Object.entries(TOOL_LOADERS).map(async ([name, load]) => {
+      const tool = await load();
+      if (tool.name !== name) throw new Error(`server/mcp/tools/tool-loaders.ts: the loader named ${name} loads ${tool.name}`);
+      return listingOf(tool);
+    }),
+  )
+).sort((a, b) => a.name.localeCompare(b.name));
