@@ -1,10 +1,12 @@
 // `elicitly-companion hooks install|uninstall|status`: puts this install's hook command into a host's settings, takes it
-// out, or says where it is. What it changed is printed, line by line, with the backup it made.
+// out, or says where it is. What it changed is printed, line by line, with the backup it made, and only once it is
+// written: a refusal (exit 1) says why and leaves every file as it was.
 import { existsSync } from 'node:fs';
 import type { HostAgent } from '../../shared/permission.js';
 import type { HookEvent } from './hook-input.js';
+import { codexInstalled, mergeCodexConfig, unmergeCodexConfig } from './hooks-codex-config.js';
 import { readSettings, settingsPath, writeSettings, type HostDirs, type Scope } from './hooks-files.js';
-import { claudeInstalled, codexInstalled, mergeClaudeSettings, mergeCodexConfig, unmergeClaudeSettings, unmergeCodexConfig, type Installed, type Merged } from './hooks-settings.js';
+import { claudeInstalled, mergeClaudeSettings, unmergeClaudeSettings, type Installed, type Merged } from './hooks-settings.js';
 
 export type HooksAction =
   | { kind: 'install'; host: HostAgent; scope: Scope; events: HookEvent[]; waitSeconds: number }
@@ -36,7 +38,7 @@ function change(host: HostAgent, path: string, merge: (text: string | null) => M
   const backup = writeSettings(path, merged.text);
   const lines = [`${path}:`, ...merged.changes.map((c) => `  ${c}`)];
   lines.push(backup ? `  backup of the previous file: ${backup}` : '  (a new file: nothing to back up)');
-  if (host === 'codex') lines.push('  Codex asks you to review and trust new hooks before it runs them: accept them at its next start.');
+  if (host === 'codex' && merged.changes.some((c) => !c.startsWith('removed'))) lines.push('  Codex asks you to review and trust new hooks before it runs them: accept them at its next start.');
   return { code: 0, text: `${lines.join('\n')}\n` };
 }
 
