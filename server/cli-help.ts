@@ -26,7 +26,9 @@ Usage:
       extension: writes this install's hook command into the host's settings (merged, a backup first;
       running it again changes nothing). Default events: Claude Code PermissionRequest,Elicitation;
       Codex PermissionRequest. --wait: how long a prompt waits for you (default 110 s; the host's hook
-      timeout is set 10 s longer). Then: hooks uninstall claude-code|codex [--scope …], hooks status.
+      timeout is set 10 s longer). A symlinked settings file is written through, the link kept. Exit
+      code 1, the file untouched: it cannot be parsed or merged, or (--scope project) it leads out of
+      the project. Then: hooks uninstall claude-code|codex [--scope …], hooks status.
   elicitly-companion hook --host claude-code|codex [--wait S] <PreToolUse|PermissionRequest|Elicitation>
       The hook itself (the host runs it): asks you in the extension and prints the host's decision.
       No extension connected, or no answer in time: it prints nothing and the host asks as usual.

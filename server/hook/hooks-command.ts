@@ -1,10 +1,12 @@
 // `elicitly-companion hooks install|uninstall|status`: puts this install's hook command into a host's settings, takes it
-// out, or says where it is. What it changed is printed, line by line, with the backup it made.
+// out, or says where it is. What it changed is printed, line by line, with the backup it made, and only once it is
+// written: a refusal (exit 1) says why and leaves every file as it was.
 import { existsSync } from 'node:fs';
 import type { HostAgent } from '../../shared/permission.js';
 import type { HookEvent } from './hook-input.js';
-import { readSettings, settingsPath, writeSettings, type HostDirs, type Scope } from './hooks-files.js';
-import { claudeInstalled, codexInstalled, mergeClaudeSettings, mergeCodexConfig, unmergeClaudeSettings, unmergeCodexConfig, type Installed, type Merged } from './hooks-settings.js';
+import { codexInstalled, mergeCodexConfig, unmergeCodexConfig } from './hooks-codex-config.js';
+import { readSettings, resolveSettings, settingsPath, writeSettings, type HostDirs, type Scope } from './hooks-files.js';
+import { claudeInstalled, mergeClaudeSettings, unmergeClaudeSettings, type Installed, type Merged } from './hooks-settings.js';
 
 export type HooksAction =
   | { kind: 'install'; host: HostAgent; scope: Scope; events: HookEvent[]; waitSeconds: number }
@@ -28,15 +30,18 @@ function installed(host: HostAgent, text: string | null): Installed[] {
   return host === 'claude-code' ? claudeInstalled(text) : codexInstalled(text);
 }
 
-function change(host: HostAgent, path: string, merge: (text: string | null) => Merged): HooksCommandEnd {
-  const before = readSettings(path);
-  const merged = merge(before);
+function change(host: HostAgent, path: string, projectDir: string | undefined, merge: (text: string | null) => Merged): HooksCommandEnd {
+  const file = resolveSettings(path, projectDir);
+  if (!file.ok) return { code: 1, text: `${file.why}; nothing was changed\n` };
+  const merged = merge(readSettings(file));
   if (!merged.ok) return { code: 1, text: `${path} ${merged.why}\n` };
   if (merged.changes.length === 0) return { code: 0, text: `${path}: already as wanted, nothing changed\n` };
-  const backup = writeSettings(path, merged.text);
-  const lines = [`${path}:`, ...merged.changes.map((c) => `  ${c}`)];
+  const backup = writeSettings(file, merged.text);
+  const lines = [`${path}:`];
+  if (file.linked) lines.push(`  written through the symbolic link to ${file.target}`);
+  lines.push(...merged.changes.map((c) => `  ${c}`));
   lines.push(backup ? `  backup of the previous file: ${backup}` : '  (a new file: nothing to back up)');
-  if (host === 'codex') lines.push('  Codex asks you to review and trust new hooks before it runs them: accept them at its next start.');
+  if (host === 'codex' && merged.changes.some((c) => !c.startsWith('removed'))) lines.push('  Codex asks you to review and trust new hooks before it runs them: accept them at its next start.');
   return { code: 0, text: `${lines.join('\n')}\n` };
 }
 
@@ -45,9 +50,11 @@ export function runHooksCommand(options: HooksCommandOptions): HooksCommandEnd {
   if (action.kind === 'status') return { code: 0, text: status(dirs) };
   const path = settingsPath(action.host, action.scope, dirs);
   if (path === undefined) return { code: 2, text: `cannot tell where ${action.host} keeps its ${action.scope} settings: HOME is not set (nor CLAUDE_CONFIG_DIR / CODEX_HOME)\n` };
-  if (action.kind === 'uninstall') return change(action.host, path, (text) => (action.host === 'claude-code' ? unmergeClaudeSettings(text) : unmergeCodexConfig(text)));
+  // A project's settings are written only inside the project (hooks-files.ts says why).
+  const projectDir = action.scope === 'project' ? dirs.cwd : undefined;
+  if (action.kind === 'uninstall') return change(action.host, path, projectDir, (text) => (action.host === 'claude-code' ? unmergeClaudeSettings(text) : unmergeCodexConfig(text)));
   const desired = { host: action.host, node: options.node, script: options.script, events: action.events, waitSeconds: action.waitSeconds };
-  const end = change(action.host, path, (text) => (action.host === 'claude-code' ? mergeClaudeSettings(text, desired) : mergeCodexConfig(text, desired)));
+  const end = change(action.host, path, projectDir, (text) => (action.host === 'claude-code' ? mergeClaudeSettings(text, desired) : mergeCodexConfig(text, desired)));
   // An npx run lives in a cache that is cleaned now and then: the hook would then point at nothing.
   const warning = /[\\/]_npx[\\/]/.test(options.script)
     ? `warning: ${options.script} is in npx's cache, which npm may clean; install elicitly-companion (npm i -g elicitly-companion) and run this again from there\n`
@@ -64,9 +71,14 @@ function status(dirs: HostDirs): string {
         lines.push(`${host} (${scope}): unknown location (HOME is not set)`);
         continue;
       }
+      const file = resolveSettings(path);
+      if (!file.ok) {
+        lines.push(`${host} (${scope}): ${file.why}`);
+        continue;
+      }
       let text: string | null;
       try {
-        text = readSettings(path);
+        text = readSettings(file);
       } catch (error) {
         lines.push(`${host} (${scope}): ${path}: cannot be read (${error instanceof Error ? error.message : String(error)})`);
         continue;

@@ -1,6 +1,7 @@
-// The hook entries in a host's settings, merged in and taken out without touching anyone else's: Claude Code's
-// settings.json (`hooks.<Event>[].hooks[]`) and Codex's config.toml (a marked block of `[[hooks.<Event>]]` tables).
-// Pure text in, text out; an entry is ours when its command is `… hook --host <host> [--wait N] <Event>`.
+// The hook entries in a host's settings, merged in and taken out without touching anyone else's: the events and the
+// command both hosts share, and Claude Code's settings.json (`hooks.<Event>[].hooks[]`); Codex's config.toml is
+// hooks-codex-config.ts. Pure text in, text out; an entry is ours when its command is `… hook --host <host> [--wait N]
+// <Event>`.
 import { isObject } from '../../shared/field-issues.js';
 import type { HostAgent } from '../../shared/permission.js';
 import type { HookEvent } from './hook-input.js';
@@ -52,7 +53,7 @@ export interface Desired {
  * Which tools a tool event is asked for. Claude Code's PreToolUse runs before every tool, read-only ones included, so it
  * is narrowed to the ones that change something; its PermissionRequest runs only where Claude Code would prompt.
  */
-function matcher(host: HostAgent, event: HookEvent): string | undefined {
+export function matcher(host: HostAgent, event: HookEvent): string | undefined {
   if (event === 'Elicitation') return undefined;
   if (host === 'claude-code' && event === 'PreToolUse') return 'Bash|Edit|MultiEdit|Write|NotebookEdit|mcp__.*';
   return '*';
@@ -152,76 +153,4 @@ export function mergeClaudeSettings(text: string | null, desired: Desired): Merg
 /** Claude Code's settings.json without this install's entries; everything else as it was. */
 export function unmergeClaudeSettings(text: string | null, host: HostAgent = 'claude-code'): Merged {
   return mergeClaudeSettings(text, { host, node: '', script: '', events: [], waitSeconds: 0 });
-}
-
-export const TOML_BEGIN = '# >>> elicitly-companion hooks (written by `elicitly-companion hooks install`; it replaces this block)';
-export const TOML_END = '# <<< elicitly-companion hooks';
-
-const tomlString = (s: string) => JSON.stringify(s);
-
-function codexBlock(desired: Desired): string {
-  const lines = [TOML_BEGIN];
-  for (const event of desired.events) {
-    const e = entry(desired, event);
-    lines.push(`[[hooks.${event}]]`, `matcher = ${tomlString(matcher(desired.host, event) ?? '*')}`, `[[hooks.${event}.hooks]]`, 'type = "command"', `command = ${tomlString(String(e.command))}`, `timeout = ${String(e.timeout)}`);
-  }
-  lines.push(TOML_END);
-  return lines.join('\n');
-}
-
-/** The marked block's span in the file's lines, or null; a begin without its end is refused (a hand edit cut it). */
-function findBlock(lines: readonly string[]): { start: number; end: number } | null | 'broken' {
-  const start = lines.findIndex((l) => l.startsWith('# >>> elicitly-companion hooks'));
-  const end = lines.findIndex((l) => l.startsWith(TOML_END));
-  if (start === -1 && end === -1) return null;
-  if (start === -1 || end === -1 || end < start) return 'broken';
-  return { start, end };
-}
-
-/** The installed entries in a Codex config.toml (read from our block only). */
-export function codexInstalled(text: string | null): Installed[] {
-  if (text === null) return [];
-  const lines = text.split('\n');
-  const block = findBlock(lines);
-  if (block === null || block === 'broken') return [];
-  const out: Installed[] = [];
-  let event: HookEvent | null = null;
-  for (const line of lines.slice(block.start + 1, block.end)) {
-    const header = /^\[\[hooks\.(\w+)\]\]$/.exec(line.trim());
-    if (header) event = header[1] as HookEvent;
-    const command = /^command = (".*")$/.exec(line.trim());
-    if (command && event) out.push({ event, command: JSON.parse(command[1]!) as string, timeout: null });
-    const timeout = /^timeout = (\d+)$/.exec(line.trim());
-    const last = out[out.length - 1];
-    if (timeout && last) last.timeout = Number(timeout[1]);
-  }
-  return out;
-}
-
-/** Codex's config.toml with our marked block as `desired` says (appended at the end the first time); nothing else moves. */
-export function mergeCodexConfig(text: string | null, desired: Desired): Merged {
-  const source = text ?? '';
-  const lines = source.split('\n');
-  const block = findBlock(lines);
-  if (block === 'broken') return { ok: false, why: `holds "${TOML_BEGIN.slice(0, 32)}…" without its end marker (or the other way round); fix the block by hand, nothing was changed` };
-  const wanted = desired.events.length > 0 ? codexBlock(desired) : null;
-  if (block === null) {
-    if (wanted === null) return { ok: true, text: source, changes: [] };
-    const base = source === '' || source.endsWith('\n') ? source : `${source}\n`;
-    return { ok: true, text: `${base}${base === '' ? '' : '\n'}${wanted}\n`, changes: desired.events.map((e) => `added ${e}`) };
-  }
-  const current = lines.slice(block.start, block.end + 1).join('\n');
-  if (current === wanted) return { ok: true, text: source, changes: [] };
-  if (wanted === null) {
-    // The blank line the install put before the block goes with it.
-    const from = block.start > 0 && lines[block.start - 1] === '' ? block.start - 1 : block.start;
-    const rest = [...lines.slice(0, from), ...lines.slice(block.end + 1)];
-    return { ok: true, text: rest.join('\n'), changes: codexInstalled(source).map((i) => `removed ${i.event}`) };
-  }
-  const next = [...lines.slice(0, block.start), wanted, ...lines.slice(block.end + 1)].join('\n');
-  return { ok: true, text: next, changes: [`updated ${desired.events.join(', ')}`] };
-}
-
-export function unmergeCodexConfig(text: string | null): Merged {
-  return mergeCodexConfig(text, { host: 'codex', node: '', script: '', events: [], waitSeconds: 0 });
 }

@@ -1,19 +1,7 @@
-// The installer's pure merge: this install's hook entries in and out of Claude Code's settings.json and Codex's
-// config.toml, never touching anyone else's, idempotent, and reporting exactly what changed.
+// The installer's pure merge: this install's hook entries in and out of Claude Code's settings.json, never touching
+// anyone else's, idempotent, and reporting exactly what changed (Codex's config.toml: hooks-codex-config.test.ts).
 import { describe, expect, it } from 'vitest';
-import {
-  claudeInstalled,
-  codexInstalled,
-  hookCommand,
-  isOurCommand,
-  mergeClaudeSettings,
-  mergeCodexConfig,
-  TOML_BEGIN,
-  TOML_END,
-  unmergeClaudeSettings,
-  unmergeCodexConfig,
-  type Desired,
-} from '../../server/hook/hooks-settings.js';
+import { claudeInstalled, hookCommand, isOurCommand, mergeClaudeSettings, unmergeClaudeSettings, type Desired } from '../../server/hook/hooks-settings.js';
 
 const claude: Desired = { host: 'claude-code', node: '/usr/bin/node', script: '/opt/my tools/main.js', events: ['PermissionRequest', 'Elicitation'], waitSeconds: 110 };
 const CMD = (event: string, wait = 110) => `/usr/bin/node '/opt/my tools/main.js' hook --host claude-code --wait ${wait} ${event}`;
@@ -98,45 +86,5 @@ describe('Claude Code settings.json', () => {
     const merged = mergeClaudeSettings(text, claude);
     expect(merged.ok).toBe(false);
     if (!merged.ok) expect(merged.why).toMatch(why);
-  });
-});
-
-describe('Codex config.toml', () => {
-  const codex: Desired = { host: 'codex', node: '/usr/bin/node', script: '/opt/e/main.js', events: ['PermissionRequest'], waitSeconds: 110 };
-  const user = 'model = "o4"\napproval_policy = "on-request"\n\n[[hooks.PreToolUse]]\nmatcher = "Bash"\n[[hooks.PreToolUse.hooks]]\ntype = "command"\ncommand = "audit"\n';
-  const block = [
-    TOML_BEGIN,
-    '[[hooks.PermissionRequest]]',
-    'matcher = "*"',
-    '[[hooks.PermissionRequest.hooks]]',
-    'type = "command"',
-    'command = "/usr/bin/node /opt/e/main.js hook --host codex --wait 110 PermissionRequest"',
-    'timeout = 120',
-    TOML_END,
-  ].join('\n');
-
-  it('install appends one marked block after the user\'s config; twice changes nothing; uninstall restores it byte for byte', () => {
-    const once = mergeCodexConfig(user, codex);
-    expect(once).toEqual({ ok: true, text: `${user}\n${block}\n`, changes: ['added PermissionRequest'] });
-    if (!once.ok) return;
-    expect(mergeCodexConfig(once.text, codex)).toEqual({ ok: true, text: once.text, changes: [] });
-    expect(codexInstalled(once.text)).toEqual([{ event: 'PermissionRequest', command: '/usr/bin/node /opt/e/main.js hook --host codex --wait 110 PermissionRequest', timeout: 120 }]);
-    expect(unmergeCodexConfig(once.text)).toEqual({ ok: true, text: user, changes: ['removed PermissionRequest'] });
-  });
-
-  it('a new file holds the block alone; another wait rewrites the block in place', () => {
-    const fresh = mergeCodexConfig(null, codex);
-    expect(fresh).toEqual({ ok: true, text: `${block}\n`, changes: ['added PermissionRequest'] });
-    if (!fresh.ok) return;
-    const after = `${fresh.text}\n[features]\nx = true\n`;
-    const updated = mergeCodexConfig(after, { ...codex, waitSeconds: 30, events: ['PreToolUse', 'PermissionRequest'] });
-    if (!updated.ok) throw new Error(updated.why);
-    expect(updated.text.endsWith('\n[features]\nx = true\n')).toBe(true);
-    expect(codexInstalled(updated.text).map((i) => [i.event, i.timeout])).toEqual([['PreToolUse', 40], ['PermissionRequest', 40]]);
-  });
-
-  it('a block cut by hand (a begin without its end) is refused', () => {
-    const merged = mergeCodexConfig(`${user}${TOML_BEGIN}\n[[hooks.PermissionRequest]]\n`, codex);
-    expect(merged.ok).toBe(false);
   });
 });
