@@ -8,7 +8,7 @@ import { StdioClientTransport } from '@modelcontextprotocol/client/stdio';
 import { ApprovalEngine } from '../server/approvals/approval-engine.js';
 import { newElicitationId } from '../server/durable-request.js';
 import { checkApprovalInput } from '../shared/approval-input.js';
-import type { HubMessage } from '../shared/wire-protocol.js';
+import type { HubFrame } from '../shared/wire-protocol.js';
 import { ScriptedExtension, pairedKey } from '../test/helpers/scripted-extension.js';
 import { record } from './metrics.mjs';
 
@@ -33,8 +33,8 @@ export async function approvals(): Promise<void> {
   const ext = await ScriptedExtension.connect(port, { key: pairedKey(dir) });
   const seen = new Map<string, number>();
   ext.socket.on('message', (data) => {
-    const m = JSON.parse(data.toString()) as HubMessage;
-    if (m.type === 'request.created') seen.set(m.request.message, performance.now());
+    const m = JSON.parse(data.toString()) as HubFrame;
+    if ('method' in m && m.method === 'request.created') seen.set((m.params as { request: { message: string } }).request.message, performance.now());
   });
 
   const deliver: number[] = [];
@@ -50,7 +50,7 @@ export async function approvals(): Promise<void> {
     const waiting = call('elicit_await', { elicitationId, waitSeconds: 10 });
     await new Promise((resolve) => setTimeout(resolve, 2));
     const decided = performance.now();
-    ext.send({ type: 'decide', elicitationId, idempotencyKey: `k${i}`, decision: 'approved' });
+    ext.request('decide', { elicitationId: String(elicitationId), idempotencyKey: `k${i}`, decision: 'approved' });
     const status = await waiting;
     if (status?.status !== 'approved') lost++;
     wake.push(performance.now() - decided);
@@ -115,7 +115,7 @@ export async function engineCreates(): Promise<void> {
           const checked = checkApprovalInput({ message: `pending ${n}`, context: { n } });
           if (!checked.ok) throw new Error('the bench request does not validate');
           const before = fsyncs;
-          const created = await engine.call('create', { id: newElicitationId(), request: checked.request, renderedTemplate: null, timeoutMs: 3_600_000, requester: { client: 'bench', pid: process.pid } });
+          const created = await engine.call('create', { id: newElicitationId(), request: checked.request, renderedTemplate: null, timeoutMs: 3_600_000, requester: { client: 'bench', pid: process.pid } }, null);
           if (!created.ok) throw new Error(`create refused: ${JSON.stringify(created)}`);
           if (fsyncs > before) afterItsFsync += 1;
         }

@@ -2,15 +2,15 @@ import * as z from 'zod';
 import { StatusSchema } from '../shared/lifecycle.js';
 import { RuleDraftSchema, RuleIdSchema, type RuleDraft } from '../shared/rules.js';
 import { FieldIssueSchema } from '../shared/field-issues.js';
-import { DecideMessageSchema, DecisionRefusalSchema } from '../shared/wire-fields.js';
+import { DecideParamsSchema, DecisionRefusalSchema } from '../shared/wire-fields.js';
 import { LocalOutcomeSchema } from './db/rows.js';
 
 /**
  * Messages from the extension's pages to its background (runtime messaging), validated on arrival like every other
  * boundary. Pages read state from IndexedDB directly; they only ask the background to act.
  */
-// The wire's decide without the idempotency key: the background mints one per decision, the page never reuses one.
-const DecideRequestSchema = DecideMessageSchema.omit({ idempotencyKey: true });
+// The hub's decide without the idempotency key: the background mints one per decision, the page never reuses one.
+const DecideRequestSchema = DecideParamsSchema.omit({ idempotencyKey: true }).extend({ type: z.literal('decide') });
 type DecideRequest = z.infer<typeof DecideRequestSchema>;
 /** A decision as a page makes it: the request without its message type. */
 export type Decision = Omit<DecideRequest, 'type'>;

@@ -1,5 +1,6 @@
 import { normalizePairingCode } from '../shared/hub-auth.js';
-import { MAX_FRAME_BYTES, type DecideMessage, type HubMessage, type RequestView } from '../shared/wire-protocol.js';
+import { MAX_FRAME_BYTES, type DecideParams, type RequestView } from '../shared/wire-protocol.js';
+import type { HubNotice } from '../shared/peer-calls.js';
 import type { HubKey } from '../extension/db/settings-schema.js';
 import { answeredReply } from '../extension/hub/decision-reply.js';
 import { HubConnection, type Clock, type HubTarget, type LinkState, type SocketFactory } from '../extension/hub/hub-connection.js';
@@ -31,7 +32,7 @@ export type DeviceState =
   | { state: 'version_mismatch'; hubProtocol: number | null; retryAt: number; since: number };
 
 /** What the hub tells a device after its welcome, besides answers to its own decisions. */
-export type DeviceEvent = Extract<HubMessage, { type: 'request.created' | 'request.removed' }>;
+export type DeviceEvent = Extract<HubNotice, { method: 'request.created' | 'request.removed' }>;
 
 export interface DeviceConnectionOptions {
   /** The hub's socket, at the page's own origin (`/phone/socket`). */
@@ -56,8 +57,6 @@ export interface DeviceConnectionOptions {
 /** A decision's answer: after this the person is told it may not have been recorded, and may send it again. */
 export const DECIDE_TIMEOUT_MS = 5000;
 
-type Answer = Extract<HubMessage, { type: 'decision.result' }>;
-
 /** The hub's own port, what this phone proves, and (when pairing) what to call it. */
 interface DeviceTarget extends HubTarget { deviceName: string }
 
@@ -72,7 +71,6 @@ interface DeviceTarget extends HubTarget { deviceName: string }
 export class DeviceConnection {
   private readonly link: HubConnection<DeviceTarget>;
   private pairing: { code: string; deviceName: string } | null = null;
-  private readonly waiting = new Map<string, (answer: Answer | null) => void>();
   /** A decision whose answer never came: sent again as it was, it carries the same key so the hub can tell. */
   private unanswered: { fingerprint: string; key: string } | null = null;
 
@@ -104,22 +102,11 @@ export class DeviceConnection {
       },
       onWelcome: (welcome) => options.onWelcome(welcome.pending, welcome.recent ?? []),
       onMessage: (message) => {
-        if (message.type === 'decision.result') {
-          this.waiting.get(message.idempotencyKey)?.(message);
-          this.waiting.delete(message.idempotencyKey);
-        } else if (message.type === 'request.created' || message.type === 'request.removed') {
-          options.onEvent(message);
-        }
+        if (message.method === 'request.created' || message.method === 'request.removed') options.onEvent(message);
       },
       onState: (state) => {
         const shown = this.deviceState(state);
         if (shown) options.onState(shown);
-      },
-      // Decisions waiting on a socket that is gone are told at once, not after their bound.
-      onDetached: (why) => {
-        if (this.waiting.size > 0) options.log?.(`${this.waiting.size} decision(s) unanswered: ${why}`);
-        for (const resolve of [...this.waiting.values()]) resolve(null);
-        this.waiting.clear();
       },
       ...(options.log ? { log: options.log } : {}),
     });
@@ -143,32 +130,25 @@ export class DeviceConnection {
   async decide(decision: Decision): Promise<DecideReply> {
     const fingerprint = JSON.stringify(decision);
     const idempotencyKey = this.unanswered?.fingerprint === fingerprint ? this.unanswered.key : crypto.randomUUID();
-    const message: DecideMessage = { type: 'decide', idempotencyKey, ...decision };
-    const bytes = new TextEncoder().encode(JSON.stringify(message)).length;
+    const params: DecideParams = { idempotencyKey, ...decision };
+    const bytes = new TextEncoder().encode(JSON.stringify({ id: 'c0000000000', method: 'decide', params })).length;
     if (bytes > MAX_FRAME_BYTES) {
       return { state: 'too_large', issues: [{ path: '(decision)', rule: 'too_large', message: `(decision): is ${bytes} bytes as JSON; a decision must fit in ${MAX_FRAME_BYTES} bytes` }] };
     }
-    if (!this.link.connected) return { state: 'error', message: 'Not connected to the hub: your decision was not sent. Try again once the header says Connected.' };
-    const { clock } = this.options;
-    const answered = new Promise<Answer | null>((resolve) => {
-      const timer = clock.setTimeout(() => {
-        this.waiting.delete(idempotencyKey);
-        resolve(null);
-      }, this.options.answerTimeoutMs ?? DECIDE_TIMEOUT_MS);
-      this.waiting.set(idempotencyKey, (answer) => {
-        clock.clearTimeout(timer);
-        resolve(answer);
-      });
-    });
-    this.link.send(message);
-    const answer = await answered;
-    if (!answer) {
+    // A socket that goes while the call waits answers it at once (`closed`), not after its bound.
+    const answer = await this.link.call('decide', params, this.options.answerTimeoutMs ?? DECIDE_TIMEOUT_MS);
+    if ('unanswered' in answer) {
+      if (answer.unanswered === 'not_connected') return { state: 'error', message: 'Not connected to the hub: your decision was not sent. Try again once the header says Connected.' };
+      this.options.log?.(`a decision went unanswered: ${answer.error.message}`);
       this.unanswered = { fingerprint, key: idempotencyKey };
       return { state: 'error', message: 'The hub did not answer: your decision may or may not have been recorded. Submit again to retry it (the hub takes it once).' };
     }
     this.unanswered = null;
-    if (answer.reason === 'unavailable') return { state: 'error', message: 'The hub could not record the decision: try again.' };
-    return answeredReply(answer);
+    if (!answer.ok) {
+      if (answer.error.code === 'invalid') return answeredReply({ ok: false, reason: 'invalid', issues: answer.error.issues ?? [] });
+      return { state: 'error', message: answer.error.code === 'unavailable' ? 'The hub could not record the decision: try again.' : `The hub refused the decision: ${answer.error.message}` };
+    }
+    return answeredReply(answer.value);
   }
 
   /** The header's words for the connection's state; null: leave the header as it is (a retry with the key under way). */

@@ -28,8 +28,8 @@ export function createPhoneSession(wiring: Wiring): { session: PhoneSession; con
     onState: (next) => state.set(next),
     onWelcome: (pending, recent) => lists.set(applyWelcome(lists.get(), pending, recent)),
     onEvent: (event) => {
-      if (event.type === 'request.created') lists.set(applyCreated(lists.get(), event.request));
-      else lists.set(applyRemoved(lists.get(), event.elicitationId, event.status, event.decidedVia, clock.now()));
+      if (event.method === 'request.created') lists.set(applyCreated(lists.get(), event.params.request));
+      else lists.set(applyRemoved(lists.get(), event.params.elicitationId, event.params.status, event.params.decidedVia, clock.now()));
     },
     onPairingRefused: (reason) => pairingRefused.set(reason),
   });

@@ -1,5 +1,6 @@
 import type { DecidedVia, Status } from '../shared/lifecycle.js';
-import { DEVICE_RECENT, type RequestView } from '../shared/wire-protocol.js';
+import { DEVICE_RECENT } from '../shared/peer-calls.js';
+import type { RequestView } from '../shared/review-request.js';
 import { rowFromView, type LocalOutcome, type RequestRow, type StoredRow } from '../extension/db/rows.js';
 import { deriveVerdict } from '../extension/db/verdict.js';
 

@@ -24,14 +24,17 @@ Usage:
   elicitly-companion hooks install claude-code|codex [--scope user|project] [--events E,E] [--wait S]
       Send Claude Code's or Codex's own permission prompts (and Claude Code's MCP dialogs) to the
       extension: writes this install's hook command into the host's settings (merged, a backup first;
-      running it again changes nothing). Default events: Claude Code PermissionRequest,Elicitation;
-      Codex PermissionRequest. --wait: how long a prompt waits for you (default 110 s; the host's hook
+      running it again changes nothing). Default events: Claude Code PermissionRequest,Elicitation
+      (with PostToolUse,PostToolUseFailure, always along with PermissionRequest); Codex PermissionRequest. --wait: how long a prompt waits for you (default 110 s; the host's hook
       timeout is set 10 s longer). A symlinked settings file is written through, the link kept. Exit
       code 1, the file untouched: it cannot be parsed or merged, or (--scope project) it leads out of
       the project. Then: hooks uninstall claude-code|codex [--scope …], hooks status.
-  elicitly-companion hook --host claude-code|codex [--wait S] <PreToolUse|PermissionRequest|Elicitation>
+  elicitly-companion hook --host claude-code|codex [--wait S] <event>
       The hook itself (the host runs it): asks you in the extension and prints the host's decision.
       No extension connected, or no answer in time: it prints nothing and the host asks as usual.
+      Its question lives as long as the hook: ended by the host (you answered in the terminal, its
+      timeout, Ctrl-C) or by any signal, it is withdrawn from the inbox. PostToolUse and
+      PostToolUseFailure (Claude Code) withdraw the question of a tool call you answered there.
   elicitly-companion hub [--idle-seconds N]
       Run the hub in the foreground (a hook starts one when none runs); it stops after 30 min
       (--idle-seconds) with no pending request and no agent connected, or at SIGTERM/SIGINT.
@@ -48,9 +51,11 @@ Usage:
       Notifications without request content: ntfy (ntfy.sh or your own server), a webhook signed
       with a secret printed once, a reminder after M minutes of waiting (default 10) and one M
       minutes before expiry (default 5; 0: none); --off removes ntfy and the webhook.
-  elicitly-companion key export [--name N] | key list | key revoke <keyId>
+  elicitly-companion key export [--name N] [--allow permission] | key list | key revoke <keyId>
       A key for an agent on another machine (devcontainer, SSH host): export prints a token for
-      its ELICITLY_HUB_KEY (shown once); list shows names and ids; revoke cuts that relay off.
+      its ELICITLY_HUB_KEY (shown once). The key files, awaits, reads and withdraws its own requests
+      only; --allow permission also lets it file a host's permission prompts (a remote hook). list
+      shows names, ids and grants; revoke cuts that relay off.
   elicitly-companion --version | --help
 
 Environment:

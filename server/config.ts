@@ -4,7 +4,7 @@ import * as z from 'zod';
 import { DEFAULT_HUB_PORT } from '../shared/extension-id.js';
 import { RuleIdSchema } from '../shared/rules.js';
 import { HostAgentSchema } from '../shared/permission.js';
-import { DeviceNameSchema, KeyIdSchema } from '../shared/wire-fields.js';
+import { DeviceNameSchema, GRANTS, GrantSchema, KeyIdSchema } from '../shared/wire-fields.js';
 import { HookEventSchema, type HookEvent } from './hook/hook-input.js';
 import { DEFAULT_EVENTS, DEFAULT_WAIT_SECONDS, HOST_EVENTS } from './hook/hooks-settings.js';
 import { LogLevelSchema } from './log.js';
@@ -58,7 +58,8 @@ export type RemoteAction = z.infer<typeof RemoteActionSchema>;
 
 /** `elicitly-companion key …`: keys for relays on other machines (ELICITLY_HUB_KEY there). */
 const KeyActionSchema = z.discriminatedUnion('kind', [
-  z.strictObject({ kind: z.literal('export'), name: DeviceNameSchema }),
+  /** `allow`: what the key may do besides filing and reading its own requests, granted by name (`GRANTS`). */
+  z.strictObject({ kind: z.literal('export'), name: DeviceNameSchema, allow: z.array(GrantSchema).max(GRANTS.length) }),
   z.strictObject({ kind: z.literal('list') }),
   z.strictObject({ kind: z.literal('revoke'), keyId: KeyIdSchema }),
 ]);
@@ -136,7 +137,7 @@ export type Config = z.infer<typeof ConfigSchema>;
 /** Where each setting comes from, to name it in a refusal. */
 const SOURCES: Record<keyof Config, string> = {
   command: 'command',
-  hook: 'hook --host <claude-code|codex> [--wait S] <PreToolUse|PermissionRequest|Elicitation>',
+  hook: 'hook --host <claude-code|codex> [--wait S] <PreToolUse|PermissionRequest|Elicitation|PostToolUse|PostToolUseFailure>',
   hooks: 'hooks install|uninstall <claude-code|codex> [--scope user|project] [--events E,E] [--wait S] | hooks status',
   hubIdleSeconds: 'hub --idle-seconds',
   hostDirs: 'CLAUDE_CONFIG_DIR / CODEX_HOME',
@@ -227,7 +228,7 @@ export const USAGE =
   'hook --host <claude-code|codex> [--wait S] <event> | hooks install|uninstall <claude-code|codex> [--scope user|project] [--events E,E] [--wait S] | ' +
   'hooks status | hub | remote enable [--origin <https origin>]… | remote pair | remote disable | remote status [--json] | ' +
   'remote notify [--ntfy <topic URL> [--token T]] [--webhook <url>] [--remind M] [--before-expiry M] [--off] | ' +
-  'key export [--name N] | key list | key revoke <keyId> | --help | --version';
+  'key export [--name N] [--allow permission] | key list | key revoke <keyId> | --help | --version';
 
 const COMMANDS = ['pair', 'status', 'rules', 'hook', 'hooks', 'hub', 'remote', 'key'] as const;
 type Command = (typeof COMMANDS)[number] | 'serve';
@@ -265,7 +266,7 @@ function hookArgs(command: Command, args: string[], issues: string[]): { hook?: 
     else positional.push(arg);
   }
   if (command === 'hook') {
-    if (positional.length !== 1) issues.push(`hook: name exactly one event (PreToolUse, PermissionRequest or Elicitation), got ${JSON.stringify(positional)}`);
+    if (positional.length !== 1) issues.push(`hook: name exactly one event (PreToolUse, PermissionRequest, Elicitation, PostToolUse or PostToolUseFailure), got ${JSON.stringify(positional)}`);
     out.hook = { host, event: positional[0], waitSeconds: wait ?? DEFAULT_WAIT_SECONDS };
     return out;
   }
@@ -302,6 +303,7 @@ const ACTION_FLAGS: Record<string, string> = {
   beforeExpiryMinutes: '--before-expiry',
   off: '--off',
   name: '--name',
+  allow: '--allow',
   keyId: '<keyId>',
 };
 /** Never echoed in a refusal: a secret typed on the command line should not be copied into logs too (and a flag has no value). */
@@ -317,6 +319,7 @@ function actionArgs(command: Command, args: string[], issues: string[]): { remot
   const positional: string[] = [];
   const value = (i: number): string => others[i] ?? '';
   const origins: string[] = [];
+  const allow: string[] = [];
   for (let i = 0; i < others.length; i++) {
     const arg = others[i] ?? '';
     const field = (command === 'remote' ? REMOTE_FLAGS : KEY_FLAGS).get(kind ?? '')?.get(arg);
@@ -325,6 +328,7 @@ function actionArgs(command: Command, args: string[], issues: string[]): { remot
       if (arg === '--port') rest.push(value(++i));
     } else if (arg === '--json' && command === 'remote' && kind === 'status') json = true;
     else if (field === 'origins') origins.push(value(++i));
+    else if (field === 'allow') allow.push(...value(++i).split(',').map((grant) => grant.trim()).filter(Boolean));
     else if (field === 'off') fields.off = true;
     else if (field !== undefined) fields[field] = value(++i);
     else if (arg.startsWith('--')) rest.push(arg);
@@ -337,7 +341,10 @@ function actionArgs(command: Command, args: string[], issues: string[]): { remot
     if (positional.length > 0) issues.push(`remote ${kind ?? ''}: unexpected ${JSON.stringify(positional)} (usage: ${USAGE})`);
     return { remote: fields, json, rest };
   }
-  if (kind === 'export') fields.name ??= 'remote relay';
+  if (kind === 'export') {
+    fields.name ??= 'remote relay';
+    fields.allow = [...new Set(allow)];
+  }
   if (kind === 'revoke') {
     if (positional.length !== 1) issues.push(`key revoke: name exactly one key id (see \`elicitly-companion key list\`), got ${JSON.stringify(positional)}`);
     fields.keyId = positional[0] ?? '';
@@ -365,7 +372,7 @@ const REMOTE_FLAGS = new Map<string, Map<string, string>>([
   ],
 ]);
 const KEY_FLAGS = new Map<string, Map<string, string>>([
-  ['export', new Map([['--name', 'name']])],
+  ['export', new Map([['--name', 'name'], ['--allow', 'allow']])],
   ['list', new Map()],
   ['revoke', new Map()],
 ]);

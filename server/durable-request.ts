@@ -1,14 +1,18 @@
 import { randomFillSync } from 'node:crypto';
-import type { Answer, ApprovalService, CreateParams, Created } from '../shared/approval-calls.js';
+import type { Answer, ApprovalService, CreateParams, Created } from '../shared/peer-calls.js';
 
 /** What a caller files: the request (its `timeoutSeconds` is how long it stays answerable), who asks, where it may be decided. */
 export interface DurableRequest {
+  /** Made by the caller when it must be known beforehand (a hook's prompt, by its tool call); else a fresh one. */
+  id?: string;
   request: CreateParams['request'];
   /** `displayTemplate` rendered at creation (approvals and proposals only). */
   renderedTemplate?: string | null;
   /** The requester as the reviewer sees it: the host's name, or the hook's. */
   client: string | null;
   surfaces: NonNullable<CreateParams['surfaces']>;
+  /** Withdrawn when the connection that files it closes (`CreateParams.bound`). */
+  bound?: true;
 }
 
 const ID_BYTES = 12;
@@ -34,11 +38,12 @@ export function newElicitationId(): string {
  */
 export function createDurableRequest(service: ApprovalService, filed: DurableRequest): Promise<Answer<Created>> {
   return service.call('create', {
-    id: newElicitationId(),
+    id: filed.id ?? newElicitationId(),
     request: filed.request,
     renderedTemplate: filed.renderedTemplate ?? null,
     timeoutMs: Math.round(filed.request.timeoutSeconds * 1000),
     requester: { client: filed.client, pid: process.pid },
     surfaces: filed.surfaces,
+    ...(filed.bound ? { bound: true } : {}),
   });
 }

@@ -28,7 +28,8 @@ function sleepSync(ms: number): void {
   Atomics.wait(sleeper, 0, 0, ms);
 }
 
-function alive(pid: number): boolean {
+/** Whether a process with this pid exists (EPERM: it does, it is just not ours to signal). */
+export function alive(pid: number): boolean {
   try {
     process.kill(pid, 0);
     return true;

@@ -1,4 +1,4 @@
-import type { Answer, ApprovalMethod, ApprovalService, CallParams, CallResult } from '../shared/approval-calls.js';
+import type { Answer, AgentMethod, ApprovalService, Params, Result } from '../shared/peer-calls.js';
 
 interface Closable extends ApprovalService {
   close(): Promise<void>;
@@ -16,7 +16,7 @@ export class LazyApprovals implements ApprovalService {
 
   constructor(private readonly load: () => Promise<Closable>) {}
 
-  call<M extends ApprovalMethod>(method: M, params: CallParams<M>, signal?: AbortSignal): Promise<Answer<CallResult<M>>> {
+  call<M extends AgentMethod>(method: M, params: Params<M>, signal?: AbortSignal): Promise<Answer<Result<M>>> {
     this.loaded ??= this.load().then((service) => (this.service = service));
     return this.loaded.then((service) => service.call(method, params, signal));
   }

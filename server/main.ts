@@ -15,6 +15,9 @@ const SHUTDOWN_GRACE_MS = 3000;
 const APP_HTML = new URL('./review-app.html', import.meta.url);
 /** The reviewer page and its icons, built beside the bundle (scripts/build-server.mjs); read by the hub when a phone asks. */
 const PHONE_DIR = fileURLToPath(new URL('./phone/', import.meta.url));
+/** How long a PostToolUse hook may take: it only withdraws a request, and the host waits for it. */
+const ANSWERED_HOOK_SECONDS = 8;
+
 /** This install's entry point: what `hooks install` writes into a host's settings and a hook starts a hub with. */
 const SCRIPT = resolve(process.argv[1] ?? fileURLToPath(import.meta.url));
 
@@ -77,12 +80,18 @@ if (config.command === 'pair') {
   );
 } else if (config.command === 'hook' && config.hook) {
   const hook = config.hook;
-  // The host kills the hook at wait + 10 s: whatever hangs, this ends it first, printing nothing (the host's own prompt).
+  const [{ runHook }, { spawnDetachedHub }, { WaitingPrompts, waitingDir }, { isAnsweredEvent }] = await Promise.all([
+    import('./hook/hook-command.js'),
+    import('./hook/spawn-hub.js'),
+    import('./hook/waiting-prompts.js'),
+    import('./hook/hook-input.js'),
+  ]);
+  // The host kills the hook at its timeout: whatever hangs, this ends it first, printing nothing (the host's own
+  // prompt). A PostToolUse hook only withdraws a request: a few seconds bound it.
   setTimeout(() => {
     process.stderr.write('elicitly-companion hook: out of time; the host shows its own prompt\n');
     process.exit(0);
-  }, (hook.waitSeconds + 5) * 1000).unref();
-  const [{ runHook }, { spawnDetachedHub }] = await Promise.all([import('./hook/hook-command.js'), import('./hook/spawn-hub.js')]);
+  }, (isAnsweredEvent(hook.event) ? ANSWERED_HOOK_SECONDS : hook.waitSeconds + 5) * 1000).unref();
   const run = await runHook({
     ...hook,
     port: config.port,
@@ -90,6 +99,17 @@ if (config.command === 'pair') {
     remoteHub: config.remoteHub,
     stdin: process.stdin,
     spawnHub: () => spawnDetachedHub(process.execPath, SCRIPT, config.port, process.env),
+    waiting: new WaitingPrompts(waitingDir(config.stateDir)),
+    // Claude Code ends a hook whose prompt was answered "No" in its terminal, or whose time ran out, with SIGTERM (and
+    // SIGKILL 1.5 s later): the request goes now. Without a handler Node would exit too, but before the mark is cleared.
+    onTerminate: (withdraw) => {
+      for (const signal of ['SIGTERM', 'SIGINT', 'SIGHUP'] as const) {
+        process.once(signal, () => {
+          withdraw();
+          process.exit(0);
+        });
+      }
+    },
   });
   // stdout is the host's: the decision JSON and nothing else.
   if (run.output) process.stdout.write(`${JSON.stringify(run.output)}\n`);
@@ -98,7 +118,8 @@ if (config.command === 'pair') {
 } else if (config.command === 'hooks' && config.hooks) {
   const { runHooksCommand } = await import('./hook/hooks-command.js');
   try {
-    const end = runHooksCommand({ action: config.hooks, dirs: { ...config.hostDirs, cwd: process.cwd() }, node: process.execPath, script: SCRIPT });
+    const { waitingDir } = await import('./hook/waiting-prompts.js');
+    const end = runHooksCommand({ action: config.hooks, dirs: { ...config.hostDirs, cwd: process.cwd() }, node: process.execPath, script: SCRIPT, waitingDir: waitingDir(config.stateDir) });
     (end.code === 0 ? process.stdout : process.stderr).write(end.text);
     process.exitCode = end.code;
   } catch (error) {

@@ -63,15 +63,27 @@ export const REMOTE_OFF: RemoteConfig = { version: 1, enabled: false, origins: [
 /** The page's path on the hub. */
 export const PHONE_PATH = '/phone/';
 
-/** Every origin the page and a device's socket may come from while enabled: loopback on the hub's port, then the configured ones. */
-export function allowedOrigins(config: RemoteConfig, port: number): string[] {
+/**
+ * Which of the hub's listeners a request came in on: its own port on 127.0.0.1 (agents, the extension, and a phone
+ * through a tunnel that ends on loopback), or the HTTPS listener of `ELICITLY_REMOTE_LISTEN` (a phone on the network).
+ */
+export type Listener = 'loopback' | 'network';
+
+/**
+ * Every origin the page and a device's socket may come from while enabled. On loopback: loopback on the hub's port,
+ * then the configured ones (a tunnel's name); on the network listener only the configured ones.
+ */
+export function allowedOrigins(config: RemoteConfig, port: number, listener: Listener = 'loopback'): string[] {
   if (!config.enabled) return [];
-  return [`http://127.0.0.1:${port}`, `http://localhost:${port}`, ...config.origins];
+  return listener === 'network' ? [...config.origins] : [`http://127.0.0.1:${port}`, `http://localhost:${port}`, ...config.origins];
 }
 
-/** The Host headers the hub answers while enabled: loopback on its port, and each configured origin's host. */
-export function allowedHosts(config: RemoteConfig, port: number): string[] {
-  const loopback = [`127.0.0.1:${port}`, `localhost:${port}`, `[::1]:${port}`];
-  if (!config.enabled) return loopback;
-  return [...loopback, ...config.origins.map((origin) => new URL(origin).host)];
+/**
+ * The Host headers the hub answers: on loopback, loopback on its port (and each configured origin's host while
+ * enabled); on the network listener only the configured origins' hosts, and nothing while the page is off.
+ */
+export function allowedHosts(config: RemoteConfig, port: number, listener: Listener = 'loopback'): string[] {
+  const configured = config.enabled ? config.origins.map((origin) => new URL(origin).host) : [];
+  if (listener === 'network') return configured;
+  return [`127.0.0.1:${port}`, `localhost:${port}`, `[::1]:${port}`, ...configured];
 }

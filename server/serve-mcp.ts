@@ -58,6 +58,8 @@ export function serveMcp(config: Config, state: StateDir, transport: StdioTapTra
         handshake: () => transport.initialize,
         clientCapabilities: () => transport.clientCapabilities,
         appHtml: () => readFile(files.appHtml, 'utf8'),
+        // A hub on another machine takes no decision from this process's key: the review in the chat could not decide.
+        appSurface: config.remoteHub === undefined,
         approvals,
         minTimeoutSeconds: config.minTimeoutSeconds,
         retentionDays: config.retentionDays,

@@ -2,7 +2,7 @@ import { statSync } from 'node:fs';
 import { join } from 'node:path';
 import * as z from 'zod';
 import { PAIRING_CODE_PATTERN, PAIRING_TTL_MINUTES, isKeyHex, randomHex } from '../shared/hub-auth.js';
-import { DeviceNameSchema, KeyIdSchema } from '../shared/wire-fields.js';
+import { DeviceNameSchema, GRANTS, GrantSchema, KeyIdSchema, type Grant } from '../shared/wire-fields.js';
 import { withFileLock } from './file-lock.js';
 import { log } from './log.js';
 import { createPrivateFile, ensurePrivateDir, readPrivateFile, writePrivateFile } from './private-files.js';
@@ -28,13 +28,20 @@ const PairedExtensionSchema = z.strictObject({
 type PairedExtension = z.infer<typeof PairedExtensionSchema>;
 const PairedFileSchema = z.strictObject({ version: z.literal(1), extensions: z.array(PairedExtensionSchema) });
 
-/** A phone (or any browser) paired with the hub's reviewer page: its own key, named so the person can tell it apart. */
-const PairedDeviceSchema = z.strictObject({ keyId: KeyIdSchema, name: DeviceNameSchema, key: KeySchema, pairedAt: z.number() });
+/**
+ * A phone (or any browser) paired with the hub's reviewer page: its own key, named so the person can tell it apart, and
+ * the origin it was paired on, the only one its key opens a socket from. Devices paired before origins were recorded
+ * have none: their key opens nothing, and they pair again.
+ */
+const PairedDeviceSchema = z.strictObject({ keyId: KeyIdSchema, name: DeviceNameSchema, key: KeySchema, pairedAt: z.number(), origin: z.string().min(1).max(200).optional() });
 export type PairedDevice = z.infer<typeof PairedDeviceSchema>;
 const DevicesFileSchema = z.strictObject({ version: z.literal(1), devices: z.array(PairedDeviceSchema) });
 
-/** A key made for a relay on another machine (`key export`), revocable on its own; the install key never leaves. */
-const RelayKeySchema = z.strictObject({ keyId: KeyIdSchema, name: DeviceNameSchema, key: KeySchema, createdAt: z.number() });
+/**
+ * A key made for a relay on another machine (`key export`), revocable on its own; the install key never leaves. It files
+ * and reads its own requests only, and what `allow` names besides (`key export --allow permission`).
+ */
+const RelayKeySchema = z.strictObject({ keyId: KeyIdSchema, name: DeviceNameSchema, key: KeySchema, createdAt: z.number(), allow: z.array(GrantSchema).max(GRANTS.length).optional() });
 export type RelayKey = z.infer<typeof RelayKeySchema>;
 const RelayKeysFileSchema = z.strictObject({ version: z.literal(1), keys: z.array(RelayKeySchema) });
 
@@ -169,8 +176,8 @@ export class StateDir {
     return this.readList(DEVICES);
   }
 
-  addPairedDevice(name: string, now = Date.now()): PairedDevice {
-    return this.append(DEVICES, { keyId: `k_${randomHex(8)}`, name, key: randomHex(32), pairedAt: now });
+  addPairedDevice(name: string, origin: string, now = Date.now()): PairedDevice {
+    return this.append(DEVICES, { keyId: `k_${randomHex(8)}`, name, key: randomHex(32), pairedAt: now, origin });
   }
 
   /** Forgets one device by its key id; false when there was none. */
@@ -183,8 +190,8 @@ export class StateDir {
     return this.readList(RELAY_KEYS);
   }
 
-  addRelayKey(name: string, now = Date.now()): RelayKey {
-    return this.append(RELAY_KEYS, { keyId: `k_${randomHex(8)}`, name, key: randomHex(32), createdAt: now });
+  addRelayKey(name: string, allow: readonly Grant[] = [], now = Date.now()): RelayKey {
+    return this.append(RELAY_KEYS, { keyId: `k_${randomHex(8)}`, name, key: randomHex(32), createdAt: now, ...(allow.length > 0 ? { allow: [...new Set(allow)] } : {}) });
   }
 
   /** Revokes one exported relay key by its id; false when there was none. */

@@ -4,7 +4,7 @@ import * as z from 'zod';
 import { DecidedViaSchema, SurfaceSchema } from './lifecycle.js';
 import { RequestViewSchema } from './review-request.js';
 import { issue, type FieldIssue } from './field-issues.js';
-import { DecideMessageSchema, DecisionAnswerSchema, ElicitationIdSchema } from './wire-fields.js';
+import { DecideParamsSchema, DecisionAnswerSchema, ElicitationIdSchema } from './wire-fields.js';
 
 export { APP_META_KEY, APP_MIME_TYPE, REVIEW_APP_URI, UI_EXTENSION, declaresAppUi } from './app-capability.js';
 
@@ -34,7 +34,7 @@ export const AppViewResultSchema = z.strictObject({ view: RequestViewSchema, dec
 export type AppViewResult = z.infer<typeof AppViewResultSchema>;
 
 // `token` is checked by the server itself (so its refusal names the field); the schema only needs a string.
-export const AppDecideInputSchema = DecideMessageSchema.omit({ type: true }).extend({ token: z.string().max(200).optional() });
+export const AppDecideInputSchema = DecideParamsSchema.extend({ token: z.string().max(200).optional() });
 export type AppDecideInput = z.infer<typeof AppDecideInputSchema>;
 export const AppDecideResultSchema = DecisionAnswerSchema.extend({ decided: DecidedSchema.optional() });
 export type AppDecideResult = z.infer<typeof AppDecideResultSchema>;

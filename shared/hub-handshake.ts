@@ -1,21 +1,22 @@
 import { constantTimeEqual, hubProof, newNonce, openSealedKey, peerProof, type AuthRole, type ProofBinding } from './hub-auth.js';
-import { HubMessageSchema, PROTOCOL_VERSION, parseFrame, type HubMessage, type PeerMessage } from './wire-protocol.js';
+import { parseResult, type Params, type Welcome } from './peer-calls.js';
+import { HubFrameSchema, PROTOCOL_VERSION, firstIssue, isAnswer, isLegacyError, type CallFrame } from './wire-protocol.js';
 
 /**
  * The peer's side of the handshake of `hub-auth.ts`, written once for every client of the hub: the extension and the
  * phone page (`extension/hub/hub-connection.ts`) and the relays (`server/hub/relay-client.ts`). It is a state machine
  * over frames and nothing else: the caller owns the socket, the timeouts and what a refusal means to it, sends what a
- * step says to send, and hands frames over one at a time, in order (a step is asynchronous only for Web Crypto).
+ * step says to send, and hands frames over one at a time, in order (a step is asynchronous only for Web Crypto). The
+ * handshake is two calls of the peer call map, `hello` and `auth`:
  *
- *   challenge  hello sent; the hub has proved nothing, so anything but a challenge whose proof checks out is refused
- *   key        (pairing) our proof sent; the hub must hand over a key sealed with the code before its welcome
- *   welcome    our proof sent (and the key opened); waiting for the welcome
+ *   challenge  `hello` sent; the hub has proved nothing, so anything but its answer with a proof that checks out is refused
+ *   welcome    `auth` sent with our proof; its answer is the welcome (and, when pairing, the key sealed with the code)
  *
- * Heartbeats and error frames are passed over in every phase. Once the hub has proved the secret it is ours, so what
- * else it sends out of place before its welcome is only noted; a hub that has not is told nothing more.
+ * Heartbeats are passed over in every phase. Once the hub has proved the secret it is ours, so what else it sends out
+ * of place before its welcome is only noted; a hub that has not is told nothing more.
  */
 
-export type HandshakePhase = 'challenge' | 'key' | 'welcome';
+type HandshakePhase = 'challenge' | 'welcome';
 
 /** What the hello names besides the nonce: the key by its id (none: a local relay's install key), or a pairing. */
 export type HandshakeClaim = { keyId?: string } | { pairing: true; deviceName?: string };
@@ -39,31 +40,34 @@ export interface ClientHandshake {
   readonly hubNonce: string;
 }
 
-export type WelcomeFrame = Extract<HubMessage, { type: 'welcome' }>;
+/** The two calls' ids: the only calls on a socket before its welcome. */
+export const HELLO_ID = 'hello';
+export const AUTH_ID = 'auth';
 
 /**
  * Why the handshake ends without a welcome. `unproven` and `wrong_proof`: whatever answered never proved the secret
  * (an impostor on the port, or, when pairing, as likely a mistyped code). `mismatch`: the hub speaks another protocol
- * (`hubProtocol` null: it did not say which). `broken`: the hub proved the secret, then broke the pairing.
+ * (`hubProtocol` null: it did not say which). `broken`: the hub refused a step, or proved the secret, then broke the
+ * pairing.
  */
 export type HandshakeRefusal =
   | { kind: 'unproven' | 'wrong_proof' | 'broken'; why: string }
   | { kind: 'mismatch'; hubProtocol: number | null; why: string };
 
 /**
- * One step: the next state with what to send and, when pairing, the key the hub handed over (to keep before the
- * welcome); or the welcome; or a refusal. `note` is something out of place that was passed over, for the log.
+ * One step: the next state with what to send; or the welcome, with the key the hub handed over when pairing (to keep
+ * before anything of the welcome is applied); or a refusal. `note` is something out of place that was passed over.
  */
 export type HandshakeStep =
-  | { state: ClientHandshake; send?: PeerMessage; paired?: { keyId: string; key: string }; note?: string }
-  | { welcome: WelcomeFrame }
+  | { state: ClientHandshake; send?: CallFrame; note?: string }
+  | { welcome: Welcome; paired?: { keyId: string; key: string } }
   | { refusal: HandshakeRefusal };
 
 /** The hello to send as the socket opens, and the state that waits for the hub's challenge. */
-export function startHandshake(options: HandshakeOptions): { state: ClientHandshake; send: PeerMessage } {
+export function startHandshake(options: HandshakeOptions): { state: ClientHandshake; send: CallFrame } {
   const { nonce = newNonce(), ...rest } = options;
-  const send: PeerMessage = { type: 'hello', protocol: PROTOCOL_VERSION, role: rest.role, client: rest.client, nonce, ...rest.claim };
-  return { state: { phase: 'challenge', options: rest, nonce, hubNonce: '' }, send };
+  const params = { protocol: PROTOCOL_VERSION, role: rest.role, client: rest.client, nonce, ...rest.claim };
+  return { state: { phase: 'challenge', options: rest, nonce, hubNonce: '' }, send: { id: HELLO_ID, method: 'hello', params } };
 }
 
 /** The step a frame from the hub makes: `data` as the socket delivered it (a string, or anything else for binary). */
@@ -71,44 +75,52 @@ export async function nextHandshake(state: ClientHandshake, data: unknown): Prom
   const proven = state.phase !== 'challenge';
   const passOver = (note?: string): HandshakeStep => ({ state, ...(note === undefined ? {} : { note }) });
   if (typeof data !== 'string') return proven ? passOver('ignored a binary frame from the hub') : unproven('it sent a binary frame');
-  const parsed = parseFrame(HubMessageSchema, data);
-  if (!parsed.ok) return proven ? passOver(`ignored an invalid hub frame: ${parsed.error}`) : unproven(`it sent an invalid frame (${parsed.error})`);
-  const message = parsed.message;
-  // A hub of protocol 1 refused our hello this way and kept the socket open.
-  if (message.type === 'error' && message.code === 'unsupported_protocol') {
-    return { refusal: { kind: 'mismatch', hubProtocol: null, why: `the hub does not speak this protocol: ${message.message}` } };
+  let raw: unknown;
+  try {
+    raw = JSON.parse(data);
+  } catch {
+    return proven ? passOver('ignored a hub frame that is not JSON') : unproven('it sent a frame that is not JSON');
   }
-  // Neither says anything that could be taken for a proof or a welcome: a heartbeat only keeps a socket alive, and the
-  // hello window bounds a hub that only ever answers with errors.
-  if (message.type === 'heartbeat') return passOver();
-  if (message.type === 'error') return passOver(`hub error ${message.code}: ${message.message}`);
-  if (state.phase === 'challenge') return message.type === 'challenge' ? challenge(state, message) : unproven(`it sent ${message.type} before proving itself`);
-  if (state.phase === 'key') {
-    if (message.type === 'paired') return paired(state, message);
-    if (message.type === 'welcome') return { refusal: { kind: 'broken', why: 'the hub welcomed this browser without handing over a key' } };
-  } else if (message.type === 'welcome') {
-    if (message.protocol !== PROTOCOL_VERSION) return { refusal: { kind: 'mismatch', hubProtocol: message.protocol, why: `the hub speaks protocol ${message.protocol}` } };
-    return { welcome: message };
+  // Hubs of protocols 1 to 8 answer this protocol's hello with a frame of their own shape (`{ type: "error", … }`).
+  if (isLegacyError(raw)) return { refusal: { kind: 'mismatch', hubProtocol: null, why: 'the hub speaks an older protocol' } };
+  const parsed = HubFrameSchema.safeParse(raw);
+  if (!parsed.success) return proven ? passOver(`ignored an invalid hub frame: ${firstIssue(parsed.error)}`) : unproven(`it sent an invalid frame (${firstIssue(parsed.error)})`);
+  const frame = parsed.data;
+  if (!isAnswer(frame)) {
+    // A heartbeat says nothing that could be taken for a proof or a welcome; the hello window bounds a hub that only sends them.
+    if (frame.method === 'heartbeat') return passOver();
+    // The welcome lists everything pending, so nothing a proven hub notifies before it is lost by being passed over.
+    return proven ? passOver(`ignored ${frame.method} from the hub before its welcome`) : unproven(`it sent ${frame.method} before proving itself`);
   }
-  // The welcome lists everything pending, so nothing the hub says before it is lost by being passed over.
-  return passOver(`ignored ${message.type} from the hub before its welcome`);
+  const expected = state.phase === 'challenge' ? HELLO_ID : AUTH_ID;
+  if (frame.id !== expected) return proven ? passOver(`ignored an answer to ${String(frame.id)} before the welcome`) : unproven('it answered a call that was never made');
+  if ('error' in frame) return { refusal: { kind: 'broken', why: `the hub refused ${expected}: ${frame.error.message}` } };
+  return state.phase === 'challenge' ? challenge(state, frame.result) : welcome(state, frame.result);
 }
 
 function unproven(why: string): HandshakeStep {
   return { refusal: { kind: 'unproven', why } };
 }
 
-async function challenge(state: ClientHandshake, message: Extract<HubMessage, { type: 'challenge' }>): Promise<HandshakeStep> {
-  const { secret, binding, claim } = state.options;
-  const expected = await hubProof(secret, binding, state.nonce, message.nonce);
-  if (!constantTimeEqual(message.proof, expected)) return { refusal: { kind: 'wrong_proof', why: 'its proof is wrong' } };
-  const proof = await peerProof(secret, binding, message.nonce, state.nonce);
-  const phase: HandshakePhase = 'pairing' in claim ? 'key' : 'welcome';
-  return { state: { ...state, phase, hubNonce: message.nonce }, send: { type: 'auth', proof } };
+async function challenge(state: ClientHandshake, result: unknown): Promise<HandshakeStep> {
+  const checked = parseResult('hello', result);
+  if (!checked.success) return unproven(`its challenge is malformed (${firstIssue(checked.error)})`);
+  const { secret, binding } = state.options;
+  const { nonce, proof } = checked.data;
+  const expected = await hubProof(secret, binding, state.nonce, nonce);
+  if (!constantTimeEqual(proof, expected)) return { refusal: { kind: 'wrong_proof', why: 'its proof is wrong' } };
+  const ours = await peerProof(secret, binding, nonce, state.nonce);
+  return { state: { ...state, phase: 'welcome', hubNonce: nonce }, send: { id: AUTH_ID, method: 'auth', params: { proof: ours } satisfies Params<'auth'> } };
 }
 
-async function paired(state: ClientHandshake, message: Extract<HubMessage, { type: 'paired' }>): Promise<HandshakeStep> {
-  const key = await openSealedKey(message.sealedKey, state.options.secret, state.options.binding.port, state.hubNonce, state.nonce);
+async function welcome(state: ClientHandshake, result: unknown): Promise<HandshakeStep> {
+  const checked = parseResult('auth', result);
+  if (!checked.success) return { refusal: { kind: 'broken', why: `the hub's welcome is malformed (${firstIssue(checked.error)})` } };
+  const { paired, welcome: frame } = checked.data;
+  if (frame.protocol !== PROTOCOL_VERSION) return { refusal: { kind: 'mismatch', hubProtocol: frame.protocol, why: `the hub speaks protocol ${frame.protocol}` } };
+  if (!('pairing' in state.options.claim)) return { welcome: frame };
+  if (!paired) return { refusal: { kind: 'broken', why: 'the hub welcomed this browser without handing over a key' } };
+  const key = await openSealedKey(paired.sealedKey, state.options.secret, state.options.binding.port, state.hubNonce, state.nonce);
   if (key === null) return { refusal: { kind: 'broken', why: 'the hub handed over a key that does not open' } };
-  return { state: { ...state, phase: 'welcome' }, paired: { keyId: message.keyId, key } };
+  return { welcome: frame, paired: { keyId: paired.keyId, key } };
 }

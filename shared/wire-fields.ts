@@ -3,8 +3,6 @@ import { FieldIssueSchema } from './field-issues.js';
 import { StatusSchema } from './lifecycle.js';
 import { RuleDraftSchema } from './rules.js';
 
-// The extension's pages and server/mcp/ still import it from here; it lives in field-issues.ts.
-
 /**
  * The small shapes both the hub protocol and the extension's own storage and page messages use. Kept apart from
  * `wire-protocol.ts` so the extension's pages, which never speak to the hub, do not carry its whole protocol.
@@ -15,7 +13,7 @@ import { RuleDraftSchema } from './rules.js';
  * incompatible change: the hub closes a peer that says another version with `CLOSE_PROTOCOL_MISMATCH`, and the peer
  * tells its user which side to update. Here, not there, so the handshake's crypto (hub-auth.ts) needs no message shape.
  */
-export const PROTOCOL_VERSION = 8;
+export const PROTOCOL_VERSION = 9;
 
 /** 32 random bytes, hex: each side's fresh nonce in the handshake (`hub-auth.ts`). */
 export const NONCE_HEX_LENGTH = 64;
@@ -26,15 +24,23 @@ export const IdempotencyKeySchema = z.string().min(1).max(200);
 /** What a paired phone (or any browser that opened the hub's reviewer page) is called in `pair --list`. */
 export const DeviceNameSchema = z.string().trim().min(1).max(60).regex(/^[^\p{Cc}]*$/u, 'must not hold control characters');
 
+/**
+ * What an exported relay key may do beyond filing and reading its own requests, granted by name at export
+ * (`key export --allow <grant>`): `permission`, file a host's own permission prompts (a hook on that machine).
+ */
+export const GRANTS = ['permission'] as const;
+export const GrantSchema = z.enum(GRANTS);
+export type Grant = z.infer<typeof GrantSchema>;
+
 export const KeyIdSchema = z.string().regex(/^k_[0-9a-f]{16}$/, 'must be a key id (k_ and 16 hex digits)');
 
-/** `unavailable`: the hub could not record the decision (its store failed); it stays queued and is sent again. */
-export const DecisionRefusalSchema = z.enum(['invalid', 'already_decided', 'expired', 'withdrawn', 'not_found', 'unavailable']);
+/** Why a decision was refused. One the hub could not record at all is the call's error `unavailable`, never one of these. */
+export const DecisionRefusalSchema = z.enum(['invalid', 'already_decided', 'expired', 'withdrawn', 'not_found']);
 export type DecisionRefusal = z.infer<typeof DecisionRefusalSchema>;
 
 /**
- * The engine's answer to any decision, whichever surface made it (the wire's `decision.result` without its ids): the
- * approval calls' `appDecide` result, which the view in the chat reads too.
+ * The engine's answer to any decision, whichever surface made it: the `decide` call's result (`peer-calls.ts`), which
+ * the view in the chat reads too.
  */
 export const DecisionAnswerSchema = z.strictObject({
   ok: z.boolean(),
@@ -42,9 +48,13 @@ export const DecisionAnswerSchema = z.strictObject({
   reason: DecisionRefusalSchema.optional(),
   issues: z.array(FieldIssueSchema).optional(),
 });
+export type DecisionAnswer = z.infer<typeof DecisionAnswerSchema>;
 
-export const DecideMessageSchema = z.strictObject({
-  type: z.literal('decide'),
+/**
+ * A decision, as every surface sends it (the `decide` call's params). Which surface made it is never a field: the hub
+ * takes it from the socket's proven key (`peer-calls.ts`).
+ */
+export const DecideParamsSchema = z.strictObject({
   elicitationId: ElicitationIdSchema,
   idempotencyKey: IdempotencyKeySchema,
   decision: z.enum(['approved', 'rejected']),
@@ -57,4 +67,4 @@ export const DecideMessageSchema = z.strictObject({
    */
   rule: RuleDraftSchema.optional(),
 });
-export type DecideMessage = z.infer<typeof DecideMessageSchema>;
+export type DecideParams = z.infer<typeof DecideParamsSchema>;

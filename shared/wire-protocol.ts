@@ -1,13 +1,20 @@
 import * as z from 'zod';
-import { ApprovalMethodSchema, ServiceErrorSchema } from './approval-calls.js';
-import { FieldIssueSchema, first, fromZod, pathOf, segments } from './field-issues.js';
-import { RequestViewSchema } from './review-request.js';
-import { DecidedViaSchema, StatusSchema } from './lifecycle.js';
-import { MAX_RULES, RuleDraftSchema, RuleIdSchema, RuleSchema } from './rules.js';
-import { DecideMessageSchema, DecisionRefusalSchema, DeviceNameSchema, ElicitationIdSchema, IdempotencyKeySchema, KeyIdSchema, NONCE_HEX_LENGTH, PROTOCOL_VERSION } from './wire-fields.js';
+import { first, fromZod, pathOf, segments } from './field-issues.js';
+import { HUB_NOTICES, PEER_NOTICES, ServiceErrorSchema, type HubNotice, type HubNoticeName, type PeerNotice, type PeerNoticeName, type ServiceError } from './peer-calls.js';
 
-export { DecideMessageSchema, DecisionRefusalSchema, DeviceNameSchema, IdempotencyKeySchema, KeyIdSchema, NONCE_HEX_LENGTH, PROTOCOL_VERSION };
-export type { DecideMessage, DecisionRefusal } from './wire-fields.js';
+export { DecideParamsSchema, DecisionRefusalSchema, DeviceNameSchema, IdempotencyKeySchema, KeyIdSchema, NONCE_HEX_LENGTH, PROTOCOL_VERSION } from './wire-fields.js';
+export type { DecideParams, DecisionRefusal } from './wire-fields.js';
+export type { RequestView } from './review-request.js';
+
+/**
+ * The hub socket's framing (one JSON object per text frame), for the one call map of `peer-calls.ts`:
+ *
+ *   call    { id, method, params }       a peer asks; answered exactly once, by the answer with its id
+ *   answer  { id, result } | { id, error } the hub answers; `id: null` only for a frame it could not read an id from
+ *   notice  { method, params }           either side, never answered (heartbeats, events, `abort`)
+ *
+ * The hub only answers and notifies; it never calls a peer, so no answer is ever answered.
+ */
 
 /** The hub's `maxPayload`: a bigger frame closes the socket (1009), so a peer refuses to send one. */
 export const MAX_FRAME_BYTES = 1024 * 1024;
@@ -27,6 +34,8 @@ export const CLOSE_PROTOCOL_MISMATCH = 4002;
 export const CLOSE_UNKNOWN_KEY = 4003;
 /** A pairing hello, but no pairing code is active (none made, expired, or used up by failed attempts). */
 export const CLOSE_NO_PAIRING = 4004;
+/** The phone page was turned off (`remote disable`) or this device's origin is no longer allowed: the key is kept. */
+export const CLOSE_REMOTE_OFF = 4005;
 /** No hello within the hub's hello window. */
 export const CLOSE_HELLO_TIMEOUT = 4008;
 /** The hub is shutting down or stepping down (its store failed): reconnect, another process takes over. */
@@ -45,115 +54,73 @@ export function hubProtocolFromReason(reason: string): number | null {
   return match ? Number(match[1]) : null;
 }
 
-export type { RequestView } from './review-request.js';
+const FrameIdSchema = z.string().min(1).max(100);
+const MethodNameSchema = z.string().min(1).max(50);
 
-const Hex = (length: number) => z.string().length(length).regex(/^[0-9a-f]+$/, 'must be lowercase hex');
-const Nonce = Hex(NONCE_HEX_LENGTH);
-const Proof = Hex(64);
+/** What a peer sends: a call (with an id) or a notice (without). Params are checked against the method's own schema. */
+export const PeerFrameSchema = z.strictObject({ id: FrameIdSchema.optional(), method: MethodNameSchema, params: z.unknown() });
+export type PeerFrame = z.infer<typeof PeerFrameSchema>;
+export interface CallFrame {
+  id: string;
+  method: string;
+  params: unknown;
+}
+
+const ResultFrameSchema = z.strictObject({ id: FrameIdSchema, result: z.unknown() });
+const ErrorFrameSchema = z.strictObject({ id: FrameIdSchema.nullable(), error: ServiceErrorSchema });
+const NoticeFrameSchema = z.strictObject({ method: MethodNameSchema, params: z.unknown() });
+/** What the hub sends: an answer to a call, or a notice. */
+export const HubFrameSchema = z.union([ResultFrameSchema, ErrorFrameSchema, NoticeFrameSchema]);
+export type AnswerFrame = z.infer<typeof ResultFrameSchema> | z.infer<typeof ErrorFrameSchema>;
+export type HubFrame = z.infer<typeof HubFrameSchema>;
+
+export function isAnswer(frame: HubFrame): frame is AnswerFrame {
+  return 'id' in frame;
+}
+
+/** A hub notice checked against its own schema, or why not. */
+export function parseHubNotice(frame: { method: string; params: unknown }): Parsed<HubNotice> {
+  if (!Object.hasOwn(HUB_NOTICES, frame.method)) return { ok: false, error: `unknown notice ${JSON.stringify(frame.method)}` };
+  const method = frame.method as HubNoticeName;
+  const checked = HUB_NOTICES[method].params.safeParse(frame.params);
+  // The name picked the schema that just checked these params: the pair is one of the map's notices.
+  return checked.success ? { ok: true, message: { method, params: checked.data } as HubNotice } : { ok: false, error: `${method}: ${firstIssue(checked.error)}` };
+}
+
+/** A peer notice checked against its own schema, or why not. */
+export function parsePeerNotice(frame: { method: string; params: unknown }): Parsed<PeerNotice> {
+  if (!Object.hasOwn(PEER_NOTICES, frame.method)) return { ok: false, error: `unknown notice ${JSON.stringify(frame.method)}` };
+  const method = frame.method as PeerNoticeName;
+  const checked = PEER_NOTICES[method].params.safeParse(frame.params);
+  return checked.success ? { ok: true, message: { method, params: checked.data } as PeerNotice } : { ok: false, error: `${method}: ${firstIssue(checked.error)}` };
+}
+
+/** An answer with an error, for a call the hub refuses (or a frame it could not read an id from: `id` null). */
+export function errorFrame(id: string | null, error: ServiceError): AnswerFrame {
+  return { id, error };
+}
 
 /**
- * The first message. An extension or a device names the key it was paired with (`keyId`), or asks to pair
- * (`pairing: true`, proving the one-time code; a device also says what to call it, `deviceName`); a relay proves the
- * install secret and names no key, or the key exported for it (`elicitly-companion key export`) by its `keyId`.
- * See `hub-auth.ts`.
+ * Read before the rest of a hello, so a peer of any version learns of a mismatch: this protocol's hello, or the
+ * `{ type: 'hello', protocol }` of protocols 1 to 8.
  */
-const Hello = z.strictObject({
-  type: z.literal('hello'),
-  protocol: z.number().int(),
-  role: z.enum(['extension', 'relay', 'device']),
-  client: z.strictObject({ name: z.string().max(100), version: z.string().max(50) }),
-  nonce: Nonce,
-  keyId: KeyIdSchema.optional(),
-  pairing: z.literal(true).optional(),
-  deviceName: DeviceNameSchema.optional(),
-});
-const Auth = z.strictObject({ type: z.literal('auth'), proof: Proof });
-/** Read before the full hello, so a peer of any version, whatever else its hello holds, learns of a mismatch. */
-export const HelloVersionSchema = z.looseObject({ type: z.literal('hello'), protocol: z.number().int() });
-const Heartbeat = z.strictObject({ type: z.literal('heartbeat'), t: z.number() });
-
-/** A relay forwards one approval call; `params` is checked against the method's schema in `approval-calls.ts`. */
-const CallId = z.string().min(1).max(100);
-const Call = z.strictObject({ type: z.literal('call'), callId: CallId, method: ApprovalMethodSchema, params: z.unknown() });
-/** The relay's caller gave up (the host cancelled the tool call): the hub stops waiting and answers the call at once. */
-const CallAbort = z.strictObject({ type: z.literal('call.abort'), callId: CallId });
+const HelloVersionSchema = z.looseObject({ method: z.literal('hello'), params: z.looseObject({ protocol: z.number().int() }) });
+const LegacyHelloVersionSchema = z.looseObject({ type: z.literal('hello'), protocol: z.number().int() });
+export function helloProtocol(raw: unknown): number | null {
+  const hello = HelloVersionSchema.safeParse(raw);
+  if (hello.success) return hello.data.params.protocol;
+  const legacy = LegacyHelloVersionSchema.safeParse(raw);
+  return legacy.success ? legacy.data.protocol : null;
+}
 
 /**
- * The extension's Rules view: save a rule (a new one has no `id`; an existing one is replaced whole) or delete one.
- * Each is answered by `rule.result` with its `changeId`; every change is then pushed to every extension as `rules`.
+ * The error frame of protocols 1 to 8 (`{ type: "error", code, message }`): what an older hub answers a hello of this
+ * protocol with, since it cannot read it. Anything else in that old shape is no hub's answer to our hello.
  */
-const ChangeId = z.string().min(1).max(100);
-const RuleSave = z.strictObject({ type: z.literal('rule.save'), changeId: ChangeId, id: RuleIdSchema.optional(), rule: RuleDraftSchema });
-const RuleDelete = z.strictObject({ type: z.literal('rule.delete'), changeId: ChangeId, id: RuleIdSchema });
-
-export const PeerMessageSchema = z.discriminatedUnion('type', [Hello, Auth, Heartbeat, DecideMessageSchema, Call, CallAbort, RuleSave, RuleDelete]);
-export type PeerMessage = z.infer<typeof PeerMessageSchema>;
-
-/**
- * The ids an answer must carry, read from a frame that failed its own schema: a decide or a call that is refused is
- * answered with its `decision.result` / `call.result`, so the peer's waiting request settles instead of retrying.
- */
-export const ReplyToSchema = z.discriminatedUnion('type', [
-  z.looseObject({ type: z.literal('decide'), elicitationId: ElicitationIdSchema, idempotencyKey: IdempotencyKeySchema }),
-  z.looseObject({ type: z.literal('call'), callId: CallId }),
-  z.looseObject({ type: z.literal('rule.save'), changeId: ChangeId }),
-  z.looseObject({ type: z.literal('rule.delete'), changeId: ChangeId }),
-]);
-
-const Challenge = z.strictObject({ type: z.literal('challenge'), nonce: Nonce, proof: Proof });
-/** After a pairing: the extension's new key, sealed with the code (see `sealKey`). */
-const Paired = z.strictObject({ type: z.literal('paired'), keyId: KeyIdSchema, sealedKey: Hex(64) });
-const Rules = z.array(RuleSchema).max(MAX_RULES);
-/** How many ended requests a device's welcome carries as its recent history (it keeps no history of its own). */
-export const DEVICE_RECENT = 20;
-/** `recent`: to a device only, the last ended requests, newest first. */
-const Welcome = z.strictObject({
-  type: z.literal('welcome'),
-  protocol: z.number().int(),
-  hubPid: z.number(),
-  pending: z.array(RequestViewSchema),
-  rules: Rules,
-  recent: z.array(RequestViewSchema).max(DEVICE_RECENT).optional(),
-});
-/** Every rule, after any change (a save, a delete, an expiry the hub swept, a `rules --remove`). */
-const RulesMessage = z.strictObject({ type: z.literal('rules'), rules: Rules });
-const RuleResult = z.strictObject({
-  type: z.literal('rule.result'),
-  changeId: ChangeId,
-  ok: z.boolean(),
-  /** The saved rule's id. */
-  id: RuleIdSchema.optional(),
-  issues: z.array(FieldIssueSchema).optional(),
-});
-/** A new request; one a rule decided at creation arrives decided (for the history), with its outcome. */
-const Created = z.strictObject({ type: z.literal('request.created'), request: RequestViewSchema });
-/** `decidedVia` says which surface decided a request that ended decided, so the other one can say so. */
-const Removed = z.strictObject({ type: z.literal('request.removed'), elicitationId: ElicitationIdSchema, status: StatusSchema, decidedVia: DecidedViaSchema.optional() });
-const DecisionResult = z.strictObject({
-  type: z.literal('decision.result'),
-  elicitationId: ElicitationIdSchema,
-  idempotencyKey: IdempotencyKeySchema,
-  ok: z.boolean(),
-  status: StatusSchema.optional(),
-  reason: DecisionRefusalSchema.optional(),
-  issues: z.array(FieldIssueSchema).optional(),
-});
-const CallResult = z.discriminatedUnion('ok', [
-  z.strictObject({ type: z.literal('call.result'), callId: CallId, ok: z.literal(true), value: z.unknown() }),
-  z.strictObject({ type: z.literal('call.result'), callId: CallId, ok: z.literal(false), error: ServiceErrorSchema }),
-]);
-/**
- * A frame the hub could not attribute to a call or a decision. `unsupported_protocol` is what hubs of protocol 1 sent
- * instead of closing; a peer reads it before `welcome` as "the hub is older than me".
- */
-const ErrorMessage = z.strictObject({
-  type: z.literal('error'),
-  code: z.enum(['invalid_message', 'unsupported_protocol', 'rate_limited', 'not_hello', 'forbidden']),
-  message: z.string(),
-});
-
-export const HubMessageSchema = z.discriminatedUnion('type', [Challenge, Paired, Welcome, Created, Removed, DecisionResult, CallResult, ErrorMessage, Heartbeat, RulesMessage, RuleResult]);
-export type HubMessage = z.infer<typeof HubMessageSchema>;
+const LegacyErrorSchema = z.looseObject({ type: z.literal('error'), code: z.string(), message: z.string() });
+export function isLegacyError(raw: unknown): boolean {
+  return LegacyErrorSchema.safeParse(raw).success;
+}
 
 /** Every peer lists it. No credential travels in the handshake any more: peers prove keys on the socket. */
 export const SUBPROTOCOL = 'elicitly.v1';

@@ -1,7 +1,7 @@
 import type { Status } from '../../shared/lifecycle.js';
-import { firstIssue, type DecisionRefusal, type HubMessage, type RequestView } from '../../shared/wire-protocol.js';
+import { firstIssue, type DecisionRefusal, type RequestView } from '../../shared/wire-protocol.js';
 import type { ElicitlyDb } from '../db/database.js';
-import { queueDecision, queuedDecisions, refuseQueued, settleDecision, type DecisionResult } from '../db/outbox-repo.js';
+import { queueDecision, queuedDecisions, refuseQueued, settleDecision } from '../db/outbox-repo.js';
 import { applyStatus, applyWelcome, pendingCount, pruneHistory, sweepExpired, upsertView } from '../db/requests-repo.js';
 import type { OutboxRow, PairingReason, RequestRow } from '../db/rows.js';
 import { hubKeyFor } from '../db/settings-schema.js';
@@ -10,8 +10,9 @@ import { answeredReply } from '../hub/decision-reply.js';
 import { HubConnection, type AfterRefusal, type Clock, type HubEvent, type HubTarget, type SocketFactory } from '../hub/hub-connection.js';
 import { replaceRules } from '../db/rules-repo.js';
 import { UiMessageSchema, type DecideReply, type Decision, type RuleReply, type UiMessage } from '../messages.js';
+import type { DecisionAnswer } from '../../shared/wire-fields.js';
 import type { Rule } from '../../shared/rules.js';
-import { decideMessage, oversizedIssue } from './decide-frame.js';
+import { decideParams, oversizedIssue } from './decide-frame.js';
 
 /** What the background needs from the browser; the entrypoint implements it with `browser.*`, tests with fakes. */
 export interface Platform {
@@ -35,8 +36,11 @@ interface ControllerOptions {
 /** A welcome after a long absence can carry many requests; a notification each would be noise. */
 const MAX_NOTIFICATIONS_PER_WELCOME = 3;
 const PRUNE_EVERY_MS = 3_600_000;
-
-type RuleResult = Extract<HubMessage, { type: 'rule.result' }>;
+/**
+ * How long a sent decision's call waits for the hub's answer, past the page's own wait: an answer that comes late still
+ * settles the outbox; one that never comes leaves the decision queued for the next welcome.
+ */
+const DELIVERY_TIMEOUT_MS = 30_000;
 
 /** What the hub would answer to a decision for a request that has already ended this way. */
 const ENDED: Record<Exclude<Status, 'pending'>, DecisionRefusal> = {
@@ -54,8 +58,6 @@ const ENDED: Record<Exclude<Status, 'pending'>, DecisionRefusal> = {
  */
 export class BackgroundController {
   readonly connection: HubConnection;
-  private readonly waiting = new Map<string, (answer: DecisionResult) => void>();
-  private readonly waitingRules = new Map<string, (answer: RuleResult) => void>();
   private lastPrune = 0;
   private badgeFailing = false;
 
@@ -74,7 +76,7 @@ export class BackgroundController {
       onPaired: (target, key) => savePairing(o.db, target.port, key, target.pairingCode),
       onRefused: (target, reason) => this.refused(target, reason),
       onWelcome: (welcome) => this.welcome(welcome.pending, welcome.rules),
-      onMessage: (message) => this.hubMessage(message).catch((e: unknown) => this.log(`handling ${message.type} failed: ${String(e)}`)),
+      onMessage: (message) => this.hubMessage(message).catch((e: unknown) => this.log(`handling ${message.method} failed: ${String(e)}`)),
       onState: (state) => void writeConnection(o.db, state).catch(() => {}),
       log: (m) => this.log(m),
     });
@@ -116,29 +118,20 @@ export class BackgroundController {
 
   /**
    * A rule change from the Rules view goes to the hub, the one writer of rules, and the page waits a bounded time for
-   * its `rule.result`. Unlike a decision it is not queued: with no hub the person is told, and nothing happens later
-   * behind their back. The table changes only when the hub pushes its list (`rules`), so it never shows a rule the hub
+   * its answer. Unlike a decision it is not queued: with no hub the person is told, and nothing happens later behind
+   * their back. The table changes only when the hub pushes its list (`rules.changed`), so it never shows a rule the hub
    * does not have.
    */
   private async changeRule(message: Extract<UiMessage, { type: 'rule.save' | 'rule.delete' }>): Promise<RuleReply> {
-    const { clock } = this.o;
-    const changeId = this.o.platform.newKey();
-    const frame = message.type === 'rule.save'
-      ? { type: 'rule.save' as const, changeId, ...(message.id === undefined ? {} : { id: message.id }), rule: message.rule }
-      : { type: 'rule.delete' as const, changeId, id: message.id };
-    if (!this.connection.send(frame)) return { state: 'not_connected' };
-    const answer = await new Promise<RuleResult | null>((resolve) => {
-      const timer = clock.setTimeout(() => {
-        this.waitingRules.delete(changeId);
-        resolve(null);
-      }, this.o.answerTimeoutMs ?? 5000);
-      this.waitingRules.set(changeId, (result) => {
-        clock.clearTimeout(timer);
-        resolve(result);
-      });
-    });
-    if (!answer) return { state: 'no_answer' };
-    return { state: 'answered', ok: answer.ok, ...(answer.id ? { id: answer.id } : {}), ...(answer.issues ? { issues: answer.issues } : {}) };
+    const timeoutMs = this.o.answerTimeoutMs ?? 5000;
+    const answer = message.type === 'rule.save'
+      ? await this.connection.call('rule.save', { ...(message.id === undefined ? {} : { id: message.id }), rule: message.rule }, timeoutMs)
+      : await this.connection.call('rule.delete', { id: message.id }, timeoutMs);
+    if ('unanswered' in answer) return answer.unanswered === 'not_connected' ? { state: 'not_connected' } : { state: 'no_answer' };
+    if (!answer.ok) return { state: 'answered', ok: false, issues: answer.error.issues ?? [{ path: '(hub)', rule: answer.error.code, message: answer.error.message }] };
+    if ('removed' in answer.value) return { state: 'answered', ok: true };
+    const { ok, id, issues } = answer.value;
+    return { state: 'answered', ok, ...(id ? { id } : {}), ...(issues ? { issues } : {}) };
   }
 
   /**
@@ -157,7 +150,7 @@ export class BackgroundController {
       ...(request.comment === undefined || request.comment === '' ? {} : { comment: request.comment }),
       ...(request.rule === undefined ? {} : { rule: request.rule }),
     };
-    const queued = await queueDecision(db, entry, oversizedIssue(decideMessage(entry)));
+    const queued = await queueDecision(db, entry, oversizedIssue(decideParams(entry)));
     switch (queued.state) {
       case 'not_found':
         return { state: 'answered', ok: false, reason: 'not_found' };
@@ -170,25 +163,36 @@ export class BackgroundController {
       case 'queued':
         break;
     }
-    if (!this.connection.send(decideMessage(entry))) {
-      void this.refreshBadge();
-      return { state: 'queued' };
-    }
-    // Registered right after the send: the answer can only arrive on a later turn of the event loop.
-    const answered = new Promise<DecisionResult | null>((resolve) => {
-      const timer = clock.setTimeout(() => {
-        this.waiting.delete(entry.idempotencyKey);
-        resolve(null);
-      }, this.o.answerTimeoutMs ?? 5000);
-      this.waiting.set(entry.idempotencyKey, (answer) => {
-        clock.clearTimeout(timer);
-        resolve(answer);
-      });
+    // The page waits a bounded time; the call goes on past it, so a late answer still settles the outbox.
+    const delivered = this.deliver(entry).finally(() => void this.refreshBadge());
+    const answer = await new Promise<DecisionAnswer | null>((resolve) => {
+      const timer = clock.setTimeout(() => resolve(null), this.o.answerTimeoutMs ?? 5000);
+      void delivered.then(
+        (value) => {
+          clock.clearTimeout(timer);
+          resolve(value);
+        },
+        () => resolve(null),
+      );
     });
-    const answer = await answered;
-    // `unavailable`: the hub could not record it; it stays in the outbox for the next hub, like any queued decision.
-    if (!answer || answer.reason === 'unavailable') return { state: 'queued' };
-    return answeredReply(answer);
+    // No answer yet, or `unavailable` (the hub could not record it): it stays in the outbox for the next hub.
+    return answer ? answeredReply(answer) : { state: 'queued' };
+  }
+
+  /**
+   * Sends one queued decision and applies the hub's answer to the outbox; null while it stays queued (no hub, no answer
+   * in time, or the hub could not record it). A decide the hub refused as malformed is a refusal naming its fields.
+   */
+  private async deliver(entry: OutboxRow): Promise<DecisionAnswer | null> {
+    const answer = await this.connection.call('decide', decideParams(entry), DELIVERY_TIMEOUT_MS);
+    let decided: DecisionAnswer;
+    if (answer.ok) decided = answer.value;
+    else if (answer.error.code === 'invalid' && !('unanswered' in answer)) decided = { ok: false, reason: 'invalid', issues: answer.error.issues ?? [{ path: '(decision)', rule: 'invalid', message: answer.error.message }] };
+    else return null;
+    const settled = await settleDecision(this.o.db, entry.idempotencyKey, decided, this.o.clock.now());
+    // Refused as invalid, the request still waits for the person: its notification stays.
+    if (settled && !(!decided.ok && decided.reason === 'invalid')) await this.o.platform.clearNotification(settled.elicitationId);
+    return decided;
   }
 
   /** Only the refused credential goes, and only if it is still the stored one: the person may be pairing anew. */
@@ -230,59 +234,49 @@ export class BackgroundController {
     }
   }
 
-  /** Every queued decision again, with its own key: the hub's first-decision-wins rule turns a repeat into its answer. */
+  /**
+   * Every queued decision again, with its own key: the hub's first-decision-wins rule turns a repeat into its answer.
+   * Each is its own call; their answers are applied as they come, not waited for here.
+   */
   private async replayOutbox(): Promise<void> {
     for (const entry of await queuedDecisions(this.o.db, (m) => this.log(m))) {
-      const message = decideMessage(entry);
       // Written by an older version, or over a limit that changed: sending it would only get the socket closed.
-      const oversized = oversizedIssue(message);
+      const oversized = oversizedIssue(decideParams(entry));
       if (oversized) {
         this.log(`dropped a queued decision for ${entry.elicitationId}: ${oversized.message}`);
         await refuseQueued(this.o.db, entry, [oversized]);
         continue;
       }
-      this.connection.send(message);
+      void this.deliver(entry)
+        .then(() => this.refreshBadge())
+        .catch((error: unknown) => this.log(`delivering the decision for ${entry.elicitationId} failed: ${String(error)}`));
     }
   }
 
   private async hubMessage(message: HubEvent): Promise<void> {
     const { db, clock } = this.o;
-    switch (message.type) {
+    switch (message.method) {
       case 'request.created': {
-        const stored = await upsertView(db, message.request).catch((error: unknown) => {
-          this.log(`skipped request ${message.request.elicitationId}: it cannot be stored here (${String(error)})`);
+        const { request } = message.params;
+        const stored = await upsertView(db, request).catch((error: unknown) => {
+          this.log(`skipped request ${request.elicitationId}: it cannot be stored here (${String(error)})`);
           return null;
         });
         // One of the person's rules may have decided it already: it goes to the history, with nothing to notify.
         if (stored?.isNew && stored.row.status === 'pending') await this.notifyAll([stored.row]);
         break;
       }
-      case 'rules':
-        await this.storeRules(message.rules);
+      case 'rules.changed':
+        await this.storeRules(message.params.rules);
         return;
-      case 'rule.result':
-        this.waitingRules.get(message.changeId)?.(message);
-        this.waitingRules.delete(message.changeId);
-        return;
-      case 'request.removed':
-        await applyStatus(db, message.elicitationId, message.status, clock.now(), message.decidedVia);
-        if (message.status !== 'pending') await this.o.platform.clearNotification(message.elicitationId);
+      case 'request.removed': {
+        const { elicitationId, status, decidedVia } = message.params;
+        await applyStatus(db, elicitationId, status, clock.now(), decidedVia);
+        if (status !== 'pending') await this.o.platform.clearNotification(elicitationId);
         break;
-      case 'decision.result':
-        await this.decisionResult(message);
-        break;
-      default:
-        return;
+      }
     }
     await this.refreshBadge();
-  }
-
-  private async decisionResult(answer: DecisionResult): Promise<void> {
-    const entry = await settleDecision(this.o.db, answer, this.o.clock.now());
-    const stillOpen = !answer.ok && (answer.reason === 'invalid' || answer.reason === 'unavailable');
-    if (entry && !stillOpen) await this.o.platform.clearNotification(entry.elicitationId);
-    this.waiting.get(answer.idempotencyKey)?.(answer);
-    this.waiting.delete(answer.idempotencyKey);
   }
 
   private async notifyAll(rows: RequestRow[]): Promise<void> {

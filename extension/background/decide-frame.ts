@@ -1,13 +1,16 @@
 import { byteLength } from '../../shared/approval-input.js';
 import type { FieldIssue } from '../../shared/field-issues.js';
-import { MAX_FRAME_BYTES, type DecideMessage } from '../../shared/wire-protocol.js';
+import { MAX_FRAME_BYTES, type DecideParams } from '../../shared/wire-protocol.js';
 import type { OutboxRow } from '../db/rows.js';
 
-/** An outbox row holds only the fields that were given, so it is the message minus its queueing time. */
-export function decideMessage(entry: OutboxRow): DecideMessage {
+/** An outbox row holds only the fields that were given, so it is the decide call's params minus its queueing time. */
+export function decideParams(entry: OutboxRow): DecideParams {
   const { queuedAt: _at, ...decision } = entry;
-  return { type: 'decide', ...decision };
+  return decision;
 }
+
+/** The frame a decide call makes, as the hub measures it against its limit: the params inside `{ id, method, params }`. */
+const FRAME_OVERHEAD = byteLength({ id: 'c0000000000', method: 'decide', params: {} });
 
 /** The same path spelling as the shared validator's issues, so the review puts the message next to its field. */
 function valuePath(key: string): string {
@@ -19,8 +22,8 @@ function valuePath(key: string): string {
  * (1009), and the outbox would send it again after every welcome: such a decision is refused here, naming its largest
  * part, which is what the person has to shorten.
  */
-export function oversizedIssue(message: DecideMessage): FieldIssue | null {
-  const total = byteLength(message);
+export function oversizedIssue(message: DecideParams): FieldIssue | null {
+  const total = byteLength(message) + FRAME_OVERHEAD;
   if (total <= MAX_FRAME_BYTES) return null;
   const parts: [string, number][] = Object.entries(message.values ?? {}).map(([key, v]) => [valuePath(key), byteLength(v)]);
   if (message.included !== undefined) parts.push(['included', byteLength(message.included)]);

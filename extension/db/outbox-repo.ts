@@ -1,11 +1,10 @@
 import type { Status } from '../../shared/lifecycle.js';
 import type { FieldIssue } from '../../shared/field-issues.js';
-import type { HubMessage } from '../../shared/wire-protocol.js';
+import type { DecisionAnswer } from '../../shared/wire-fields.js';
 import type { ElicitlyDb } from './database.js';
 import { readRow } from './requests-repo.js';
 import { OutboxRowSchema, type LocalOutcome, type OutboxRow, type RequestRow } from './rows.js';
 
-export type DecisionResult = Extract<HubMessage, { type: 'decision.result' }>;
 
 /** What became of a decision the person made: queued for the hub, or why it was not. */
 type QueueOutcome =
@@ -80,15 +79,15 @@ export async function refuseQueued(db: ElicitlyDb, entry: OutboxRow, issues: Fie
 }
 
 /**
- * Applies the hub's answer to a queued decision and returns the entry it answered (undefined for an answer to a
- * decision no longer in the outbox, e.g. a repeat). `unavailable` means the hub could not record it: it stays queued
- * and is sent again after the next welcome.
+ * Applies the hub's answer to the queued decision with this idempotency key and returns the entry it answered
+ * (undefined when it is no longer in the outbox, e.g. a repeat). A decision the hub could not record has no answer
+ * here (its call's error is `unavailable`): it stays queued and is sent again after the next welcome.
  */
-export async function settleDecision(db: ElicitlyDb, answer: DecisionResult, now: number): Promise<OutboxRow | undefined> {
+export async function settleDecision(db: ElicitlyDb, idempotencyKey: string, answer: DecisionAnswer, now: number): Promise<OutboxRow | undefined> {
   return db.transaction('rw', db.outbox, db.requests, async () => {
-    const entry = await db.outbox.get(answer.idempotencyKey);
-    if (!entry || (!answer.ok && answer.reason === 'unavailable')) return entry;
-    await db.outbox.delete(answer.idempotencyKey);
+    const entry = await db.outbox.get(idempotencyKey);
+    if (!entry) return entry;
+    await db.outbox.delete(idempotencyKey);
     if (answer.ok) {
       await db.requests.update(entry.elicitationId, { status: answer.status ?? entry.decision, decidedAt: now, delivery: 'delivered', refusal: undefined });
     } else if (answer.reason === 'invalid') {

@@ -1,11 +1,12 @@
 import { backoffDelay } from '../core/backoff.js';
 import { DEFAULT_HUB_PORT } from '../../shared/extension-id.js';
 import { normalizePairingCode, type ProofBinding } from '../../shared/hub-auth.js';
-import { nextHandshake, startHandshake, type ClientHandshake, type HandshakeClaim, type HandshakeRefusal, type WelcomeFrame } from '../../shared/hub-handshake.js';
+import { nextHandshake, startHandshake, type ClientHandshake, type HandshakeClaim, type HandshakeRefusal } from '../../shared/hub-handshake.js';
+import type { HubNotice, PeerMethod, PeerNotice, Params, Result, Welcome } from '../../shared/peer-calls.js';
+import { CallClient, type CallAnswer } from '../../shared/peer-client.js';
 import {
-  CLOSE_AUTH_FAILED, CLOSE_GOING_AWAY, CLOSE_NO_PAIRING, CLOSE_PROTOCOL_MISMATCH, CLOSE_UNKNOWN_KEY, HEARTBEAT_MS, HubMessageSchema,
-  PAIRING_SUBPROTOCOL, PROTOCOL_VERSION, SUBPROTOCOL, hubProtocolFromReason, parseFrame,
-  type HubMessage, type PeerMessage,
+  CLOSE_AUTH_FAILED, CLOSE_GOING_AWAY, CLOSE_NO_PAIRING, CLOSE_PROTOCOL_MISMATCH, CLOSE_UNKNOWN_KEY, HEARTBEAT_MS, HubFrameSchema,
+  PAIRING_SUBPROTOCOL, PROTOCOL_VERSION, SUBPROTOCOL, hubProtocolFromReason, isAnswer, parseFrame, parseHubNotice,
 } from '../../shared/wire-protocol.js';
 // Types only: the phone page runs this connection too, and its bundle must not pull in the extension's database.
 import type { PairingReason } from '../db/rows.js';
@@ -33,9 +34,9 @@ export interface Clock {
 /** Where to connect and what to prove there: the key paired for that port, or a code the person entered (it wins). */
 export interface HubTarget { port: number; key: HubKey | null; pairingCode: string }
 
-/** Everything the hub sends that the connection does not handle itself. */
-export type HubEvent = Exclude<HubMessage, { type: 'welcome' | 'heartbeat' | 'challenge' | 'paired' }>;
-export type WelcomeMessage = WelcomeFrame;
+/** The hub's notices the connection does not handle itself (it passes over heartbeats). */
+export type HubEvent = Exclude<HubNotice, { method: 'heartbeat' }>;
+export type WelcomeMessage = Welcome;
 
 /**
  * What the connection says about itself. The extension stores it as is (a ConnectionState); the phone page maps it.
@@ -119,8 +120,20 @@ export class HubConnection<T extends HubTarget = HubTarget> {
   private news: News | null = null;
   /** Why the last credential was dropped; told while there is nothing to connect with. */
   private refusal: PairingReason | null = null;
+  /** Calls on the welcomed socket; answered by the hub, their timeout, or the socket going. */
+  private readonly calls: CallClient<unknown>;
 
-  constructor(private readonly options: HubConnectionOptions<T>) {}
+  constructor(private readonly options: HubConnectionOptions<T>) {
+    this.calls = new CallClient({
+      timers: options.clock,
+      // Only to a hub that proved itself and welcomed us.
+      send: (frame) => {
+        if (!this.connected || !this.socket) return false;
+        this.socket.send(JSON.stringify(frame));
+        return true;
+      },
+    });
+  }
 
   get connected(): boolean {
     return this.welcomed && this.socket?.readyState === OPEN;
@@ -142,11 +155,12 @@ export class HubConnection<T extends HubTarget = HubTarget> {
     this.ensure();
   }
 
-  /** Only to a hub that proved itself and welcomed us. */
-  send(message: PeerMessage): boolean {
-    if (!this.connected || !this.socket) return false;
-    this.socket.send(JSON.stringify(message));
-    return true;
+  /**
+   * A call of the peer call map, only to a hub that proved itself and welcomed us: answered by the hub, or unanswered
+   * (`not_connected` at once, `timeout` after `timeoutMs`, `closed` when the socket goes first).
+   */
+  call<M extends PeerMethod>(method: M, params: Params<M>, timeoutMs: number): Promise<CallAnswer<Result<M>>> {
+    return this.calls.call(method, params, { timeoutMs });
   }
 
   private cancelTimer(): void {
@@ -163,6 +177,7 @@ export class HubConnection<T extends HubTarget = HubTarget> {
     if (this.heartbeatTimer !== null) clock.clearTimeout(this.heartbeatTimer);
     this.welcomeTimer = null;
     this.heartbeatTimer = null;
+    this.calls.closeAll();
     this.options.onDetached?.(why);
   }
 
@@ -300,20 +315,24 @@ export class HubConnection<T extends HubTarget = HubTarget> {
   private async receive(session: Session<T>, data: unknown): Promise<void> {
     if (session.handshake) return this.handshake(session, session.handshake, data);
     if (typeof data !== 'string') return;
-    const parsed = parseFrame(HubMessageSchema, data);
+    const parsed = parseFrame(HubFrameSchema, data);
     if (!parsed.ok) {
       this.options.log?.(`ignored an invalid hub frame: ${parsed.error}`);
       return;
     }
-    const message = parsed.message;
-    // The hub's heartbeat only keeps this worker alive; answering it is what made the storm.
-    if (message.type === 'heartbeat') return;
-    if (message.type === 'error') this.options.log?.(`hub error ${message.code}: ${message.message}`);
-    if (message.type === 'welcome' || message.type === 'challenge' || message.type === 'paired') {
-      this.options.log?.(`ignored ${message.type} from the hub after its welcome`);
+    const frame = parsed.message;
+    if (isAnswer(frame)) {
+      if (!this.calls.receive(frame)) this.options.log?.(`ignored an answer to no call of ours${'error' in frame ? `: ${frame.error.code} ${frame.error.message}` : ''}`);
       return;
     }
-    await this.options.onMessage(message);
+    const notice = parseHubNotice(frame);
+    if (!notice.ok) {
+      this.options.log?.(`ignored a hub notice: ${notice.error}`);
+      return;
+    }
+    // The hub's heartbeat only keeps this worker alive; answering it is what made the storm.
+    if (notice.message.method === 'heartbeat') return;
+    await this.options.onMessage(notice.message);
   }
 
   /** A frame before the welcome: one step of the handshake, applied only while its socket is still the current one. */
@@ -321,10 +340,13 @@ export class HubConnection<T extends HubTarget = HubTarget> {
     const step = await nextHandshake(state, data);
     if (this.socket !== session.socket) return;
     if ('refusal' in step) return this.refused(session, step.refusal);
-    if ('welcome' in step) return this.welcome(session, step.welcome);
+    if ('welcome' in step) {
+      // The key is kept before anything of the welcome is applied: the welcome may be the last frame this socket sees.
+      if (step.paired) await this.options.onPaired(session.target, step.paired);
+      if (this.socket !== session.socket) return;
+      return this.welcome(session, step.welcome);
+    }
     if (step.note !== undefined) this.options.log?.(step.note);
-    // The key is kept before anything more is read: the welcome that follows may be the last frame this socket sees.
-    if (step.paired) await this.options.onPaired(session.target, step.paired);
     if (step.send) session.socket.send(JSON.stringify(step.send));
     session.handshake = step.state;
   }
@@ -361,7 +383,7 @@ export class HubConnection<T extends HubTarget = HubTarget> {
     const beat = () => {
       this.heartbeatTimer = clock.setTimeout(() => {
         if (this.socket !== socket || !this.connected) return;
-        socket.send(JSON.stringify({ type: 'heartbeat', t: clock.now() } satisfies PeerMessage));
+        socket.send(JSON.stringify({ method: 'heartbeat', params: { t: clock.now() } } satisfies PeerNotice));
         beat();
       }, HEARTBEAT_MS);
     };

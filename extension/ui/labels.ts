@@ -66,7 +66,6 @@ export const REFUSAL_TEXT: Record<RefusalReason, string> = {
   expired: 'This request expired before your decision reached the agent.',
   withdrawn: 'The agent withdrew this request.',
   not_found: 'The hub no longer knows this request.',
-  unavailable: 'The hub could not record the decision; it will be sent again when a hub is back.',
   too_large: 'This decision is too large to send to the hub; shorten the field named below.',
 };
 

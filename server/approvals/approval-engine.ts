@@ -1,6 +1,6 @@
 import { randomBytes } from 'node:crypto';
-import type { Answer, ApprovalMethod, CallParams, CallResult, CreateParams, Created } from '../../shared/approval-calls.js';
-import { fail } from '../../shared/approval-calls.js';
+import type { Answer, CreateParams, Created, HubNotice, Params, Result } from '../../shared/peer-calls.js';
+import { fail } from '../../shared/peer-calls.js';
 import type { DecidedVia, Outcome, Status, Surface } from '../../shared/lifecycle.js';
 import type { FieldIssue } from '../../shared/field-issues.js';
 import { MAX_RULES, RuleSchema, decidingRule, describeRule, ruleSubject, type Rule, type RuleDraft } from '../../shared/rules.js';
@@ -8,7 +8,8 @@ import { checkAnswer, resultEnvelope, type ResultEnvelope } from '../../shared/r
 import { requestSizeIssues } from '../../shared/approval-input.js';
 import { formatIssues, issue } from '../../shared/field-issues.js';
 import { consume, decide, effectiveStatus, expire, withdraw } from '../../shared/lifecycle.js';
-import type { DecideMessage, HubMessage, RequestView } from '../../shared/wire-protocol.js';
+import type { RequestView } from '../../shared/review-request.js';
+import type { DecideParams, DecisionAnswer } from '../../shared/wire-fields.js';
 import { log } from '../log.js';
 import type { StoreIo } from '../store/journal-store.js';
 import { JournalStore } from '../store/journal-store.js';
@@ -16,8 +17,7 @@ import { RulesFile } from '../store/rules-file.js';
 import type { ApprovalRecord } from './approval-record.js';
 import { ApprovalRecordSchema, toView } from './approval-record.js';
 
-type EngineEvent = Extract<HubMessage, { type: 'request.created' | 'request.removed' | 'rules' }>;
-export type DecisionAnswer = Extract<HubMessage, { type: 'decision.result' }>;
+export type EngineEvent = Extract<HubNotice, { method: 'request.created' | 'request.removed' | 'rules.changed' }>;
 /** A change to the person's rules: the saved rule, or what is wrong with it (each issue names its field). */
 export type RuleChange = { ok: true; rule: Rule } | { ok: false; reason: 'invalid' | 'unavailable'; issues: FieldIssue[] };
 
@@ -36,13 +36,22 @@ interface EngineOptions {
   maxPending?: number;
 }
 
-/** The calls the engine answers; `paired` and `info` are about the hub's reviewers, and the hub answers them (`HubService`). */
-export type EngineMethod = Exclude<ApprovalMethod, 'paired' | 'info'>;
+/**
+ * The calls the engine answers by id. `paired` and `info` are about the hub's reviewers, and the hub answers them
+ * (`HubService`); a decision and a rule change are the engine's own methods (`decide`, `saveRule`, `deleteRule`).
+ */
+export type EngineMethod = 'create' | 'status' | 'await' | 'result' | 'cancel' | 'view' | 'rules';
 /** A create as the engine answers it: the hub adds whether a reviewer is there, and what to tell the person if not. */
 export type EngineCreated = Omit<Created, 'reviewer' | 'next'>;
-export type EngineResult<M extends EngineMethod> = M extends 'create' ? EngineCreated : CallResult<M>;
+export type EngineResult<M extends EngineMethod> = M extends 'create' ? EngineCreated : Result<M>;
 
-type Handlers = { [M in EngineMethod]: (params: CallParams<M>, signal?: AbortSignal) => Promise<Answer<EngineResult<M>>> };
+/**
+ * Whose requests a call may see: `null`, every one (a caller on this computer); a key id, only those that key filed
+ * (a relay on another machine, `key export`). Another key's request reads as not found: its existence is not told.
+ */
+export type Scope = string | null;
+
+type Handlers = { [M in EngineMethod]: (params: Params<M>, scope: Scope, signal?: AbortSignal) => Promise<Answer<EngineResult<M>>> };
 
 const HOUR_MS = 3_600_000;
 /** The benchmark's design point: 10,000 pending requests in well under 200 MB. */
@@ -51,12 +60,14 @@ const MAX_PENDING = 10_000;
 const ALL_SURFACES: readonly Surface[] = ['extension', 'app'];
 /** The queue key every change to the rules runs under: one at a time, like the changes to one request. */
 const RULES_QUEUE = '\u0000rules';
+/** A decision the store could not record: the caller answers it as every call of a failed engine (`unavailable`). */
+const UNRECORDED = 'unrecorded';
 
 /**
  * Whether a rule saved with a decision says the same as the decision. A confirm's "no" is an answered question
  * (approved, `confirmed: false`), so a deny rule goes with it as well as with a dismissal.
  */
-function ruleFitsDecision(message: DecideMessage, rule: RuleDraft, kind: string): boolean {
+function ruleFitsDecision(message: DecideParams, rule: RuleDraft, kind: string): boolean {
   if (kind === 'confirm') {
     const yes = message.decision === 'approved' && message.values?.confirmed === true;
     return rule.effect === 'allow' ? yes : !yes;
@@ -89,30 +100,17 @@ export class ApprovalEngine {
   private reserved = 0;
 
   private readonly handlers: Handlers = {
-    create: (p) => this.create(p),
-    status: async (p) => this.status(p.id),
-    await: (p, signal) => this.await(p.id, p.waitMs, signal),
-    result: (p) => this.result(p.id),
-    cancel: (p) => this.cancel(p.id),
-    view: async (p) => {
-      const record = this.store.get(p.id);
+    create: (p, scope) => this.create(p, scope),
+    status: async (p, scope) => this.status(p.id, scope),
+    await: (p, scope, signal) => this.await(p.id, p.waitMs, scope, signal),
+    result: (p, scope) => this.result(p.id, scope),
+    cancel: (p, scope) => this.cancel(p.id, scope),
+    view: async (p, scope) => {
+      const record = this.visible(p.id, scope);
       if (!record) return fail('not_found', `no request ${p.id} (unknown, or removed after the retention period)`);
       return { ok: true, value: toView({ ...record, status: effectiveStatus(record, this.now()) }) };
     },
-    appDecide: async (p) => {
-      // Surfaces are fixed at creation, so this read needs no turn in the request's queue.
-      const record = this.store.get(p.elicitationId);
-      if (record && !(record.surfaces ?? ALL_SURFACES).includes('app')) {
-        return fail('not_in_app', `${p.elicitationId} was created with surfaces ["extension"]: only the browser extension may decide it, not a review inside a chat`);
-      }
-      const { type: _type, elicitationId: _id, idempotencyKey: _key, ...answer } = await this.decide({ type: 'decide', ...p }, 'app');
-      return { ok: true, value: answer };
-    },
     rules: async () => ({ ok: true, value: { rules: [...this.rules.all()] } }),
-    ruleRemove: async (p) => {
-      const removed = await this.deleteRule(p.id);
-      return removed === 'unavailable' ? this.unavailable() : { ok: true, value: { removed } };
-    },
   };
 
   private constructor(
@@ -154,6 +152,8 @@ export class ApprovalEngine {
     }
     const engine = new ApprovalEngine(store, rules, options, options.now ?? Date.now);
     for (const record of store.all()) if (record.status === 'pending') engine.pending.add(record.id);
+    // A request bound to a connection left by a hub that is gone: that connection is gone with it, and so is its asker.
+    await engine.withdrawBound(store.all().filter((r) => r.bound && r.status === 'pending').map((r) => r.id));
     await engine.purge();
     await engine.sweep();
     const every = (ms: number, run: () => Promise<unknown>, what: string) => {
@@ -172,15 +172,32 @@ export class ApprovalEngine {
   }
 
   /** Every call passes here, so a failed or closing engine refuses them all in one place. */
-  call<M extends EngineMethod>(method: M, params: CallParams<M>, signal?: AbortSignal): Promise<Answer<EngineResult<M>>> {
+  call<M extends EngineMethod>(method: M, params: Params<M>, scope: Scope, signal?: AbortSignal): Promise<Answer<EngineResult<M>>> {
     if (this.unusable()) return Promise.resolve(this.unavailable());
     const handler: Handlers[M] = this.handlers[method];
-    return handler(params, signal);
+    return handler(params, scope, signal);
   }
 
-  /** Requests waiting for a decision now (the hub's `info`). */
-  pendingCount(): number {
-    return this.pending.size;
+  /** Requests waiting for a decision now (the hub's `info`), those of one key only when scoped. */
+  pendingCount(scope: Scope = null): number {
+    if (scope === null) return this.pending.size;
+    let count = 0;
+    for (const id of this.pending) if (this.store.get(id)?.owner === scope) count++;
+    return count;
+  }
+
+  /** The record, if this scope may see it. */
+  private visible(id: string, scope: Scope): ApprovalRecord | undefined {
+    const record = this.store.get(id);
+    return record && (scope === null || record.owner === scope) ? record : undefined;
+  }
+
+  /**
+   * Withdraws these requests where they still wait: the connection that filed them with `bound` closed. Each in its
+   * own request's queue; one that was decided meanwhile keeps its decision.
+   */
+  withdrawBound(ids: Iterable<string>): Promise<void> {
+    return Promise.all([...ids].map((id) => this.cancel(id, null))).then(() => undefined);
   }
 
   onEvent(listener: (event: EngineEvent) => void): () => void {
@@ -301,7 +318,7 @@ export class ApprovalEngine {
       // Logged by the file; its failure listeners step the hub down.
       return false;
     }
-    this.emit({ type: 'rules', rules: this.ruleList() });
+    this.emit({ method: 'rules.changed', params: { rules: this.ruleList() } });
     return true;
   }
 
@@ -363,46 +380,51 @@ export class ApprovalEngine {
    * A reviewer's decision: validated against the schema restricted to what was included, made durable, then answered.
    * A rule saved with it (the extension's socket only) is checked and saved first, once the decision is known to hold.
    */
-  decide(message: DecideMessage, surface: Exclude<DecidedVia, 'rule'> = 'extension'): Promise<DecisionAnswer> {
-    const reply = (fields: Omit<DecisionAnswer, 'type' | 'elicitationId' | 'idempotencyKey'>): DecisionAnswer => ({
-      type: 'decision.result',
-      elicitationId: message.elicitationId,
-      idempotencyKey: message.idempotencyKey,
-      ...fields,
+  decide(message: DecideParams, surface: Exclude<DecidedVia, 'rule'>): Promise<Answer<DecisionAnswer>> {
+    if (this.unusable()) return Promise.resolve(this.unavailable());
+    // Surfaces are fixed at creation, so this read needs no turn in the request's queue.
+    const created = this.store.get(message.elicitationId);
+    if (surface === 'app' && created && !(created.surfaces ?? ALL_SURFACES).includes('app')) {
+      return Promise.resolve(fail('not_in_app', `${message.elicitationId} was created with surfaces ["extension"]: only the browser extension may decide it, not a review inside a chat`));
+    }
+    return this.exclusive(message.elicitationId, async (): Promise<Answer<DecisionAnswer>> => {
+      const answer = await this.decideNow(message, surface);
+      // Not recorded (the store failed under it): refused like every call of an engine that cannot write.
+      return answer === UNRECORDED ? this.unavailable() : { ok: true, value: answer };
     });
-    if (this.unusable()) return Promise.resolve(reply({ ok: false, reason: 'unavailable' }));
-    return this.exclusive(message.elicitationId, async () => {
-      const record = this.store.get(message.elicitationId);
-      if (!record) return reply({ ok: false, reason: 'not_found' });
-      let outcome: Outcome = { decision: message.decision, decidedVia: surface, action: message.decision === 'approved' ? 'submit' : 'cancel', idempotencyKey: message.idempotencyKey };
-      if (message.comment !== undefined && message.comment.trim() !== '') outcome = { ...outcome, comment: message.comment };
-      if (message.decision === 'approved') {
-        const checked = checkAnswer(record.request, message.values ?? {}, message.included);
-        if (!checked.ok) return reply({ ok: false, reason: 'invalid', status: effectiveStatus(record, this.now()), issues: checked.issues });
-        outcome = { ...outcome, values: checked.values };
+  }
+
+  private async decideNow(message: DecideParams, surface: Exclude<DecidedVia, 'rule'>): Promise<DecisionAnswer | typeof UNRECORDED> {
+    const record = this.store.get(message.elicitationId);
+    if (!record) return { ok: false, reason: 'not_found' };
+    let outcome: Outcome = { decision: message.decision, decidedVia: surface, action: message.decision === 'approved' ? 'submit' : 'cancel', idempotencyKey: message.idempotencyKey };
+    if (message.comment !== undefined && message.comment.trim() !== '') outcome = { ...outcome, comment: message.comment };
+    if (message.decision === 'approved') {
+      const checked = checkAnswer(record.request, message.values ?? {}, message.included);
+      if (!checked.ok) return { ok: false, reason: 'invalid', status: effectiveStatus(record, this.now()), issues: checked.issues };
+      outcome = { ...outcome, values: checked.values };
+    }
+    let result = decide(record, outcome, this.now());
+    if (!result.ok) return { ok: false, reason: result.reason, status: effectiveStatus(record, this.now()) };
+    // A repeat reads the committed record (its rule was saved with the first one); only a first decision saves one.
+    if (message.rule && !result.duplicate) {
+      if (surface !== 'extension') return { ok: false, reason: 'invalid', status: 'pending', issues: [issue(['rule'], 'forbidden', 'only the browser extension may save a rule')] };
+      if (record.kind !== 'permission' && record.kind !== 'confirm') {
+        return { ok: false, reason: 'invalid', status: 'pending', issues: [issue(['rule'], 'not_applicable', `rules answer permission requests and confirm questions, not a ${record.kind}`)] };
       }
-      let result = decide(record, outcome, this.now());
-      if (!result.ok) return reply({ ok: false, reason: result.reason, status: effectiveStatus(record, this.now()) });
-      // A repeat reads the committed record (its rule was saved with the first one); only a first decision saves one.
-      if (message.rule && !result.duplicate) {
-        if (surface !== 'extension') return reply({ ok: false, reason: 'invalid', status: 'pending', issues: [issue(['rule'], 'forbidden', 'only the browser extension may save a rule')] });
-        if (record.kind !== 'permission' && record.kind !== 'confirm') {
-          return reply({ ok: false, reason: 'invalid', status: 'pending', issues: [issue(['rule'], 'not_applicable', `rules answer permission requests and confirm questions, not a ${record.kind}`)] });
-        }
-        if (!ruleFitsDecision(message, message.rule, record.kind)) {
-          return reply({ ok: false, reason: 'invalid', status: 'pending', issues: [issue(['rule', 'effect'], 'mismatch', `"${message.rule.effect}" does not say what this decision says; an allow rule goes with an allow (yes), a deny rule with a deny (no)`)] });
-        }
-        const saved = await this.saveRule(message.rule, { from: record.id });
-        if (!saved.ok) return reply({ ok: false, reason: saved.reason, ...(saved.reason === 'invalid' ? { status: 'pending' as const, issues: saved.issues } : {}) });
-        result = decide(record, { ...outcome, ruleId: saved.rule.id }, this.now());
-        if (!result.ok) return reply({ ok: false, reason: result.reason, status: effectiveStatus(record, this.now()) });
+      if (!ruleFitsDecision(message, message.rule, record.kind)) {
+        return { ok: false, reason: 'invalid', status: 'pending', issues: [issue(['rule', 'effect'], 'mismatch', `"${message.rule.effect}" does not say what this decision says; an allow rule goes with an allow (yes), a deny rule with a deny (no)`)] };
       }
-      if (!result.duplicate) {
-        if (!(await this.write(result.state))) return reply({ ok: false, reason: 'unavailable' });
-        this.changed(result.state);
-      }
-      return reply({ ok: true, status: result.state.status });
-    });
+      const saved = await this.saveRule(message.rule, { from: record.id });
+      if (!saved.ok) return saved.reason === 'unavailable' ? UNRECORDED : { ok: false, reason: 'invalid', status: 'pending', issues: saved.issues };
+      result = decide(record, { ...outcome, ruleId: saved.rule.id }, this.now());
+      if (!result.ok) return { ok: false, reason: result.reason, status: effectiveStatus(record, this.now()) };
+    }
+    if (!result.duplicate) {
+      if (!(await this.write(result.state))) return UNRECORDED;
+      this.changed(result.state);
+    }
+    return { ok: true, status: result.state.status };
   }
 
   /** Stops the timers, answers the waiters, lets every queued change finish, then closes the store. */
@@ -457,7 +479,7 @@ export class ApprovalEngine {
   private changed(record: ApprovalRecord): void {
     if (record.status !== 'pending') this.pending.delete(record.id);
     this.wake(record.id);
-    this.emit({ type: 'request.removed', elicitationId: record.id, status: record.status, ...(record.outcome?.decidedVia ? { decidedVia: record.outcome.decidedVia } : {}) });
+    this.emit({ method: 'request.removed', params: { elicitationId: record.id, status: record.status, ...(record.outcome?.decidedVia ? { decidedVia: record.outcome.decidedVia } : {}) } });
   }
 
   private emit(event: EngineEvent): void {
@@ -471,11 +493,14 @@ export class ApprovalEngine {
     for (const resolve of set) resolve();
   }
 
-  private create(params: CreateParams): Promise<Answer<EngineCreated>> {
+  private create(params: CreateParams, scope: Scope): Promise<Answer<EngineCreated>> {
     return this.exclusive(params.id, async () => {
       // A relay that lost its hub mid-call retries with the same id: answer the request that was already stored.
       const existing = this.store.get(params.id);
-      if (existing) return { ok: true, value: this.created(existing) };
+      if (existing) {
+        if (scope !== null && existing.owner !== scope) return fail('invalid', `id: ${JSON.stringify(params.id)} is taken; make a new one`);
+        return { ok: true, value: this.created(existing) };
+      }
       // The one size cap of every kind, here where every create from every relay passes.
       const tooLarge = requestSizeIssues(params.request);
       if (tooLarge.length > 0) return fail('invalid', `refused (too_large): ${formatIssues(tooLarge)}`);
@@ -486,7 +511,7 @@ export class ApprovalEngine {
       }
       this.reserved++;
       try {
-        return await this.insert(params);
+        return await this.insert(params, scope);
       } finally {
         this.reserved--;
       }
@@ -494,7 +519,7 @@ export class ApprovalEngine {
   }
 
   /** Writes a new request whose slot under the cap is reserved; on success it is pending before the slot is released. */
-  private async insert(params: CreateParams): Promise<Answer<EngineCreated>> {
+  private async insert(params: CreateParams, scope: Scope): Promise<Answer<EngineCreated>> {
     const now = this.now();
     const pending: ApprovalRecord = {
       id: params.id,
@@ -507,12 +532,14 @@ export class ApprovalEngine {
       request: params.request,
       renderedTemplate: params.renderedTemplate,
       ...(params.surfaces ? { surfaces: params.surfaces } : {}),
+      ...(scope === null ? {} : { owner: scope }),
+      ...(params.bound ? { bound: true as const } : {}),
     };
     const record = this.decidedByRule(pending, now) ?? pending;
     if (!(await this.write(record))) return this.unavailable();
     if (record.status === 'pending') this.pending.add(record.id);
     // A request a rule decided still goes to the extensions, decided: the person's history shows what the rule did.
-    this.emit({ type: 'request.created', request: toView(record) });
+    this.emit({ method: 'request.created', params: { request: toView(record) } });
     if (record.outcome?.decidedVia === 'rule') log('info', 'a rule decided a request at creation', { id: record.id, ruleId: record.outcome.ruleId, decision: record.outcome.decision });
     return { ok: true, value: this.created(record) };
   }
@@ -548,14 +575,14 @@ export class ApprovalEngine {
     return { ...base, status: 'pending' };
   }
 
-  private status(id: string): Answer<{ status: Status }> {
-    const record = this.store.get(id);
+  private status(id: string, scope: Scope): Answer<{ status: Status }> {
+    const record = this.visible(id, scope);
     if (!record) return notFound(id);
     return { ok: true, value: { status: effectiveStatus(record, this.now()) } };
   }
 
-  private async await(id: string, waitMs: number, signal?: AbortSignal): Promise<Answer<{ status: Status }>> {
-    const record = this.store.get(id);
+  private async await(id: string, waitMs: number, scope: Scope, signal?: AbortSignal): Promise<Answer<{ status: Status }>> {
+    const record = this.visible(id, scope);
     if (!record) return notFound(id);
     if (effectiveStatus(record, this.now()) === 'pending' && !signal?.aborted) {
       await new Promise<void>((resolve) => {
@@ -574,12 +601,12 @@ export class ApprovalEngine {
       // A store that failed while this call waited (the wake-up of a closing engine) is not answered from memory.
       if (this.store.failed) return this.unavailable();
     }
-    return this.status(id);
+    return this.status(id, scope);
   }
 
-  private result(id: string): Promise<Answer<ResultEnvelope>> {
+  private result(id: string, scope: Scope): Promise<Answer<ResultEnvelope>> {
     return this.exclusive(id, async () => {
-      const record = this.store.get(id);
+      const record = this.visible(id, scope);
       if (!record) return notFound(id);
       const status = effectiveStatus(record, this.now());
       if (status === 'pending') return fail('pending', `${id} is still pending: nobody has decided yet. Call elicit_await to wait for the decision.`);
@@ -595,9 +622,9 @@ export class ApprovalEngine {
     });
   }
 
-  private cancel(id: string): Promise<Answer<{ status: 'canceled' }>> {
+  private cancel(id: string, scope: Scope): Promise<Answer<{ status: 'canceled' }>> {
     return this.exclusive(id, async () => {
-      const record = this.store.get(id);
+      const record = this.visible(id, scope);
       if (!record) return notFound(id);
       const result = withdraw(record, this.now());
       if (!result.ok) {

@@ -1,8 +1,8 @@
 import * as z from 'zod';
-import { ElicitationIdSchema, RequesterSchema } from '../../shared/wire-fields.js';
+import { ElicitationIdSchema, KeyIdSchema, RequesterSchema } from '../../shared/wire-fields.js';
 import { RequestKindSchema, ReviewRequestSchema } from '../../shared/review-request.js';
 import { OutcomeSchema, StatusSchema, SurfaceSchema } from '../../shared/lifecycle.js';
-import type { RequestView } from '../../shared/wire-protocol.js';
+import type { RequestView } from '../../shared/review-request.js';
 
 /** One stored request; every row read back from disk is validated against this before it is trusted. */
 export const ApprovalRecordSchema = z.strictObject({
@@ -20,6 +20,13 @@ export const ApprovalRecordSchema = z.strictObject({
   outcome: OutcomeSchema.optional(),
   /** Where it may be decided, as created; absent on records written before surfaces were stored, which allowed both. */
   surfaces: z.array(SurfaceSchema).optional(),
+  /**
+   * The exported relay key (`key export`) that filed it: only that key sees or touches it. Absent: filed on this computer
+   * (the install key, or the hub's own tools).
+   */
+  owner: KeyIdSchema.optional(),
+  /** Lives only as long as the connection that filed it (a hook): withdrawn when it closes, or at the next hub's start. */
+  bound: z.literal(true).optional(),
 });
 export type ApprovalRecord = z.infer<typeof ApprovalRecordSchema>;
 

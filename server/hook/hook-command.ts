@@ -4,7 +4,7 @@
 import { readFileSync, statSync } from 'node:fs';
 import { isAbsolute, join } from 'node:path';
 import type { Readable } from 'node:stream';
-import type { ApprovalService } from '../../shared/approval-calls.js';
+import type { ApprovalService } from '../../shared/peer-calls.js';
 import { AskResultSchema } from '../../shared/ask-input.js';
 import { PERMISSION_LIMITS, PermissionResultSchema, type HostAgent, type PermissionRequest } from '../../shared/permission.js';
 import { decidingRule, ruleSubject } from '../../shared/rules.js';
@@ -12,12 +12,15 @@ import type { FormAsk } from '../../shared/ask-input.js';
 import { RelayClient } from '../hub/relay-client.js';
 import { listening } from '../hub/status-command.js';
 import type { RemoteHub } from '../config.js';
-import { createDurableRequest } from '../durable-request.js';
+import { createDurableRequest, newElicitationId } from '../durable-request.js';
 import type { StateDir } from '../state-dir.js';
-import { parseHookInput, type HookEvent } from './hook-input.js';
+import { parseHookInput, type AnsweredHookInput, type HookEvent } from './hook-input.js';
 import { elicitationOutput, permissionOutput, type HookOutput } from './hook-output.js';
 import { elicitationAsk, permissionRequest, type FileReader } from './hook-request.js';
 import { readStdin } from './read-stdin.js';
+import { toolUseIdOf } from './transcript.js';
+import type { WaitingPrompts} from './waiting-prompts.js';
+import { promptRequestId } from './waiting-prompts.js';
 
 export interface HookOptions {
   host: HostAgent;
@@ -30,6 +33,10 @@ export interface HookOptions {
   spawnHub: () => void;
   /** ELICITLY_HUB_URL + ELICITLY_HUB_KEY: the hub is on another machine; none is started here. */
   remoteHub?: RemoteHub;
+  /** The marks of the prompts hooks wait on (`waiting-prompts.ts`), read by the PostToolUse hooks' guard. */
+  waiting: WaitingPrompts;
+  /** Runs `withdraw` when the host ends this hook (SIGTERM: the person answered "No" in the terminal, or time ran out). */
+  onTerminate(withdraw: () => void): void;
 }
 
 /** What the hook prints (nothing when it falls back) and, for the report and the tests, what happened. */
@@ -65,6 +72,7 @@ export async function runHook(options: HookOptions): Promise<HookRun> {
   }
   const parsed = parseHookInput(options.host, options.event, raw);
   if (!parsed.ok) return fallBack(parsed.issue);
+  if (parsed.kind === 'answered') return withdrawAnswered(options, parsed.input);
   const mapped =
     parsed.kind === 'elicitation'
       ? elicitationAsk(parsed.input, options.waitSeconds)
@@ -80,14 +88,45 @@ export async function runHook(options: HookOptions): Promise<HookRun> {
   const connection = await RelayClient.connect({ ...target, handshakeTimeoutMs: HANDSHAKE_TIMEOUT_MS, callTimeoutMs: CALL_TIMEOUT_MS });
   if (!connection.ok) return fallBack(`cannot reach the hub: ${connection.detail}`);
   const relay = connection.relay;
+  // The call this prompt is about, when the host's transcript names it: its PostToolUse hook finds the request by it.
+  const toolUseId = parsed.kind === 'tool' && options.host === 'claude-code' && options.event === 'PermissionRequest' ? toolUseIdOf(parsed.input.transcript_path, parsed.input.tool_name, parsed.input.tool_input) : null;
+  const id = toolUseId === null ? newElicitationId() : promptRequestId(options.host, parsed.input.session_id, toolUseId);
+  const marked = toolUseId !== null && options.waiting.mark(id);
+  options.onTerminate(() => {
+    // The host ended this hook: its prompt was answered there, or its time is up. Closing the socket withdraws the
+    // request (it is bound to this connection); the mark goes now, before the host's SIGKILL.
+    if (marked) options.waiting.unmark(id);
+    relay.close();
+  });
   try {
-    return await ask(relay, options, mapped.request, deadline);
+    return await ask(relay, options, mapped.request, deadline, id);
   } finally {
+    if (marked) options.waiting.unmark(id);
     relay.close();
   }
 }
 
-async function ask(relay: ApprovalService, options: HookOptions, request: PermissionRequest | FormAsk, deadline: number): Promise<HookRun> {
+/**
+ * Claude Code ran (or tried to run) a tool call: if its prompt was answered in the terminal while a hook still waits
+ * for the person in a reviewer, that request is withdrawn. Prints nothing; every step bounded, every failure harmless.
+ */
+async function withdrawAnswered(options: HookOptions, input: AnsweredHookInput): Promise<HookRun> {
+  const id = promptRequestId(options.host, input.session_id, input.tool_use_id);
+  options.waiting.sweep();
+  if (!options.waiting.waiting(id)) return fallBack('no prompt of this call is waiting');
+  const remote = options.remoteHub;
+  const target = remote ? { port: remote.port, url: remote.url, keyId: remote.keyId, key: remote.key } : { port: options.port, key: options.state.relayKey() };
+  const connection = await RelayClient.connect({ ...target, handshakeTimeoutMs: HANDSHAKE_TIMEOUT_MS, callTimeoutMs: CALL_TIMEOUT_MS });
+  if (!connection.ok) return fallBack(`cannot reach the hub: ${connection.detail}`);
+  try {
+    const canceled = await connection.relay.call('cancel', { id });
+    return fallBack(canceled.ok ? `withdrew ${id}: the prompt was answered in the terminal` : `nothing to withdraw (${canceled.error.code})`);
+  } finally {
+    connection.relay.close();
+  }
+}
+
+async function ask(relay: ApprovalService, options: HookOptions, request: PermissionRequest | FormAsk, deadline: number, id: string): Promise<HookRun> {
   const info = await relay.call('info', {});
   if (!info.ok) return fallBack(`the hub answered ${info.error.code}: ${info.error.message}`);
   // With nobody to ask, the person's own rules still answer: a request is filed only when one of them decides it (the
@@ -96,13 +135,15 @@ async function ask(relay: ApprovalService, options: HookOptions, request: Permis
   if (nobody && !(request.kind === 'permission' && (await aRuleDecides(relay, request)))) return fallBack('no browser extension is connected');
   // The request's timeoutSeconds is the hook's wait (hook-request.ts): it ends when the host stops waiting.
   const created = await createDurableRequest(relay, {
+    id,
     request,
     client: `${options.host} hook`,
     // No chat shows a review of a host's own prompt: only the extension can decide it.
     surfaces: ['extension'],
+    // The question lives only as long as this hook: whatever ends it (its host, a signal, a crash) withdraws it.
+    bound: true,
   });
   if (!created.ok) return fallBack(`the hub refused the request: ${created.error.message}`);
-  const id = created.value.elicitationId;
   if (created.value.status === 'pending' && nobody) {
     // The rule that matched a moment ago has ended since (expired, removed): the host asks.
     await relay.call('cancel', { id });

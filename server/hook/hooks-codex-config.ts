@@ -7,7 +7,7 @@
 import { parse, TomlError } from 'smol-toml';
 import { isObject } from '../../shared/field-issues.js';
 import { HookEventSchema, type HookEvent } from './hook-input.js';
-import { hookCommand, isOurCommand, matcher, TIMEOUT_MARGIN_SECONDS, type Desired, type Installed, type Merged } from './hooks-settings.js';
+import { hookEntry, isOurCommand, matcher, type Desired, type Installed, type Merged } from './hooks-settings.js';
 
 export const TOML_BEGIN = '# >>> elicitly-companion hooks (written by `elicitly-companion hooks install`; it replaces this block)';
 export const TOML_END = '# <<< elicitly-companion hooks';
@@ -51,7 +51,7 @@ function wantedGroups(desired: Desired): { event: HookEvent; group: Group }[] {
     event,
     group: {
       matcher: matcher(desired.host, event) ?? '*',
-      hooks: [{ type: 'command', command: hookCommand(desired.node, desired.script, desired.host, event, desired.waitSeconds), timeout: desired.waitSeconds + TIMEOUT_MARGIN_SECONDS }],
+      hooks: [{ type: 'command', ...hookEntry(desired, event) }],
     },
   }));
 }
@@ -246,5 +246,5 @@ export function mergeCodexConfig(text: string | null, desired: Desired): Merged 
 }
 
 export function unmergeCodexConfig(text: string | null): Merged {
-  return mergeCodexConfig(text, { host: 'codex', node: '', script: '', events: [], waitSeconds: 0 });
+  return mergeCodexConfig(text, { host: 'codex', node: '', script: '', events: [], waitSeconds: 0, waitingDir: '' });
 }

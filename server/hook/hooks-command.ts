@@ -6,7 +6,7 @@ import type { HostAgent } from '../../shared/permission.js';
 import type { HookEvent } from './hook-input.js';
 import { codexInstalled, mergeCodexConfig, unmergeCodexConfig } from './hooks-codex-config.js';
 import { readSettings, resolveSettings, settingsPath, writeSettings, type HostDirs, type Scope } from './hooks-files.js';
-import { claudeInstalled, mergeClaudeSettings, unmergeClaudeSettings, type Installed, type Merged } from './hooks-settings.js';
+import { claudeInstalled, mergeClaudeSettings, unmergeClaudeSettings, withCompanions, type Installed, type Merged } from './hooks-settings.js';
 
 export type HooksAction =
   | { kind: 'install'; host: HostAgent; scope: Scope; events: HookEvent[]; waitSeconds: number }
@@ -19,6 +19,8 @@ export interface HooksCommandOptions {
   /** This install's node and main.js, written into the hook command. */
   node: string;
   script: string;
+  /** The state dir's folder of waited-on prompts (`waiting-prompts.ts`), written into the PostToolUse hooks' guard. */
+  waitingDir: string;
 }
 
 export type HooksCommandEnd = { code: number; text: string };
@@ -53,7 +55,7 @@ export function runHooksCommand(options: HooksCommandOptions): HooksCommandEnd {
   // A project's settings are written only inside the project (hooks-files.ts says why).
   const projectDir = action.scope === 'project' ? dirs.cwd : undefined;
   if (action.kind === 'uninstall') return change(action.host, path, projectDir, (text) => (action.host === 'claude-code' ? unmergeClaudeSettings(text) : unmergeCodexConfig(text)));
-  const desired = { host: action.host, node: options.node, script: options.script, events: action.events, waitSeconds: action.waitSeconds };
+  const desired = { host: action.host, node: options.node, script: options.script, events: withCompanions(action.host, action.events), waitSeconds: action.waitSeconds, waitingDir: options.waitingDir };
   const end = change(action.host, path, projectDir, (text) => (action.host === 'claude-code' ? mergeClaudeSettings(text, desired) : mergeCodexConfig(text, desired)));
   // An npx run lives in a cache that is cleaned now and then: the hook would then point at nothing.
   const warning = /[\\/]_npx[\\/]/.test(options.script)
@@ -90,7 +92,8 @@ function status(dirs: HostDirs): string {
       }
       lines.push(`${host} (${scope}): installed in ${path}`);
       for (const hook of ours) {
-        const script = /^(?:'[^']*'|\S+) ('[^']*'|\S+)/.exec(hook.command)?.[1]?.replace(/^'|'$/g, '');
+        // The script is the word before `hook --host`, whatever comes first (node, or the PostToolUse guard and node).
+        const script = /('[^']*'|\S+) hook --host \S+(?: --wait \d+)? \S+$/.exec(hook.command)?.[1]?.replace(/^'|'$/g, '');
         const missing = script !== undefined && !existsSync(script) ? ` (missing: ${script}; run hooks install again)` : '';
         lines.push(`  ${hook.event}: timeout ${hook.timeout ?? '?'} s${missing}`);
       }

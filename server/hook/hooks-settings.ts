@@ -4,16 +4,31 @@
 // <Event>`.
 import { isObject } from '../../shared/field-issues.js';
 import type { HostAgent } from '../../shared/permission.js';
-import type { HookEvent } from './hook-input.js';
+import { isAnsweredEvent, type HookEvent } from './hook-input.js';
 
 export const HOST_EVENTS: Record<HostAgent, readonly HookEvent[]> = {
-  'claude-code': ['PreToolUse', 'PermissionRequest', 'Elicitation'],
+  'claude-code': ['PreToolUse', 'PermissionRequest', 'Elicitation', 'PostToolUse', 'PostToolUseFailure'],
   codex: ['PreToolUse', 'PermissionRequest'],
 };
 export const DEFAULT_EVENTS: Record<HostAgent, readonly HookEvent[]> = {
-  'claude-code': ['PermissionRequest', 'Elicitation'],
+  'claude-code': ['PermissionRequest', 'Elicitation', 'PostToolUse', 'PostToolUseFailure'],
   codex: ['PermissionRequest'],
 };
+
+/**
+ * The events installed along with another, whatever `--events` says: Claude Code draws its own prompt while the
+ * PermissionRequest hook waits, and only PostToolUse / PostToolUseFailure tell that the person answered there.
+ */
+export function withCompanions(host: HostAgent, events: readonly HookEvent[]): HookEvent[] {
+  const all = [...events];
+  if (host === 'claude-code' && events.includes('PermissionRequest')) {
+    for (const event of ['PostToolUse', 'PostToolUseFailure'] as const) if (!all.includes(event)) all.push(event);
+  }
+  return all;
+}
+
+/** A PostToolUse hook only withdraws a request: its host gives it this long. */
+export const ANSWERED_TIMEOUT_SECONDS = 10;
 export const DEFAULT_WAIT_SECONDS = 110;
 /** The host kills a hook at its timeout; the hook's own wait ends this much earlier, so it always answers first. */
 export const TIMEOUT_MARGIN_SECONDS = 10;
@@ -23,11 +38,19 @@ export function shellQuote(s: string): string {
   return /^[\w@%+=:,./-]+$/.test(s) ? s : `'${s.replace(/'/g, `'\\''`)}'`;
 }
 
-export function hookCommand(node: string, script: string, host: HostAgent, event: HookEvent, waitSeconds: number): string {
-  return [node, script].map(shellQuote).join(' ') + ` hook --host ${host} --wait ${waitSeconds} ${event}`;
+/**
+ * The command and timeout of one of our hooks. A PostToolUse hook runs after every tool call, so its command starts Node
+ * only while a prompt is waited on (`waiting-prompts.ts`): an empty folder costs a `ls`, not a process.
+ */
+export function hookEntry(desired: Pick<Desired, 'node' | 'script' | 'host' | 'waitSeconds' | 'waitingDir'>, event: HookEvent): { command: string; timeout: number } {
+  const node = [desired.node, desired.script].map(shellQuote).join(' ');
+  if (isAnsweredEvent(event)) {
+    return { command: `[ -z "$(ls -A ${shellQuote(desired.waitingDir)} 2>/dev/null)" ] || ${node} hook --host ${desired.host} ${event}`, timeout: ANSWERED_TIMEOUT_SECONDS };
+  }
+  return { command: `${node} hook --host ${desired.host} --wait ${desired.waitSeconds} ${event}`, timeout: desired.waitSeconds + TIMEOUT_MARGIN_SECONDS };
 }
 
-const OURS = /\shook --host (claude-code|codex)(?: --wait (\d+))? (PreToolUse|PermissionRequest|Elicitation)$/;
+const OURS = /\shook --host (claude-code|codex)(?: --wait (\d+))? (PreToolUse|PermissionRequest|Elicitation|PostToolUse|PostToolUseFailure)$/;
 
 export function isOurCommand(command: unknown, host: HostAgent): boolean {
   return typeof command === 'string' && OURS.exec(command)?.[1] === host;
@@ -47,6 +70,8 @@ export interface Desired {
   script: string;
   events: readonly HookEvent[];
   waitSeconds: number;
+  /** The state dir's folder of waited-on prompts, which the PostToolUse hooks' guard looks at. */
+  waitingDir: string;
 }
 
 /**
@@ -62,7 +87,7 @@ export function matcher(host: HostAgent, event: HookEvent): string | undefined {
 type Json = Record<string, unknown>;
 
 function entry(desired: Desired, event: HookEvent): Json {
-  return { type: 'command', command: hookCommand(desired.node, desired.script, desired.host, event, desired.waitSeconds), timeout: desired.waitSeconds + TIMEOUT_MARGIN_SECONDS };
+  return { type: 'command', ...hookEntry(desired, event) };
 }
 
 /** Our entries taken out of one event's groups; a group left with no hook is dropped with them. */
@@ -152,5 +177,5 @@ export function mergeClaudeSettings(text: string | null, desired: Desired): Merg
 
 /** Claude Code's settings.json without this install's entries; everything else as it was. */
 export function unmergeClaudeSettings(text: string | null, host: HostAgent = 'claude-code'): Merged {
-  return mergeClaudeSettings(text, { host, node: '', script: '', events: [], waitSeconds: 0 });
+  return mergeClaudeSettings(text, { host, node: '', script: '', events: [], waitSeconds: 0, waitingDir: '' });
 }

@@ -1,6 +1,6 @@
 // `elicitly-companion hub`: the hub in the foreground, for hooks. A hook lives for one prompt, so it cannot hold the hub
 // itself; this process does, and leaves once nobody needs it (no pending request, no relay) for the idle time.
-import type { ApprovalService } from '../../shared/approval-calls.js';
+import type { ApprovalService } from '../../shared/peer-calls.js';
 
 /** The role election, as this command needs it (`RoleElection` in server/hub/). */
 export interface HubElection extends ApprovalService {

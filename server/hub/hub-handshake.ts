@@ -1,9 +1,10 @@
 import type { ProofBinding } from '../../shared/hub-auth.js';
 import { constantTimeEqual, hubProof, newNonce, peerProof, sealKey } from '../../shared/hub-auth.js';
-import type { HubMessage, PeerMessage } from '../../shared/wire-protocol.js';
+import type { Grant, HelloParams, Result, ServiceError } from '../../shared/peer-calls.js';
 import { CLOSE_AUTH_FAILED, CLOSE_HUB_FULL, CLOSE_INTERNAL_ERROR, CLOSE_NO_PAIRING, CLOSE_UNKNOWN_KEY, PAIRING_SUBPROTOCOL } from '../../shared/wire-protocol.js';
 import { log } from '../log.js';
 import type { StateDir } from '../state-dir.js';
+import type { Principal } from './peer-dispatcher.js';
 import type { PeerRole } from './upgrade-guard.js';
 
 /** `busy`: a step of the handshake is under way (or the socket is being dropped); nothing else is taken meanwhile. */
@@ -18,20 +19,21 @@ export interface HandshakePeer {
   /** The upgrade asked to pair: the only sockets a pairing hello is taken from. */
   readonly pairing: boolean;
   stage: HandshakeStage;
-  auth?: { key: string; keyId?: string; peerNonce: string; hubNonce: string; pairingCode?: string; deviceName?: string };
+  auth?: Chosen & { peerNonce: string; hubNonce: string };
   /**
-   * The paired (or exported) key an extension, a device or a relay proved by its id: checked again before every decide
-   * (and a relay's before every call), and whenever the file that holds it changes.
+   * The paired (or exported) key an extension, a device or a relay proved by its id: checked again before every call,
+   * and whenever the file that holds it changes.
    */
   proven?: { keyId: string; key: string };
 }
 
 /**
- * What the hub does with the socket after a step: send a frame (the challenge, or an error that leaves the socket
- * open), close it, or welcome it (after handing over the key it paired, when it paired). The hub marks the peer ready
- * as it sends the welcome, so no event reaches it first.
+ * What the hub does after a step: answer the call (the challenge), refuse it and leave the socket open, close the socket
+ * (a failed proof: the close is the answer), or welcome the peer as the principal it proved, handing over the key it
+ * paired when it paired. The hub marks the peer ready as it answers with the welcome, so no event reaches it first.
  */
-export type HubStep = { send: HubMessage } | { close: number; reason: string } | { welcome: true; paired?: HubMessage };
+export type HubStep<T> = { answer: T } | { refuse: ServiceError } | { close: number; reason: string };
+export type Proven = { principal: Principal; paired?: NonNullable<Result<'auth'>['paired']> };
 
 /** The state dir as the handshake uses it: the keys a peer may prove, and the pairing code it spends. */
 export type HandshakeKeys = Pick<
@@ -57,7 +59,8 @@ export const DROPPED: Readonly<Record<PeerRole, string>> = {
   relay: 'this relay key is not (or no longer) exported by this hub: export a new one with elicitly-companion key export',
 };
 
-type Chosen = { key: string; keyId?: string; pairingCode?: string; deviceName?: string } | { close: number; reason: string };
+/** The key a peer must prove, and what proving it makes it. */
+type Chosen = { key: string; keyId?: string; grants?: readonly Grant[]; pairingCode?: string; deviceName?: string };
 
 /**
  * The hub's side of the handshake of `hub-auth.ts` (the peers' side is `shared/hub-handshake.ts`): it picks the key a
@@ -76,11 +79,11 @@ export class HubHandshake {
   }
 
   /** Step one: pick the key this peer must know, and prove first that this hub knows it too. */
-  async hello(peer: HandshakePeer, hello: Extract<PeerMessage, { type: 'hello' }>): Promise<HubStep> {
-    if (peer.stage !== 'hello') return { send: { type: 'error', code: 'not_hello', message: 'hello was already sent on this socket' } };
-    if (hello.role !== peer.role) return { send: { type: 'error', code: 'forbidden', message: `your connection makes you a ${peer.role}, not a ${hello.role}` } };
+  async hello(peer: HandshakePeer, hello: HelloParams): Promise<HubStep<Result<'hello'>>> {
+    if (peer.stage !== 'hello') return { refuse: { code: 'invalid', message: 'hello was already sent on this socket' } };
+    if (hello.role !== peer.role) return { refuse: { code: 'forbidden', message: `your connection makes you a ${peer.role}, not a ${hello.role}` } };
     peer.stage = 'busy';
-    let chosen: Chosen;
+    let chosen: Chosen | { close: number; reason: string };
     try {
       chosen = this.keyFor(peer, hello);
     } catch (error) {
@@ -93,13 +96,13 @@ export class HubHandshake {
     peer.auth = { ...chosen, peerNonce: hello.nonce, hubNonce };
     const proof = await hubProof(chosen.key, this.binding(peer), hello.nonce, hubNonce);
     peer.stage = 'challenged';
-    return { send: { type: 'challenge', nonce: hubNonce, proof } };
+    return { answer: { nonce: hubNonce, proof } };
   }
 
   /** Step two: check the peer's proof; a pairing peer then gets its own key, sealed with the code. */
-  async auth(peer: HandshakePeer, proof: string): Promise<HubStep> {
+  async auth(peer: HandshakePeer, proof: string): Promise<HubStep<Proven>> {
     const auth = peer.auth;
-    if (peer.stage !== 'challenged' || !auth) return { send: { type: 'error', code: 'not_hello', message: 'auth comes after hello and its challenge' } };
+    if (peer.stage !== 'challenged' || !auth) return { refuse: { code: 'invalid', message: 'auth comes after hello and its challenge' } };
     peer.stage = 'busy';
     const expected = await peerProof(auth.key, this.binding(peer), auth.hubNonce, auth.peerNonce);
     const { state } = this.options;
@@ -119,14 +122,17 @@ export class HubHandshake {
     if (auth.pairingCode !== undefined && peer.origin) {
       // Spent before anything else: a code opens exactly one pairing.
       state.clearPairing();
-      const entry = peer.role === 'device' ? state.addPairedDevice(auth.deviceName ?? 'Phone') : state.addPairedExtension(peer.origin);
+      const { origin } = peer;
+      // A device is paired to the origin its page was opened from: its key opens sockets from that origin only.
+      const entry = peer.role === 'device' ? state.addPairedDevice(auth.deviceName ?? 'Phone', origin) : state.addPairedExtension(origin);
       peer.proven = { keyId: entry.keyId, key: entry.key };
-      this.pairingBackoff.delete(peer.origin);
-      log('info', peer.role === 'device' ? 'paired a device' : 'paired a browser extension', { origin: peer.origin, keyId: entry.keyId });
-      return { welcome: true, paired: { type: 'paired', keyId: entry.keyId, sealedKey: await sealKey(entry.key, auth.pairingCode, this.options.port, auth.hubNonce, auth.peerNonce) } };
+      this.pairingBackoff.delete(origin);
+      log('info', peer.role === 'device' ? 'paired a device' : 'paired a browser extension', { origin, keyId: entry.keyId });
+      const sealedKey = await sealKey(entry.key, auth.pairingCode, this.options.port, auth.hubNonce, auth.peerNonce);
+      return { answer: { principal: { role: peer.role === 'device' ? 'device' : 'extension', keyId: entry.keyId, origin }, paired: { keyId: entry.keyId, sealedKey } } };
     }
     if (auth.keyId !== undefined) peer.proven = { keyId: auth.keyId, key: auth.key };
-    return { welcome: true };
+    return { answer: { principal: principalOf(peer, auth) } };
   }
 
   /**
@@ -139,14 +145,14 @@ export class HubHandshake {
     return { port, role: 'device', origin: peer.origin ?? '' };
   }
 
-  private keyFor(peer: HandshakePeer, hello: Extract<PeerMessage, { type: 'hello' }>): Chosen {
+  private keyFor(peer: HandshakePeer, hello: HelloParams): Chosen | { close: number; reason: string } {
     const { state } = this.options;
     if (peer.role === 'relay') {
       // A relay on another machine proves the key exported for it, by id; one on this machine the install key.
       if (hello.keyId === undefined) return { key: state.relayKey() };
       const exported = state.relayKeys().find((k) => k.keyId === hello.keyId);
       if (!exported) return { close: CLOSE_UNKNOWN_KEY, reason: DROPPED.relay };
-      return { key: exported.key, keyId: exported.keyId };
+      return { key: exported.key, keyId: exported.keyId, grants: exported.allow ?? [] };
     }
     if (hello.pairing) {
       // Only a socket that asked to pair in its upgrade, so the origin's backoff was checked before it got this far.
@@ -156,7 +162,8 @@ export class HubHandshake {
       return { key: pairing.code, pairingCode: pairing.code, ...(peer.role === 'device' ? { deviceName: hello.deviceName ?? 'Phone' } : {}) };
     }
     if (peer.role === 'device') {
-      const device = hello.keyId === undefined ? undefined : state.pairedDevices().find((d) => d.keyId === hello.keyId);
+      // Only from the origin it was paired on: a key carried to another allowed origin opens nothing there.
+      const device = hello.keyId === undefined ? undefined : state.pairedDevices().find((d) => d.keyId === hello.keyId && d.origin === peer.origin);
       if (!device) return { close: CLOSE_UNKNOWN_KEY, reason: DROPPED.device };
       return { key: device.key, keyId: device.keyId };
     }
@@ -172,4 +179,11 @@ export class HubHandshake {
     this.pairingBackoff.set(origin, { failures, until: Date.now() + Math.min(60_000, 1000 * 2 ** (failures - 1)) });
     log('warn', 'a pairing attempt failed', { origin, attemptsLeftOnThisCode: left });
   }
+}
+
+/** What a peer that proved its key (not by pairing) is from now on. */
+function principalOf(peer: HandshakePeer, chosen: Chosen): Principal {
+  const keyId = chosen.keyId ?? '';
+  if (peer.role === 'relay') return chosen.keyId === undefined ? { role: 'local' } : { role: 'remote', keyId, grants: chosen.grants ?? [] };
+  return { role: peer.role, keyId, origin: peer.origin ?? '' };
 }

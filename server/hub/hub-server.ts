@@ -6,32 +6,35 @@ import { createServer as createHttpsServer } from 'node:https';
 import type { Duplex } from 'node:stream';
 import type { WebSocket } from 'ws';
 import { WebSocketServer } from 'ws';
-import type { Answer, ApprovalMethod, ApprovalService } from '../../shared/approval-calls.js';
-import { fail, parseCallParams } from '../../shared/approval-calls.js';
-import type { HubMessage, PeerMessage } from '../../shared/wire-protocol.js';
+import type { Answer, ApprovalService, Caller, Grant, HubNoticeName, Params, Result, Welcome } from '../../shared/peer-calls.js';
+import { DEVICE_RECENT, HUB_NOTICES, fail } from '../../shared/peer-calls.js';
+import type { AnswerFrame, CallFrame } from '../../shared/wire-protocol.js';
 import {
   CLOSE_GOING_AWAY,
   CLOSE_HELLO_TIMEOUT,
   CLOSE_PROTOCOL_MISMATCH,
+  CLOSE_REMOTE_OFF,
   CLOSE_UNKNOWN_KEY,
-  DEVICE_RECENT,
   HEARTBEAT_MS,
-  HelloVersionSchema,
   MAX_FRAME_BYTES,
   PROTOCOL_VERSION,
-  PeerMessageSchema,
-  ReplyToSchema,
+  PeerFrameSchema,
   SUBPROTOCOL,
+  errorFrame,
   firstIssue,
+  helloProtocol,
+  parsePeerNotice,
   protocolMismatchReason,
 } from '../../shared/wire-protocol.js';
-import type { ApprovalEngine } from '../approvals/approval-engine.js';
+import type { ApprovalEngine, EngineEvent } from '../approvals/approval-engine.js';
 import { log } from '../log.js';
+import { allowedOrigins, type Listener } from '../remote-config.js';
 import { phoneRequestHandler } from '../remote/phone-page.js';
 import type { StateDir } from '../state-dir.js';
-import { PAIRED_DEVICES_FILE, PAIRED_EXTENSIONS_FILE, RELAY_KEYS_FILE } from '../state-dir.js';
+import { PAIRED_DEVICES_FILE, PAIRED_EXTENSIONS_FILE, RELAY_KEYS_FILE, REMOTE_FILE } from '../state-dir.js';
 import { DROPPED, HubHandshake, type HandshakePeer, type HubStep } from './hub-handshake.js';
-import { HubService } from './hub-service.js';
+import { serviceHandlers, type ServiceContext } from './hub-service.js';
+import { ANSWERED, LOCAL, PeerDispatcher, UNPROVEN, callersOf, type Handlers, type Principal } from './peer-dispatcher.js';
 import { TokenBucket } from './rate-limit.js';
 import type { PeerRole } from './upgrade-guard.js';
 import { checkUpgrade } from './upgrade-guard.js';
@@ -43,15 +46,15 @@ interface HubOptions {
   heartbeatMs?: number;
   /** A peer must be through its hello and proof within this. Default 3 s (a real peer needs milliseconds). */
   helloTimeoutMs?: number;
-  /** Peers that proved a key, at once; one more is closed with 4013. Default 64. */
+  /** Peers that proved a key, at once; one more is closed with 1013. Default 64. */
   maxSockets?: number;
-  /** Sockets that have not proved a key yet, at once; one more upgrade gets 503. Default 16. */
+  /** Sockets that have not proved a key yet, at once, per listener; one more upgrade gets 503. Default 16. */
   maxUnproven?: number;
   /** An HTTP connection that sends no complete upgrade within this is closed. Default 5 s. */
   idleTimeoutMs?: number;
   /** Where the reviewer page's files are (`dist/server/phone/`); without it the page is answered 404. */
   phoneDir?: string;
-  /** A second, HTTPS-only listener (`ELICITLY_REMOTE_LISTEN`) with the same page and sockets, for a phone on the network. */
+  /** A second, HTTPS-only listener (`ELICITLY_REMOTE_LISTEN`) with the same page, for a phone on the network. */
   remoteListen?: RemoteListen;
 }
 
@@ -68,9 +71,26 @@ const MAX_CONNECTIONS = 256;
 
 interface Peer extends HandshakePeer {
   socket: WebSocket;
+  /** The listener it came in on: each has a room of its own for sockets still proving a key. */
+  listener: Listener;
   bucket: TokenBucket;
-  /** A relay's calls still running, so a `call.abort` or a closing socket can stop them. */
+  /** Who it proved to be: `unproven` until its `auth` is through. */
+  principal: Principal;
+  /** Its calls still running, by id, so an `abort` or a closing socket can stop them. */
   calls: Map<string, AbortController>;
+  /** Requests it filed with `bound`: withdrawn when it closes. */
+  bound: Set<string>;
+  /** The hub closed it (or is closing it): it holds no place in any room and hears nothing more. */
+  leaving: boolean;
+}
+
+/** What the hub's handlers are told of a call: from a socket, the socket too (the hub's own tools have none). */
+interface SocketContext extends ServiceContext {
+  socket?: {
+    peer: Peer;
+    /** Answers this call on the socket now (the handshake's welcome goes out in the same step that makes the peer ready). */
+    reply(result: unknown): void;
+  };
 }
 
 const REFUSAL_LOG_EVERY_MS = 10_000;
@@ -78,8 +98,8 @@ const REFUSAL_LOG_EVERY_MS = 10_000;
 /** Which peers each watched file holds the keys of: a change to it checks theirs again. */
 const KEY_FILES: Readonly<Record<string, PeerRole>> = { [PAIRED_EXTENSIONS_FILE]: 'extension', [PAIRED_DEVICES_FILE]: 'device', [RELAY_KEYS_FILE]: 'relay' };
 
-function send(socket: WebSocket, message: HubMessage): void {
-  if (socket.readyState === socket.OPEN) socket.send(JSON.stringify(message));
+function send(socket: WebSocket, frame: AnswerFrame | { method: HubNoticeName; params: unknown }): void {
+  if (socket.readyState === socket.OPEN) socket.send(JSON.stringify(frame));
 }
 
 const STATUS_TEXT = { 403: 'Forbidden', 429: 'Too Many Requests', 503: 'Service Unavailable' } as const;
@@ -87,13 +107,6 @@ const STATUS_TEXT = { 403: 'Forbidden', 429: 'Too Many Requests', 503: 'Service 
 /** The one way an upgrade is refused: a bare HTTP answer before any socket exists, and the connection closed. */
 function refuseUpgrade(socket: Duplex, status: keyof typeof STATUS_TEXT): void {
   socket.end(`HTTP/1.1 ${status} ${STATUS_TEXT[status]}\r\nConnection: close\r\nContent-Length: 0\r\n\r\n`);
-}
-
-/** Checks a relay's params against the method's schema, then runs the hub's call. */
-async function dispatchCall<M extends ApprovalMethod>(service: ApprovalService, method: M, raw: unknown, signal: AbortSignal): Promise<Answer<unknown>> {
-  const params = parseCallParams(method, raw);
-  if (!params.success) return fail('invalid', `params.${firstIssue(params.error)}`);
-  return service.call(method, params.data, signal);
 }
 
 /**
@@ -104,15 +117,15 @@ async function dispatchCall<M extends ApprovalMethod>(service: ApprovalService, 
 export class HubServer {
   private readonly peers = new Set<Peer>();
   private engine: ApprovalEngine | undefined;
-  private service: HubService | undefined;
+  private dispatcher: PeerDispatcher<SocketContext> | undefined;
   private readonly handshake: HubHandshake;
   private accepting = false;
   private unsubscribe: (() => void) | undefined;
   private readonly heartbeat: NodeJS.Timeout;
   private refusals = { loggedAt: 0, suppressed: 0 };
-  /** When an authenticated extension last sent anything: the doctor's "last seen". */
+  /** When an authenticated reviewer last sent anything: the doctor's "last seen". */
   private lastSeenAt: number | null = null;
-  /** Tells of `pair --remove` (another process) at once, so a forgotten extension's socket does not outlive its key. */
+  /** Tells of `pair --remove`, `key revoke` and `remote disable` (other processes) at once. */
   private watcher: FSWatcher | undefined;
   /**
    * How many extensions and devices are paired (null: the file cannot be read), kept as their files change, so an
@@ -123,7 +136,7 @@ export class HubServer {
 
   private constructor(
     private readonly http: Server,
-    /** The optional HTTPS listener: the same page and the same sockets, behind the same checks. */
+    /** The optional HTTPS listener: the same page, for devices only, behind the same checks and a room of its own. */
     private readonly remote: Server | null,
     private readonly wss: WebSocketServer,
     private readonly options: HubOptions,
@@ -134,12 +147,13 @@ export class HubServer {
       full: () => this.proven() >= (options.maxSockets ?? 64),
       onRefused: (status, reason) => this.logRefusal(status, reason),
     });
-    for (const server of remote ? [http, remote] : [http]) {
+    const listeners: [Server, Listener][] = remote ? [[http, 'loopback'], [remote, 'network']] : [[http, 'loopback']];
+    for (const [server, listener] of listeners) {
       server.on('upgrade', (req: IncomingMessage, socket: Duplex, head: Buffer) => {
         // Nothing in the upgrade path may throw out of this listener: an unreadable state file (a planted link, no
         // descriptor left) must cost that one upgrade a 503, never the hub its process.
         try {
-          this.upgrade(req, socket, head);
+          this.upgrade(req, socket, head, listener);
         } catch (error) {
           log('error', 'an upgrade failed; answered 503', { error: String(error) });
           refuseUpgrade(socket, 503);
@@ -147,13 +161,11 @@ export class HubServer {
       });
     }
     // Sent on a timer and never in answer to one: a peer that answers every heartbeat then sees a handful a minute.
-    this.heartbeat = setInterval(() => {
-      for (const peer of this.peers) if (peer.stage === 'ready') send(peer.socket, { type: 'heartbeat', t: Date.now() });
-    }, options.heartbeatMs ?? HEARTBEAT_MS);
+    this.heartbeat = setInterval(() => this.notify({ method: 'heartbeat', params: { t: Date.now() } }), options.heartbeatMs ?? HEARTBEAT_MS);
     this.heartbeat.unref();
   }
 
-  private upgrade(req: IncomingMessage, socket: Duplex, head: Buffer): void {
+  private upgrade(req: IncomingMessage, socket: Duplex, head: Buffer, listener: Listener): void {
     socket.on('error', () => undefined);
     if (!this.accepting || !this.engine) {
       // Bound but not ready (opening the store) or shutting down: the peer retries and finds whoever is hub.
@@ -163,10 +175,11 @@ export class HubServer {
     const { port, state } = this.options;
     const verdict = checkUpgrade(req, {
       port,
+      listener,
       remote: () => state.remote(),
       pairedOrigins: () => state.pairedExtensions().map((e) => e.origin),
       pairingBackoffUntil: (origin) => this.handshake.pairingBackoffUntil(origin),
-      unproven: () => [...this.peers].filter((p) => p.stage !== 'ready').length,
+      unproven: () => this.unproven(listener),
       maxUnproven: this.options.maxUnproven ?? 16,
       now: Date.now,
     });
@@ -175,7 +188,7 @@ export class HubServer {
       refuseUpgrade(socket, verdict.status);
       return;
     }
-    this.wss.handleUpgrade(req, socket, head, (ws) => this.accept(ws, verdict));
+    this.wss.handleUpgrade(req, socket, head, (ws) => this.accept(ws, listener, verdict));
   }
 
   /**
@@ -184,8 +197,8 @@ export class HubServer {
    */
   static async listen(options: HubOptions): Promise<HubServer | null> {
     // Everything but the reviewer page (and the upgrades) is answered 426.
-    const handler = phoneRequestHandler({ port: options.port, dir: options.phoneDir, remote: () => options.state.remote() });
-    const http = bounded(createServer(handler), options);
+    const handler = (listener: Listener) => phoneRequestHandler({ port: options.port, dir: options.phoneDir, remote: () => options.state.remote(), listener });
+    const http = bounded(createServer(handler('loopback')), options);
     const bound = await new Promise<boolean>((resolve, reject) => {
       http.once('error', (error: NodeJS.ErrnoException) => (error.code === 'EADDRINUSE' ? resolve(false) : reject(error)));
       http.listen(options.port, '127.0.0.1', () => resolve(true));
@@ -193,7 +206,7 @@ export class HubServer {
     if (!bound) return null;
     // The hub must not keep a host's server process alive on its own once stdin closes.
     http.unref();
-    const remote = options.remoteListen ? await listenRemote(options.remoteListen, handler, options) : null;
+    const remote = options.remoteListen ? await listenRemote(options.remoteListen, handler('network'), options) : null;
     const wss = new WebSocketServer({
       noServer: true,
       maxPayload: MAX_FRAME_BYTES,
@@ -202,44 +215,108 @@ export class HubServer {
     return new HubServer(http, remote, wss, options);
   }
 
-  /** Starts accepting peers, serving them from `engine`; returns the service the hub offers, the engine's calls and its own. */
+  /**
+   * Starts accepting peers, serving them from `engine`. Returns the calls of the hub's own tools, which go through the
+   * same dispatcher as a local relay's, as the principal a local relay is.
+   */
   attach(engine: ApprovalEngine): ApprovalService {
     this.engine = engine;
     // A phone with the page open sees every request as an extension does: both count as someone who can decide.
-    const service = new HubService(engine, {
-      connected: () => this.extensionsConnected() + this.devicesConnected(),
+    const service = serviceHandlers(engine, {
+      connected: () => this.connected('extension') + this.connected('device'),
       lastSeenAt: () => this.lastSeenAt,
       paired: () => this.pairedReviewers(),
     });
-    this.service = service;
-    this.unsubscribe = engine.onEvent((event) => {
-      for (const peer of this.peers) {
-        if (peer.stage !== 'ready') continue;
-        // A device never sees the rules: it cannot make or change one.
-        if (peer.role === 'extension' || (peer.role === 'device' && event.type !== 'rules')) send(peer.socket, event);
-      }
-    });
-    try {
-      this.watcher = watch(this.options.state.path, { persistent: false }, (_event, file) => {
-        const role = file === null ? null : KEY_FILES[file];
-        if (file === null || role === 'extension') this.recheck('extension');
-        if (file === null || role === 'device') this.recheck('device');
-        if (file === null || role === 'relay') this.recheck('relay');
-      });
-      this.watcher.on('error', (error) => {
-        this.watching = false;
-        log('warn', 'stopped watching the state dir; a removed key is refused at its next decision or call', { error: error.message });
-      });
-      this.watching = true;
-    } catch (error) {
-      log('warn', 'cannot watch the state dir; a removed key is refused at its next decision or call', { error: String(error) });
-    }
+    const handlers: Handlers<SocketContext> = {
+      ...service,
+      hello: async (params, { socket }) => {
+        if (!socket) return fail('forbidden', 'the handshake is a socket\'s');
+        return this.step(socket.peer, await this.handshake.hello(socket.peer, params));
+      },
+      auth: async (params, { socket }) => {
+        if (!socket) return fail('forbidden', 'the handshake is a socket\'s');
+        const step = await this.handshake.auth(socket.peer, params.proof);
+        if (!('answer' in step)) return this.step(socket.peer, step);
+        this.welcome(socket.peer, socket.reply, step.answer.principal, step.answer.paired);
+        return ANSWERED;
+      },
+    };
+    const dispatcher = new PeerDispatcher(handlers);
+    this.dispatcher = dispatcher;
+    this.unsubscribe = engine.onEvent((event) => this.notify(event));
+    this.watch();
     // Counted once now; the watcher and this hub's own pairings keep the counts from then on.
     this.recheck('extension');
     this.recheck('device');
     this.accepting = true;
     log('info', 'hub listening', { port: this.options.port });
-    return service;
+    // The hub's own tools: no socket, nothing to bind a request to.
+    return {
+      call: <M extends Parameters<ApprovalService['call']>[0]>(method: M, params: Params<M>, signal?: AbortSignal): Promise<Answer<Result<M>>> =>
+        dispatcher.call(method, params, LOCAL, (caller) => ({ principal: LOCAL, caller, ...(signal ? { signal } : {}) })),
+    };
+  }
+
+  /** A handshake step that did not welcome: a refusal answered on the socket, or the socket closed. */
+  private step<T>(peer: Peer, step: HubStep<T>): Answer<T> | typeof ANSWERED {
+    if ('answer' in step) return { ok: true, value: step.answer };
+    if ('refuse' in step) return { ok: false, error: step.refuse };
+    this.drop(peer, step.close, step.reason);
+    return ANSWERED;
+  }
+
+  /**
+   * The peer proved its key: in one synchronous step it becomes `principal`, is marked ready and gets the welcome (with
+   * every pending request), so no event can fall between the list it is given and the first event it hears.
+   */
+  private welcome(peer: Peer, reply: (result: unknown) => void, principal: Principal, paired: NonNullable<Result<'auth'>['paired']> | undefined): void {
+    const engine = this.engine;
+    if (!engine) return;
+    peer.principal = principal;
+    peer.stage = 'ready';
+    const reviewer = principal.role === 'extension' || principal.role === 'device';
+    if (reviewer) this.lastSeenAt = Date.now();
+    // Every (re)connect gets every pending request: delivery survives dropped sockets and restarted workers. The
+    // person's rules go to their extensions only; a device keeps no history of its own, so it gets the last ended ones.
+    const welcome: Welcome = {
+      protocol: PROTOCOL_VERSION,
+      hubPid: process.pid,
+      pending: reviewer ? engine.pendingViews() : [],
+      rules: principal.role === 'extension' ? engine.ruleList() : [],
+      ...(principal.role === 'device' ? { recent: engine.recentViews(DEVICE_RECENT) } : {}),
+    };
+    reply({ ...(paired ? { paired } : {}), welcome } satisfies Result<'auth'>);
+    // A new key: counted at once, without waiting for the watcher.
+    if (paired) this.recheck(peer.role);
+  }
+
+  /** Sends a notice to every ready peer it is for (`HUB_NOTICES[…].to`). */
+  private notify(event: EngineEvent | { method: 'heartbeat'; params: { t: number } }): void {
+    const to: readonly Caller[] = HUB_NOTICES[event.method].to;
+    const text = JSON.stringify(event);
+    for (const peer of this.peers) {
+      if (peer.stage !== 'ready' || peer.leaving) continue;
+      if (callersOf(peer.principal).some((caller) => to.includes(caller)) && peer.socket.readyState === peer.socket.OPEN) peer.socket.send(text);
+    }
+  }
+
+  /** Watches the state dir: a removed key, a revoked relay key or a disabled phone page closes those sockets at once. */
+  private watch(): void {
+    try {
+      this.watcher = watch(this.options.state.path, { persistent: false }, (_event, file) => {
+        const role = file === null ? null : KEY_FILES[file];
+        if (file === null || role === 'extension') this.recheck('extension');
+        if (file === null || role === 'device' || file === REMOTE_FILE) this.recheck('device');
+        if (file === null || role === 'relay') this.recheck('relay');
+      });
+      this.watcher.on('error', (error) => {
+        this.watching = false;
+        log('warn', 'stopped watching the state dir; a removed key is refused at its next call', { error: error.message });
+      });
+      this.watching = true;
+    } catch (error) {
+      log('warn', 'cannot watch the state dir; a removed key is refused at its next call', { error: String(error) });
+    }
   }
 
   /**
@@ -265,7 +342,7 @@ export class HubServer {
    * The keys of the peers of one role (the paired extensions, the paired devices, the exported relay keys), read once
    * for every socket they concern; null when the file cannot be trusted, which is said in the log: that role is refused.
    */
-  private keysOf(role: PeerRole): { keyId: string; key: string; origin?: string }[] | null {
+  private keysOf(role: PeerRole): { keyId: string; key: string; origin?: string; allow?: readonly Grant[] }[] | null {
     const { state } = this.options;
     try {
       return role === 'extension' ? state.pairedExtensions() : role === 'device' ? state.pairedDevices() : state.relayKeys();
@@ -276,50 +353,84 @@ export class HubServer {
   }
 
   /**
-   * Is this peer's proven key still there? A removed or changed key, or a file that cannot be read, says no. A relay
-   * that proved the install key has nothing to lose here.
+   * May this proven peer still call? Its key must still be there as it proved it (and, for an extension or a device,
+   * from the origin it was paired on); a device's origin must still be one the enabled phone page is allowed at. A
+   * remote key's grants are read again with it. The install key has nothing to lose here. Null: yes; else the close.
    */
-  private stillPaired(peer: Peer, keys?: ReturnType<HubServer['keysOf']>): boolean {
-    const { proven } = peer;
-    if (!proven) return peer.role === 'relay';
+  private refusal(peer: Peer, keys?: ReturnType<HubServer['keysOf']>): { close: number; reason: string } | null {
+    const { principal, proven } = peer;
+    if (principal.role === 'local' || principal.role === 'unproven') return null;
     const current = keys === undefined ? this.keysOf(peer.role) : keys;
-    return current !== null && current.some((e) => e.keyId === proven.keyId && e.key === proven.key && (peer.role !== 'extension' || e.origin === peer.origin));
+    const entry = current?.find((e) => e.keyId === proven?.keyId && e.key === proven.key);
+    const sameOrigin = principal.role === 'remote' || entry?.origin === peer.origin;
+    if (!entry || !sameOrigin) return { close: CLOSE_UNKNOWN_KEY, reason: DROPPED[peer.role] };
+    if (principal.role === 'remote') peer.principal = { ...principal, grants: entry.allow ?? [] };
+    if (principal.role === 'device') {
+      const { state, port } = this.options;
+      if (!allowedOrigins(state.remote(), port, peer.listener).includes(principal.origin)) {
+        return { close: CLOSE_REMOTE_OFF, reason: 'the phone page is turned off on this hub, or this origin is no longer allowed (elicitly-companion remote enable)' };
+      }
+    }
+    return null;
   }
 
   /**
-   * Reads the keys of one role again: keeps how many there are, and closes, at once, every socket of this role whose key
-   * is gone (`pair --remove`, `key revoke`, a changed key).
+   * Reads the keys of one role again: keeps how many there are, and closes, at once, every socket of this role that may
+   * no longer call (`pair --remove`, `key revoke`, a changed key, `remote disable` for devices).
    */
   private recheck(role: PeerRole): void {
     const keys = this.keysOf(role);
-    this.pairedCount.set(role, keys === null ? null : keys.length);
-    for (const peer of this.peers) if (peer.role === role && peer.stage === 'ready' && !this.stillPaired(peer, keys)) this.dropUnpaired(peer);
+    if (role !== 'relay') this.pairedCount.set(role, keys === null ? null : keys.length);
+    for (const peer of this.peers) {
+      if (peer.role !== role || peer.stage !== 'ready' || peer.leaving) continue;
+      const refused = this.refusal(peer, keys);
+      if (refused) this.dropRefused(peer, refused);
+    }
   }
 
-  /** It hears nothing more from this hub (no event, no heartbeat) and is told to pair again (or export a new key). */
-  private dropUnpaired(peer: Peer): void {
-    log('info', `closed the socket of a ${peer.role} whose key was removed`, { origin: peer.origin, keyId: peer.proven?.keyId });
-    peer.stage = 'busy';
+  /** It hears nothing more from this hub (no event, no heartbeat) and is told why. */
+  private dropRefused(peer: Peer, refused: { close: number; reason: string }): void {
+    log('info', `closed the socket of a ${peer.role} that may no longer call`, { origin: peer.origin, keyId: peer.proven?.keyId, code: refused.close });
+    this.drop(peer, refused.close, refused.reason);
+  }
+
+  /**
+   * The hub closes a socket: from this moment it holds no place in any room and hears nothing, its calls are stopped,
+   * and it is destroyed right after its close frame is written, never left waiting for the peer to answer the close.
+   */
+  private drop(peer: Peer, code: number, reason: string): void {
+    if (peer.leaving) return;
+    peer.leaving = true;
     for (const controller of peer.calls.values()) controller.abort();
-    peer.socket.close(CLOSE_UNKNOWN_KEY, DROPPED[peer.role]);
+    peer.socket.close(code, reason);
+    setImmediate(() => peer.socket.terminate());
   }
 
   private proven(): number {
-    return [...this.peers].filter((p) => p.stage === 'ready').length;
+    return [...this.peers].filter((p) => p.stage === 'ready' && !p.leaving).length;
+  }
+
+  /** Sockets still proving a key on this listener: its room. */
+  private unproven(listener: Listener): number {
+    return [...this.peers].filter((p) => p.listener === listener && p.stage !== 'ready' && !p.leaving).length;
+  }
+
+  private connected(role: Principal['role']): number {
+    return [...this.peers].filter((p) => p.principal.role === role && p.stage === 'ready' && !p.leaving).length;
   }
 
   extensionsConnected(): number {
-    return [...this.peers].filter((p) => p.role === 'extension' && p.stage === 'ready').length;
+    return this.connected('extension');
   }
 
   /** Browsers on the reviewer page (phones) connected now. */
   devicesConnected(): number {
-    return [...this.peers].filter((p) => p.role === 'device' && p.stage === 'ready').length;
+    return this.connected('device');
   }
 
   /** Agent processes, hooks and commands connected now: the foreground `hub` command idles out only with none. */
   relaysConnected(): number {
-    return [...this.peers].filter((p) => p.role === 'relay' && p.stage === 'ready').length;
+    return this.connected('local') + this.connected('remote');
   }
 
   /** New sockets get 503 from now on; the peers already connected stay until `close`. */
@@ -347,18 +458,21 @@ export class HubServer {
     this.remote?.closeAllConnections();
   }
 
-  private accept(socket: WebSocket, verdict: { role: PeerRole; origin: string | null; pairingOnly: boolean; pairing: boolean }): void {
+  private accept(socket: WebSocket, listener: Listener, verdict: { role: PeerRole; origin: string | null; pairingOnly: boolean; pairing: boolean }): void {
     const { role, origin, pairingOnly, pairing } = verdict;
-    const peer: Peer = { socket, role, origin, pairingOnly, pairing, stage: 'hello', bucket: new TokenBucket(), calls: new Map() };
+    const peer: Peer = { socket, listener, role, origin, pairingOnly, pairing, stage: 'hello', bucket: new TokenBucket(), principal: UNPROVEN, calls: new Map(), bound: new Set(), leaving: false };
     this.peers.add(peer);
+    // The handshake's window: when it ends the socket's place in its room is freed at once (4008, then destroyed).
     const helloTimer = setTimeout(() => {
-      if (peer.stage !== 'ready') socket.close(CLOSE_HELLO_TIMEOUT, 'no hello');
+      if (peer.stage !== 'ready') this.drop(peer, CLOSE_HELLO_TIMEOUT, 'no hello');
     }, this.options.helloTimeoutMs ?? 3000);
     socket.on('message', (data, isBinary) => this.receive(peer, isBinary ? null : data.toString()));
     socket.on('close', () => {
       clearTimeout(helloTimer);
       this.peers.delete(peer);
       for (const controller of peer.calls.values()) controller.abort();
+      // Its asker is gone (the hook's process ended, by whatever signal): what it filed to live with it goes too.
+      if (peer.bound.size > 0) void this.engine?.withdrawBound(peer.bound).catch((error: unknown) => log('error', 'withdrawing the requests of a closed connection failed', { error: String(error) }));
     });
     socket.on('error', (error) => log('debug', 'peer socket error', { error: error.message }));
   }
@@ -376,166 +490,86 @@ export class HubServer {
 
   private receive(peer: Peer, text: string | null): void {
     const { socket } = peer;
-    if (!peer.bucket.take()) {
-      send(socket, { type: 'error', code: 'rate_limited', message: 'too many messages; slow down' });
-      return;
-    }
+    if (peer.leaving) return;
+    // Past its budget a peer gets an answer only to a call it can tell by its id: nothing else costs the hub a frame.
+    const allowed = peer.bucket.take();
     if (text === null) {
-      send(socket, { type: 'error', code: 'invalid_message', message: 'binary frames are not accepted' });
+      if (allowed) send(socket, errorFrame(null, { code: 'invalid', message: 'binary frames are not accepted' }));
       return;
     }
     let raw: unknown;
     try {
       raw = JSON.parse(text);
     } catch {
-      send(socket, { type: 'error', code: 'invalid_message', message: 'not JSON' });
+      if (allowed) send(socket, errorFrame(null, { code: 'invalid', message: 'not JSON' }));
       return;
     }
     // The version is read before the rest of the hello, so a peer of any version learns why it is refused.
-    const hello = HelloVersionSchema.safeParse(raw);
-    if (hello.success && hello.data.protocol !== PROTOCOL_VERSION) {
-      log('warn', 'closed a peer speaking another protocol', { theirs: hello.data.protocol, ours: PROTOCOL_VERSION, role: peer.role });
-      socket.close(CLOSE_PROTOCOL_MISMATCH, protocolMismatchReason(PROTOCOL_VERSION));
+    const theirs = helloProtocol(raw);
+    if (theirs !== null && theirs !== PROTOCOL_VERSION) {
+      log('warn', 'closed a peer speaking another protocol', { theirs, ours: PROTOCOL_VERSION, role: peer.role });
+      this.drop(peer, CLOSE_PROTOCOL_MISMATCH, protocolMismatchReason(PROTOCOL_VERSION));
       return;
     }
-    const parsed = PeerMessageSchema.safeParse(raw);
+    const parsed = PeerFrameSchema.safeParse(raw);
     if (!parsed.success) {
-      this.refuse(peer, raw, firstIssue(parsed.error));
+      // A frame that carried a usable id is answered with it, so the call waiting on it settles.
+      const id = PeerFrameSchema.shape.id.safeParse(typeof raw === 'object' && raw !== null && 'id' in raw ? raw.id : undefined);
+      if (allowed) send(socket, errorFrame(id.success ? (id.data ?? null) : null, { code: 'invalid', message: firstIssue(parsed.error) }));
       return;
     }
-    const message = parsed.data;
-    if (peer.stage !== 'ready' && message.type !== 'hello' && message.type !== 'auth') {
-      send(socket, { type: 'error', code: 'not_hello', message: 'send hello and prove your key first' });
+    const frame = parsed.data;
+    if (!allowed) {
+      if (frame.id !== undefined) send(socket, errorFrame(frame.id, { code: 'rate_limited', message: 'too many messages; slow down' }));
       return;
     }
-    this.dispatch(peer, message).catch((error: unknown) => {
-      log('error', 'a hub message failed', { type: message.type, error: String(error) });
-      send(socket, { type: 'error', code: 'invalid_message', message: `the hub could not process this ${message.type}` });
+    if (peer.stage === 'ready' && (peer.principal.role === 'extension' || peer.principal.role === 'device')) this.lastSeenAt = Date.now();
+    if (frame.id === undefined) {
+      this.notice(peer, frame);
+      return;
+    }
+    this.call(peer, { id: frame.id, method: frame.method, params: frame.params }).catch((error: unknown) => {
+      log('error', 'a hub call failed', { method: frame.method, error: String(error) });
+      send(socket, errorFrame(frame.id ?? null, { code: 'unavailable', message: `the hub could not process this ${frame.method}` }));
     });
   }
 
-  /** One step of the handshake (`hub-handshake.ts`) carried out on the socket. */
-  private shake(peer: Peer, engine: ApprovalEngine, step: HubStep): void {
-    if ('close' in step) return peer.socket.close(step.close, step.reason);
-    if ('send' in step) return send(peer.socket, step.send);
-    if (step.paired) send(peer.socket, step.paired);
-    peer.stage = 'ready';
-    if (peer.role !== 'relay') this.lastSeenAt = Date.now();
-    // Every (re)connect gets every pending request: delivery survives dropped sockets and restarted workers.
-    // The person's rules go to their extensions only: a relay lists them with the `rules` call when it must. A device
-    // keeps no history of its own, so it gets the last ended requests too.
-    const reviewer = peer.role !== 'relay';
-    send(peer.socket, {
-      type: 'welcome',
-      protocol: PROTOCOL_VERSION,
-      hubPid: process.pid,
-      pending: reviewer ? engine.pendingViews() : [],
-      rules: peer.role === 'extension' ? engine.ruleList() : [],
-      ...(peer.role === 'device' ? { recent: engine.recentViews(DEVICE_RECENT) } : {}),
-    });
-    // A new key: counted at once, without waiting for the watcher.
-    if (step.paired) this.recheck(peer.role);
+  /** A notice is never answered: a heartbeat only keeps the socket alive; an abort stops one of this peer's calls. */
+  private notice(peer: Peer, frame: { method: string; params: unknown }): void {
+    const notice = parsePeerNotice(frame);
+    if (!notice.ok) {
+      log('debug', 'ignored a notice', { error: notice.error });
+      return;
+    }
+    if (notice.message.method === 'abort') peer.calls.get(notice.message.params.id)?.abort();
   }
 
-  /** A frame that failed its schema is answered with the id it carried, when it carried one the peer waits on. */
-  private refuse(peer: Peer, raw: unknown, reason: string): void {
-    const replyTo = ReplyToSchema.safeParse(raw);
-    if (replyTo.success && replyTo.data.type === 'decide' && peer.role !== 'relay') {
-      const { elicitationId, idempotencyKey } = replyTo.data;
-      send(peer.socket, {
-        type: 'decision.result',
-        elicitationId,
-        idempotencyKey,
-        ok: false,
-        reason: 'invalid',
-        issues: [{ path: reason.split(':')[0] ?? '(message)', rule: 'invalid_message', message: reason }],
+  private async call(peer: Peer, frame: CallFrame): Promise<void> {
+    const { dispatcher } = this;
+    if (!dispatcher) return;
+    // The key is checked again for every call: one removed since the handshake does nothing, whatever the watcher has
+    // or has not told yet. The socket closes, and an extension's decision stays queued in its outbox.
+    const refused = peer.stage === 'ready' ? this.refusal(peer) : null;
+    if (refused) {
+      this.dropRefused(peer, refused);
+      return;
+    }
+    if (peer.calls.has(frame.id)) {
+      send(peer.socket, errorFrame(frame.id, { code: 'invalid', message: `id: ${JSON.stringify(frame.id)} is the id of a call still running` }));
+      return;
+    }
+    const controller = new AbortController();
+    peer.calls.set(frame.id, controller);
+    const reply = (result: unknown) => send(peer.socket, { id: frame.id, result });
+    const outcome = await dispatcher
+      .dispatch(frame, peer.principal, (caller) => ({ principal: peer.principal, caller, signal: controller.signal, socket: { peer, reply }, bind: (id) => peer.bound.add(id) }))
+      .catch((error: unknown) => {
+        log('error', 'a call failed', { method: frame.method, error: String(error) });
+        return fail('unavailable', `the hub could not process this ${frame.method}`);
       });
-    } else if (replyTo.success && (replyTo.data.type === 'rule.save' || replyTo.data.type === 'rule.delete') && peer.role === 'extension') {
-      send(peer.socket, { type: 'rule.result', changeId: replyTo.data.changeId, ok: false, issues: [{ path: reason.split(':')[0] ?? '(message)', rule: 'invalid_message', message: reason }] });
-    } else if (replyTo.success && replyTo.data.type === 'call' && peer.role === 'relay') {
-      send(peer.socket, { type: 'call.result', callId: replyTo.data.callId, ok: false, error: { code: 'invalid', message: reason } });
-    } else {
-      send(peer.socket, { type: 'error', code: 'invalid_message', message: reason });
-    }
-  }
-
-  /** A rule saved or deleted in the extension's Rules view, answered once it is on disk (every extension hears `rules`). */
-  private async ruleChange(engine: ApprovalEngine, message: Extract<PeerMessage, { type: 'rule.save' | 'rule.delete' }>): Promise<HubMessage> {
-    const { changeId } = message;
-    const unavailable: HubMessage = { type: 'rule.result', changeId, ok: false, issues: [{ path: '(hub)', rule: 'unavailable', message: 'the hub could not record this change; try again in a moment' }] };
-    try {
-      if (message.type === 'rule.delete') {
-        const removed = await engine.deleteRule(message.id);
-        return removed === 'unavailable' ? unavailable : { type: 'rule.result', changeId, ok: true, id: message.id };
-      }
-      const saved = await engine.saveRule(message.rule, message.id === undefined ? {} : { id: message.id });
-      if (saved.ok) return { type: 'rule.result', changeId, ok: true, id: saved.rule.id };
-      return saved.reason === 'unavailable' ? unavailable : { type: 'rule.result', changeId, ok: false, issues: saved.issues };
-    } catch (error) {
-      log('error', 'a rule change failed', { type: message.type, error: String(error) });
-      return unavailable;
-    }
-  }
-
-  private async dispatch(peer: Peer, message: PeerMessage): Promise<void> {
-    const { engine, service } = this;
-    if (!engine || !service) return;
-    switch (message.type) {
-      case 'hello':
-        this.shake(peer, engine, await this.handshake.hello(peer, message));
-        return;
-      case 'auth':
-        this.shake(peer, engine, await this.handshake.auth(peer, message.proof));
-        return;
-      case 'heartbeat':
-        return;
-      case 'decide':
-        if (peer.role === 'relay') break;
-        // The key is checked again for every decision: one removed since the handshake decides nothing, whatever the
-        // watcher has or has not told yet. The socket closes (4003) and the decision stays queued in the extension.
-        if (!this.stillPaired(peer)) {
-          this.dropUnpaired(peer);
-          return;
-        }
-        send(peer.socket, await engine.decide(message, peer.role === 'device' ? 'phone' : 'extension').catch((error: unknown) => {
-          log('error', 'a decision failed', { error: String(error) });
-          return { type: 'decision.result' as const, elicitationId: message.elicitationId, idempotencyKey: message.idempotencyKey, ok: false, reason: 'unavailable' as const };
-        }));
-        return;
-      case 'rule.save':
-      case 'rule.delete': {
-        // Rules are the person's: only a paired extension's socket makes or deletes one, never an agent's relay.
-        if (peer.role !== 'extension') break;
-        if (!this.stillPaired(peer)) {
-          this.dropUnpaired(peer);
-          return;
-        }
-        send(peer.socket, await this.ruleChange(engine, message));
-        return;
-      }
-      case 'call': {
-        if (peer.role !== 'relay') break;
-        // An exported key revoked since the handshake makes no more calls, whatever the watcher has told yet.
-        if (!this.stillPaired(peer)) {
-          this.dropUnpaired(peer);
-          return;
-        }
-        const controller = new AbortController();
-        peer.calls.set(message.callId, controller);
-        const answer = await dispatchCall(service, message.method, message.params, controller.signal).catch((error: unknown) => {
-          log('error', 'a relayed call failed', { method: message.method, error: String(error) });
-          return fail('unavailable', 'the hub could not process this call');
-        });
-        peer.calls.delete(message.callId);
-        send(peer.socket, answer.ok ? { type: 'call.result', callId: message.callId, ok: true, value: answer.value } : { type: 'call.result', callId: message.callId, ok: false, error: answer.error });
-        return;
-      }
-      case 'call.abort':
-        if (peer.role !== 'relay') break;
-        peer.calls.get(message.callId)?.abort();
-        return;
-    }
-    send(peer.socket, { type: 'error', code: 'forbidden', message: `${message.type} is not for a ${peer.role}` });
+    peer.calls.delete(frame.id);
+    if (outcome === ANSWERED || peer.leaving) return;
+    send(peer.socket, outcome.ok ? { id: frame.id, result: outcome.value } : { id: frame.id, error: outcome.error });
   }
 }
 

@@ -1,5 +1,8 @@
-import type { Answer, ApprovalMethod, ApprovalService, CallParams, CallResult, Created } from '../../shared/approval-calls.js';
-import type { ApprovalEngine, EngineCreated, EngineMethod } from '../approvals/approval-engine.js';
+import type { Answer, Caller, Created, Params, PeerMethod, Result } from '../../shared/peer-calls.js';
+import { fail } from '../../shared/peer-calls.js';
+import type { DecidedVia } from '../../shared/lifecycle.js';
+import type { ApprovalEngine, EngineCreated, Scope } from '../approvals/approval-engine.js';
+import type { CallContext } from './peer-dispatcher.js';
 
 /** What the hub knows of the people who can decide: its reviewers' sockets, and the keys paired with it. */
 export interface Reviewers {
@@ -11,47 +14,65 @@ export interface Reviewers {
   paired(): number | null;
 }
 
-type Handlers = { [M in ApprovalMethod]: (params: CallParams<M>, signal?: AbortSignal) => Promise<Answer<CallResult<M>>> };
+/** What a service handler is told of its call besides the caller. */
+export interface ServiceContext extends CallContext {
+  /** Ties a request filed with `bound` to the connection that filed it; absent in-process (the hub's own tools). */
+  bind?(elicitationId: string): void;
+}
+
+type ServiceMethod = Exclude<PeerMethod, 'hello' | 'auth'>;
+export type ServiceHandlers = { [M in ServiceMethod]: (params: Params<M>, context: ServiceContext) => Promise<Answer<Result<M>>> };
+
+/** The surface a decision is recorded as made on: the caller's, never a field of the call. */
+const SURFACE: Partial<Record<Caller, Exclude<DecidedVia, 'rule'>>> = { extension: 'extension', device: 'phone', app: 'app' };
+
+/** Whose requests a caller sees: every one on this computer, its own from another machine. */
+function scopeOf(context: CallContext): Scope {
+  return context.principal.role === 'remote' ? context.principal.keyId : null;
+}
+
+type EngineView = Pick<ApprovalEngine, 'call' | 'pendingCount' | 'decide' | 'saveRule' | 'deleteRule'>;
 
 /**
- * The approval service as the hub offers it to its own tools and to every relay: the engine's calls, with what only the
- * hub knows added (who can decide, and what an agent should tell the person when nobody can). The engine stays a
- * domain object that knows nothing of sockets or pairing.
+ * The hub's answers to every call but the handshake's: the engine's, with what only the hub knows added (who can
+ * decide, and what an agent should tell the person when nobody can). The engine stays a domain object that knows
+ * nothing of sockets, keys or pairing; the dispatcher has checked who may call what before any of these runs.
  */
-export class HubService implements ApprovalService {
-  private readonly handlers: Handlers;
-
-  constructor(engine: Pick<ApprovalEngine, 'call' | 'pendingCount'>, reviewers: Reviewers) {
-    const pass =
-      <M extends Exclude<EngineMethod, 'create'>>(method: M) =>
-      (params: CallParams<M>, signal?: AbortSignal) =>
-        engine.call(method, params, signal);
-    this.handlers = {
-      create: async (params, signal) => {
-        const answer = await engine.call('create', params, signal);
-        // Read after the engine answered: a pairing or a reviewer that came meanwhile is counted.
-        return answer.ok ? { ok: true, value: withReviewers(answer.value, reviewers) } : answer;
-      },
-      status: pass('status'),
-      await: pass('await'),
-      result: pass('result'),
-      cancel: pass('cancel'),
-      view: pass('view'),
-      appDecide: pass('appDecide'),
-      rules: pass('rules'),
-      ruleRemove: pass('ruleRemove'),
-      paired: async () => ({ ok: true, value: { paired: reviewers.paired() } }),
-      info: async () => ({
-        ok: true,
-        value: { pid: process.pid, extensionsConnected: reviewers.connected(), lastSeenAt: reviewers.lastSeenAt(), pending: engine.pendingCount() },
-      }),
-    };
-  }
-
-  call<M extends ApprovalMethod>(method: M, params: CallParams<M>, signal?: AbortSignal): Promise<Answer<CallResult<M>>> {
-    const handler: Handlers[M] = this.handlers[method];
-    return handler(params, signal);
-  }
+export function serviceHandlers(engine: EngineView, reviewers: Reviewers): ServiceHandlers {
+  return {
+    create: async (params, context) => {
+      const answer = await engine.call('create', params, scopeOf(context), context.signal);
+      if (!answer.ok) return answer;
+      if (params.bound && answer.value.status === 'pending') context.bind?.(answer.value.elicitationId);
+      // Read after the engine answered: a pairing or a reviewer that came meanwhile is counted.
+      return { ok: true, value: withReviewers(answer.value, reviewers) };
+    },
+    status: (params, context) => engine.call('status', params, scopeOf(context), context.signal),
+    await: (params, context) => engine.call('await', params, scopeOf(context), context.signal),
+    result: (params, context) => engine.call('result', params, scopeOf(context), context.signal),
+    cancel: (params, context) => engine.call('cancel', params, scopeOf(context), context.signal),
+    view: (params, context) => engine.call('view', params, scopeOf(context), context.signal),
+    rules: (params, context) => engine.call('rules', params, scopeOf(context), context.signal),
+    info: async (_params, context) => ({
+      ok: true,
+      value: { pid: process.pid, extensionsConnected: reviewers.connected(), lastSeenAt: reviewers.lastSeenAt(), pending: engine.pendingCount(scopeOf(context)) },
+    }),
+    paired: async () => ({ ok: true, value: { paired: reviewers.paired() } }),
+    decide: async (params, context) => {
+      const surface = SURFACE[context.caller];
+      if (surface === undefined) return fail('forbidden', `a ${context.caller} does not decide`);
+      return engine.decide(params, surface);
+    },
+    'rule.save': async (params) => {
+      const saved = await engine.saveRule(params.rule, params.id === undefined ? {} : { id: params.id });
+      if (saved.ok) return { ok: true, value: { ok: true, id: saved.rule.id } };
+      return saved.reason === 'unavailable' ? fail('unavailable', 'the hub could not record this change; try again in a moment') : { ok: true, value: { ok: false, issues: saved.issues } };
+    },
+    'rule.delete': async (params) => {
+      const removed = await engine.deleteRule(params.id);
+      return removed === 'unavailable' ? fail('unavailable', 'the hub could not record this change; try again in a moment') : { ok: true, value: { removed } };
+    },
+  };
 }
 
 function withReviewers(created: EngineCreated, reviewers: Reviewers): Created {

@@ -1,19 +1,20 @@
-import { randomUUID } from 'node:crypto';
 import { WebSocket } from 'ws';
-import type { Answer, ApprovalMethod, ApprovalService, CallParams, CallResult } from '../../shared/approval-calls.js';
-import { fail, parseCallResult } from '../../shared/approval-calls.js';
-import type { HubMessage, PeerMessage } from '../../shared/wire-protocol.js';
+import type { AgentMethod, Answer, ApprovalService, Params, Result } from '../../shared/peer-calls.js';
+import { fail } from '../../shared/peer-calls.js';
+import { CallClient } from '../../shared/peer-client.js';
 import { nextHandshake, startHandshake, type HandshakeRefusal } from '../../shared/hub-handshake.js';
 import {
   CLOSE_AUTH_FAILED,
   CLOSE_PROTOCOL_MISMATCH,
   CLOSE_UNKNOWN_KEY,
-  HubMessageSchema,
+  HubFrameSchema,
   SUBPROTOCOL,
-  firstIssue,
   hubProtocolFromReason,
+  isAnswer,
   parseFrame,
+  type CallFrame,
 } from '../../shared/wire-protocol.js';
+import type { PeerNotice } from '../../shared/peer-calls.js';
 import { log } from '../log.js';
 
 interface RelayClientOptions {
@@ -43,14 +44,14 @@ type RelayConnection =
   | { ok: true; relay: RelayClient }
   | { ok: false; reason: 'refused' | 'timeout' | 'closed' | 'version_mismatch' | 'untrusted' | 'rejected'; detail: string; hubProtocol?: number };
 
-type CallResultFrame = Extract<HubMessage, { type: 'call.result' }>;
+const NODE_TIMERS = { setTimeout: (fn: () => void, ms: number) => setTimeout(fn, ms), clearTimeout: (handle: NodeJS.Timeout) => clearTimeout(handle) };
 
 /**
- * A relay forwards the approval calls to the hub process over an authenticated socket. Everything is bounded: the
+ * A relay forwards the agent's calls to the hub process over an authenticated socket. Everything is bounded: the
  * handshake, every call (an `await` by its own window), and a closing socket answers every call still waiting.
  */
 export class RelayClient implements ApprovalService {
-  private readonly pending = new Map<string, (frame: CallResultFrame | null) => void>();
+  private readonly calls: CallClient<NodeJS.Timeout>;
   private closed = false;
   onclose: (() => void) | undefined;
 
@@ -58,21 +59,21 @@ export class RelayClient implements ApprovalService {
     private readonly socket: WebSocket,
     private readonly callTimeoutMs: number,
   ) {
+    this.calls = new CallClient({ send: (frame) => this.send(frame), timers: NODE_TIMERS });
     socket.on('message', (data) => {
-      const parsed = parseFrame(HubMessageSchema, data.toString());
+      const parsed = parseFrame(HubFrameSchema, data.toString());
       if (!parsed.ok) {
         log('warn', 'relay got an invalid frame from the hub', { error: parsed.error });
         return;
       }
-      const message = parsed.message;
-      if (message.type === 'call.result') this.pending.get(message.callId)?.(message);
-      else if (message.type === 'error') log('warn', 'the hub refused a frame', { code: message.code, message: message.message });
-      // Heartbeats are never answered (see HEARTBEAT_MS); relays need no other frame.
+      const frame = parsed.message;
+      if (!isAnswer(frame)) return; // Heartbeats are never answered (see HEARTBEAT_MS); a relay hears no other notice.
+      if (!this.calls.receive(frame) && 'error' in frame) log('warn', 'the hub refused a frame', { code: frame.error.code, message: frame.error.message });
     });
     socket.on('close', () => {
       this.closed = true;
       // Every waiting call is answered, never left hanging: the role election retries it on the next hub.
-      for (const settle of [...this.pending.values()]) settle(null);
+      this.calls.closeAll();
       this.onclose?.();
     });
     socket.on('error', (error) => log('debug', 'relay socket error', { error: error.message }));
@@ -137,39 +138,24 @@ export class RelayClient implements ApprovalService {
     });
   }
 
-  call<M extends ApprovalMethod>(method: M, params: CallParams<M>, signal?: AbortSignal): Promise<Answer<CallResult<M>>> {
+  call<M extends AgentMethod>(method: M, params: Params<M>, signal?: AbortSignal): Promise<Answer<Result<M>>> {
     if (this.closed) return Promise.resolve(fail('unavailable', 'the hub went away'));
-    const callId = randomUUID();
     const timeoutMs = 'waitMs' in params && typeof params.waitMs === 'number' ? params.waitMs + AWAIT_SLACK_MS : this.callTimeoutMs;
-    return new Promise((resolve) => {
-      const finish = (answer: Answer<CallResult<M>>) => {
-        clearTimeout(timer);
-        signal?.removeEventListener('abort', abort);
-        this.pending.delete(callId);
-        resolve(answer);
-      };
-      const timer = setTimeout(() => finish(fail('unavailable', `the hub did not answer ${method} within ${timeoutMs} ms`)), timeoutMs);
-      // The hub stops waiting and answers at once; that answer (or the timer) settles this call.
-      const abort = () => this.send({ type: 'call.abort', callId });
-      this.pending.set(callId, (frame) => {
-        if (frame === null) return finish(fail('unavailable', 'the hub went away'));
-        if (!frame.ok) return finish({ ok: false, error: frame.error });
-        const checked = parseCallResult(method, frame.value);
-        if (checked.success) return finish({ ok: true, value: checked.data });
-        finish(fail('unavailable', `the hub answered ${method} with an invalid value: ${firstIssue(checked.error)}`));
-      });
-      signal?.addEventListener('abort', abort, { once: true });
-      this.send({ type: 'call', callId, method, params });
-      if (signal?.aborted) abort();
-    });
+    return this.calls.call(method, params, { timeoutMs, ...(signal ? { signal } : {}) });
   }
 
   close(): void {
     this.socket.close();
   }
 
-  private send(message: PeerMessage): void {
-    if (this.socket.readyState === WebSocket.OPEN) this.socket.send(JSON.stringify(message));
+  private send(frame: CallFrame | PeerNotice): boolean {
+    if (this.socket.readyState === WebSocket.OPEN) {
+      this.socket.send(JSON.stringify(frame));
+      return true;
+    }
+    // A socket already closing answers the call with its close (`closeAll`), once the role election knows the hub went:
+    // it then retries on whoever takes over, instead of taking "not connected" for this hub's answer.
+    return this.socket.readyState === WebSocket.CLOSING;
   }
 }
 

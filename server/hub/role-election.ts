@@ -1,5 +1,5 @@
-import type { Answer, ApprovalMethod, ApprovalService, CallParams, CallResult } from '../../shared/approval-calls.js';
-import { fail } from '../../shared/approval-calls.js';
+import type { Answer, AgentMethod, ApprovalService, Params, Result } from '../../shared/peer-calls.js';
+import { fail } from '../../shared/peer-calls.js';
 import { PROTOCOL_VERSION } from '../../shared/wire-protocol.js';
 import type { ApprovalEngine } from '../approvals/approval-engine.js';
 import type { RemoteHub } from '../config.js';
@@ -65,8 +65,8 @@ export class RoleElection implements ApprovalService {
     return this.active?.kind === 'hub' ? this.active.hub.relaysConnected() : null;
   }
 
-  async call<M extends ApprovalMethod>(method: M, params: CallParams<M>, signal?: AbortSignal): Promise<Answer<CallResult<M>>> {
-    let answer: Answer<CallResult<M>> = fail('unavailable', 'the approval hub kept going away; try again');
+  async call<M extends AgentMethod>(method: M, params: Params<M>, signal?: AbortSignal): Promise<Answer<Result<M>>> {
+    let answer: Answer<Result<M>> = fail('unavailable', 'the approval hub kept going away; try again');
     for (let attempt = 0; attempt < ATTEMPTS; attempt++) {
       let role: Role;
       try {

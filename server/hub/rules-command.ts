@@ -1,4 +1,4 @@
-import type { ApprovalService } from '../../shared/approval-calls.js';
+import type { ApprovalService } from '../../shared/peer-calls.js';
 import { describeRule, type Rule } from '../../shared/rules.js';
 import type { ApprovalEngine } from '../approvals/approval-engine.js';
 import type { RulesAction } from '../config.js';
@@ -35,7 +35,7 @@ export async function runRulesCommand(options: RulesCommandOptions, out: (text: 
 async function rulesCommand(service: ApprovalService, options: RulesCommandOptions, out: (text: string) => void): Promise<number> {
   const { action, json } = options;
   if (action.kind === 'remove') {
-    const answer = await service.call('ruleRemove', { id: action.id });
+    const answer = await service.call('rule.delete', { id: action.id });
     if (!answer.ok) {
       out(json ? `${JSON.stringify({ error: answer.error })}\n` : `Could not remove ${action.id}: ${answer.error.message}\n`);
       return RULES_EXIT.failed;

@@ -1,5 +1,5 @@
 import { createConnection } from 'node:net';
-import type { HubInfo } from '../../shared/approval-calls.js';
+import type { HubInfo } from '../../shared/peer-calls.js';
 import { PROTOCOL_VERSION } from '../../shared/wire-protocol.js';
 import type { StateDir } from '../state-dir.js';
 import { RelayClient } from './relay-client.js';

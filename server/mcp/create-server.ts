@@ -2,7 +2,7 @@ import { randomBytes } from 'node:crypto';
 import type { McpRequestContext } from '@modelcontextprotocol/server';
 import { McpServer, createRequestStateCodec } from '@modelcontextprotocol/server';
 import { SERVER_INFO } from '../package-info.js';
-import type { ApprovalService } from '../../shared/approval-calls.js';
+import type { ApprovalService } from '../../shared/peer-calls.js';
 import type { Companion, RoundState, Session } from './session.js';
 import type { InitializeCapture } from './stdio-tap-transport.js';
 import { declaresAppUi } from '../../shared/app-capability.js';
@@ -18,6 +18,8 @@ interface ServerDeps {
   clientCapabilities: () => unknown;
   /** The review app's single HTML file, read when a host asks for it. */
   appHtml: () => Promise<string>;
+  /** Whether this process may offer the review inside the chat at all (not with an exported relay key: it cannot decide). */
+  appSurface: boolean;
   approvals: ApprovalService;
   minTimeoutSeconds: number;
   retentionDays: number;
@@ -32,7 +34,7 @@ const ROUND_STATE_TTL_SECONDS = 3660;
 const stateCodec = createRequestStateCodec<RoundState>({ key: randomBytes(32), ttlSeconds: ROUND_STATE_TTL_SECONDS });
 
 export function createServer(factory: Pick<McpRequestContext, 'era'>, deps: ServerDeps): McpServer {
-  const apps = declaresAppUi(deps.clientCapabilities());
+  const apps = deps.appSurface && declaresAppUi(deps.clientCapabilities());
   const server: McpServer = new McpServer(SERVER_INFO, {
     // Registering the review resource adds `resources`; none of the lists changes during a connection, so it says so.
     capabilities: { tools: { listChanged: false }, prompts: { listChanged: false }, ...(apps ? { resources: { listChanged: false } } : {}) },

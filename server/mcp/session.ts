@@ -4,7 +4,7 @@ import {
   CLIENT_INFO_META_KEY,
   PROTOCOL_VERSION_META_KEY,
 } from '@modelcontextprotocol/server';
-import type { ApprovalService } from '../../shared/approval-calls.js';
+import type { ApprovalService } from '../../shared/peer-calls.js';
 import type { AppKeys } from './app/app-keys.js';
 import type { InitializeCapture } from './stdio-tap-transport.js';
 

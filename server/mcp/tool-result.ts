@@ -1,7 +1,7 @@
 import type { CallToolResult } from '@modelcontextprotocol/server';
 import * as z from 'zod';
 import type { AppError } from '../../shared/app-surface.js';
-import type { ServiceErrorCode } from '../../shared/approval-calls.js';
+import type { ServiceErrorCode } from '../../shared/peer-calls.js';
 import { FieldIssueSchema, formatIssues, type FieldIssue } from '../../shared/field-issues.js';
 
 /** Every result carries `structuredContent` and the same JSON as text: some hosts read only one of them. */

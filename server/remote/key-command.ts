@@ -1,3 +1,4 @@
+import type { Grant } from '../../shared/wire-fields.js';
 import type { KeyAction } from '../config.js';
 import type { StateDir } from '../state-dir.js';
 import { formatRelayToken } from './relay-token.js';
@@ -18,14 +19,14 @@ interface KeyCommandOptions {
  */
 export function runKeyCommand({ state, port, action, io }: KeyCommandOptions): number {
   if (action.kind === 'export') {
-    const key = state.addRelayKey(action.name);
+    const key = state.addRelayKey(action.name, action.allow);
     io.stderr(
       `Exported the relay key ${JSON.stringify(key.name)} (${key.keyId}) for the hub on port ${port}. On the other machine, start the agent's elicitly-companion with:\n` +
         '  ELICITLY_HUB_URL=wss://<machine>.<tailnet>.ts.net   (this computer: `tailscale serve --bg ' +
         `${port}\` and \`elicitly-companion remote enable --origin https://<machine>.<tailnet>.ts.net\`)\n` +
         `    or ELICITLY_HUB_URL=ws://127.0.0.1:${port}   (an SSH tunnel from this computer: \`ssh -N -R ${port}:127.0.0.1:${port} <other machine>\`)\n` +
         '  ELICITLY_HUB_KEY=<the token below>\n' +
-        `It is shown this once. Whoever holds it can do on this hub what an agent on this computer can (file requests and read their answers) until \`elicitly-companion key revoke ${key.keyId}\`.\n`,
+        `It is shown this once. Whoever holds it can file requests on this hub and read the answers to its own (never another agent's, never decide)${grantWords(key.allow ?? [])}, until \`elicitly-companion key revoke ${key.keyId}\`.\n`,
     );
     io.stdout(`${formatRelayToken({ port, keyId: key.keyId, key: key.key })}\n`);
     return 0;
@@ -33,7 +34,7 @@ export function runKeyCommand({ state, port, action, io }: KeyCommandOptions): n
   if (action.kind === 'list') {
     const keys = state.relayKeys();
     if (keys.length === 0) io.stderr('No relay key is exported (elicitly-companion key export).\n');
-    for (const key of keys) io.stdout(`${key.name}\t${key.keyId}\tcreated ${new Date(key.createdAt).toISOString()}\n`);
+    for (const key of keys) io.stdout(`${key.name}\t${key.keyId}\tcreated ${new Date(key.createdAt).toISOString()}\tallows ${(key.allow ?? []).join(',') || 'its own requests only'}\n`);
     return 0;
   }
   const removed = state.removeRelayKey(action.keyId);
@@ -43,4 +44,9 @@ export function runKeyCommand({ state, port, action, io }: KeyCommandOptions): n
       : `No relay key has the id ${action.keyId} (see \`elicitly-companion key list\`).\n`,
   );
   return removed ? 0 : 1;
+}
+
+/** What a grant adds, in the words `key export` prints. */
+function grantWords(allow: readonly Grant[]): string {
+  return allow.includes('permission') ? ', and file a host\'s permission prompts (--allow permission)' : '';
 }

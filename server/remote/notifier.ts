@@ -196,8 +196,8 @@ export function startNotifier(options: NotifierOptions): () => void {
 
   const unsubscribe = options.engine.onEvent((event) => {
     // A request a rule decided at creation arrives decided: nobody needs to be told.
-    if (event.type === 'request.created' && event.request.status === 'pending') track(event.request, true);
-    else if (event.type === 'request.removed') untrack(event.elicitationId);
+    if (event.method === 'request.created' && event.params.request.status === 'pending') track(event.params.request, true);
+    else if (event.method === 'request.removed') untrack(event.params.elicitationId);
   });
   // A hub that took over: the requests already waiting were announced by the one before it.
   for (const view of options.engine.pendingViews()) track(view, false);

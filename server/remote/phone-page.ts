@@ -4,7 +4,7 @@ import type { IncomingMessage, ServerResponse } from 'node:http';
 import { join } from 'node:path';
 import { log } from '../log.js';
 import type { RemoteConfig } from '../remote-config.js';
-import { PHONE_PATH, allowedHosts, allowedOrigins } from '../remote-config.js';
+import { PHONE_PATH, allowedHosts, allowedOrigins, type Listener } from '../remote-config.js';
 
 /**
  * The reviewer page the hub serves to a phone (`GET /phone/`), its manifest and icons, on the hub's port and on the
@@ -36,14 +36,14 @@ const ASSETS: Readonly<Record<string, PhoneAsset>> = {
 };
 
 /** Where one request goes, from its method, target and headers and the settings alone. */
-export function routePhone(request: PhoneRequest, remote: RemoteConfig, port: number): PhoneRoute {
+export function routePhone(request: PhoneRequest, remote: RemoteConfig, port: number, listener: Listener = 'loopback'): PhoneRoute {
   // The raw path, not a normalised URL: only the exact targets below exist, `/phone/./` is not one of them.
   const path = request.url.split('?')[0] ?? '';
   const bare = PHONE_PATH.slice(0, -1);
   if (path !== bare && !path.startsWith(PHONE_PATH)) return { kind: 'refuse', status: 426, reason: 'WebSocket only' };
   if (!remote.enabled) return { kind: 'refuse', status: 404, reason: 'the reviewer page is off (elicitly-companion remote enable)' };
-  if (!allowedHosts(remote, port).includes((request.host ?? '').toLowerCase())) return { kind: 'refuse', status: 403, reason: 'this Host is not allowed' };
-  if (request.origin !== undefined && !allowedOrigins(remote, port).includes(request.origin)) return { kind: 'refuse', status: 403, reason: 'this Origin is not allowed' };
+  if (!allowedHosts(remote, port, listener).includes((request.host ?? '').toLowerCase())) return { kind: 'refuse', status: 403, reason: 'this Host is not allowed' };
+  if (request.origin !== undefined && !allowedOrigins(remote, port, listener).includes(request.origin)) return { kind: 'refuse', status: 403, reason: 'this Origin is not allowed' };
   if (request.method !== 'GET' && request.method !== 'HEAD') return { kind: 'refuse', status: 405, reason: 'GET or HEAD only' };
   if (path === bare) return { kind: 'redirect', location: PHONE_PATH };
   const asset = ASSETS[path];
@@ -121,6 +121,8 @@ export interface PhonePageOptions {
   dir: string | undefined;
   /** Read per request: `remote enable`/`disable` take effect at once. */
   remote: () => RemoteConfig;
+  /** The listener this handler serves: the network one answers only the configured origins' hosts. */
+  listener: Listener;
 }
 
 /**
@@ -155,7 +157,7 @@ export function phoneRequestHandler(options: PhonePageOptions): (req: IncomingMe
   };
 
   const answer = async (req: IncomingMessage, res: ServerResponse): Promise<void> => {
-    const route = routePhone({ method: req.method ?? '', url: req.url ?? '', host: req.headers.host, origin: typeof req.headers.origin === 'string' ? req.headers.origin : undefined }, options.remote(), options.port);
+    const route = routePhone({ method: req.method ?? '', url: req.url ?? '', host: req.headers.host, origin: typeof req.headers.origin === 'string' ? req.headers.origin : undefined }, options.remote(), options.port, options.listener);
     if (route.kind === 'refuse') {
       plain(res, route.status, route.status === 426 ? 'elicitly hub: WebSocket only\n' : `${route.reason}\n`);
       return;

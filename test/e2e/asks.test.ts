@@ -11,7 +11,7 @@ import { connect, type ClientKind, type Harness, type ToolResult } from '../help
 import { ScriptedExtension, freePort } from '../helpers/scripted-extension.js';
 import { StateDir } from '../../server/state-dir.js';
 import type { PermissionRequest } from '../../shared/permission.js';
-import type { HubMessage } from '../../shared/wire-protocol.js';
+import type { Params, PeerMethod, Result } from '../../shared/peer-calls.js';
 import {
   browserFound, chromiumSuite, launchExtension, pairedPopup, pairingCode, type ExtensionBrowser,
 } from './extension-browser.js';
@@ -222,20 +222,17 @@ describe.skipIf(!browserFound)(title, () => {
 
   // A host's permission prompt, filed over the hub the way the hook command files it (a relay's `create`), decided in
   // the real extension. "Allow once" needs only this branch; the rule part needs the hub's rules (f-rules-hub): the
-  // decide frame's `rule` saved, the `rules` frame pushed, and the next matching request decided at creation.
+  // `decide` call's `rule` saved, the `rules.changed` notice pushed, and the next matching request decided at creation.
   describe('a permission request (the hook\'s kind)', () => {
     let relay: ScriptedExtension;
-    let calls = 0;
     const permission = (command: string): PermissionRequest => ({
       kind: 'permission', message: `Claude Code wants to run a command (${command})`, host: 'claude-code', event: 'PermissionRequest', tool: 'Bash',
       input: { command }, command, cwd: '/home/dev/project', sessionId: 'sess-e2e', editable: true, suggestions: [], timeoutSeconds: 60,
     });
-    async function call(method: string, params: unknown, timeoutMs = 10_000): Promise<unknown> {
-      const callId = `c${++calls}`;
-      relay.send({ type: 'call', callId, method, params });
-      const answer = await relay.next<'call.result'>((m: HubMessage) => m.type === 'call.result' && m.callId === callId, timeoutMs);
-      if (!answer.ok) throw new Error(`${method} failed: ${JSON.stringify(answer.error)}`);
-      return answer.value;
+    async function call<M extends PeerMethod>(method: M, params: Params<M>, timeoutMs = 10_000): Promise<Result<M>> {
+      const answer = await relay.call(method, params, timeoutMs);
+      if (!answer.result) throw new Error(`${method} failed: ${JSON.stringify(answer.error)}`);
+      return answer.result;
     }
     const file = (id: string, command: string) => call('create', {
       id, request: permission(command), renderedTemplate: null, timeoutMs: 60_000, requester: { client: 'claude-code', pid: process.pid }, surfaces: ['extension'],
@@ -294,7 +291,7 @@ describe.skipIf(!browserFound)(title, () => {
       expect(violations, describeViolations('the empty Rules view in the popup', violations)).toEqual([]);
     }, 60_000);
 
-    // Needs the hub's rules (f-rules-hub): from the `rules` frame on.
+    // Needs the hub's rules (f-rules-hub): from the `rules.changed` notice on.
     it('"Always allow…" saves the rule shown; the Rules view lists it; the next matching request is decided by it', async () => {
       await file('el_perm_rule', 'npm run lint');
       await open('npm run lint');

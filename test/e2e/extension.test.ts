@@ -384,7 +384,7 @@ describe.skipIf(!browserFound)(title, () => {
       socket.on('message', (data) => {
         const frame: unknown = JSON.parse(String(data));
         seen.frames.push(frame);
-        if (seen.frames.length === 1) socket.send(JSON.stringify({ type: 'challenge', nonce: randomHex(32), proof: randomHex(32) }));
+        if (seen.frames.length === 1) socket.send(JSON.stringify({ id: 'hello', result: { nonce: randomHex(32), proof: randomHex(32) } }));
       });
     });
     try {
@@ -406,8 +406,12 @@ describe.skipIf(!browserFound)(title, () => {
       for (const connection of connections) {
         expect(connection.protocol).toBe(SUBPROTOCOL);
         expect(connection.frames).toEqual([{
-          type: 'hello', protocol: PROTOCOL_VERSION, role: 'extension', client: { name: 'elicitly-companion-extension', version: expect.any(String) },
-          nonce: expect.stringMatching(/^[0-9a-f]{64}$/), keyId: expect.stringMatching(/^k_[0-9a-f]{16}$/),
+          id: 'hello',
+          method: 'hello',
+          params: {
+            protocol: PROTOCOL_VERSION, role: 'extension', client: { name: 'elicitly-companion-extension', version: expect.any(String) },
+            nonce: expect.stringMatching(/^[0-9a-f]{64}$/), keyId: expect.stringMatching(/^k_[0-9a-f]{16}$/),
+          },
         }]);
       }
     } finally {

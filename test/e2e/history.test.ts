@@ -11,7 +11,8 @@ import type { Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { WebSocketServer, type WebSocket } from 'ws';
 import { hubProof, newNonce, peerProof, sealKey } from '../../shared/hub-auth.js';
-import { PROTOCOL_VERSION, type HubMessage, type PeerMessage, type RequestView } from '../../shared/wire-protocol.js';
+import { parseParams, type Result } from '../../shared/peer-calls.js';
+import { PROTOCOL_VERSION, PeerFrameSchema, type HubFrame, type PeerFrame, type RequestView } from '../../shared/wire-protocol.js';
 import { northmarkProposal } from '../fixtures/northmark.js';
 import { connect, type Harness } from '../helpers/mcp-harness.js';
 import { freePort } from '../helpers/scripted-extension.js';
@@ -113,7 +114,7 @@ describe.skipIf(!browserFound)(`${title}: a request that cannot be stored`, () =
   let browser: ExtensionBrowser;
   let popup: Page;
   const sockets: WebSocket[] = [];
-  const received: { connection: number; message: PeerMessage }[] = [];
+  const received: { connection: number; message: PeerFrame }[] = [];
   const workerLogs: string[] = [];
   const pageErrors: string[] = [];
   const now = Date.now();
@@ -131,7 +132,8 @@ describe.skipIf(!browserFound)(`${title}: a request that cannot be stored`, () =
     return value;
   }
   const pending = [view('el_ok_1', 'First request that fits', { n: 1 }), view('el_deep', 'Nested 3000 deep', deep(3000)), view('el_ok_2', 'Second request that fits', { n: 2 })];
-  const send = (socket: WebSocket, message: HubMessage) => socket.send(JSON.stringify(message));
+  const send = (socket: WebSocket, frame: HubFrame) => socket.send(JSON.stringify(frame));
+  const decides = (after = 0) => received.filter((r) => r.message.method === 'decide' && r.message.id !== undefined && r.connection > after);
   // The proofs are bound to the port the extension dials: this hub's own.
   const binding = () => ({ port: (hub.address() as AddressInfo).port, role: 'extension' as const });
 
@@ -149,18 +151,26 @@ describe.skipIf(!browserFound)(`${title}: a request that cannot be stored`, () =
       socket.on('error', () => undefined);
       socket.on('message', (data) => {
         queue = queue.then(async () => {
-          const message = JSON.parse(String(data)) as PeerMessage;
+          const message = PeerFrameSchema.parse(JSON.parse(String(data)));
           received.push({ connection, message });
-          if (message.type === 'hello') {
-            pairing = message.pairing === true;
+          if (message.id === undefined) return;
+          if (message.method === 'hello') {
+            const hello = parseParams('hello', message.params);
+            if (!hello.success) return socket.close(4000, 'not a hello of this protocol');
+            pairing = hello.data.pairing === true;
             secret = pairing ? CODE : KEY;
-            peerNonce = message.nonce;
+            peerNonce = hello.data.nonce;
             hubNonce = newNonce();
-            send(socket, { type: 'challenge', nonce: hubNonce, proof: await hubProof(secret, binding(), peerNonce, hubNonce) });
-          } else if (message.type === 'auth') {
-            if (message.proof !== await peerProof(secret, binding(), hubNonce, peerNonce)) return socket.close(4001, 'authentication failed');
-            if (pairing) send(socket, { type: 'paired', keyId: KEY_ID, sealedKey: await sealKey(KEY, CODE, binding().port, hubNonce, peerNonce) });
-            send(socket, { type: 'welcome', protocol: PROTOCOL_VERSION, hubPid: 1, pending, rules: [] });
+            const challenge: Result<'hello'> = { nonce: hubNonce, proof: await hubProof(secret, binding(), peerNonce, hubNonce) };
+            send(socket, { id: message.id, result: challenge });
+          } else if (message.method === 'auth') {
+            const auth = parseParams('auth', message.params);
+            if (!auth.success || auth.data.proof !== await peerProof(secret, binding(), hubNonce, peerNonce)) return socket.close(4001, 'authentication failed');
+            const welcome: Result<'auth'> = {
+              ...(pairing ? { paired: { keyId: KEY_ID, sealedKey: await sealKey(KEY, CODE, binding().port, hubNonce, peerNonce) } } : {}),
+              welcome: { protocol: PROTOCOL_VERSION, hubPid: 1, pending, rules: [] },
+            };
+            send(socket, { id: message.id, result: welcome });
           }
         });
       });
@@ -191,17 +201,18 @@ describe.skipIf(!browserFound)(`${title}: a request that cannot be stored`, () =
     // A decision the stand-in never answers: it waits in the outbox, and the socket then drops.
     await popup.getByRole('list', { name: 'Pending requests' }).getByRole('button', { name: /^First request that fits/ }).click();
     await popup.getByRole('button', { name: 'Approve', exact: true }).click();
-    await expect.poll(() => received.filter((r) => r.message.type === 'decide').length, { timeout: UI_TIMEOUT }).toBe(1);
-    const first = received.find((r) => r.message.type === 'decide')!;
+    await expect.poll(() => decides().length, { timeout: UI_TIMEOUT }).toBe(1);
+    const first = decides()[0]!;
     sockets.at(-1)!.close(1001, 'hub closing');
 
-    // The next welcome carries the deep request again; the outbox is replayed anyway, with the same key.
-    await expect.poll(() => received.filter((r) => r.message.type === 'decide' && r.connection > first.connection).length, { timeout: 20_000 }).toBe(1);
-    const again = received.find((r) => r.message.type === 'decide' && r.connection > first.connection)!;
-    expect(again.message).toEqual(first.message);
-    expect(again.message).toMatchObject({ elicitationId: 'el_ok_1', decision: 'approved' });
+    // The next welcome carries the deep request again; the outbox is replayed anyway, with the same decision and key
+    // (a new call on the new socket: only its call id is the socket's own).
+    await expect.poll(() => decides(first.connection).length, { timeout: 20_000 }).toBe(1);
+    const again = decides(first.connection)[0]!;
+    expect(again.message.params).toEqual(first.message.params);
+    expect(again.message.params).toMatchObject({ elicitationId: 'el_ok_1', decision: 'approved', idempotencyKey: expect.any(String) });
 
-    send(sockets.at(-1)!, { type: 'request.created', request: view('el_later', 'Arrived after the deep one', { n: 3 }) });
+    send(sockets.at(-1)!, { method: 'request.created', params: { request: view('el_later', 'Arrived after the deep one', { n: 3 }) } });
     await popup.evaluate(() => (location.hash = '#/inbox'));
     await expect.poll(async () => (await inbox()).some((t) => t.startsWith('Arrived after the deep one')), { timeout: UI_TIMEOUT }).toBe(true);
     expect(pageErrors).toEqual([]);

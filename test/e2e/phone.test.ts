@@ -84,7 +84,8 @@ describe.skipIf(!browserFound)(title, () => {
     await name.fill('E2E phone');
     await page.getByRole('button', { name: 'Pair', exact: true }).tap();
     await page.locator('[data-state="connected"]').waitFor({ timeout: UI_TIMEOUT });
-    expect(new StateDir(stateDir).pairedDevices().map((d) => d.name)).toEqual(['E2E phone']);
+    // Kept with the origin the page was opened from: the only one its key opens a socket from.
+    expect(new StateDir(stateDir).pairedDevices().map((d) => [d.name, d.origin])).toEqual([['E2E phone', `http://127.0.0.1:${port}`]]);
     const stored = await page.evaluate(() => localStorage.getItem('elicitly.device'));
     expect(JSON.parse(stored ?? 'null')).toMatchObject({ keyId: new StateDir(stateDir).pairedDevices()[0]?.keyId });
     await page.getByText('Nothing to review.', { exact: false }).waitFor({ timeout: UI_TIMEOUT });
@@ -140,8 +141,7 @@ describe.skipIf(!browserFound)(title, () => {
       const approve = page.getByRole('button', { name: 'Approve', exact: true });
       await approve.waitFor({ timeout: UI_TIMEOUT });
       // The person hesitates on the phone; meanwhile the extension rejects it.
-      ext.send({ type: 'decide', elicitationId: id, idempotencyKey: 'ext-first', decision: 'rejected', comment: 'not today' });
-      expect(await ext.next((m) => m.type === 'decision.result' && m.elicitationId === id)).toMatchObject({ ok: true });
+      expect((await ext.call('decide', { elicitationId: id, idempotencyKey: 'ext-first', decision: 'rejected', comment: 'not today' })).result).toMatchObject({ ok: true });
       await page.getByText(/no longer pending: rejected, decided in the browser extension/i).waitFor({ timeout: UI_TIMEOUT });
       expect(await approve.count()).toBe(0);
       expect(await outcome(id)).toMatchObject({ status: 'consumed', decision: 'rejected', decidedVia: 'extension' });

@@ -1,7 +1,9 @@
 // The built extension in headless Chromium against a fake hub of another protocol version: the header must say which
-// side to update, whether the hub is newer (it closes with 4002 and names its version) or older (protocol 1 answered
-// `error unsupported_protocol` and kept the socket). The extension is pairing (it has no key yet): a hub of another
-// version answers before any proof, and that answer is not a refusal of the code, so the code is kept for the retries.
+// side to update, whether the hub is newer (it closes with 4002 and names its version) or older (a hub of protocols 1
+// to 8 cannot read this protocol's `{ id, method, params }` hello: protocol 8 answers it with its own
+// `{ type: "error", code: "invalid_message" }` frame and keeps the socket). The extension is pairing (it has no key yet):
+// a hub of another version answers before any proof, and that answer is not a refusal of the code, so the code is kept
+// for the retries.
 import type { AddressInfo } from 'node:net';
 import type { Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -36,7 +38,8 @@ describe.skipIf(!browserFound)(title, () => {
       socket.once('message', (data) => {
         hellos.push(JSON.parse(String(data)));
         if (behaves === 'newer') socket.close(CLOSE_PROTOCOL_MISMATCH, protocolMismatchReason(NEWER));
-        else socket.send(JSON.stringify({ type: 'error', code: 'unsupported_protocol', message: 'this hub speaks protocol 1' }));
+        // What a protocol 8 hub answers a frame without its `type`: its schema refuses it, the socket stays open.
+        else socket.send(JSON.stringify({ type: 'error', code: 'invalid_message', message: 'type: Invalid input: expected "hello"' }));
       });
     });
     browser = await launchExtension();
@@ -61,10 +64,10 @@ describe.skipIf(!browserFound)(title, () => {
     expect(await header.textContent()).toBe(
       `Version mismatch: the hub speaks protocol ${NEWER}, this extension protocol ${PROTOCOL_VERSION}. Update the Elicitly extension.`,
     );
-    expect(hellos[0]).toMatchObject({ type: 'hello', protocol: PROTOCOL_VERSION, role: 'extension', pairing: true });
+    expect(hellos[0]).toMatchObject({ id: expect.any(String), method: 'hello', params: { protocol: PROTOCOL_VERSION, role: 'extension', pairing: true } });
   });
 
-  it('an older hub (error unsupported_protocol before welcome): the header says to update the server and restart agents', async () => {
+  it('an older hub (protocol 8: its own error frame answers the hello): the header says to update the server and restart agents', async () => {
     behaves = 'older';
     const before = hellos.length;
     // Saving reconnects at once instead of after the backoff.

@@ -4,8 +4,8 @@ import type { ElicitlyDb } from '../../extension/db/database.js';
 import { getRequest } from '../../extension/db/requests-repo.js';
 import { patchSettings, readConnection } from '../../extension/db/settings-repo.js';
 import { PROTOCOL_VERSION } from '../../shared/wire-protocol.js';
-import { harness, type Harness, type RecordingPlatform } from './background-harness.js';
-import { FakeSocket, TEST_KEY_ID, proposalView, settle, type ManualClock } from './fakes.js';
+import { decideCalls, harness, type DecideCall, type Harness, type RecordingPlatform } from './background-harness.js';
+import { FakeSocket, TEST_KEY_ID, proposalView, settle, until, type ManualClock } from './fakes.js';
 
 let db: ElicitlyDb;
 let clock: ManualClock;
@@ -14,6 +14,22 @@ let sockets: FakeSocket[];
 let controller: () => BackgroundController;
 let connect: (c: BackgroundController, pending?: ReturnType<typeof proposalView>[]) => Promise<FakeSocket>;
 let h: Harness;
+
+/** The one decide call the extension sent on `socket` (bounded wait), to answer by its id. */
+async function decideCall(socket: FakeSocket, index = 0): Promise<DecideCall> {
+  await until(() => decideCalls(socket).length > index, 'the extension to call decide');
+  const call = decideCalls(socket)[index];
+  if (!call) throw new Error('no decide call');
+  return call;
+}
+
+/** Whether `promise` has settled by now (after the turns of the event loop `settle` gives it). */
+async function settledYet(promise: Promise<unknown>): Promise<boolean> {
+  let done = false;
+  void promise.then(() => (done = true), () => (done = true));
+  await settle();
+  return done;
+}
 
 beforeEach(() => {
   h = harness();
@@ -29,8 +45,8 @@ describe('BackgroundController', () => {
     expect(socket.url).toBe('ws://127.0.0.1:23456');
     expect(socket.protocols).toEqual(['elicitly.v1']);
     expect(socket.sent).toEqual([
-      { type: 'hello', protocol: PROTOCOL_VERSION, role: 'extension', client: { name: 'test', version: '1' }, nonce: expect.stringMatching(/^[0-9a-f]{64}$/), keyId: TEST_KEY_ID },
-      { type: 'auth', proof: expect.stringMatching(/^[0-9a-f]{64}$/) },
+      { id: 'hello', method: 'hello', params: { protocol: PROTOCOL_VERSION, role: 'extension', client: { name: 'test', version: '1' }, nonce: expect.stringMatching(/^[0-9a-f]{64}$/), keyId: TEST_KEY_ID } },
+      { id: 'auth', method: 'auth', params: { proof: expect.stringMatching(/^[0-9a-f]{64}$/) } },
     ]);
     expect((await getRequest(db, 'el_1'))?.status).toBe('pending');
     expect(platform.badge.at(-1)).toBe(1);
@@ -40,13 +56,13 @@ describe('BackgroundController', () => {
 
   it('notifies once per new request and respects the notification setting', async () => {
     const socket = await connect(controller(), []);
-    socket.deliver({ type: 'request.created', request: proposalView('el_2', clock.t) });
+    socket.deliver({ method: 'request.created', params: { request: proposalView('el_2', clock.t) } });
     await settle();
-    socket.deliver({ type: 'request.created', request: proposalView('el_2', clock.t) });
+    socket.deliver({ method: 'request.created', params: { request: proposalView('el_2', clock.t) } });
     await settle();
     expect(platform.notified.map((r) => r.elicitationId)).toEqual(['el_2']);
     await patchSettings(db, { notifications: false });
-    socket.deliver({ type: 'request.created', request: proposalView('el_3', clock.t) });
+    socket.deliver({ method: 'request.created', params: { request: proposalView('el_3', clock.t) } });
     await settle();
     expect(platform.notified).toHaveLength(1);
     expect(platform.badge.at(-1)).toBe(2);
@@ -54,7 +70,7 @@ describe('BackgroundController', () => {
 
   it('removes decided, withdrawn and expired requests from the inbox and the badge', async () => {
     const socket = await connect(controller());
-    socket.deliver({ type: 'request.removed', elicitationId: 'el_1', status: 'canceled' });
+    socket.deliver({ method: 'request.removed', params: { elicitationId: 'el_1', status: 'canceled' } });
     await settle();
     expect((await getRequest(db, 'el_1'))?.status).toBe('canceled');
     expect(platform.badge.at(-1)).toBe(0);
@@ -65,10 +81,11 @@ describe('BackgroundController', () => {
     const c = controller();
     const socket = await connect(c);
     const reply = c.decide({ elicitationId: 'el_1', decision: 'approved', values: { name: 'N' }, included: ['name'] });
-    await settle();
-    const sent = socket.sent.find((m) => m.type === 'decide');
-    expect(sent).toEqual({ type: 'decide', elicitationId: 'el_1', idempotencyKey: 'key-1', decision: 'approved', values: { name: 'N' }, included: ['name'] });
-    socket.deliver({ type: 'decision.result', elicitationId: 'el_1', idempotencyKey: 'key-1', ok: true, status: 'approved' });
+    const sent = await decideCall(socket);
+    expect(socket.sent.find((m) => m.method === 'decide')).toEqual({
+      id: sent.id, method: 'decide', params: { elicitationId: 'el_1', idempotencyKey: 'key-1', decision: 'approved', values: { name: 'N' }, included: ['name'] },
+    });
+    socket.answer(sent.id, { ok: true, status: 'approved' });
     expect(await reply).toEqual({ state: 'answered', ok: true, status: 'approved' });
     const row = await getRequest(db, 'el_1');
     expect(row).toMatchObject({ status: 'approved', delivery: 'delivered', outcome: { decision: 'approved', action: 'submit', values: { name: 'N' } } });
@@ -79,9 +96,8 @@ describe('BackgroundController', () => {
     const c = controller();
     const socket = await connect(c);
     const reply = c.decide({ elicitationId: 'el_1', decision: 'approved', values: { name: 5 }, included: ['name'] });
-    await settle();
     const issues = [{ path: 'values.name', rule: 'invalid_type', message: 'values.name: must be a string' }];
-    socket.deliver({ type: 'decision.result', elicitationId: 'el_1', idempotencyKey: 'key-1', ok: false, reason: 'invalid', issues });
+    socket.answer((await decideCall(socket)).id, { ok: false, reason: 'invalid', issues });
     expect(await reply).toEqual({ state: 'answered', ok: false, reason: 'invalid', issues });
     // The attempt stays, so a review reopened later starts from what the person typed.
     expect(await getRequest(db, 'el_1')).toMatchObject({
@@ -93,8 +109,7 @@ describe('BackgroundController', () => {
     const c = controller();
     const socket = await connect(c);
     const reply = c.decide({ elicitationId: 'el_1', decision: 'rejected' });
-    await settle();
-    socket.deliver({ type: 'decision.result', elicitationId: 'el_1', idempotencyKey: 'key-1', ok: false, reason: 'expired', status: 'expired' });
+    socket.answer((await decideCall(socket)).id, { ok: false, reason: 'expired', status: 'expired' });
     expect(await reply).toMatchObject({ state: 'answered', ok: false, reason: 'expired' });
     expect(await getRequest(db, 'el_1')).toMatchObject({ status: 'expired', delivery: 'refused', refusal: { reason: 'expired' } });
   });
@@ -112,9 +127,9 @@ describe('BackgroundController', () => {
     const again = sockets.at(-1)!;
     expect(again).not.toBe(socket);
     await h.accept(again, [proposalView('el_1', clock.t - 5000)]);
-    const decides = again.sent.filter((m) => m.type === 'decide');
-    expect(decides).toEqual([{ type: 'decide', elicitationId: 'el_1', idempotencyKey: 'key-1', decision: 'approved', values: {}, included: [] }]);
-    again.deliver({ type: 'decision.result', elicitationId: 'el_1', idempotencyKey: 'key-1', ok: true, status: 'approved' });
+    const resent = await decideCall(again);
+    expect(decideCalls(again)).toEqual([{ id: resent.id, params: { elicitationId: 'el_1', idempotencyKey: 'key-1', decision: 'approved', values: {}, included: [] } }]);
+    again.answer(resent.id, { ok: true, status: 'approved' });
     await settle();
     expect(await db.outbox.count()).toBe(0);
     expect((await getRequest(db, 'el_1'))?.delivery).toBe('delivered');
@@ -122,12 +137,103 @@ describe('BackgroundController', () => {
 
   it('tells the page the decision is queued when the hub does not answer in time, and resends it later', async () => {
     const c = controller();
-    await connect(c);
+    const socket = await connect(c);
     const reply = c.decide({ elicitationId: 'el_1', decision: 'rejected' });
-    await settle();
+    await decideCall(socket);
     clock.advance(5000);
     expect(await reply).toEqual({ state: 'queued' });
     expect(await db.outbox.count()).toBe(1);
+    socket.drop();
+    await settle();
+    const again = await h.reconnect([proposalView('el_1', clock.t - 1000)]);
+    expect((await decideCall(again)).params).toEqual({ elicitationId: 'el_1', idempotencyKey: 'key-1', decision: 'rejected' });
+  });
+
+  it('a decide answered late (after the page\'s 5 s, within the call\'s 30 s) still settles the outbox and the row', async () => {
+    const c = controller();
+    const socket = await connect(c);
+    const reply = c.decide({ elicitationId: 'el_1', decision: 'approved', values: { name: 'N' }, included: ['name'] });
+    const call = await decideCall(socket);
+    clock.advance(5000);
+    // The page stops waiting; the call does not.
+    expect(await reply).toEqual({ state: 'queued' });
+    expect((await getRequest(db, 'el_1'))?.delivery).toBe('queued');
+    clock.advance(24_000);
+    await settle();
+    socket.answer(call.id, { ok: true, status: 'approved' });
+    await settle();
+    expect(await db.outbox.count()).toBe(0);
+    expect(await getRequest(db, 'el_1')).toMatchObject({ status: 'approved', delivery: 'delivered' });
+    expect(platform.cleared).toContain('el_1');
+    expect(platform.badge.at(-1)).toBe(0);
+  });
+
+  it('a decide the hub never answers gives up after 30 s, ignores the answer that comes after, and is sent again on the next welcome', async () => {
+    const logged: string[] = [];
+    const c = h.controller({ log: (m) => logged.push(m) });
+    const socket = await connect(c);
+    const reply = c.decide({ elicitationId: 'el_1', decision: 'rejected' });
+    const call = await decideCall(socket);
+    clock.advance(5000);
+    expect(await reply).toEqual({ state: 'queued' });
+    clock.advance(25_000);
+    await settle();
+    // Too late: no call waits for this id any more, so it settles nothing.
+    socket.answer(call.id, { ok: true, status: 'rejected' });
+    await settle();
+    expect(logged).toContainEqual(expect.stringMatching(/^ignored an answer to no call of ours/));
+    expect(await db.outbox.count()).toBe(1);
+    expect(await getRequest(db, 'el_1')).toMatchObject({ status: 'pending', delivery: 'queued' });
+    socket.drop();
+    await settle();
+    const again = await h.reconnect([proposalView('el_1', clock.t - 1000)]);
+    const resent = await decideCall(again);
+    expect(resent.params.idempotencyKey).toBe('key-1');
+    again.answer(resent.id, { ok: true, status: 'rejected' });
+    await settle();
+    expect(await getRequest(db, 'el_1')).toMatchObject({ status: 'rejected', delivery: 'delivered' });
+  });
+
+  it('the socket closing while a decide call waits answers the page at once (queued), not after its 5 s', async () => {
+    const c = controller();
+    const socket = await connect(c);
+    const reply = c.decide({ elicitationId: 'el_1', decision: 'approved', values: {}, included: [] });
+    await decideCall(socket);
+    expect(await settledYet(reply)).toBe(false);
+    socket.drop();
+    // No time passes: the close itself answers the call.
+    expect(await settledYet(reply)).toBe(true);
+    expect(await reply).toEqual({ state: 'queued' });
+    expect(await db.outbox.count()).toBe(1);
+    expect((await getRequest(db, 'el_1'))?.delivery).toBe('queued');
+  });
+
+  it('a hub answer carrying an id no call waits for is ignored (and logged): the waiting decision is untouched', async () => {
+    const logged: string[] = [];
+    const c = h.controller({ log: (m) => logged.push(m) });
+    const socket = await connect(c);
+    const reply = c.decide({ elicitationId: 'el_1', decision: 'approved', values: {}, included: [] });
+    const call = await decideCall(socket);
+    socket.deliver({ id: `${call.id}-other`, result: { ok: true, status: 'approved' } });
+    socket.deliver({ id: null, error: { code: 'invalid', message: 'not JSON' } });
+    expect(await settledYet(reply)).toBe(false);
+    expect(logged.filter((m) => m.startsWith('ignored an answer to no call of ours'))).toHaveLength(2);
+    expect(await db.outbox.count()).toBe(1);
+    expect((await getRequest(db, 'el_1'))?.status).toBe('pending');
+    expect(c.connection.connected).toBe(true);
+    socket.answer(call.id, { ok: false, reason: 'already_decided', status: 'rejected' });
+    expect(await reply).toEqual({ state: 'answered', ok: false, reason: 'already_decided', status: 'rejected' });
+  });
+
+  it('a decide the hub refuses as malformed ({id, error: invalid, issues}) is a refusal naming its fields, the request kept pending', async () => {
+    const c = controller();
+    const socket = await connect(c);
+    const reply = c.decide({ elicitationId: 'el_1', decision: 'approved', values: { name: 'N' }, included: ['name'] });
+    const issues = [{ path: 'values.name', rule: 'too_big', message: 'values.name: too long' }];
+    socket.deliver({ id: (await decideCall(socket)).id, error: { code: 'invalid', message: 'values.name: too long', issues } });
+    expect(await reply).toEqual({ state: 'answered', ok: false, reason: 'invalid', issues });
+    expect(await db.outbox.count()).toBe(0);
+    expect(await getRequest(db, 'el_1')).toMatchObject({ status: 'pending', delivery: 'refused', refusal: { reason: 'invalid', issues } });
   });
 
   it('reconnects with a jittered backoff that doubles up to 30 s', async () => {
@@ -166,7 +272,7 @@ describe('BackgroundController', () => {
     expect(await c.handleUiMessage({ type: 'decide', elicitationId: 5 })).toMatchObject({ state: 'error', message: expect.stringContaining('elicitationId') });
     expect(await c.handleUiMessage('nonsense')).toMatchObject({ state: 'error' });
     socket.deliver('{not json');
-    socket.deliver({ type: 'request.created', request: { elicitationId: 'x' } } as never);
+    socket.deliver({ method: 'request.created', params: { request: { elicitationId: 'x' } } });
     await settle();
     expect(await db.requests.count()).toBe(1);
     expect(await c.handleUiMessage({ type: 'decide', elicitationId: 'missing', decision: 'approved' })).toEqual({ state: 'answered', ok: false, reason: 'not_found' });

@@ -6,8 +6,9 @@ import type { RequestRow } from '../../extension/db/rows.js';
 import { hubKeyFor } from '../../extension/db/settings-schema.js';
 import { patchSettings, readSettings } from '../../extension/db/settings-repo.js';
 import type { Rule } from '../../shared/rules.js';
-import { PROTOCOL_VERSION, type RequestView } from '../../shared/wire-protocol.js';
-import { FakeSocket, ManualClock, TEST_KEY, TEST_KEY_ID, freshDb, proposalView, proveHub, settle } from './fakes.js';
+import { DecideParamsSchema, type DecideParams, type RequestView } from '../../shared/wire-protocol.js';
+import { proveHub, welcomeHub } from '../helpers/hub-fakes.js';
+import { FakeSocket, ManualClock, TEST_KEY, TEST_KEY_ID, bindingOf, freshDb, proposalView, settle } from './fakes.js';
 
 export class RecordingPlatform implements Platform {
   badge: number[] = [];
@@ -25,7 +26,7 @@ export interface Harness {
   clock: ManualClock;
   platform: RecordingPlatform;
   sockets: FakeSocket[];
-  controller(options?: { socketFactory?: (url: string, protocols: string[]) => FakeSocket }): BackgroundController;
+  controller(options?: { socketFactory?: (url: string, protocols: string[]) => FakeSocket; log?: (message: string) => void }): BackgroundController;
   /** Stores TEST_KEY as this browser's key for the hub on the port in settings (as a past pairing would have). */
   paired(): Promise<void>;
   /** Pairs (if not yet), starts the controller, opens its socket, proves the key and welcomes it with `pending`. */
@@ -56,6 +57,7 @@ export function harness(): Harness {
         },
         client: { name: 'test', version: '1' },
         answerTimeoutMs: 5000,
+        ...(options.log ? { log: options.log } : {}),
       });
     },
     async paired() {
@@ -73,8 +75,8 @@ export function harness(): Harness {
     },
     async accept(socket, pending = [], rules = []) {
       socket.open();
-      await proveHub(socket, TEST_KEY);
-      socket.deliver({ type: 'welcome', protocol: PROTOCOL_VERSION, hubPid: 1, pending, rules });
+      // The hub answers the hello with its proof, then the auth with the welcome.
+      await welcomeHub(socket, TEST_KEY, bindingOf(socket), { pending, rules });
       await settle();
     },
     async nextSocket() {
@@ -94,4 +96,26 @@ export function harness(): Harness {
     },
   };
   return h;
+}
+
+/**
+ * The hub's side of the handshake up to the proofs: it proves `secret` on `socket` and checks the extension's proof.
+ * Returns the auth call's id, for the test to answer with the welcome (or anything else) when it chooses.
+ */
+export async function proveExtension(socket: FakeSocket, secret = TEST_KEY): Promise<string> {
+  return (await proveHub(socket, secret, bindingOf(socket))).authId;
+}
+
+/** A decide call the extension sent: its id (to answer it by) and its params, checked against the call map's schema. */
+export interface DecideCall {
+  id: string;
+  params: DecideParams;
+}
+
+/** Every decide call the extension sent on `socket`, in order. */
+export function decideCalls(socket: FakeSocket): DecideCall[] {
+  return socket.sent.filter((m) => m.method === 'decide').map((m) => {
+    if (m.id === undefined) throw new Error('a decide was sent as a notice, not a call');
+    return { id: m.id, params: DecideParamsSchema.parse(m.params) };
+  });
 }

@@ -85,7 +85,7 @@ describe('the stored verdict follows every writer', () => {
     const entry = { idempotencyKey: 'k1', elicitationId: 'el_1', decision: 'approved' as const, values: { name: 'X' }, included: ['name'], queuedAt: T + 1 };
     expect((await queueDecision(db, entry, null)).state).toBe('queued');
     expect(await verdictOf('el_1')).toBe('pending');
-    await settleDecision(db, { type: 'decision.result', elicitationId: 'el_1', idempotencyKey: 'k1', ok: true, status: 'approved' }, T + 2);
+    await settleDecision(db, 'k1', { ok: true, status: 'approved' }, T + 2);
     expect(await verdictOf('el_1')).toBe('approved');
     await applyStatus(db, 'el_1', 'consumed', T + 3);
     expect(await getRequest(db, 'el_1')).toMatchObject({ status: 'consumed', verdict: 'approved' });
@@ -114,7 +114,7 @@ describe('the stored verdict follows every writer', () => {
   it('this browser\'s decision refused because another reviewer decided first is not taken for the decision', async () => {
     await upsertView(db, proposalView('el_4', T));
     await queueDecision(db, { idempotencyKey: 'k4', elicitationId: 'el_4', decision: 'approved', queuedAt: T + 1 }, null);
-    await settleDecision(db, { type: 'decision.result', elicitationId: 'el_4', idempotencyKey: 'k4', ok: false, reason: 'already_decided', status: 'rejected' }, T + 2);
+    await settleDecision(db, 'k4', { ok: false, reason: 'already_decided', status: 'rejected' }, T + 2);
     expect(await verdictOf('el_4')).toBe('rejected');
   });
 

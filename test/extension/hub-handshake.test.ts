@@ -7,7 +7,8 @@ import { patchSettings, readConnection, readSettings } from '../../extension/db/
 import { hubProof, newNonce, peerProof } from '../../shared/hub-auth.js';
 import { CLOSE_AUTH_FAILED, CLOSE_NO_PAIRING, CLOSE_UNKNOWN_KEY, PAIRING_SUBPROTOCOL, PROTOCOL_VERSION, SUBPROTOCOL } from '../../shared/wire-protocol.js';
 import type { BackgroundController } from '../../extension/background/background-controller.js';
-import { harness, type Harness } from './background-harness.js';
+import { pairHub as pairWith, welcomeOf } from '../helpers/hub-fakes.js';
+import { harness, proveExtension, type Harness } from './background-harness.js';
 import { TEST_CODE, TEST_KEY, TEST_KEY_ID, bindingOf, nextSent, pairHub, proposalView, proveHub, settle, type FakeSocket } from './fakes.js';
 
 let h: Harness;
@@ -15,7 +16,9 @@ beforeEach(() => {
   h = harness();
 });
 
-const types = (socket: FakeSocket) => socket.sent.map((m) => m.type);
+const types = (socket: FakeSocket) => socket.methods();
+/** The extension's hello on `socket` (bounded wait), its nonce typed. */
+const helloOf = (socket: FakeSocket) => nextSent<{ nonce: string }>(socket, 'hello');
 const OTHER_KEY = '77'.repeat(32);
 const OTHER_KEY_ID = 'k_fedcba9876543210';
 
@@ -45,17 +48,19 @@ describe('a paired browser and the real hub', () => {
     await queuedDecision();
     const socket = await started();
     const hello = await nextSent(socket, 'hello');
-    expect(hello).toEqual({ type: 'hello', protocol: PROTOCOL_VERSION, role: 'extension', client: { name: 'test', version: '1' }, nonce: expect.stringMatching(/^[0-9a-f]{64}$/), keyId: TEST_KEY_ID });
+    expect(hello).toEqual({
+      id: 'hello', method: 'hello', params: { protocol: PROTOCOL_VERSION, role: 'extension', client: { name: 'test', version: '1' }, nonce: expect.stringMatching(/^[0-9a-f]{64}$/), keyId: TEST_KEY_ID },
+    });
     expect(socket.protocols).toEqual([SUBPROTOCOL]);
     // The hub's heartbeat before its challenge is no reason to say anything.
-    socket.deliver({ type: 'heartbeat', t: 1 });
+    socket.deliver({ method: 'heartbeat', params: { t: 1 } });
     await settle();
     expect(types(socket)).toEqual(['hello']);
-    await proveHub(socket, TEST_KEY);
+    const authId = await proveExtension(socket);
     await settle();
-    // Proven both ways, but not welcomed: the queued decision still waits.
+    // Proven both ways, but not welcomed (auth not answered yet): the queued decision still waits.
     expect(types(socket)).toEqual(['hello', 'auth']);
-    socket.deliver({ type: 'welcome', protocol: PROTOCOL_VERSION, hubPid: 1, rules: [], pending: [proposalView('el_1', h.clock.t - 1000)] });
+    socket.answer(authId, { welcome: welcomeOf({ pending: [proposalView('el_1', h.clock.t - 1000)] }) });
     await settle();
     expect(types(socket)).toEqual(['hello', 'auth', 'decide']);
     expect((await readConnection(h.db))?.state).toBe('connected');
@@ -66,8 +71,46 @@ describe('a paired browser and the real hub', () => {
     first.drop();
     await settle();
     const second = await h.reconnect([]);
-    const nonces = [first, second].map((s) => s.sent.find((m) => m.type === 'hello')).map((m) => (m?.type === 'hello' ? m.nonce : ''));
+    const nonces = [(await helloOf(first)).params.nonce, (await helloOf(second)).params.nonce];
+    expect(nonces[0]).toMatch(/^[0-9a-f]{64}$/);
     expect(nonces[0]).not.toBe(nonces[1]);
+  });
+});
+
+describe('a proven hub before its welcome', () => {
+  it('a notice from a proven hub before it answers auth is passed over (the welcome lists everything), and the welcome still applies', async () => {
+    await h.paired();
+    const logged: string[] = [];
+    controller = h.controller({ log: (m) => logged.push(m) });
+    controller.start();
+    await settle();
+    const socket = h.sockets[0]!;
+    socket.open();
+    const authId = await proveExtension(socket);
+    socket.deliver({ method: 'request.created', params: { request: proposalView('el_early', h.clock.t) } });
+    socket.answer(authId, { welcome: welcomeOf({ pending: [proposalView('el_1', h.clock.t - 1000)] }) });
+    await settle();
+    expect(logged).toContain('ignored request.created from the hub before its welcome');
+    expect(await getRequest(h.db, 'el_early')).toBeUndefined();
+    expect((await getRequest(h.db, 'el_1'))?.status).toBe('pending');
+    expect((await readConnection(h.db))?.state).toBe('connected');
+  });
+
+  it('a hub that refuses the hello call ({id:"hello", error}) is left and tried again later: the key kept, nothing more sent', async () => {
+    await h.paired();
+    await queuedDecision();
+    const socket = await started();
+    const hello = await nextSent(socket, 'hello');
+    socket.deliver({ id: hello.id ?? '', error: { code: 'rate_limited', message: 'too many sockets from this origin' } });
+    await settle();
+    expect(types(socket)).toEqual(['hello']);
+    expect(socket.closed).toBe(true);
+    expect(await readConnection(h.db)).toMatchObject({ state: 'reconnecting', detail: 'the hub refused hello: too many sockets from this origin', retryAt: expect.any(Number) });
+    expect((await readSettings(h.db)).hubKeys['17391']).toEqual({ keyId: TEST_KEY_ID, key: TEST_KEY });
+    expect(await h.db.outbox.count()).toBe(1);
+    const next = await h.nextSocket();
+    await h.accept(next, [proposalView('el_1', h.clock.t - 1000)]);
+    expect(types(next)).toEqual(['hello', 'auth', 'decide']);
   });
 });
 
@@ -104,7 +147,8 @@ describe('something other than the hub on the port', () => {
     await h.paired();
     const socket = await started();
     await nextSent(socket, 'hello');
-    socket.deliver({ type: 'welcome', protocol: PROTOCOL_VERSION, hubPid: 1, rules: [], pending: [proposalView('el_phish', h.clock.t)] });
+    // Shaped as the answer to an auth this browser never sent.
+    socket.deliver({ id: 'auth', result: { welcome: welcomeOf({ pending: [proposalView('el_phish', h.clock.t)] }) } });
     await settle();
     expect(types(socket)).toEqual(['hello']);
     expect(socket.closed).toBe(true);
@@ -114,9 +158,11 @@ describe('something other than the hub on the port', () => {
   });
 
   it.each([
-    ['a request.created', JSON.stringify({ type: 'request.created', request: proposalView('el_x', 1) })],
+    ['a request.created', JSON.stringify({ method: 'request.created', params: { request: proposalView('el_x', 1) } })],
     ['a frame that is not JSON', '{nope'],
-    ['a paired key', JSON.stringify({ type: 'paired', keyId: TEST_KEY_ID, sealedKey: OTHER_KEY })],
+    ['a paired key with a welcome', JSON.stringify({ id: 'auth', result: { paired: { keyId: TEST_KEY_ID, sealedKey: OTHER_KEY }, welcome: welcomeOf({ pending: [proposalView('el_x', 1)] }) } })],
+    ['an answer to a call never made', JSON.stringify({ id: 'c1', result: { ok: true, status: 'approved' } })],
+    ['an error for no call', JSON.stringify({ id: null, error: { code: 'invalid', message: 'not JSON' } })],
   ])('%s before any proof: untrusted, nothing sent', async (_what, frame) => {
     await h.paired();
     const socket = await started();
@@ -132,9 +178,10 @@ describe('something other than the hub on the port', () => {
   it('a challenge that replays our own nonce and a proof made for the other direction is refused', async () => {
     await h.paired();
     const socket = await started();
-    const hello = await nextSent(socket, 'hello');
+    const hello = await helloOf(socket);
+    const { nonce } = hello.params;
     // Reflection: what the extension itself would prove is not what the hub must prove.
-    socket.deliver({ type: 'challenge', nonce: hello.nonce, proof: await peerProof(TEST_KEY, bindingOf(socket), hello.nonce, hello.nonce) });
+    socket.answer(hello.id, { nonce, proof: await peerProof(TEST_KEY, bindingOf(socket), nonce, nonce) });
     await settle();
     expect(types(socket)).toEqual(['hello']);
     expect((await readConnection(h.db))?.state).toBe('untrusted_hub');
@@ -160,9 +207,11 @@ describe('pairing', () => {
     expect(socket.url).toBe('ws://127.0.0.1:18001');
     expect(socket.protocols).toEqual([SUBPROTOCOL, PAIRING_SUBPROTOCOL]);
     const hello = await nextSent(socket, 'hello');
-    expect(hello).toEqual({ type: 'hello', protocol: PROTOCOL_VERSION, role: 'extension', client: { name: 'test', version: '1' }, nonce: expect.stringMatching(/^[0-9a-f]{64}$/), pairing: true });
+    expect(hello).toEqual({
+      id: 'hello', method: 'hello', params: { protocol: PROTOCOL_VERSION, role: 'extension', client: { name: 'test', version: '1' }, nonce: expect.stringMatching(/^[0-9a-f]{64}$/), pairing: true },
+    });
+    // The key comes sealed in the answer to auth, with the welcome.
     await pairHub(socket, TEST_CODE, OTHER_KEY, OTHER_KEY_ID);
-    socket.deliver({ type: 'welcome', protocol: PROTOCOL_VERSION, hubPid: 1, rules: [], pending: [] });
     await settle();
     expect(await readSettings(h.db)).toMatchObject({ pairingCode: '', hubKeys: { 18001: { keyId: OTHER_KEY_ID, key: OTHER_KEY } } });
     expect((await readConnection(h.db))?.state).toBe('connected');
@@ -173,7 +222,7 @@ describe('pairing', () => {
     const next = await h.nextSocket();
     expect(next.protocols).toEqual([SUBPROTOCOL]);
     next.open();
-    expect(await nextSent(next, 'hello')).toMatchObject({ keyId: OTHER_KEY_ID });
+    expect(await nextSent(next, 'hello')).toMatchObject({ params: { keyId: OTHER_KEY_ID } });
     await proveHub(next, OTHER_KEY);
   });
 
@@ -189,12 +238,14 @@ describe('pairing', () => {
     await queuedDecision();
     await patchSettings(h.db, { pairingCode: TEST_CODE });
     const socket = await started();
-    await proveHub(socket, TEST_CODE);
-    socket.deliver({ type: 'welcome', protocol: PROTOCOL_VERSION, hubPid: 1, rules: [], pending: [proposalView('el_1', h.clock.t - 1000)] });
+    const authId = await proveExtension(socket, TEST_CODE);
+    // The answer to auth carries the welcome but no `paired`.
+    socket.answer(authId, { welcome: welcomeOf({ pending: [proposalView('el_1', h.clock.t - 1000)] }) });
     await settle();
     expect(types(socket)).toEqual(['hello', 'auth']);
     expect(socket.closed).toBe(true);
     expect((await readSettings(h.db)).hubKeys).toEqual({});
+    expect(controller.connection.connected).toBe(false);
   });
 
   it('a hub that cannot prove the code (a typo, or not our hub): nothing sent after the hello, the code dropped, the header says to check it', async () => {
@@ -241,7 +292,7 @@ describe('pairing', () => {
     await settle();
     const next = await h.nextSocket();
     await h.accept(next, []);
-    expect(next.sent[0]).toMatchObject({ type: 'hello', keyId: TEST_KEY_ID });
+    expect(next.sent[0]).toMatchObject({ method: 'hello', params: { keyId: TEST_KEY_ID } });
     expect((await readConnection(h.db))?.state).toBe('connected');
   });
 
@@ -302,8 +353,7 @@ describe('no key and no code', () => {
     const socket = h.sockets[0]!;
     expect(socket.protocols).toEqual([SUBPROTOCOL, PAIRING_SUBPROTOCOL]);
     socket.open();
-    await pairHub(socket, TEST_CODE);
-    socket.deliver({ type: 'welcome', protocol: PROTOCOL_VERSION, hubPid: 1, rules: [], pending: [proposalView('el_1', h.clock.t - 1000)] });
+    await pairWith(socket, TEST_CODE, bindingOf(socket), TEST_KEY, TEST_KEY_ID, { pending: [proposalView('el_1', h.clock.t - 1000)] });
     await settle();
     expect(types(socket)).toEqual(['hello', 'auth', 'decide']);
   });
@@ -336,7 +386,7 @@ describe('proofs are bound to this connection', () => {
     const socket = await started();
     await nextSent(socket, 'hello');
     const hubNonce = newNonce();
-    socket.deliver({ type: 'challenge', nonce: hubNonce, proof: await hubProof(TEST_KEY, bindingOf(socket), newNonce(), hubNonce) });
+    socket.answer('hello', { nonce: hubNonce, proof: await hubProof(TEST_KEY, bindingOf(socket), newNonce(), hubNonce) });
     await settle();
     expect(types(socket)).toEqual(['hello']);
     expect((await readConnection(h.db))?.state).toBe('untrusted_hub');

@@ -6,9 +6,10 @@ import { getRequest } from '../../extension/db/requests-repo.js';
 import { rowFromView } from '../../extension/db/rows.js';
 import { patchSettings, readConnection, readSettings } from '../../extension/db/settings-repo.js';
 import { WELCOME_TIMEOUT_MS } from '../../extension/hub/hub-connection.js';
-import { HEARTBEAT_MS, MAX_FRAME_BYTES, PROTOCOL_VERSION, type PeerMessage } from '../../shared/wire-protocol.js';
-import { harness, type Harness } from './background-harness.js';
-import { TEST_CODE, TEST_KEY, TEST_KEY_ID, bindingOf, pairHub, proposalView, proveHub, settle, until } from './fakes.js';
+import { HEARTBEAT_MS, MAX_FRAME_BYTES, PROTOCOL_VERSION } from '../../shared/wire-protocol.js';
+import { welcomeOf } from '../helpers/hub-fakes.js';
+import { decideCalls, harness, proveExtension, type Harness } from './background-harness.js';
+import { TEST_CODE, TEST_KEY, TEST_KEY_ID, bindingOf, nextSent, pairHub, proposalView, proveHub, settle, until, type FakeSocket } from './fakes.js';
 import { sealKey } from '../../shared/hub-auth.js';
 
 let h: Harness;
@@ -17,7 +18,12 @@ beforeEach(() => {
 });
 afterEach(() => vi.restoreAllMocks());
 
-const decides = (sent: PeerMessage[]) => sent.filter((m) => m.type === 'decide');
+const decides = (socket: FakeSocket) => decideCalls(socket).map((call) => call.params);
+/** The id of the decide call the extension sent `index`-th on `socket` (bounded wait), to answer it by. */
+async function decideId(socket: FakeSocket, index = 0): Promise<string> {
+  await until(() => decideCalls(socket).length > index, 'the extension to call decide');
+  return decideCalls(socket)[index]?.id ?? '';
+}
 
 /** Many rows make a welcome take many turns of the event loop to apply: room for a frame behind it to overtake it. */
 function manyViews(count: number, at: number) {
@@ -34,10 +40,10 @@ describe('the mirror handles one frame at a time, and a welcome in one transacti
     await settle();
     const socket = h.sockets.at(-1)!;
     socket.open();
-    await proveHub(socket, TEST_KEY);
+    const authId = await proveExtension(socket);
     // The welcome was written before the request was created, so it does not list it.
-    socket.deliver({ type: 'welcome', protocol: PROTOCOL_VERSION, hubPid: 1, rules: [], pending: [proposalView('el_1', h.clock.t - 1000), ...manyViews(40, h.clock.t)] });
-    socket.deliver({ type: 'request.created', request: proposalView('el_new', h.clock.t) });
+    socket.answer(authId, { welcome: welcomeOf({ pending: [proposalView('el_1', h.clock.t - 1000), ...manyViews(40, h.clock.t)] }) });
+    socket.deliver({ method: 'request.created', params: { request: proposalView('el_new', h.clock.t) } });
     await settle(300);
     expect((await getRequest(h.db, 'el_new'))?.status).toBe('pending');
     expect(h.platform.notified.map((r) => r.elicitationId)).toContain('el_new');
@@ -52,9 +58,9 @@ describe('the mirror handles one frame at a time, and a welcome in one transacti
     await settle();
     const socket = h.sockets.at(-1)!;
     socket.open();
-    await proveHub(socket, TEST_KEY);
-    socket.deliver({ type: 'welcome', protocol: PROTOCOL_VERSION, hubPid: 1, rules: [], pending: [...manyViews(40, h.clock.t), proposalView('el_1', h.clock.t - 1000)] });
-    socket.deliver({ type: 'request.removed', elicitationId: 'el_1', status: 'canceled' });
+    const authId = await proveExtension(socket);
+    socket.answer(authId, { welcome: welcomeOf({ pending: [...manyViews(40, h.clock.t), proposalView('el_1', h.clock.t - 1000)] }) });
+    socket.deliver({ method: 'request.removed', params: { elicitationId: 'el_1', status: 'canceled' } });
     await settle(300);
     expect((await getRequest(h.db, 'el_1'))?.status).toBe('canceled');
   });
@@ -66,11 +72,10 @@ describe('the mirror handles one frame at a time, and a welcome in one transacti
     await settle();
     const socket = h.sockets[0]!;
     socket.open();
-    // The key (Web Crypto, then a settings write) and the welcome arrive back to back: a frame handled alongside them
-    // would land before the welcome's sweep.
+    // The key (Web Crypto, then a settings write) and the welcome arrive in one answer to auth, and a notice right
+    // behind it: a frame handled alongside them would land before the welcome's sweep.
     await pairHub(socket, TEST_CODE);
-    socket.deliver({ type: 'welcome', protocol: PROTOCOL_VERSION, hubPid: 1, rules: [], pending: [] });
-    socket.deliver({ type: 'request.created', request: proposalView('el_new', h.clock.t) });
+    socket.deliver({ method: 'request.created', params: { request: proposalView('el_new', h.clock.t) } });
     await settle(100);
     expect((await getRequest(h.db, 'el_new'))?.status).toBe('pending');
     expect(await readSettings(h.db)).toMatchObject({ pairingCode: '', hubKeys: { 17391: { keyId: TEST_KEY_ID, key: TEST_KEY } } });
@@ -81,16 +86,16 @@ describe('the mirror handles one frame at a time, and a welcome in one transacti
     const old = await h.connect(c, []);
     c.connection.restart();
     await settle();
-    old.deliver({ type: 'request.created', request: proposalView('el_late', h.clock.t) });
+    old.deliver({ method: 'request.created', params: { request: proposalView('el_late', h.clock.t) } });
     await settle();
     expect(await getRequest(h.db, 'el_late')).toBeUndefined();
   });
 
   it('sends no ack: the hub ignores them', async () => {
     const socket = await h.connect(h.controller());
-    socket.deliver({ type: 'request.created', request: proposalView('el_2', h.clock.t) });
+    socket.deliver({ method: 'request.created', params: { request: proposalView('el_2', h.clock.t) } });
     await settle();
-    expect(socket.sent.map((m) => m.type)).toEqual(['hello', 'auth']);
+    expect(socket.methods()).toEqual(['hello', 'auth']);
   });
 });
 
@@ -100,18 +105,18 @@ describe('one decision per request from this browser', () => {
     const socket = await h.connect(c);
     const popup = c.decide({ elicitationId: 'el_1', decision: 'approved', values: { name: 'A' }, included: ['name'] });
     const tab = c.decide({ elicitationId: 'el_1', decision: 'rejected', comment: 'no' });
-    await settle();
-    expect(decides(socket.sent)).toEqual([{ type: 'decide', elicitationId: 'el_1', idempotencyKey: 'key-1', decision: 'approved', values: { name: 'A' }, included: ['name'] }]);
+    const id = await decideId(socket);
+    expect(decides(socket)).toEqual([{ elicitationId: 'el_1', idempotencyKey: 'key-1', decision: 'approved', values: { name: 'A' }, included: ['name'] }]);
     expect(await tab).toEqual({
       state: 'already_decided_here',
       decision: { decision: 'approved', action: 'submit', values: { name: 'A' }, included: ['name'] },
       delivery: 'queued',
     });
-    socket.deliver({ type: 'decision.result', elicitationId: 'el_1', idempotencyKey: 'key-1', ok: true, status: 'approved' });
+    socket.answer(id, { ok: true, status: 'approved' });
     expect(await popup).toEqual({ state: 'answered', ok: true, status: 'approved' });
     expect(await getRequest(h.db, 'el_1')).toMatchObject({ status: 'approved', delivery: 'delivered', outcome: { decision: 'approved', values: { name: 'A' } } });
     expect(await c.decide({ elicitationId: 'el_1', decision: 'rejected' })).toMatchObject({ state: 'already_decided_here', delivery: 'delivered' });
-    expect(decides(socket.sent)).toHaveLength(1);
+    expect(decides(socket)).toHaveLength(1);
     expect(await h.db.outbox.count()).toBe(0);
   });
 
@@ -129,23 +134,22 @@ describe('one decision per request from this browser', () => {
     const c = h.controller();
     const socket = await h.connect(c);
     const first = c.decide({ elicitationId: 'el_1', decision: 'approved', values: { name: 5 }, included: ['name'] });
-    await settle();
-    socket.deliver({ type: 'decision.result', elicitationId: 'el_1', idempotencyKey: 'key-1', ok: false, reason: 'invalid', issues: [] });
+    socket.answer(await decideId(socket), { ok: false, reason: 'invalid', issues: [] });
     expect(await first).toMatchObject({ state: 'answered', reason: 'invalid' });
     const second = c.decide({ elicitationId: 'el_1', decision: 'approved', values: { name: 'N' }, included: ['name'] });
-    await settle();
-    expect(decides(socket.sent).map((m) => m.idempotencyKey)).toEqual(['key-1', 'key-2']);
-    socket.deliver({ type: 'decision.result', elicitationId: 'el_1', idempotencyKey: 'key-2', ok: true, status: 'approved' });
+    const secondId = await decideId(socket, 1);
+    expect(decides(socket).map((m) => m.idempotencyKey)).toEqual(['key-1', 'key-2']);
+    socket.answer(secondId, { ok: true, status: 'approved' });
     expect(await second).toEqual({ state: 'answered', ok: true, status: 'approved' });
   });
 
   it('does not send a decision for a request this browser already knows is withdrawn', async () => {
     const c = h.controller();
     const socket = await h.connect(c);
-    socket.deliver({ type: 'request.removed', elicitationId: 'el_1', status: 'canceled' });
+    socket.deliver({ method: 'request.removed', params: { elicitationId: 'el_1', status: 'canceled' } });
     await settle();
     expect(await c.decide({ elicitationId: 'el_1', decision: 'approved', values: {}, included: [] })).toEqual({ state: 'answered', ok: false, reason: 'withdrawn', status: 'canceled' });
-    expect(decides(socket.sent)).toEqual([]);
+    expect(decides(socket)).toEqual([]);
     expect(await h.db.outbox.count()).toBe(0);
     expect((await getRequest(h.db, 'el_1'))?.outcome).toBeUndefined();
   });
@@ -156,11 +160,13 @@ describe('oversized decisions', () => {
     const c = h.controller();
     const socket = await h.connect(c);
     const reply = await c.decide({ elicitationId: 'el_1', decision: 'approved', values: { name: 'N', notes: 'x'.repeat(MAX_FRAME_BYTES) }, included: ['name', 'notes'] });
+    // The size is the decide call's whole frame, `{ id, method, params }` (counted with an 11-character id), as the hub
+    // measures it; under protocol 8 it was the `{ type: "decide", … }` message, 1048724 bytes.
     expect(reply).toEqual({
       state: 'too_large',
-      issues: [{ path: 'values.notes', rule: 'too_large', message: expect.stringMatching(/^values\.notes: is 1048578 bytes as JSON; a decision must fit in 1048576 bytes \(the hub's message limit\) and this one is 1048724 bytes$/) }],
+      issues: [{ path: 'values.notes', rule: 'too_large', message: expect.stringMatching(/^values\.notes: is 1048578 bytes as JSON; a decision must fit in 1048576 bytes \(the hub's message limit\) and this one is 1048758 bytes$/) }],
     });
-    expect(decides(socket.sent)).toEqual([]);
+    expect(decides(socket)).toEqual([]);
     expect(await h.db.outbox.count()).toBe(0);
     expect((await getRequest(h.db, 'el_1'))?.delivery).toBeUndefined();
   });
@@ -173,7 +179,7 @@ describe('oversized decisions', () => {
       values: { notes: 'x'.repeat(MAX_FRAME_BYTES + 10) }, included: ['notes'],
     });
     const socket = await h.connect(h.controller(), [view]);
-    expect(decides(socket.sent)).toEqual([]);
+    expect(decides(socket)).toEqual([]);
     expect(await h.db.outbox.count()).toBe(0);
     expect(await getRequest(h.db, 'el_1')).toMatchObject({
       status: 'pending', delivery: 'refused', refusal: { reason: 'too_large', issues: [{ path: 'values.notes', rule: 'too_large' }] },
@@ -182,12 +188,14 @@ describe('oversized decisions', () => {
 });
 
 describe('a decision the hub could not record (unavailable)', () => {
-  it('stays in the outbox, queued, and is sent again with the same key after the next welcome', async () => {
+  // The engine refusing to record answers the call with the error `unavailable` (protocol 9), never a refusal reason.
+  it.each<[string, (socket: FakeSocket, id: string) => void]>([
+    ['an error unavailable', (socket, id) => socket.deliver({ id, error: { code: 'unavailable', message: 'the hub could not record the decision' } })],
+  ])('answered with %s: stays in the outbox, queued, and is sent again with the same key after the next welcome', async (_how, answer) => {
     const c = h.controller();
     const socket = await h.connect(c);
     const reply = c.decide({ elicitationId: 'el_1', decision: 'approved', values: {}, included: [] });
-    await settle();
-    socket.deliver({ type: 'decision.result', elicitationId: 'el_1', idempotencyKey: 'key-1', ok: false, reason: 'unavailable' });
+    answer(socket, await decideId(socket));
     expect(await reply).toEqual({ state: 'queued' });
     await settle();
     expect(await h.db.outbox.count()).toBe(1);
@@ -197,7 +205,8 @@ describe('a decision the hub could not record (unavailable)', () => {
     socket.closeFromHub(1001, 'stepping down');
     await settle();
     const again = await h.reconnect([proposalView('el_1', h.clock.t - 1000)]);
-    expect(decides(again.sent)).toEqual([{ type: 'decide', elicitationId: 'el_1', idempotencyKey: 'key-1', decision: 'approved', values: {}, included: [] }]);
+    await decideId(again);
+    expect(decides(again)).toEqual([{ elicitationId: 'el_1', idempotencyKey: 'key-1', decision: 'approved', values: {}, included: [] }]);
   });
 });
 
@@ -210,7 +219,7 @@ describe('bounded waits and a loop-free keep-alive', () => {
     const socket = h.sockets[0]!;
     socket.open();
     await settle();
-    expect(socket.sent.map((m) => m.type)).toEqual(['hello']);
+    expect(socket.methods()).toEqual(['hello']);
     h.clock.advance(WELCOME_TIMEOUT_MS - 1);
     await settle();
     expect(socket.closed).toBe(false);
@@ -230,20 +239,22 @@ describe('bounded waits and a loop-free keep-alive', () => {
     let mirrored = 0;
     // What hubs of protocol 1 did: answer every heartbeat (a little later, and at most 1,000 times so a loop ends).
     socket.onSent = (message) => {
-      if (message.type !== 'heartbeat' || mirrored >= 1000) return;
+      if (message.method !== 'heartbeat' || mirrored >= 1000) return;
       mirrored++;
-      setTimeout(() => socket.deliver({ type: 'heartbeat', t: message.t }), 0);
+      setTimeout(() => socket.deliver({ method: 'heartbeat', params: message.params }), 0);
     };
     const t0 = h.clock.t;
     for (let elapsed = 1000; elapsed <= 45_000; elapsed += 1000) {
       h.clock.advance(1000);
       // The hub's own heartbeat every 20 s.
-      if ((h.clock.t - t0) % HEARTBEAT_MS === 0) socket.deliver({ type: 'heartbeat', t: h.clock.t });
+      if ((h.clock.t - t0) % HEARTBEAT_MS === 0) socket.deliver({ method: 'heartbeat', params: { t: h.clock.t } });
       await settle(5);
     }
     await settle();
     const sent = socket.sent.slice(start);
-    expect(sent.map((m) => m.type)).toEqual(['heartbeat', 'heartbeat']);
+    expect(sent.map((m) => m.method)).toEqual(['heartbeat', 'heartbeat']);
+    // Notices, never calls: nothing waits for an answer to them.
+    expect(sent.every((m) => m.id === undefined)).toBe(true);
   });
 
   it('stops its heartbeat when the socket closes', async () => {
@@ -253,7 +264,7 @@ describe('bounded waits and a loop-free keep-alive', () => {
     await settle();
     h.clock.advance(HEARTBEAT_MS);
     await settle();
-    expect(socket.sent.filter((m) => m.type === 'heartbeat')).toEqual([]);
+    expect(socket.sent.filter((m) => m.method === 'heartbeat')).toEqual([]);
   });
 });
 
@@ -284,8 +295,8 @@ describe('a visible version mismatch', () => {
     await settle();
     const socket = h.sockets[0]!;
     socket.open();
-    await proveHub(socket, TEST_KEY);
-    socket.deliver({ type: 'welcome', protocol: PROTOCOL_VERSION + 1, hubPid: 1, rules: [], pending: [proposalView('el_1', h.clock.t)] });
+    const authId = await proveExtension(socket, TEST_KEY);
+    socket.answer(authId, { welcome: welcomeOf({ protocol: PROTOCOL_VERSION + 1, pending: [proposalView('el_1', h.clock.t)] }) });
     await settle();
     expect(socket.closed).toBe(true);
     expect(await readConnection(h.db)).toMatchObject({ state: 'version_mismatch', hubProtocol: PROTOCOL_VERSION + 1 });
@@ -293,14 +304,15 @@ describe('a visible version mismatch', () => {
     expect(c.connection.connected).toBe(false);
   });
 
-  it('a hub of protocol 1 (error unsupported_protocol before welcome) reads as an older hub', async () => {
+  it('a hub of protocol ≤ 8 (its {type:"error"} answer to the hello) reads as an older hub', async () => {
     await h.paired();
     const c = h.controller();
     c.start();
     await settle();
     const socket = h.sockets[0]!;
     socket.open();
-    socket.deliver({ type: 'error', code: 'unsupported_protocol', message: 'this hub speaks protocol 1' });
+    // What hubs of protocols 1 to 8 answer a hello they cannot read with: a frame of their own shape.
+    socket.deliver(JSON.stringify({ type: 'error', code: 'unsupported_protocol', message: 'this hub speaks protocol 8' }));
     await settle();
     expect(socket.closed).toBe(true);
     expect(await readConnection(h.db)).toMatchObject({ state: 'version_mismatch', hubProtocol: null, extensionProtocol: PROTOCOL_VERSION });
@@ -335,6 +347,7 @@ describe('settings writes are patches', () => {
     const socket = h.sockets[0]!;
     socket.open();
     const { hubNonce, peerNonce } = await proveHub(socket, TEST_CODE);
+    const authId = (await nextSent(socket, 'auth')).id;
     let saving: Promise<unknown> | null = null;
     const get = h.db.settings.get.bind(h.db.settings);
     vi.spyOn(h.db.settings, 'get').mockImplementation(((key: 'current') => {
@@ -343,7 +356,7 @@ describe('settings writes are patches', () => {
       saving ??= Dexie.ignoreTransaction(() => save());
       return read;
     }) as typeof h.db.settings.get);
-    socket.deliver({ type: 'paired', keyId: TEST_KEY_ID, sealedKey: await sealKey(TEST_KEY, TEST_CODE, bindingOf(socket).port, hubNonce, peerNonce) });
+    socket.answer(authId, { paired: { keyId: TEST_KEY_ID, sealedKey: await sealKey(TEST_KEY, TEST_CODE, bindingOf(socket).port, hubNonce, peerNonce) }, welcome: welcomeOf() });
     await until(() => saving !== null, 'the background to store the key');
     await saving;
     await settle();

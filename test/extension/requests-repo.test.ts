@@ -9,7 +9,7 @@ import { rowFromView, type RequestRow } from '../../extension/db/rows.js';
 import type { Status } from '../../shared/lifecycle.js';
 import type { RequestView } from '../../shared/wire-protocol.js';
 import { BackgroundController } from '../../extension/background/background-controller.js';
-import { harness } from './background-harness.js';
+import { decideCalls, harness } from './background-harness.js';
 import { FakeSocket, proposalView, until } from './fakes.js';
 
 const T0 = 1_700_000_000_000;
@@ -420,15 +420,15 @@ describe('a request that cannot be stored', () => {
     await h.db.outbox.put({ idempotencyKey: 'key-queued', elicitationId: 'el_decided', decision: 'approved', values: {}, included: [], queuedAt: at - 4000 });
 
     const socket = await h.connect(c, [proposalView('el_decided', at - 5000), proposalView('el_first', at - 3000), deepView('el_deep', at - 2000), proposalView('el_last', at - 1000)]);
-    await until(() => socket.sent.some((m) => m.type === 'decide'), 'the queued decision to be re-sent');
+    await until(() => decideCalls(socket).length > 0, 'the queued decision to be re-sent');
 
     expect((await pendingRequests(h.db)).map((r) => r.elicitationId)).toEqual(['el_last', 'el_first', 'el_decided']);
     expect(h.platform.notified.map((r) => r.elicitationId)).toEqual(['el_first', 'el_last']);
-    expect(socket.sent.filter((m) => m.type === 'decide')).toEqual([expect.objectContaining({ elicitationId: 'el_decided', idempotencyKey: 'key-queued' })]);
+    expect(decideCalls(socket).map((call) => call.params)).toEqual([expect.objectContaining({ elicitationId: 'el_decided', idempotencyKey: 'key-queued' })]);
     expect(logs).toContainEqual(expect.stringMatching(/^skipped request el_deep of the welcome: it cannot be stored here \(.*call stack/i));
 
-    socket.deliver({ type: 'request.created', request: deepView('el_deep_again', h.clock.t) });
-    socket.deliver({ type: 'request.created', request: proposalView('el_later', h.clock.t) });
+    socket.deliver({ method: 'request.created', params: { request: deepView('el_deep_again', h.clock.t) } });
+    socket.deliver({ method: 'request.created', params: { request: proposalView('el_later', h.clock.t) } });
     await until(() => h.platform.notified.some((r) => r.elicitationId === 'el_later'), 'the later request to be stored');
     expect(await getRequest(h.db, 'el_later')).toMatchObject({ status: 'pending' });
     expect(logs).toContainEqual(expect.stringMatching(/^skipped request el_deep_again: it cannot be stored here/));
@@ -453,8 +453,8 @@ describe('a request that cannot be stored', () => {
     vi.spyOn(h.db.requests, 'bulkGet').mockRejectedValueOnce(new Error('storage is gone'));
 
     const socket = await h.connect(c, [proposalView('el_decided', at - 5000), proposalView('el_new', at - 1000)]);
-    await until(() => socket.sent.some((m) => m.type === 'decide'), 'the queued decision to be re-sent');
-    expect(socket.sent.filter((m) => m.type === 'decide')).toEqual([expect.objectContaining({ elicitationId: 'el_decided', idempotencyKey: 'key-queued' })]);
+    await until(() => decideCalls(socket).length > 0, 'the queued decision to be re-sent');
+    expect(decideCalls(socket).map((call) => call.params)).toEqual([expect.objectContaining({ elicitationId: 'el_decided', idempotencyKey: 'key-queued' })]);
     expect(logs).toContainEqual(expect.stringMatching(/^applying the welcome failed: .*storage is gone/));
   });
 });

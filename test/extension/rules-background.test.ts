@@ -1,7 +1,7 @@
 // The person's rules in the background: the Dexie v5 table (the v4 rows kept), the hub's list from the welcome and
-// every `rules` frame (validated, replaced whole), Rules-view changes sent as rule.save/rule.delete and answered from
-// rule.result within a bound, decisions that carry a rule (sent, queued and replayed with it), and requests a rule
-// decided at creation (stored decided, named in the history, never notified).
+// every `rules.changed` notice (validated, replaced whole), Rules-view changes sent as rule.save/rule.delete calls and
+// answered from the hub's answer within a bound, decisions that carry a rule (sent, queued and replayed with it), and
+// requests a rule decided at creation (stored decided, named in the history, never notified).
 import { IDBFactory, IDBKeyRange } from 'fake-indexeddb';
 import { Dexie } from 'dexie';
 import { beforeEach, describe, expect, it } from 'vitest';
@@ -11,8 +11,8 @@ import { openDb } from '../../extension/db/database.js';
 import { getRequest } from '../../extension/db/requests-repo.js';
 import { listRules, replaceRules, rulesById } from '../../extension/db/rules-repo.js';
 import { decisionSummary } from '../../extension/ui/request-summary.js';
-import { harness, type Harness } from './background-harness.js';
-import { jsonApprovalRow, proposalView, settle } from './fakes.js';
+import { decideCalls, harness, type Harness } from './background-harness.js';
+import { jsonApprovalRow, proposalView, settle, until } from './fakes.js';
 import { bashPermission } from './review-helpers.js';
 
 const RULE: Rule = {
@@ -72,7 +72,7 @@ describe('the background and the hub\'s rules', () => {
     h = harness();
   });
 
-  it('stores the welcome\'s rules and replaces them with each `rules` frame', async () => {
+  it('stores the welcome\'s rules and replaces them with each `rules.changed` notice', async () => {
     const c = h.controller();
     await h.paired();
     c.start();
@@ -80,24 +80,24 @@ describe('the background and the hub\'s rules', () => {
     const socket = h.sockets.at(-1)!;
     await h.accept(socket, [], [RULE]);
     expect(await listRules(h.db)).toEqual([RULE]);
-    socket.deliver({ type: 'rules', rules: [DENY_RULE] });
+    socket.deliver({ method: 'rules.changed', params: { rules: [DENY_RULE] } });
     await settle();
     expect(await listRules(h.db)).toEqual([DENY_RULE]);
-    socket.deliver({ type: 'rules', rules: [] });
+    socket.deliver({ method: 'rules.changed', params: { rules: [] } });
     await settle();
     expect(await listRules(h.db)).toEqual([]);
   });
 
-  it('a Rules-view save goes to the hub as rule.save and is answered from its rule.result', async () => {
+  it('a Rules-view save goes to the hub as a rule.save call and is answered from its answer', async () => {
     const c = h.controller();
     const socket = await h.connect(c, []);
     socket.onSent = (m) => {
-      if (m.type === 'rule.save') socket.deliver({ type: 'rule.result', changeId: m.changeId, ok: true, id: RULE.id });
+      if (m.method === 'rule.save') socket.answer(m.id, { ok: true, id: RULE.id });
     };
     const draft = { effect: 'allow' as const, match: RULE.match, expiresAt: null };
     const reply = await c.handleUiMessage({ type: 'rule.save', rule: draft });
     expect(reply).toEqual({ state: 'answered', ok: true, id: RULE.id });
-    expect(socket.sent.filter((m) => m.type === 'rule.save')).toEqual([{ type: 'rule.save', changeId: expect.any(String), rule: draft }]);
+    expect(socket.sent.filter((m) => m.method === 'rule.save')).toEqual([{ id: expect.any(String), method: 'rule.save', params: { rule: draft } }]);
     // The list changes only with the hub's own list, never from the page's wish.
     expect(await listRules(h.db)).toEqual([]);
   });
@@ -106,17 +106,17 @@ describe('the background and the hub\'s rules', () => {
     const c = h.controller();
     const socket = await h.connect(c, []);
     socket.onSent = (m) => {
-      if (m.type === 'rule.save') socket.deliver({ type: 'rule.result', changeId: m.changeId, ok: false, issues: [{ path: 'rule.match.tool', rule: 'required', message: 'rule.match.tool: required' }] });
-      if (m.type === 'rule.delete') socket.deliver({ type: 'rule.result', changeId: m.changeId, ok: true });
+      if (m.method === 'rule.save') socket.answer(m.id, { ok: false, issues: [{ path: 'rule.match.tool', rule: 'required', message: 'rule.match.tool: required' }] });
+      if (m.method === 'rule.delete') socket.answer(m.id, { removed: true });
     };
     const draft = { effect: 'deny' as const, match: DENY_RULE.match, expiresAt: 10 };
     expect(await c.handleUiMessage({ type: 'rule.save', id: DENY_RULE.id, rule: draft })).toEqual({
       state: 'answered', ok: false, issues: [{ path: 'rule.match.tool', rule: 'required', message: 'rule.match.tool: required' }],
     });
     expect(await c.handleUiMessage({ type: 'rule.delete', id: DENY_RULE.id })).toEqual({ state: 'answered', ok: true });
-    expect(socket.sent.filter((m) => m.type.startsWith('rule.'))).toEqual([
-      { type: 'rule.save', changeId: expect.any(String), id: DENY_RULE.id, rule: draft },
-      { type: 'rule.delete', changeId: expect.any(String), id: DENY_RULE.id },
+    expect(socket.sent.filter((m) => m.method.startsWith('rule.'))).toEqual([
+      { id: expect.any(String), method: 'rule.save', params: { id: DENY_RULE.id, rule: draft } },
+      { id: expect.any(String), method: 'rule.delete', params: { id: DENY_RULE.id } },
     ]);
   });
 
@@ -126,9 +126,58 @@ describe('the background and the hub\'s rules', () => {
     const socket = await h.connect(c, []);
     const waiting = c.handleUiMessage({ type: 'rule.delete', id: RULE.id });
     await settle();
-    expect(socket.sent.filter((m) => m.type === 'rule.delete')).toHaveLength(1);
+    expect(socket.sent.filter((m) => m.method === 'rule.delete')).toHaveLength(1);
     h.clock.advance(5000);
     expect(await waiting).toEqual({ state: 'no_answer' });
+  });
+
+  it('a rule change with no hub is answered not_connected at once, nothing sent', async () => {
+    await h.paired();
+    const c = h.controller();
+    c.start();
+    await settle();
+    // A socket is open but its hub has not welcomed it: calls go only to a welcomed hub.
+    const socket = h.sockets.at(-1)!;
+    socket.open();
+    expect(await c.handleUiMessage({ type: 'rule.save', rule: { effect: 'allow', match: RULE.match, expiresAt: null } })).toEqual({ state: 'not_connected' });
+    expect(socket.methods()).toEqual(['hello']);
+  });
+
+  it('a rule change the hub does not answer within 5 s is answered no_answer; its late answer changes nothing', async () => {
+    const c = h.controller();
+    const socket = await h.connect(c, []);
+    const waiting = c.handleUiMessage({ type: 'rule.save', rule: { effect: 'allow', match: RULE.match, expiresAt: null } });
+    await until(() => socket.sent.some((m) => m.method === 'rule.save'), 'the rule.save call');
+    h.clock.advance(4999);
+    await settle();
+    h.clock.advance(1);
+    expect(await waiting).toEqual({ state: 'no_answer' });
+    socket.answer(socket.sent.find((m) => m.method === 'rule.save')?.id, { ok: true, id: RULE.id });
+    await settle();
+    expect(await listRules(h.db)).toEqual([]);
+    expect(c.connection.connected).toBe(true);
+  });
+
+  it('a socket that closes while a rule change waits answers it no_answer at once, not after 5 s', async () => {
+    const c = h.controller();
+    const socket = await h.connect(c, []);
+    let reply: unknown = null;
+    void c.handleUiMessage({ type: 'rule.delete', id: RULE.id }).then((r) => (reply = r));
+    await until(() => socket.sent.some((m) => m.method === 'rule.delete'), 'the rule.delete call');
+    socket.drop();
+    await until(() => reply !== null, 'the rule change to be answered');
+    expect(reply).toEqual({ state: 'no_answer' });
+  });
+
+  it('a rule change the hub could not record (error unavailable) is answered not ok, naming the hub', async () => {
+    const c = h.controller();
+    const socket = await h.connect(c, []);
+    socket.onSent = (m) => {
+      if (m.method === 'rule.save') socket.deliver({ id: m.id ?? '', error: { code: 'unavailable', message: 'the hub could not record this change; try again in a moment' } });
+    };
+    expect(await c.handleUiMessage({ type: 'rule.save', rule: { effect: 'allow', match: RULE.match, expiresAt: null } })).toEqual({
+      state: 'answered', ok: false, issues: [{ path: '(hub)', rule: 'unavailable', message: 'the hub could not record this change; try again in a moment' }],
+    });
   });
 
   it('a page message that is not a rule draft is refused, never sent', async () => {
@@ -136,33 +185,35 @@ describe('the background and the hub\'s rules', () => {
     const socket = await h.connect(c, []);
     const reply = await c.handleUiMessage({ type: 'rule.save', rule: { effect: 'maybe', match: { tool: 'Bash' }, expiresAt: null } });
     expect(reply).toMatchObject({ state: 'error' });
-    expect(socket.sent.some((m) => m.type === 'rule.save')).toBe(false);
+    expect(socket.sent.some((m) => m.method === 'rule.save')).toBe(false);
   });
 
-  it('a decision with a rule carries it in the decide frame, in the outbox, and again after a reconnect', async () => {
+  it('a decision with a rule carries it in the decide call, in the outbox, and again after a reconnect', async () => {
     const c = h.controller();
     const socket = await h.connect(c, [permissionView('el_p', h.clock.t - 1000)]);
     const rule = { effect: 'allow' as const, match: RULE.match, expiresAt: null };
     const decided = c.handleUiMessage({ type: 'decide', elicitationId: 'el_p', decision: 'approved', rule });
-    await settle();
-    const frame = { type: 'decide', elicitationId: 'el_p', idempotencyKey: expect.any(String), decision: 'approved', rule };
-    expect(socket.sent.filter((m) => m.type === 'decide')).toEqual([frame]);
+    await until(() => decideCalls(socket).length > 0, 'the decide call');
+    const params = { elicitationId: 'el_p', idempotencyKey: expect.any(String), decision: 'approved', rule };
+    expect(decideCalls(socket)).toEqual([{ id: expect.any(String), params }]);
     expect((await h.db.outbox.toArray()).map((e) => e.rule)).toEqual([rule]);
     expect((await getRequest(h.db, 'el_p'))?.outcome).toEqual({ decision: 'approved', action: 'submit', rule });
     socket.drop();
     h.clock.advance(5000);
     expect(await decided).toEqual({ state: 'queued' });
     const next = await h.reconnect([permissionView('el_p', h.clock.t - 1000)]);
-    expect(next.sent.filter((m) => m.type === 'decide')).toEqual([frame]);
+    await until(() => decideCalls(next).length > 0, 'the decide call, again');
+    expect(decideCalls(next)).toEqual([{ id: expect.any(String), params }]);
+    expect(decideCalls(next)[0]?.params.idempotencyKey).toBe(decideCalls(socket)[0]?.params.idempotencyKey);
   });
 
   it('a request a rule decided at creation is stored decided, named by its rule in the history, and not notified', async () => {
     const c = h.controller();
     const socket = await h.connect(c, []);
-    socket.deliver({ type: 'rules', rules: [RULE] });
+    socket.deliver({ method: 'rules.changed', params: { rules: [RULE] } });
     socket.deliver({
-      type: 'request.created',
-      request: permissionView('el_r', h.clock.t, { status: 'approved', decidedAt: h.clock.t, outcome: { decision: 'approved', action: 'submit', decidedVia: 'rule', ruleId: RULE.id } }),
+      method: 'request.created',
+      params: { request: permissionView('el_r', h.clock.t, { status: 'approved', decidedAt: h.clock.t, outcome: { decision: 'approved', action: 'submit', decidedVia: 'rule', ruleId: RULE.id } }) },
     });
     await settle();
     const row = (await getRequest(h.db, 'el_r'))!;
@@ -172,11 +223,11 @@ describe('the background and the hub\'s rules', () => {
       label: 'Allowed',
       note: 'Allowed by your rule: Always allow Bash commands starting with "npm test" from claude-code in /home/dev/project until removed · not collected yet',
     });
-    socket.deliver({ type: 'rules', rules: [] });
+    socket.deliver({ method: 'rules.changed', params: { rules: [] } });
     await settle();
     expect(decisionSummary(row, await rulesById(h.db)).note).toBe('Allowed by a rule since removed · not collected yet');
     // A request the person must decide is still notified.
-    socket.deliver({ type: 'request.created', request: proposalView('el_new', h.clock.t) });
+    socket.deliver({ method: 'request.created', params: { request: proposalView('el_new', h.clock.t) } });
     await settle();
     expect(h.platform.notified.map((r) => r.elicitationId)).toEqual(['el_new']);
   });

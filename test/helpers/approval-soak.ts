@@ -11,8 +11,8 @@ import { JournalStore } from '../../server/store/journal-store.js';
 import { EXTENSION_ORIGIN } from '../../shared/extension-id.js';
 import { constantTimeEqual, hubProof, newNonce, peerProof } from '../../shared/hub-auth.js';
 import { effectiveStatus } from '../../shared/lifecycle.js';
-import type { HubMessage } from '../../shared/wire-protocol.js';
-import { HubMessageSchema, PROTOCOL_VERSION, SUBPROTOCOL } from '../../shared/wire-protocol.js';
+import { parseResult } from '../../shared/peer-calls.js';
+import { HubFrameSchema, PROTOCOL_VERSION, SUBPROTOCOL, isAnswer, parseHubNotice } from '../../shared/wire-protocol.js';
 import type { Harness, ToolResult } from './mcp-harness.js';
 import { connect } from './mcp-harness.js';
 import { freePort, pairedKey, type PairedKey } from './scripted-extension.js';
@@ -65,6 +65,8 @@ class SoakExtension {
   private running = true;
   private readonly decidedHere = new Set<string>();
   private readonly sentKeys = new Map<string, Decision>();
+  /** The request each key decides. */
+  private readonly decidedFor = new Map<string, string>();
 
   constructor(
     private readonly port: number,
@@ -79,7 +81,7 @@ class SoakExtension {
       socket.on('error', () => undefined);
       const closed = new Promise<void>((resolve) => socket.once('close', () => resolve()));
       const nonce = newNonce();
-      socket.once('open', () => socket.send(JSON.stringify({ type: 'hello', protocol: PROTOCOL_VERSION, role: 'extension', client: { name: 'soak', version: '1' }, nonce, keyId: this.key.keyId })));
+      socket.once('open', () => socket.send(JSON.stringify({ id: 'hello', method: 'hello', params: { protocol: PROTOCOL_VERSION, role: 'extension', client: { name: 'soak', version: '1' }, nonce, keyId: this.key.keyId } })));
       // In order, like the real extension: the proof is checked before the welcome is looked at.
       let queue = Promise.resolve();
       socket.on('message', (data) => {
@@ -94,42 +96,54 @@ class SoakExtension {
   }
 
   private async receive(socket: WebSocket, text: string, nonce: string): Promise<void> {
-    const parsed = HubMessageSchema.safeParse(JSON.parse(text));
+    const parsed = HubFrameSchema.safeParse(JSON.parse(text));
     if (!parsed.success) throw new Error(`the hub sent an invalid frame: ${text.slice(0, 200)}`);
-    const message: HubMessage = parsed.data;
-    switch (message.type) {
-      case 'challenge':
-        if (!constantTimeEqual(message.proof, await hubProof(this.key.key, { port: this.port, role: 'extension' }, nonce, message.nonce))) throw new Error('the hub did not prove the key');
-        socket.send(JSON.stringify({ type: 'auth', proof: await peerProof(this.key.key, { port: this.port, role: 'extension' }, message.nonce, nonce) }));
-        return;
-      case 'welcome':
-        this.hubPid = message.hubPid;
-        for (const view of message.pending) this.pending.add(view.elicitationId);
-        for (const [key, entry] of this.outbox) socket.send(JSON.stringify({ type: 'decide', elicitationId: entry.id, idempotencyKey: key, decision: entry.decision }));
-        return;
-      case 'request.created':
-        this.pending.add(message.request.elicitationId);
-        return;
-      case 'request.removed':
-        this.pending.delete(message.elicitationId);
-        return;
-      case 'decision.result': {
-        if (message.ok) {
-          const keys = this.okKeys.get(message.elicitationId) ?? new Map<string, Decision>();
-          const decision = this.sentKeys.get(message.idempotencyKey);
-          if (decision === undefined) throw new Error(`the hub acknowledged a key never sent: ${message.idempotencyKey}`);
-          keys.set(message.idempotencyKey, decision);
-          this.okKeys.set(message.elicitationId, keys);
-          this.outbox.delete(message.idempotencyKey);
-        } else if (message.reason !== 'unavailable') {
-          this.refused += 1;
-          this.outbox.delete(message.idempotencyKey);
-        }
-        return;
-      }
-      default:
-        return;
+    const frame = parsed.data;
+    if (!isAnswer(frame)) {
+      const notice = parseHubNotice(frame);
+      if (!notice.ok) throw new Error(`the hub sent an invalid notice: ${notice.error}`);
+      if (notice.message.method === 'request.created') this.pending.add(notice.message.params.request.elicitationId);
+      else if (notice.message.method === 'request.removed') this.pending.delete(notice.message.params.elicitationId);
+      return;
     }
+    if (frame.id === 'hello') {
+      const challenge = parseResult('hello', 'result' in frame ? frame.result : undefined);
+      if (!challenge.success) throw new Error(`the hub refused the hello: ${text.slice(0, 200)}`);
+      const { nonce: hubNonce, proof } = challenge.data;
+      if (!constantTimeEqual(proof, await hubProof(this.key.key, { port: this.port, role: 'extension' }, nonce, hubNonce))) throw new Error('the hub did not prove the key');
+      socket.send(JSON.stringify({ id: 'auth', method: 'auth', params: { proof: await peerProof(this.key.key, { port: this.port, role: 'extension' }, hubNonce, nonce) } }));
+      return;
+    }
+    if (frame.id === 'auth') {
+      const auth = parseResult('auth', 'result' in frame ? frame.result : undefined);
+      if (!auth.success) throw new Error(`the hub refused the auth: ${text.slice(0, 200)}`);
+      this.hubPid = auth.data.welcome.hubPid;
+      for (const view of auth.data.welcome.pending) this.pending.add(view.elicitationId);
+      for (const [key, entry] of this.outbox) this.sendDecide(socket, key, entry.id, entry.decision);
+      return;
+    }
+    // An answer to a decide: its id is the idempotency key it was sent with.
+    const key = frame.id ?? '';
+    const decision = this.sentKeys.get(key);
+    if (decision === undefined) throw new Error(`the hub answered a call never made: ${text.slice(0, 200)}`);
+    const answer = 'result' in frame ? parseResult('decide', frame.result) : null;
+    if (answer && !answer.success) throw new Error(`the hub answered a decide with an invalid value: ${text.slice(0, 200)}`);
+    const value = answer?.data;
+    if (value?.ok) {
+      const id = this.outbox.get(key)?.id ?? this.decidedFor.get(key) ?? '';
+      const keys = this.okKeys.get(id) ?? new Map<string, Decision>();
+      keys.set(key, decision);
+      this.okKeys.set(id, keys);
+      this.outbox.delete(key);
+    } else if (value) {
+      this.refused += 1;
+      this.outbox.delete(key);
+    }
+  }
+
+  /** A decide call whose id is its idempotency key, so its answer names the decision it answers. */
+  private sendDecide(socket: WebSocket, key: string, id: string, decision: Decision): void {
+    socket.send(JSON.stringify({ id: key, method: 'decide', params: { elicitationId: id, idempotencyKey: key, decision } }));
   }
 
   decide(rand: () => number): void {
@@ -149,8 +163,9 @@ class SoakExtension {
   private enqueue(key: string, id: string, decision: Decision): void {
     this.outbox.set(key, { id, decision });
     this.sentKeys.set(key, decision);
+    this.decidedFor.set(key, id);
     this.sent += 1;
-    if (this.socket?.readyState === WebSocket.OPEN) this.socket.send(JSON.stringify({ type: 'decide', elicitationId: id, idempotencyKey: key, decision }));
+    if (this.socket?.readyState === WebSocket.OPEN) this.sendDecide(this.socket, key, id, decision);
   }
 
   /** The one decision the hub accepted for each request, by key. */

@@ -1,6 +1,8 @@
 import { checkProposalInput } from '../../shared/approval-input.js';
 import { hubProof, newNonce, peerProof, sealKey, type ProofBinding } from '../../shared/hub-auth.js';
-import type { HubMessage, PeerMessage, RequestView } from '../../shared/wire-protocol.js';
+import type { HubFrame, PeerFrame, RequestView } from '../../shared/wire-protocol.js';
+import type { Welcome } from '../../shared/peer-calls.js';
+import { PROTOCOL_VERSION } from '../../shared/wire-protocol.js';
 import type { Clock, SocketLike } from '../../extension/hub/hub-connection.js';
 import { northmarkProposal } from '../fixtures/northmark.js';
 
@@ -10,7 +12,7 @@ import { northmarkProposal } from '../fixtures/northmark.js';
 /** A socket the test drives: it records what the client (the extension, the phone page) sent and delivers what the "hub" says. */
 export class FakeSocket implements SocketLike {
   readyState = 0;
-  readonly sent: PeerMessage[] = [];
+  readonly sent: PeerFrame[] = [];
   onopen: ((event: unknown) => void) | null = null;
   onmessage: ((event: { data: unknown }) => void) | null = null;
   onclose: ((event: { code: number; reason: string }) => void) | null = null;
@@ -22,10 +24,10 @@ export class FakeSocket implements SocketLike {
   constructor(readonly url: string, readonly protocols: string[]) {}
 
   /** Called with every frame the client sends, after it is recorded: a test can make the fake hub react. */
-  onSent: ((message: PeerMessage) => void) | null = null;
+  onSent: ((message: PeerFrame) => void) | null = null;
 
   send(data: string): void {
-    const message = JSON.parse(data) as PeerMessage;
+    const message = JSON.parse(data) as PeerFrame;
     this.sent.push(message);
     this.onSent?.(message);
   }
@@ -40,7 +42,7 @@ export class FakeSocket implements SocketLike {
     this.readyState = 1;
     this.onopen?.({});
   }
-  deliver(message: HubMessage | string): void {
+  deliver(message: HubFrame | string): void {
     this.onmessage?.({ data: typeof message === 'string' ? message : JSON.stringify(message) });
   }
   drop(): void {
@@ -52,8 +54,14 @@ export class FakeSocket implements SocketLike {
     this.readyState = 3;
     this.onclose?.({ code, reason });
   }
-  types(): string[] {
-    return this.sent.map((m) => m.type);
+  /** The methods of what the client sent, calls and notices alike, in order. */
+  methods(): string[] {
+    return this.sent.map((m) => m.method);
+  }
+  /** Answers the client's call `id` with a result, as the hub would. */
+  answer(id: string | undefined, result: unknown): void {
+    if (id === undefined) throw new Error('FakeSocket.answer: that frame was a notice, not a call');
+    this.deliver({ id, result });
   }
 }
 
@@ -123,30 +131,51 @@ export const TEST_KEY_ID = 'k_0123456789abcdef';
 /** A pairing code as `elicitly-companion pair` prints it. */
 export const TEST_CODE = '0a1b2c3d4e5f';
 
-type Sent<T extends PeerMessage['type']> = Extract<PeerMessage, { type: T }>;
-
-export async function nextSent<T extends PeerMessage['type']>(socket: FakeSocket, type: T, after = 0): Promise<Sent<T>> {
-  const find = () => socket.sent.slice(after).find((m): m is Sent<T> => m.type === type);
-  await until(() => find() !== undefined, `the client to send ${type}`);
-  return find()!;
+/** A call or notice the client sent, with its params typed by the test. */
+export interface Sent<P = Record<string, unknown>> {
+  id?: string;
+  method: string;
+  params: P;
 }
 
-/** What both clients of the hub socket send, as the fake hub checks it: `binding` is what the client binds its proofs to. */
-export async function proveHub(socket: FakeSocket, secret: string, binding: ProofBinding, options: { forge?: boolean; bindElsewhere?: ProofBinding } = {}): Promise<{ hubNonce: string; peerNonce: string }> {
-  const hello = await nextSent(socket, 'hello');
+/** The first frame with this method the client sends after the first `after` (bounded). */
+export async function nextSent<P = Record<string, unknown>>(socket: FakeSocket, method: string, after = 0): Promise<Sent<P>> {
+  const find = () => socket.sent.slice(after).find((m) => m.method === method);
+  await until(() => find() !== undefined, `the client to send ${method}`);
+  return find() as Sent<P>;
+}
+
+/** A welcome as the hub sends it, with what a test gives. */
+export function welcomeOf(fields: Partial<Welcome> = {}): Welcome {
+  return { protocol: PROTOCOL_VERSION, hubPid: 1, pending: [], rules: [], ...fields };
+}
+
+/**
+ * What both clients of the hub socket send, as the fake hub checks it: `binding` is what the client binds its proofs
+ * to. Answers the hello with the hub's proof and waits for the auth, whose id it returns for the test to answer (with
+ * `welcomeHub`, or anything else).
+ */
+export async function proveHub(socket: FakeSocket, secret: string, binding: ProofBinding, options: { forge?: boolean; bindElsewhere?: ProofBinding } = {}): Promise<{ hubNonce: string; peerNonce: string; authId: string }> {
+  const hello = await nextSent<{ nonce: string }>(socket, 'hello');
   const hubNonce = newNonce();
-  const proof = await hubProof(options.forge ? 'f0'.repeat(32) : secret, options.bindElsewhere ?? binding, hello.nonce, hubNonce);
-  socket.deliver({ type: 'challenge', nonce: hubNonce, proof });
-  if (options.forge || options.bindElsewhere) return { hubNonce, peerNonce: hello.nonce };
-  const auth = await nextSent(socket, 'auth');
-  if (auth.proof !== await peerProof(secret, binding, hubNonce, hello.nonce)) throw new Error('the client proved another secret');
-  return { hubNonce, peerNonce: hello.nonce };
+  const proof = await hubProof(options.forge ? 'f0'.repeat(32) : secret, options.bindElsewhere ?? binding, hello.params.nonce, hubNonce);
+  socket.answer(hello.id, { nonce: hubNonce, proof });
+  if (options.forge || options.bindElsewhere) return { hubNonce, peerNonce: hello.params.nonce, authId: '' };
+  const auth = await nextSent<{ proof: string }>(socket, 'auth');
+  if (auth.params.proof !== await peerProof(secret, binding, hubNonce, hello.params.nonce)) throw new Error('the client proved another secret');
+  return { hubNonce, peerNonce: hello.params.nonce, authId: auth.id ?? '' };
 }
 
-/** A pairing as the hub does it: prove the code, then hand over `key` sealed with it. */
-export async function pairHub(socket: FakeSocket, code: string, binding: ProofBinding, key = TEST_KEY, keyId = TEST_KEY_ID): Promise<void> {
-  const { hubNonce, peerNonce } = await proveHub(socket, code, binding);
-  socket.deliver({ type: 'paired', keyId, sealedKey: await sealKey(key, code, binding.port, hubNonce, peerNonce) });
+/** The whole handshake as a hub with `secret` runs it, ending with this welcome. */
+export async function welcomeHub(socket: FakeSocket, secret: string, binding: ProofBinding, welcome: Partial<Welcome> = {}): Promise<void> {
+  const { authId } = await proveHub(socket, secret, binding);
+  socket.answer(authId, { welcome: welcomeOf(welcome) });
+}
+
+/** A pairing as the hub does it: prove the code, then answer the auth with `key` sealed with it and the welcome. */
+export async function pairHub(socket: FakeSocket, code: string, binding: ProofBinding, key = TEST_KEY, keyId = TEST_KEY_ID, welcome: Partial<Welcome> = {}): Promise<void> {
+  const { hubNonce, peerNonce, authId } = await proveHub(socket, code, binding);
+  socket.answer(authId, { paired: { keyId, sealedKey: await sealKey(key, code, binding.port, hubNonce, peerNonce) }, welcome: welcomeOf(welcome) });
 }
 
 /** A socket factory that keeps every socket it made, and the last one (a test fails if none was opened). */

@@ -1,5 +1,5 @@
 import WebSocket from 'ws';
-import type { HubMessage } from '../../shared/wire-protocol.js';
+import type { HubFrame } from '../../shared/wire-protocol.js';
 import { SUBPROTOCOL } from '../../shared/wire-protocol.js';
 
 /** A raw peer: every frame it received, as text, and how it was closed. */
@@ -7,7 +7,8 @@ export interface RawPeer {
   socket: WebSocket;
   frames: string[];
   send(message: unknown): void;
-  next(type: HubMessage['type'], timeoutMs?: number): Promise<HubMessage>;
+  /** The first frame received (so far or later) that matches: an answer by its id, a notice by its method. */
+  next(match: (frame: HubFrame) => boolean, timeoutMs?: number): Promise<HubFrame>;
   closed: Promise<{ code: number; reason: string }>;
 }
 
@@ -37,13 +38,13 @@ export async function rawPeer(port: number, options: { origin?: string; protocol
     frames,
     closed,
     send: (message) => socket.send(JSON.stringify(message)),
-    async next(type, timeoutMs = 5000) {
+    async next(match, timeoutMs = 5000) {
       const deadline = Date.now() + timeoutMs;
       for (;;) {
-        const found = frames.map((f) => JSON.parse(f) as HubMessage).find((m) => m.type === type);
+        const found = frames.map((f) => JSON.parse(f) as HubFrame).find(match);
         if (found) return found;
         const left = deadline - Date.now();
-        if (left <= 0) throw new Error(`no ${type} within ${timeoutMs} ms; got ${frames.join(' ')}`);
+        if (left <= 0) throw new Error(`no matching frame within ${timeoutMs} ms; got ${frames.join(' ')}`);
         // Woken by the next frame; the timer only ends the wait at the deadline.
         await new Promise<void>((resolve) => {
           const timer = setTimeout(resolve, left);

@@ -1,7 +1,7 @@
 import WebSocket from 'ws';
 import type { ClientOptions } from 'ws';
-import { constantTimeEqual, hubProof, newNonce, openSealedKey, peerProof } from '../../shared/hub-auth.js';
-import type { HubMessage, PeerMessage } from '../../shared/wire-protocol.js';
+import { constantTimeEqual, hubProof, newNonce, openSealedKey, peerProof, type ProofBinding } from '../../shared/hub-auth.js';
+import type { Welcome } from '../../shared/peer-calls.js';
 import { PAIRING_SUBPROTOCOL, PROTOCOL_VERSION, SUBPROTOCOL } from '../../shared/wire-protocol.js';
 import { ScriptedPeer } from './scripted-peer.js';
 
@@ -19,10 +19,8 @@ export interface DeviceOptions {
   client?: ClientOptions;
 }
 
-type Welcome = Extract<HubMessage, { type: 'welcome' }>;
-
 /**
- * A stand-in for the hub's reviewer page in a phone's browser: it speaks the wire protocol as role `device`, its proofs
+ * A stand-in for the hub's reviewer page in a phone's browser: it speaks the peer call map as role `device`, its proofs
  * bound to the hub's port and the page's origin. `connect` resolves with the HTTP status when the upgrade is refused.
  */
 export class ScriptedDevice extends ScriptedPeer {
@@ -49,18 +47,24 @@ export class ScriptedDevice extends ScriptedPeer {
     return status === 101 ? device : { status };
   }
 
+  private async hello(nonce: string, binding: ProofBinding, claim: { keyId: string } | { pairing: true; deviceName?: string }, check: string | null): Promise<{ nonce: string; genuine: boolean }> {
+    const challenge = await this.call('hello', { protocol: PROTOCOL_VERSION, role: 'device', client: { name: 'scripted-device', version: '1' }, nonce, ...claim });
+    if (!challenge.result) throw new Error(`the hub refused the hello: ${JSON.stringify(challenge.error)}`);
+    const genuine = check !== null && constantTimeEqual(challenge.result.proof, await hubProof(check, binding, nonce, challenge.result.nonce));
+    return { nonce: challenge.result.nonce, genuine };
+  }
+
   /** Pairs with the one-time code: hello, the hub's proof checked with the code, ours, then the sealed key opened. */
   async pair(code: string, hubPort: number, deviceName?: string): Promise<{ key: DeviceKey; welcome: Welcome }> {
     const nonce = newNonce();
-    const binding = { port: hubPort, role: 'device' as const, origin: this.origin };
-    this.send({ type: 'hello', protocol: PROTOCOL_VERSION, role: 'device', client: { name: 'scripted-device', version: '1' }, nonce, pairing: true, ...(deviceName ? { deviceName } : {}) } satisfies PeerMessage);
-    const challenge = await this.next<'challenge'>((m) => m.type === 'challenge');
-    if (!constantTimeEqual(challenge.proof, await hubProof(code, binding, nonce, challenge.nonce))) throw new Error('the hub did not prove the code');
-    this.send({ type: 'auth', proof: await peerProof(code, binding, challenge.nonce, nonce) } satisfies PeerMessage);
-    const paired = await this.next<'paired'>((m) => m.type === 'paired');
-    const key = await openSealedKey(paired.sealedKey, code, hubPort, challenge.nonce, nonce);
+    const binding: ProofBinding = { port: hubPort, role: 'device', origin: this.origin };
+    const challenge = await this.hello(nonce, binding, { pairing: true, ...(deviceName ? { deviceName } : {}) }, code);
+    if (!challenge.genuine) throw new Error('the hub did not prove the code');
+    const auth = await this.call('auth', { proof: await peerProof(code, binding, challenge.nonce, nonce) });
+    if (!auth.result?.paired) throw new Error(`the hub did not pair: ${JSON.stringify(auth)}`);
+    const key = await openSealedKey(auth.result.paired.sealedKey, code, hubPort, challenge.nonce, nonce);
     if (key === null) throw new Error('the sealed key does not open');
-    return { key: { keyId: paired.keyId, key }, welcome: await this.next<'welcome'>((m) => m.type === 'welcome') };
+    return { key: { keyId: auth.result.paired.keyId, key }, welcome: auth.result.welcome };
   }
 
   /**
@@ -69,13 +73,17 @@ export class ScriptedDevice extends ScriptedPeer {
    */
   async handshake(key: DeviceKey, hubPort: number, bindOrigin = this.origin): Promise<Welcome | null> {
     const nonce = newNonce();
-    const binding = { port: hubPort, role: 'device' as const, origin: bindOrigin };
-    this.send({ type: 'hello', protocol: PROTOCOL_VERSION, role: 'device', client: { name: 'scripted-device', version: '1' }, nonce, keyId: key.keyId } satisfies PeerMessage);
-    const challenge = await this.next<'challenge'>((m) => m.type === 'challenge');
-    const genuine = constantTimeEqual(challenge.proof, await hubProof(key.key, binding, nonce, challenge.nonce));
-    if (bindOrigin === this.origin && !genuine) throw new Error('the hub did not prove the key');
-    this.send({ type: 'auth', proof: await peerProof(key.key, binding, challenge.nonce, nonce) } satisfies PeerMessage);
-    return bindOrigin === this.origin ? this.next<'welcome'>((m) => m.type === 'welcome') : null;
+    const binding: ProofBinding = { port: hubPort, role: 'device', origin: bindOrigin };
+    const challenge = await this.hello(nonce, binding, { keyId: key.keyId }, key.key);
+    if (bindOrigin === this.origin && !challenge.genuine) throw new Error('the hub did not prove the key');
+    const proof = await peerProof(key.key, binding, challenge.nonce, nonce);
+    if (bindOrigin !== this.origin) {
+      this.request('auth', { proof });
+      return null;
+    }
+    const auth = await this.call('auth', { proof });
+    if (!auth.result) throw new Error(`the hub refused the auth: ${JSON.stringify(auth.error)}`);
+    return auth.result.welcome;
   }
 }
 

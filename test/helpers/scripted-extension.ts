@@ -2,7 +2,7 @@ import WebSocket from 'ws';
 import { StateDir } from '../../server/state-dir.js';
 import { EXTENSION_ORIGIN } from '../../shared/extension-id.js';
 import { constantTimeEqual, hubProof, newNonce, peerProof } from '../../shared/hub-auth.js';
-import type { HubMessage, PeerMessage } from '../../shared/wire-protocol.js';
+import type { Welcome } from '../../shared/peer-calls.js';
 import { PROTOCOL_VERSION, SUBPROTOCOL } from '../../shared/wire-protocol.js';
 import { ScriptedPeer } from './scripted-peer.js';
 
@@ -26,12 +26,12 @@ export interface ScriptedOptions {
   hello?: boolean;
   /** The key to prove. Without one the handshake cannot succeed (a test of that passes `key` explicitly). */
   key?: PairedKey;
-  /** A relay sends no Origin and proves the install key (`new StateDir(dir).relayKey()`). */
+  /** A relay sends no Origin and proves the install key (`new StateDir(dir).relayKey()`), or an exported key by id. */
   role?: 'extension' | 'relay';
 }
 
 /**
- * A stand-in for the browser extension (or, with role 'relay', another server process): it speaks the wire protocol
+ * A stand-in for the browser extension (or, with role 'relay', another server process): it speaks the peer call map
  * with the pinned Origin, scripted by the test.
  */
 export class ScriptedExtension extends ScriptedPeer {
@@ -58,16 +58,17 @@ export class ScriptedExtension extends ScriptedPeer {
     return ext;
   }
 
-  /** hello, the hub's proof checked, our proof, the welcome: what the real extension does before anything else. */
-  async handshake(key: PairedKey | undefined = this.key): Promise<Extract<HubMessage, { type: 'welcome' }>> {
+  /** hello, the hub's proof checked, our proof in `auth`, whose answer is the welcome: what the real extension does first. */
+  async handshake(key: PairedKey | undefined = this.key): Promise<Welcome> {
     if (!key) throw new Error('ScriptedExtension: no key to prove; pass one from pairedKey(dir)');
     const nonce = newNonce();
     const { role } = this;
-    this.send({ type: 'hello', protocol: PROTOCOL_VERSION, role, client: { name: `scripted-${role}`, version: '1' }, nonce, ...(key.keyId ? { keyId: key.keyId } : {}) } satisfies PeerMessage);
-    const challenge = await this.next<'challenge'>((m) => m.type === 'challenge');
-    if (!constantTimeEqual(challenge.proof, await hubProof(key.key, { port: this.port, role }, nonce, challenge.nonce))) throw new Error('the hub did not prove the key');
-    this.send({ type: 'auth', proof: await peerProof(key.key, { port: this.port, role }, challenge.nonce, nonce) } satisfies PeerMessage);
-    return this.next<'welcome'>((m) => m.type === 'welcome');
+    const challenge = await this.call('hello', { protocol: PROTOCOL_VERSION, role, client: { name: `scripted-${role}`, version: '1' }, nonce, ...(key.keyId ? { keyId: key.keyId } : {}) });
+    if (!challenge.result) throw new Error(`the hub refused the hello: ${JSON.stringify(challenge.error)}`);
+    if (!constantTimeEqual(challenge.result.proof, await hubProof(key.key, { port: this.port, role }, nonce, challenge.result.nonce))) throw new Error('the hub did not prove the key');
+    const auth = await this.call('auth', { proof: await peerProof(key.key, { port: this.port, role }, challenge.result.nonce, nonce) });
+    if (!auth.result) throw new Error(`the hub refused the auth: ${JSON.stringify(auth.error)}`);
+    return auth.result.welcome;
   }
 }
 

@@ -27,7 +27,7 @@ async function connectClient(era: Era, capabilities: Record<string, unknown>, en
 
 const call = async (client: Client, name: string, args: Record<string, unknown>) => (await client.callTool({ name, arguments: args })) as Result;
 const appKey = (result: Result) => result._meta?.[APP_META_KEY] as { elicitationId: string; token: string } | undefined;
-const proposal = () => structuredClone(northmarkProposal) as unknown as Record<string, unknown>;
+const proposal = (): Record<string, unknown> => structuredClone(northmarkProposal);
 const northmarkValues = { name: 'NorthMark Strategies', website: 'https://www.northmarkstrategies.com/', employeeCount: 230, institutionTypes: ['Asset Manager', 'Private Equity'] };
 
 describe.each<Era>(['legacy', '2026-07-28'])('the app surface, %s era', (era) => {
@@ -183,11 +183,12 @@ describe('the app and the extension deciding the same request at once', () => {
       for (let round = 0; round < 10; round++) {
         const created = await call(app, 'elicit_proposal', proposal());
         const { elicitationId, token } = appKey(created)!;
-        await ext.next((m) => m.type === 'request.created' && m.request.elicitationId === elicitationId, 10_000);
-        const extAnswer = ext.next<'decision.result'>((m) => m.type === 'decision.result' && m.elicitationId === elicitationId, 10_000);
-        ext.send({ type: 'decide', elicitationId, idempotencyKey: `ext-${round}`, decision: 'rejected' });
+        await ext.notice('request.created', (p) => p.request.elicitationId === elicitationId, 10_000);
+        const extAnswer = ext.call('decide', { elicitationId, idempotencyKey: `ext-${round}`, decision: 'rejected' }, 10_000);
         const appAnswer = await call(app, 'elicit_app_decide', { elicitationId, token, idempotencyKey: `app-${round}`, decision: 'approved', values: { name: northmarkValues.name }, included: ['name'] });
-        const fromExt = await extAnswer;
+        const answered = await extAnswer;
+        if (!answered.result) throw new Error(`round ${round}: the extension's decide was refused: ${JSON.stringify(answered.error)}`);
+        const fromExt = answered.result;
         const winners = [fromExt.ok, appAnswer.structuredContent?.ok].filter(Boolean);
         expect(winners, `round ${round}`).toHaveLength(1);
         const result = await call(app, 'elicit_result', { elicitationId });
@@ -197,7 +198,7 @@ describe('the app and the extension deciding the same request at once', () => {
         } else {
           expect(fromExt.reason).toBe('already_decided');
           expect(result.structuredContent).toMatchObject({ decision: 'approved', decidedVia: 'app' });
-          const removed = ext.received.find((m) => m.type === 'request.removed' && m.elicitationId === elicitationId && m.status === 'approved');
+          const removed = await ext.notice('request.removed', (p) => p.elicitationId === elicitationId && p.status === 'approved', 10_000);
           expect(removed).toMatchObject({ decidedVia: 'app' });
         }
       }

@@ -4,10 +4,10 @@ import { writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import type { DecisionAnswer } from '../../server/approvals/approval-engine.js';
 import { ApprovalEngine } from '../../server/approvals/approval-engine.js';
 import { checkApprovalInput } from '../../shared/approval-input.js';
-import type { DecideMessage } from '../../shared/wire-protocol.js';
+import type { Answer } from '../../shared/peer-calls.js';
+import type { DecideParams, DecisionAnswer } from '../../shared/wire-fields.js';
 import { FaultIo } from '../helpers/fault-io.js';
 
 const DAY_MS = 86_400_000;
@@ -36,11 +36,11 @@ function request(message: string) {
 }
 
 async function create(engine: ApprovalEngine, id: string, timeoutMs = 3_600_000): Promise<void> {
-  const created = await engine.call('create', { id, request: request(id), renderedTemplate: null, timeoutMs, requester: { client: 'test', pid: 1 } });
+  const created = await engine.call('create', { id, request: request(id), renderedTemplate: null, timeoutMs, requester: { client: 'test', pid: 1 } }, null);
   expect(created.ok).toBe(true);
 }
 
-const decision = (id: string, key: string, value: 'approved' | 'rejected' = 'approved'): DecideMessage => ({ type: 'decide', elicitationId: id, idempotencyKey: key, decision: value });
+const decision = (id: string, key: string, value: 'approved' | 'rejected' = 'approved'): DecideParams => ({ elicitationId: id, idempotencyKey: key, decision: value });
 
 /**
  * Lets every chain the engine started run as far as it can without the held fsync: to its end from memory, or to the
@@ -67,26 +67,27 @@ describe('the engine answers only for what is on disk', () => {
     const engine = await open({ io });
     await create(engine, 'el_slow');
     io.hold();
-    const first = engine.decide(decision('el_slow', 'k1'));
+    const first = engine.decide(decision('el_slow', 'k1'), 'extension');
     await io.blocked();
-    const repeat = engine.decide(decision('el_slow', 'k1'));
-    const other = engine.decide(decision('el_slow', 'k2', 'rejected'));
+    const repeat = engine.decide(decision('el_slow', 'k1'), 'extension');
+    const other = engine.decide(decision('el_slow', 'k2', 'rejected'), 'extension');
     expect(await settledSoon(repeat)).toBe(false);
     expect(await settledSoon(first)).toBe(false);
     expect(await settledSoon(other)).toBe(false);
     // Nothing durable yet, so nothing visible either.
-    expect(await engine.call('status', { id: 'el_slow' })).toEqual({ ok: true, value: { status: 'pending' } });
+    expect(await engine.call('status', { id: 'el_slow' }, null)).toEqual({ ok: true, value: { status: 'pending' } });
 
     io.release();
-    const answers: DecisionAnswer[] = await Promise.all([first, repeat, other]);
-    expect(answers.map((a) => [a.idempotencyKey, a.ok, a.ok ? a.status : a.reason])).toEqual([
-      ['k1', true, 'approved'],
-      ['k1', true, 'approved'],
-      ['k2', false, 'already_decided'],
+    const answers: Answer<DecisionAnswer>[] = await Promise.all([first, repeat, other]);
+    // Answers carry no ids now (the call's id does): they are read in the order the three decisions were made (k1, k1, k2).
+    expect(answers).toEqual([
+      { ok: true, value: { ok: true, status: 'approved' } },
+      { ok: true, value: { ok: true, status: 'approved' } },
+      { ok: true, value: { ok: false, reason: 'already_decided', status: 'approved' } },
     ]);
     await engine.close();
     const reopened = await open();
-    expect(await reopened.call('status', { id: 'el_slow' })).toEqual({ ok: true, value: { status: 'approved' } });
+    expect(await reopened.call('status', { id: 'el_slow' }, null)).toEqual({ ok: true, value: { status: 'approved' } });
   });
 
   it('a store that fails answers unavailable (never ok from memory) and tells its owner once', async () => {
@@ -96,10 +97,11 @@ describe('the engine answers only for what is on disk', () => {
     const failures: string[] = [];
     engine.onFailure((error) => failures.push(error.message));
     io.fail();
-    const created = await engine.call('create', { id: 'el_lost', request: request('lost'), renderedTemplate: null, timeoutMs: 60_000, requester: { client: null, pid: 1 } });
+    const created = await engine.call('create', { id: 'el_lost', request: request('lost'), renderedTemplate: null, timeoutMs: 60_000, requester: { client: null, pid: 1 } }, null);
     expect(created).toMatchObject({ ok: false, error: { code: 'unavailable' } });
-    expect(await engine.decide(decision('el_ok', 'k'))).toMatchObject({ ok: false, reason: 'unavailable', idempotencyKey: 'k', elicitationId: 'el_ok' });
-    expect(await engine.call('status', { id: 'el_ok' })).toMatchObject({ ok: false, error: { code: 'unavailable' } });
+    // A decision it cannot record is an error of the call (the outbox keeps it), not a domain refusal.
+    expect(await engine.decide(decision('el_ok', 'k'), 'extension')).toMatchObject({ ok: false, error: { code: 'unavailable' } });
+    expect(await engine.call('status', { id: 'el_ok' }, null)).toMatchObject({ ok: false, error: { code: 'unavailable' } });
     expect(failures).toEqual(['EIO: i/o error, fsync']);
   });
 
@@ -108,16 +110,16 @@ describe('the engine answers only for what is on disk', () => {
     const engine = await open({ io });
     await create(engine, 'el_drain');
     io.hold();
-    const deciding = engine.decide(decision('el_drain', 'k'));
+    const deciding = engine.decide(decision('el_drain', 'k'), 'extension');
     await io.blocked();
     const closing = engine.close();
-    expect(await engine.decide(decision('el_drain', 'k2'))).toMatchObject({ ok: false, reason: 'unavailable' });
+    expect(await engine.decide(decision('el_drain', 'k2'), 'extension')).toMatchObject({ ok: false, error: { code: 'unavailable' } });
     expect(await settledSoon(closing)).toBe(false);
     io.release();
-    expect(await deciding).toMatchObject({ ok: true, status: 'approved' });
+    expect(await deciding).toEqual({ ok: true, value: { ok: true, status: 'approved' } });
     await closing;
     const reopened = await open();
-    expect(await reopened.call('status', { id: 'el_drain' })).toEqual({ ok: true, value: { status: 'approved' } });
+    expect(await reopened.call('status', { id: 'el_drain' }, null)).toEqual({ ok: true, value: { status: 'approved' } });
   });
 });
 
@@ -126,18 +128,22 @@ describe('one availability guard', () => {
     const engine = await open();
     await create(engine, 'el_open');
     await engine.close();
-    const answers = await Promise.all([
-      engine.call('create', { id: 'el_late', request: request('late'), renderedTemplate: null, timeoutMs: 60_000, requester: { client: null, pid: 1 } }),
-      engine.call('status', { id: 'el_open' }),
-      engine.call('await', { id: 'el_open', waitMs: 1000 }),
-      engine.call('result', { id: 'el_open' }),
-      engine.call('cancel', { id: 'el_open' }),
-      engine.call('view', { id: 'el_open' }),
-      engine.call('appDecide', { elicitationId: 'el_open', idempotencyKey: 'k', decision: 'approved' }),
-      engine.call('rules', {}),
-      engine.call('ruleRemove', { id: 'rule_0123456789abcdef' }),
+    const answers: Answer<unknown>[] = await Promise.all([
+      engine.call('create', { id: 'el_late', request: request('late'), renderedTemplate: null, timeoutMs: 60_000, requester: { client: null, pid: 1 } }, null),
+      engine.call('status', { id: 'el_open' }, null),
+      engine.call('await', { id: 'el_open', waitMs: 1000 }, null),
+      engine.call('result', { id: 'el_open' }, null),
+      engine.call('cancel', { id: 'el_open' }, null),
+      engine.call('view', { id: 'el_open' }, null),
+      engine.call('rules', {}, null),
+      // A decision from any surface (protocol 9: `decide` is the engine's own method, `appDecide` is gone).
+      engine.decide({ elicitationId: 'el_open', idempotencyKey: 'k', decision: 'approved' }, 'app'),
+      engine.decide({ elicitationId: 'el_open', idempotencyKey: 'k', decision: 'approved' }, 'extension'),
     ]);
     for (const answer of answers) expect(answer).toEqual({ ok: false, error: { code: 'unavailable', message: expect.stringContaining('it is shutting down') } });
+    // The rule changes (the call `ruleRemove` is now `deleteRule`) answer in their own terms, and refuse just as well.
+    expect(await engine.deleteRule('rule_0123456789abcdef')).toBe('unavailable');
+    expect(await engine.saveRule({ effect: 'allow', match: { tool: 'Bash' }, expiresAt: null })).toEqual({ ok: false, reason: 'unavailable', issues: [] });
   });
 });
 
@@ -147,27 +153,27 @@ describe('the engine keeps its own house', () => {
     const engine = await open({ now: () => now, purgeEveryMs: 20, retentionMs: DAY_MS });
     await create(engine, 'el_old');
     await create(engine, 'el_live');
-    expect((await engine.decide(decision('el_old', 'k'))).ok).toBe(true);
-    expect((await engine.call('result', { id: 'el_old' })).ok).toBe(true);
+    expect(await engine.decide(decision('el_old', 'k'), 'extension')).toMatchObject({ ok: true, value: { ok: true } });
+    expect((await engine.call('result', { id: 'el_old' }, null)).ok).toBe(true);
     now += 2 * DAY_MS;
     // The purge has no event of its own: its timer (every 20 ms here) is polled for, bounded.
-    await expect.poll(() => engine.call('status', { id: 'el_old' }), { timeout: 2000, interval: 10 }).toMatchObject({ ok: false, error: { code: 'not_found' } });
+    await expect.poll(() => engine.call('status', { id: 'el_old' }, null), { timeout: 2000, interval: 10 }).toMatchObject({ ok: false, error: { code: 'not_found' } });
     // Pending requests are never purged, however old (this one is past its deadline, so it reads as expired).
-    expect(await engine.call('status', { id: 'el_live' })).toMatchObject({ ok: true });
+    expect(await engine.call('status', { id: 'el_live' }, null)).toMatchObject({ ok: true });
   });
 
   it('caps the pending requests it keeps, naming the limit; a decision makes room again', async () => {
     const engine = await open({ maxPending: 3 });
     for (const id of ['el_p1', 'el_p2', 'el_p3']) await create(engine, id);
-    const refused = await engine.call('create', { id: 'el_p4', request: request('one too many'), renderedTemplate: null, timeoutMs: 60_000, requester: { client: null, pid: 1 } });
+    const refused = await engine.call('create', { id: 'el_p4', request: request('one too many'), renderedTemplate: null, timeoutMs: 60_000, requester: { client: null, pid: 1 } }, null);
     expect(refused).toMatchObject({ ok: false, error: { code: 'limit', message: expect.stringContaining('the most it keeps (3)') } });
-    expect(await engine.call('status', { id: 'el_p4' })).toMatchObject({ ok: false, error: { code: 'not_found' } });
-    expect((await engine.decide(decision('el_p1', 'k'))).ok).toBe(true);
+    expect(await engine.call('status', { id: 'el_p4' }, null)).toMatchObject({ ok: false, error: { code: 'not_found' } });
+    expect(await engine.decide(decision('el_p1', 'k'), 'extension')).toMatchObject({ ok: true, value: { ok: true } });
     await create(engine, 'el_p4');
     // A reopened hub counts what is pending on disk, not from zero.
     await engine.close();
     const reopened = await open({ maxPending: 3 });
-    expect(await reopened.call('create', { id: 'el_p5', request: request('again'), renderedTemplate: null, timeoutMs: 60_000, requester: { client: null, pid: 1 } })).toMatchObject({ ok: false, error: { code: 'limit' } });
+    expect(await reopened.call('create', { id: 'el_p5', request: request('again'), renderedTemplate: null, timeoutMs: 60_000, requester: { client: null, pid: 1 } }, null)).toMatchObject({ ok: false, error: { code: 'limit' } });
   });
 
   it('an aborted await stops waiting at once', async () => {
@@ -175,7 +181,7 @@ describe('the engine keeps its own house', () => {
     await create(engine, 'el_wait');
     const controller = new AbortController();
     const started = Date.now();
-    const waiting = engine.call('await', { id: 'el_wait', waitMs: 60_000 }, controller.signal);
+    const waiting = engine.call('await', { id: 'el_wait', waitMs: 60_000 }, null, controller.signal);
     // Aborted once the await is parked (it parks without I/O), so the abort is heard by a waiting call, not checked first.
     await quiesce();
     controller.abort();
@@ -189,11 +195,11 @@ describe('every create is held to the same caps', () => {
 
   it('finding 7: an 8 MB form ask is refused by the hub, naming the field and the rule, and nothing is stored', async () => {
     const engine = await open();
-    const refused = await engine.call('create', { id: 'el_big', request: form('x'.repeat(8 * 1024 * 1024)), renderedTemplate: null, timeoutMs: 60_000, requester: { client: null, pid: 1 } });
+    const refused = await engine.call('create', { id: 'el_big', request: form('x'.repeat(8 * 1024 * 1024)), renderedTemplate: null, timeoutMs: 60_000, requester: { client: null, pid: 1 } }, null);
     expect(refused).toMatchObject({ ok: false, error: { code: 'invalid', message: expect.stringMatching(/too_large.*requestedSchema: .*524288 bytes/) } });
-    expect(await engine.call('status', { id: 'el_big' })).toMatchObject({ ok: false, error: { code: 'not_found' } });
+    expect(await engine.call('status', { id: 'el_big' }, null)).toMatchObject({ ok: false, error: { code: 'not_found' } });
     // Just under the cap is stored.
-    expect((await engine.call('create', { id: 'el_ok', request: form('x'.repeat(500 * 1024)), renderedTemplate: null, timeoutMs: 60_000, requester: { client: null, pid: 1 } })).ok).toBe(true);
+    expect((await engine.call('create', { id: 'el_ok', request: form('x'.repeat(500 * 1024)), renderedTemplate: null, timeoutMs: 60_000, requester: { client: null, pid: 1 } }, null)).ok).toBe(true);
   });
 
   it('finding 9: parallel creates past the pending cap: exactly the cap succeed, the rest are refused as limit', async () => {
@@ -202,7 +208,7 @@ describe('every create is held to the same caps', () => {
     // Every write waits on the hold, so all twelve creates are in flight together, as parallel callers are.
     io.hold();
     const creates = Array.from({ length: 12 }, (_, i) =>
-      engine.call('create', { id: `el_par${i}`, request: request(`par ${i}`), renderedTemplate: null, timeoutMs: 60_000, requester: { client: null, pid: 1 } }),
+      engine.call('create', { id: `el_par${i}`, request: request(`par ${i}`), renderedTemplate: null, timeoutMs: 60_000, requester: { client: null, pid: 1 } }, null),
     );
     await io.blocked();
     // Each create has passed (or failed) the cap check by then: the check comes before its write.
@@ -216,14 +222,14 @@ describe('every create is held to the same caps', () => {
     expect(engine.pendingCount()).toBe(5);
     // Refused creates held no slot: a decision frees exactly one.
     const first = answers.findIndex((a) => a.ok);
-    expect((await engine.decide(decision(`el_par${first}`, 'k'))).ok).toBe(true);
-    expect((await engine.call('create', { id: 'el_after', request: request('after'), renderedTemplate: null, timeoutMs: 60_000, requester: { client: null, pid: 1 } })).ok).toBe(true);
-    expect(await engine.call('create', { id: 'el_over', request: request('over'), renderedTemplate: null, timeoutMs: 60_000, requester: { client: null, pid: 1 } })).toMatchObject({ ok: false, error: { code: 'limit' } });
+    expect(await engine.decide(decision(`el_par${first}`, 'k'), 'extension')).toMatchObject({ ok: true, value: { ok: true } });
+    expect((await engine.call('create', { id: 'el_after', request: request('after'), renderedTemplate: null, timeoutMs: 60_000, requester: { client: null, pid: 1 } }, null)).ok).toBe(true);
+    expect(await engine.call('create', { id: 'el_over', request: request('over'), renderedTemplate: null, timeoutMs: 60_000, requester: { client: null, pid: 1 } }, null)).toMatchObject({ ok: false, error: { code: 'limit' } });
   });
 
   it('finding 9: a create refused for its size holds no slot under the cap', async () => {
     const engine = await open({ maxPending: 1 });
-    const big = await engine.call('create', { id: 'el_big', request: form('x'.repeat(600 * 1024)), renderedTemplate: null, timeoutMs: 60_000, requester: { client: null, pid: 1 } });
+    const big = await engine.call('create', { id: 'el_big', request: form('x'.repeat(600 * 1024)), renderedTemplate: null, timeoutMs: 60_000, requester: { client: null, pid: 1 } }, null);
     expect(big).toMatchObject({ ok: false, error: { code: 'invalid' } });
     await create(engine, 'el_one');
   });
@@ -235,23 +241,23 @@ describe('where a request may be decided is enforced by the hub', () => {
 
   it('finding 13: an app decision for a request created with surfaces ["extension"] is refused as not_in_app; it stays pending', async () => {
     const engine = await open();
-    expect((await engine.call('create', params('el_ext', ['extension']))).ok).toBe(true);
-    expect(await engine.call('appDecide', appDecision('el_ext'))).toMatchObject({ ok: false, error: { code: 'not_in_app', message: expect.stringContaining('surfaces ["extension"]') } });
-    expect(await engine.call('status', { id: 'el_ext' })).toEqual({ ok: true, value: { status: 'pending' } });
+    expect((await engine.call('create', params('el_ext', ['extension']), null)).ok).toBe(true);
+    expect(await engine.decide(appDecision('el_ext'), 'app')).toMatchObject({ ok: false, error: { code: 'not_in_app', message: expect.stringContaining('surfaces ["extension"]') } });
+    expect(await engine.call('status', { id: 'el_ext' }, null)).toEqual({ ok: true, value: { status: 'pending' } });
     // Still so after a restart: the surfaces are stored with the request.
     await engine.close();
     const reopened = await open();
-    expect(await reopened.call('appDecide', appDecision('el_ext'))).toMatchObject({ ok: false, error: { code: 'not_in_app' } });
+    expect(await reopened.decide(appDecision('el_ext'), 'app')).toMatchObject({ ok: false, error: { code: 'not_in_app' } });
     // The extension decides it as ever.
-    expect(await reopened.decide(decision('el_ext', 'k'))).toMatchObject({ ok: true, status: 'approved' });
+    expect(await reopened.decide(decision('el_ext', 'k'), 'extension')).toEqual({ ok: true, value: { ok: true, status: 'approved' } });
   });
 
   it('control for finding 13: with the app among its surfaces (or none given, as before), an app decision decides it', async () => {
     const engine = await open();
     for (const [id, surfaces] of [['el_both', ['extension', 'app']], ['el_default', undefined]] as const) {
-      expect((await engine.call('create', params(id, surfaces ? [...surfaces] : undefined))).ok).toBe(true);
-      expect(await engine.call('appDecide', appDecision(id))).toEqual({ ok: true, value: { ok: true, status: 'approved' } });
-      expect(await engine.call('view', { id })).toMatchObject({ ok: true, value: { status: 'approved', outcome: { decidedVia: 'app' } } });
+      expect((await engine.call('create', params(id, surfaces ? [...surfaces] : undefined), null)).ok).toBe(true);
+      expect(await engine.decide(appDecision(id), 'app')).toEqual({ ok: true, value: { ok: true, status: 'approved' } });
+      expect(await engine.call('view', { id }, null)).toMatchObject({ ok: true, value: { status: 'approved', outcome: { decidedVia: 'app' } } });
     }
   });
 });
@@ -264,11 +270,11 @@ describe('recentViews: a device’s history', () => {
     await create(engine, 'el_short', 1000);
     await create(engine, 'el_waiting');
     clock += 10;
-    expect((await engine.decide(decision('el_b', 'k'), 'phone')).ok).toBe(true);
+    expect(await engine.decide(decision('el_b', 'k'), 'phone')).toMatchObject({ ok: true, value: { ok: true } });
     clock += 10;
-    expect((await engine.decide(decision('el_a', 'k', 'rejected'))).ok).toBe(true);
+    expect(await engine.decide(decision('el_a', 'k', 'rejected'), 'extension')).toMatchObject({ ok: true, value: { ok: true } });
     clock += 10;
-    expect((await engine.call('cancel', { id: 'el_c' })).ok).toBe(true);
+    expect((await engine.call('cancel', { id: 'el_c' }, null)).ok).toBe(true);
     // Past its deadline but not swept yet: expired at its deadline, which is after the three above.
     clock += 2000;
     expect(engine.recentViews(10).map((v) => [v.elicitationId, v.status])).toEqual([
@@ -279,5 +285,52 @@ describe('recentViews: a device’s history', () => {
     ]);
     expect(engine.recentViews(2).map((v) => v.elicitationId)).toEqual(['el_short', 'el_c']);
     expect(engine.recentViews(10).find((v) => v.elicitationId === 'el_b')?.outcome?.decidedVia).toBe('phone');
+  });
+});
+
+describe('requests bound to a connection, and requests of an exported key', () => {
+  const params = (id: string, fields: { bound?: true } = {}) => ({ id, request: request(id), renderedTemplate: null, timeoutMs: 60_000, requester: { client: null, pid: 1 }, ...fields });
+
+  it('a hub that starts withdraws the bound requests a gone hub left waiting; decided and unbound ones are kept', async () => {
+    const engine = await open();
+    for (const [id, fields] of [['el_b1', { bound: true }], ['el_b2', { bound: true }], ['el_plain', {}]] as const) {
+      expect(await engine.call('create', params(id, fields), null)).toMatchObject({ ok: true, value: { status: 'pending' } });
+    }
+    expect(await engine.decide(decision('el_b2', 'k'), 'extension')).toMatchObject({ ok: true, value: { ok: true } });
+    await engine.close();
+    const reopened = await open();
+    expect(await reopened.call('status', { id: 'el_b1' }, null)).toEqual({ ok: true, value: { status: 'canceled' } });
+    expect(await reopened.call('status', { id: 'el_b2' }, null)).toEqual({ ok: true, value: { status: 'approved' } });
+    expect(await reopened.call('status', { id: 'el_plain' }, null)).toEqual({ ok: true, value: { status: 'pending' } });
+    expect(reopened.pendingCount()).toBe(1);
+  });
+
+  it('withdrawBound withdraws only what still waits', async () => {
+    const engine = await open();
+    await engine.call('create', params('el_w1', { bound: true }), null);
+    await engine.call('create', params('el_w2', { bound: true }), null);
+    expect(await engine.decide(decision('el_w2', 'k', 'rejected'), 'phone')).toMatchObject({ ok: true, value: { ok: true } });
+    await engine.withdrawBound(['el_w1', 'el_w2', 'el_unknown']);
+    expect(await engine.call('status', { id: 'el_w1' }, null)).toEqual({ ok: true, value: { status: 'canceled' } });
+    expect(await engine.call('status', { id: 'el_w2' }, null)).toEqual({ ok: true, value: { status: 'rejected' } });
+  });
+
+  it('a key\'s requests are its own: another key reads them as not found and cannot take their id; this computer sees all', async () => {
+    const mine = 'k_0123456789abcdef';
+    const theirs = 'k_fedcba9876543210';
+    const engine = await open();
+    expect(await engine.call('create', params('el_mine'), mine)).toMatchObject({ ok: true });
+    for (const method of ['status', 'result', 'cancel', 'view'] as const) {
+      expect(await engine.call(method, { id: 'el_mine' }, theirs), method).toMatchObject({ ok: false, error: { code: 'not_found' } });
+    }
+    expect(await engine.call('await', { id: 'el_mine', waitMs: 1 }, theirs)).toMatchObject({ ok: false, error: { code: 'not_found' } });
+    // A retry of the create by its own key answers the stored request; another key's create of that id is refused.
+    expect(await engine.call('create', params('el_mine'), mine)).toMatchObject({ ok: true, value: { elicitationId: 'el_mine', status: 'pending' } });
+    expect(await engine.call('create', params('el_mine'), theirs)).toMatchObject({ ok: false, error: { code: 'invalid', message: expect.stringContaining('taken') } });
+    expect(engine.pendingCount(mine)).toBe(1);
+    expect(engine.pendingCount(theirs)).toBe(0);
+    expect(await engine.call('status', { id: 'el_mine' }, mine)).toEqual({ ok: true, value: { status: 'pending' } });
+    expect(await engine.call('status', { id: 'el_mine' }, null)).toEqual({ ok: true, value: { status: 'pending' } });
+    expect(engine.pendingCount()).toBe(1);
   });
 });

@@ -39,7 +39,7 @@ afterAll(async () => {
 describe('the NorthMark proposal (seed 004) end to end', () => {
   it('delivers the request, wakes elicit_await on the decision, and returns only the included fields', async () => {
     const id = await create('elicit_proposal', structuredClone(northmarkProposal));
-    const pushed = await ext.next<'request.created'>((m) => m.type === 'request.created');
+    const pushed = await ext.notice('request.created');
     expect(pushed.request).toMatchObject({ elicitationId: id, kind: 'proposal', status: 'pending', message: northmarkProposal.message });
     expect(pushed.request.request).toMatchObject({ columns: northmarkProposal.columns, fields: northmarkProposal.fields });
 
@@ -48,15 +48,14 @@ describe('the NorthMark proposal (seed 004) end to end', () => {
     // await is waiting, so the decision below wakes it rather than being read before it.
     expect(json(await agent.callTool('elicit_status', { elicitationId: id }))).toMatchObject({ status: 'pending' });
     const decidedAt = Date.now();
-    ext.send({
-      type: 'decide',
+    const decided = await ext.call('decide', {
       elicitationId: id,
       idempotencyKey: 'k-northmark',
       decision: 'approved',
       included: ['name', 'website', 'employeeCount'],
       values: { name: 'NorthMark Strategies Inc.', website: 'https://www.northmarkstrategies.com/', employeeCount: 230 },
     });
-    expect(await ext.next((m) => m.type === 'decision.result')).toMatchObject({ ok: true, status: 'approved', elicitationId: id });
+    expect(decided).toEqual({ id: expect.any(String), result: { ok: true, status: 'approved' } });
     expect((await waiting).structuredContent).toEqual({ status: 'approved' });
     expect(Date.now() - decidedAt).toBeLessThan(1000);
 
@@ -77,10 +76,9 @@ describe('the NorthMark proposal (seed 004) end to end', () => {
 
   it('refuses invalid values with per-field messages and keeps the request pending', async () => {
     const id = await create('elicit_proposal', structuredClone(northmarkProposal));
-    ext.send({ type: 'decide', elicitationId: id, idempotencyKey: 'bad', decision: 'approved', included: ['employeeCount'], values: { employeeCount: 'many' } });
-    const refused = await ext.next<'decision.result'>((m) => m.type === 'decision.result' && m.elicitationId === id);
-    expect(refused).toMatchObject({ ok: false, reason: 'invalid', status: 'pending' });
-    expect(refused.issues?.[0]?.path).toBe('values.employeeCount');
+    const refused = await ext.call('decide', { elicitationId: id, idempotencyKey: 'bad', decision: 'approved', included: ['employeeCount'], values: { employeeCount: 'many' } });
+    expect(refused).toMatchObject({ result: { ok: false, reason: 'invalid', status: 'pending' } });
+    expect(refused.result?.issues?.[0]?.path).toBe('values.employeeCount');
     expect((await agent.callTool('elicit_status', { elicitationId: id })).structuredContent).toEqual({ status: 'pending' });
     const pending = await agent.callTool('elicit_result', { elicitationId: id });
     expect(pending.isError).toBe(true);
@@ -89,8 +87,7 @@ describe('the NorthMark proposal (seed 004) end to end', () => {
 
   it('the reviewer’s Cancel is fetchable as a rejected envelope, with the comment', async () => {
     const id = await create('elicit_proposal', structuredClone(northmarkProposal));
-    ext.send({ type: 'decide', elicitationId: id, idempotencyKey: 'c1', decision: 'rejected', comment: 'wrong company' });
-    await ext.next((m) => m.type === 'decision.result' && m.elicitationId === id);
+    expect(await ext.call('decide', { elicitationId: id, idempotencyKey: 'c1', decision: 'rejected', comment: 'wrong company' })).toMatchObject({ result: { ok: true, status: 'rejected' } });
     expect((await agent.callTool('elicit_result', { elicitationId: id })).structuredContent).toEqual({
       status: 'consumed',
       decision: 'rejected',
@@ -108,8 +105,7 @@ describe('approvals', () => {
       message: 'Release 1.2?',
       requestedSchema: { type: 'object', properties: { version: { type: 'string', default: '1.2.0' }, notes: { type: 'string' } }, required: ['version'] },
     });
-    ext.send({ type: 'decide', elicitationId: id, idempotencyKey: 'f1', decision: 'approved', values: { version: '1.2.1', notes: 'ok' } });
-    await ext.next((m) => m.type === 'decision.result' && m.elicitationId === id);
+    expect(await ext.call('decide', { elicitationId: id, idempotencyKey: 'f1', decision: 'approved', values: { version: '1.2.1', notes: 'ok' } })).toMatchObject({ result: { ok: true } });
     expect((await agent.callTool('elicit_result', { elicitationId: id })).structuredContent).toEqual({
       status: 'consumed',
       decision: 'approved',
@@ -123,10 +119,9 @@ describe('approvals', () => {
   it('json mode renders the displayTemplate at creation and echoes context verbatim', async () => {
     const context = { recordId: 'A-17', amount: 1200 };
     const id = await create('elicit_approval', { message: 'Refund?', context, displayTemplate: '<b>Refund {{ context.amount }}</b> for {{ context.recordId }}' });
-    const pushed = await ext.next<'request.created'>((m) => m.type === 'request.created' && m.request.elicitationId === id);
+    const pushed = await ext.notice('request.created', (p) => p.request.elicitationId === id);
     expect(pushed.request.renderedTemplate).toBe('<b>Refund 1200</b> for A-17');
-    ext.send({ type: 'decide', elicitationId: id, idempotencyKey: 'j1', decision: 'approved' });
-    await ext.next((m) => m.type === 'decision.result' && m.elicitationId === id);
+    expect(await ext.call('decide', { elicitationId: id, idempotencyKey: 'j1', decision: 'approved' })).toMatchObject({ result: { ok: true } });
     expect((await agent.callTool('elicit_result', { elicitationId: id })).structuredContent).toEqual({
       status: 'consumed',
       decision: 'approved',
@@ -167,24 +162,25 @@ describe('approvals', () => {
     const id = await create('elicit_approval', { message: 'Quick one', context: { a: 1 }, timeoutSeconds: 1 });
     expect((await agent.callTool('elicit_await', { elicitationId: id, waitSeconds: 5 })).structuredContent).toEqual({ status: 'expired' });
     expect(json(await agent.callTool('elicit_result', { elicitationId: id }))).toMatchObject({ error: 'expired' });
-    ext.send({ type: 'decide', elicitationId: id, idempotencyKey: 'late', decision: 'approved' });
-    expect(await ext.next((m) => m.type === 'decision.result' && m.elicitationId === id)).toMatchObject({ ok: false, reason: 'expired' });
+    expect(await ext.call('decide', { elicitationId: id, idempotencyKey: 'late', decision: 'approved' })).toMatchObject({ result: { ok: false, reason: 'expired' } });
   });
 
   it('withdrawal: elicit_cancel, then the reviewer hears it was withdrawn', async () => {
     const id = await create('elicit_approval', { message: 'Withdraw me', context: { a: 1 } });
     expect((await agent.callTool('elicit_cancel', { elicitationId: id })).structuredContent).toEqual({ status: 'canceled' });
-    expect(await ext.next((m) => m.type === 'request.removed' && m.elicitationId === id)).toMatchObject({ status: 'canceled' });
+    expect(await ext.notice('request.removed', (p) => p.elicitationId === id)).toMatchObject({ status: 'canceled' });
     expect(json(await agent.callTool('elicit_result', { elicitationId: id }))).toMatchObject({ error: 'canceled' });
-    ext.send({ type: 'decide', elicitationId: id, idempotencyKey: 'w', decision: 'approved' });
-    expect(await ext.next((m) => m.type === 'decision.result' && m.elicitationId === id)).toMatchObject({ ok: false, reason: 'withdrawn' });
+    expect(await ext.call('decide', { elicitationId: id, idempotencyKey: 'w', decision: 'approved' })).toMatchObject({ result: { ok: false, reason: 'withdrawn' } });
   });
 
   it('a cancel racing a decision: whichever is recorded first wins, the other gets a clear answer', async () => {
     const id = await create('elicit_approval', { message: 'Race', context: { a: 1 } });
-    ext.send({ type: 'decide', elicitationId: id, idempotencyKey: 'race', decision: 'approved' });
+    // Sent before the cancel, answered whenever the hub records it.
+    const deciding = ext.call('decide', { elicitationId: id, idempotencyKey: 'race', decision: 'approved' });
     const cancel = await agent.callTool('elicit_cancel', { elicitationId: id });
-    const decision = await ext.next<'decision.result'>((m) => m.type === 'decision.result' && m.elicitationId === id);
+    const answer = await deciding;
+    if (!answer.result) throw new Error(`the decide was not answered with a result: ${JSON.stringify(answer.error)}`);
+    const decision = answer.result;
     if (decision.ok) {
       expect(cancel.isError).toBe(true);
       expect(json(cancel)).toMatchObject({ error: 'already_decided' });
@@ -193,9 +189,8 @@ describe('approvals', () => {
       expect(decision.reason).toBe('withdrawn');
     }
     // A repeat of the same decision gets the winning outcome back.
-    ext.send({ type: 'decide', elicitationId: id, idempotencyKey: 'race', decision: 'approved' });
-    const repeat = await ext.next<'decision.result'>((m) => m.type === 'decision.result' && m.elicitationId === id);
-    expect(repeat.ok).toBe(decision.ok);
+    const repeat = await ext.call('decide', { elicitationId: id, idempotencyKey: 'race', decision: 'approved' });
+    expect(repeat.result?.ok).toBe(decision.ok);
   });
 
   it('a reconnecting extension gets every pending request in its welcome', async () => {
@@ -208,7 +203,7 @@ describe('approvals', () => {
 });
 
 describe('invalid tool inputs are refused with the field named', () => {
-  const nm = () => structuredClone(northmarkProposal) as unknown as Record<string, unknown>;
+  const nm = (): Record<string, unknown> => structuredClone(northmarkProposal);
   const withField = (mutate: (p: Record<string, unknown> & { fields: Record<string, Record<string, unknown>> }) => void) => {
     const p = nm() as Record<string, unknown> & { fields: Record<string, Record<string, unknown>> };
     mutate(p);

@@ -5,9 +5,9 @@ import type { ClientKind, Harness, HarnessOptions } from '../helpers/mcp-harness
 import { CLIENT_KINDS, connect, hosts } from '../helpers/mcp-harness.js';
 import { until } from '../helpers/poll.js';
 import { ScriptedExtension, pairedKey } from '../helpers/scripted-extension.js';
-import type { HubMessage } from '../../shared/wire-protocol.js';
+import type { HubNotice, Result } from '../../shared/peer-calls.js';
 
-type Created = Extract<HubMessage, { type: 'request.created' }>;
+type Created = Extract<HubNotice, { method: 'request.created' }>['params'];
 
 /** A server with the given host, its hub started, and a paired extension connected to it. */
 async function serverWithExtension(kind: ClientKind, options: HarnessOptions = {}): Promise<{ agent: Harness; ext: ScriptedExtension }> {
@@ -18,14 +18,15 @@ async function serverWithExtension(kind: ClientKind, options: HarnessOptions = {
   return { agent, ext };
 }
 
-const created = (ext: ScriptedExtension, message: string) =>
-  ext.next<'request.created'>((m) => m.type === 'request.created' && m.request.message === message, 10_000);
+const created = (ext: ScriptedExtension, message: string): Promise<Created> => ext.notice('request.created', (p) => p.request.message === message, 10_000);
 
 let keys = 0;
-function decide(ext: ScriptedExtension, request: Created, decision: 'approved' | 'rejected', values?: Record<string, unknown>): Promise<Extract<HubMessage, { type: 'decision.result' }>> {
+/** The extension's decision: the `decide` call's result (the domain answer); an error answer fails the test. */
+async function decide(ext: ScriptedExtension, request: Created, decision: 'approved' | 'rejected', values?: Record<string, unknown>): Promise<Result<'decide'>> {
   const { elicitationId } = request.request;
-  ext.send({ type: 'decide', elicitationId, idempotencyKey: `k-${++keys}`, decision, ...(values ? { values } : {}) });
-  return ext.next<'decision.result'>((m) => m.type === 'decision.result' && m.elicitationId === elicitationId);
+  const answer = await ext.call('decide', { elicitationId, idempotencyKey: `k-${++keys}`, decision, ...(values ? { values } : {}) });
+  if (!answer.result) throw new Error(`the hub refused the decide: ${JSON.stringify(answer.error)}`);
+  return answer.result;
 }
 
 const releaseSchema = {
@@ -181,7 +182,7 @@ describe.each(CLIENT_KINDS)('the %s client advertises no elicitation', (kind) =>
       expect(result.structuredContent).toEqual({ confirmed: null, question: 'Via host?', error: 'client did not advertise elicitation', via: 'host' });
       const call = agent.callTool('elicit_confirm', { question: 'Via auto?' });
       // The first request the extension sees after the forced call is this one.
-      const next = await ext.next<'request.created'>((m) => m.type === 'request.created', 10_000);
+      const next = await ext.notice('request.created', () => true, 10_000);
       expect(next.request.message).toBe('Via auto?');
       await decide(ext, next, 'approved', { confirmed: true });
       expect((await call).structuredContent).toMatchObject({ via: 'extension' });
@@ -249,7 +250,7 @@ describe('a host whose dialog works (v2-2025)', () => {
 
     const forced = agent.callTool('elicit_confirm', { question: 'Extension one?', via: 'extension' });
     // The first request the extension ever sees is the forced one.
-    const first = await ext.next<'request.created'>((m) => m.type === 'request.created', 10_000);
+    const first = await ext.notice('request.created', () => true, 10_000);
     expect(first.request.message).toBe('Extension one?');
     await decide(ext, first, 'approved', { confirmed: false });
     expect((await forced).structuredContent).toEqual({ confirmed: false, action: 'accept', via: 'extension' });
@@ -394,7 +395,7 @@ describe('an extension-routed ask the person has not answered yet (v2-2025, no e
     const shown = await created(ext, 'Abandoned?');
     controller.abort();
     await expect(call).rejects.toThrow();
-    const withdrawn = await ext.next((m) => m.type === 'request.removed' && m.elicitationId === shown.request.elicitationId);
+    const withdrawn = await ext.notice('request.removed', (p) => p.elicitationId === shown.request.elicitationId);
     expect(withdrawn).toMatchObject({ status: 'canceled' });
     expect((await agent.callTool('elicit_status', { elicitationId: shown.request.elicitationId })).structuredContent).toEqual({ status: 'canceled' });
   });
@@ -438,7 +439,7 @@ describe.each(CLIENT_KINDS)('issue 18 item 2: a person declines in 300 ms (%s)',
     expect(agent.elicitations).toHaveLength(2);
     const doctor = (await agent.callTool('elicit_doctor', {})).structuredContent as { routing: Record<string, { via: string }> };
     expect(doctor.routing.elicit_confirm?.via).toBe('host');
-    expect(ext.received.filter((m) => m.type === 'request.created')).toEqual([]);
+    expect(ext.notices('request.created')).toEqual([]);
   });
 });
 

@@ -6,7 +6,9 @@ import { mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync, mkdirSyn
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import type { HubMessage } from '../../shared/wire-protocol.js';
+import type { RequestView } from '../../shared/review-request.js';
+import { promptRequestId, waitingDir } from '../../server/hook/waiting-prompts.js';
+import { hookEntry } from '../../server/hook/hooks-settings.js';
 import { listening } from '../../server/hub/status-command.js';
 import { SERVER_ENTRY } from '../helpers/mcp-harness.js';
 import { runCommand } from '../helpers/run-command.js';
@@ -24,9 +26,14 @@ type Run = { code: number | null; stdout: string; stderr: string; ms: number };
 
 /** The hook as a host runs it: stdin JSON, then stdout/stderr and how long it took. Bounded by `timeoutMs`. */
 function hook(env: Record<string, string>, args: string[], stdin: unknown, timeoutMs = 20_000): Promise<Run> {
-  return new Promise((resolve, reject) => {
+  return startHook(env, args, stdin, timeoutMs).done;
+}
+
+/** The same, with the process at hand: a test can signal it as its host would. */
+function startHook(env: Record<string, string>, args: string[], stdin: unknown, timeoutMs = 20_000): { child: ChildProcess; done: Promise<Run & { signal: NodeJS.Signals | null }> } {
+  const child = spawn(process.execPath, [SERVER_ENTRY, 'hook', ...args], { env: { ...process.env, ELICITLY_LOG_LEVEL: 'warn', ...env }, stdio: ['pipe', 'pipe', 'pipe'] });
+  const done = new Promise<Run & { signal: NodeJS.Signals | null }>((resolve, reject) => {
     const started = performance.now();
-    const child = spawn(process.execPath, [SERVER_ENTRY, 'hook', ...args], { env: { ...process.env, ELICITLY_LOG_LEVEL: 'warn', ...env }, stdio: ['pipe', 'pipe', 'pipe'] });
     let stdout = '';
     let stderr = '';
     child.stdout.on('data', (d: Buffer) => (stdout += d.toString()));
@@ -35,12 +42,13 @@ function hook(env: Record<string, string>, args: string[], stdin: unknown, timeo
       child.kill('SIGKILL');
       reject(new Error(`hook did not end within ${timeoutMs} ms; stderr: ${stderr}`));
     }, timeoutMs);
-    child.on('close', (code) => {
+    child.on('close', (code, signal) => {
       clearTimeout(timer);
-      resolve({ code, stdout, stderr, ms: performance.now() - started });
+      resolve({ code, signal, stdout, stderr, ms: performance.now() - started });
     });
     child.stdin.end(typeof stdin === 'string' ? stdin : JSON.stringify(stdin));
   });
+  return { child, done };
 }
 
 function startHub(env: Record<string, string>, args: string[] = []): ChildProcess {
@@ -97,10 +105,10 @@ describe('hook against a running hub', () => {
   });
 
   /** The extension decides the next request it is shown, as soon as it is shown. */
-  async function decideNext(decide: (id: string, request: Extract<HubMessage, { type: 'request.created' }>['request']) => Record<string, unknown>) {
-    const created = await ext.next<'request.created'>((m) => m.type === 'request.created', 15_000);
+  async function decideNext(decide: (id: string, request: RequestView) => Record<string, unknown>) {
+    const created = await ext.notice('request.created', () => true, 15_000);
     const id = created.request.elicitationId;
-    ext.send({ type: 'decide', elicitationId: id, idempotencyKey: `k-${id}`, ...decide(id, created.request) });
+    ext.send({ id: `d-${id}`, method: 'decide', params: { elicitationId: id, idempotencyKey: `k-${id}`, ...decide(id, created.request) } });
     return created.request;
   }
 
@@ -161,9 +169,58 @@ describe('hook against a running hub', () => {
     const run = await hook(env, ['--host', 'claude-code', '--wait', '1', 'PermissionRequest'], claudePermission('touch late.txt'));
     expect(run).toMatchObject({ code: 0, stdout: '' });
     expect(run.stderr).toContain('no answer within 1 s; the request is canceled');
-    const created = await ext.next<'request.created'>((m) => m.type === 'request.created');
-    const removed = await ext.next<'request.removed'>((m) => m.type === 'request.removed' && m.elicitationId === created.request.elicitationId);
+    const created = await ext.notice('request.created');
+    const removed = await ext.notice('request.removed', (p) => p.elicitationId === created.request.elicitationId);
     expect(removed.status).toBe('canceled');
+  });
+
+  for (const signal of ['SIGKILL', 'SIGTERM'] as const) {
+    it(`finding 5: a hook its host ends with ${signal} (${signal === 'SIGKILL' ? 'Codex at its timeout' : 'Claude Code on a "No" in its terminal, or at the timeout'}) withdraws its request at once`, async () => {
+      const running = startHook(env, ['--host', 'claude-code', '--wait', '60', 'PermissionRequest'], claudePermission(`touch ${signal}.txt`));
+      const created = await ext.notice('request.created', (p) => p.request.request.kind === 'permission' && p.request.request.command === `touch ${signal}.txt`, 15_000);
+      const killed = Date.now();
+      running.child.kill(signal);
+      const removed = await ext.notice('request.removed', (p) => p.elicitationId === created.request.elicitationId, 5000);
+      process.stderr.write(`hook ended by ${signal}: its request left the inbox ${Date.now() - killed} ms later\n`);
+      expect(removed.status).toBe('canceled');
+      const end = await running.done;
+      expect(end.stdout).toBe('');
+      // Nothing can decide it any more: a decision now is refused.
+      const late = await ext.call('decide', { elicitationId: created.request.elicitationId, idempotencyKey: `late-${signal}`, decision: 'approved' });
+      expect(late.result).toMatchObject({ ok: false, reason: 'withdrawn' });
+    });
+  }
+
+  it('finding 5: the PostToolUse hook of the same tool call withdraws the request a PermissionRequest hook waits on, and that hook ends printing nothing', async () => {
+    // Claude Code's PermissionRequest stdin has no tool_use_id; the call's line is in the session transcript already.
+    const transcript = join(tempDir(), 'session.jsonl');
+    const toolInput = { command: 'touch answered-in-terminal.txt', description: 'touch' };
+    writeFileSync(transcript, [
+      JSON.stringify({ type: 'user', message: { role: 'user', content: 'go' } }),
+      JSON.stringify({ type: 'assistant', message: { role: 'assistant', content: [{ type: 'tool_use', id: 'toolu_earlier', name: 'Bash', input: toolInput }] } }),
+      JSON.stringify({ type: 'user', message: { role: 'user', content: [{ type: 'tool_result', tool_use_id: 'toolu_earlier', content: 'done' }] } }),
+      JSON.stringify({ type: 'assistant', message: { role: 'assistant', content: [{ type: 'tool_use', id: 'toolu_now', name: 'Bash', input: toolInput }] } }),
+      '',
+    ].join('\n'));
+    const asking = startHook(env, ['--host', 'claude-code', '--wait', '60', 'PermissionRequest'], { ...claudePermission('x'), session_id: 'sess-post', transcript_path: transcript, tool_input: toolInput });
+    const created = await ext.notice('request.created', (p) => p.request.request.kind === 'permission' && p.request.request.command === toolInput.command, 15_000);
+    // The request is named by the call it is about (the newest one without a result), and marked as waited on.
+    expect(created.request.elicitationId).toBe(promptRequestId('claude-code', 'sess-post', 'toolu_now'));
+    expect(readdirSync(waitingDir(stateDir))).toContain(created.request.elicitationId);
+    // The person answered in the terminal: the tool ran, and Claude Code runs the PostToolUse hook for that call.
+    const post = await hook(env, ['--host', 'claude-code', 'PostToolUse'], { session_id: 'sess-post', transcript_path: transcript, cwd: '/tmp', hook_event_name: 'PostToolUse', tool_name: 'Bash', tool_input: toolInput, tool_response: { stdout: '' }, tool_use_id: 'toolu_now' });
+    expect(post).toMatchObject({ code: 0, stdout: '' });
+    expect(post.stderr).toContain(`withdrew ${created.request.elicitationId}`);
+    const removed = await ext.notice('request.removed', (p) => p.elicitationId === created.request.elicitationId, 5000);
+    expect(removed.status).toBe('canceled');
+    const end = await asking.done;
+    expect(end).toMatchObject({ code: 0, stdout: '' });
+    expect(end.stderr).toContain('the request canceled');
+    expect(readdirSync(waitingDir(stateDir))).not.toContain(created.request.elicitationId);
+    // A PostToolUse of a call no hook waits on does nothing, and does not even open a socket.
+    const other = await hook(env, ['--host', 'claude-code', 'PostToolUseFailure'], { session_id: 'sess-post', cwd: '/tmp', hook_event_name: 'PostToolUseFailure', tool_name: 'Bash', tool_input: toolInput, tool_use_id: 'toolu_other', error: 'Exit code 1' });
+    expect(other).toMatchObject({ code: 0, stdout: '' });
+    expect(other.stderr).toContain('no prompt of this call is waiting');
   });
 
   it('bad stdin: nothing printed, exit 0, the field named on stderr', async () => {
@@ -213,9 +270,9 @@ describe('hook without a reviewer', () => {
       const ext = await until('an extension connected', () => ScriptedExtension.connect(port, { key: pairedKey(stateDir) }).catch(() => undefined));
       // The person allows one `touch` and saves "always allow touch" with it.
       const first = hook(env, ['--host', 'claude-code', 'PermissionRequest'], claudePermission('touch one.txt'));
-      const created = await ext.next<'request.created'>((m) => m.type === 'request.created', 15_000);
-      ext.send({
-        type: 'decide', elicitationId: created.request.elicitationId, idempotencyKey: 'k-rule', decision: 'approved',
+      const created = await ext.notice('request.created', () => true, 15_000);
+      ext.request('decide', {
+        elicitationId: created.request.elicitationId, idempotencyKey: 'k-rule', decision: 'approved',
         rule: { effect: 'allow', match: { tool: 'Bash', commandPrefix: 'touch' }, expiresAt: null },
       });
       expect(JSON.parse((await first).stdout)).toMatchObject({ hookSpecificOutput: { decision: { behavior: 'allow' } } });
@@ -286,12 +343,14 @@ describe('hooks install / uninstall / status', () => {
 
     const settings = JSON.parse(readFileSync(file, 'utf8')) as { hooks: Record<string, { hooks: { command: string; timeout?: number }[] }[]> };
     const ours = Object.values(settings.hooks).flat().flatMap((g) => g.hooks).filter((h) => h.command.includes(' hook --host claude-code '));
-    expect(ours.map((h) => [h.command.split(' ').at(-1), h.timeout])).toEqual([['PermissionRequest', 70], ['Elicitation', 70]]);
+    // PostToolUse and PostToolUseFailure come with PermissionRequest: they withdraw a prompt answered in the terminal.
+    expect(ours.map((h) => [h.command.split(' ').at(-1), h.timeout])).toEqual([['PermissionRequest', 70], ['Elicitation', 70], ['PostToolUse', 10], ['PostToolUseFailure', 10]]);
     expect(ours[0]!.command).toBe(`${process.execPath} ${SERVER_ENTRY} hook --host claude-code --wait 60 PermissionRequest`);
+    expect(ours[2]!.command).toBe(`[ -z "$(ls -A ${join(env.ELICITLY_STATE_DIR, 'waiting-prompts')} 2>/dev/null)" ] || ${process.execPath} ${SERVER_ENTRY} hook --host claude-code PostToolUse`);
     expect(readdirSync(claudeDir).filter((f) => f.startsWith('settings.json.elicitly-backup-'))).toHaveLength(1);
 
     const status = await cli(env, ['hooks', 'status']);
-    expect(status.stdout).toContain(`claude-code (user): installed in ${file}\n  PermissionRequest: timeout 70 s\n  Elicitation: timeout 70 s\n`);
+    expect(status.stdout).toContain(`claude-code (user): installed in ${file}\n  PermissionRequest: timeout 70 s\n  Elicitation: timeout 70 s\n  PostToolUse: timeout 10 s\n  PostToolUseFailure: timeout 10 s\n`);
     expect(status.stdout).toContain('codex (user): not installed');
 
     const removed = await cli(env, ['hooks', 'uninstall', 'claude-code']);
@@ -313,6 +372,24 @@ describe('hooks install / uninstall / status', () => {
     expect((await cli(env, ['hooks', 'install', 'codex'])).stdout).toContain('nothing changed');
     await cli(env, ['hooks', 'uninstall', 'codex']);
     expect(readFileSync(file, 'utf8')).toBe(before);
+  });
+
+  it('finding 5: the PostToolUse guard starts Node only while a prompt is waited on (an empty folder costs a `ls`)', async () => {
+    const { home, env } = settingsDir();
+    const waiting = join(home, 'waiting');
+    const started = join(home, 'started');
+    // A stand-in for node that only says it was started: the guard decides whether it is.
+    const fakeNode = join(home, 'fake-node.sh');
+    writeFileSync(fakeNode, `#!/bin/sh\necho "$@" >> ${JSON.stringify(started)}\n`, { mode: 0o755 });
+    const { command } = hookEntry({ node: fakeNode, script: 'main.js', host: 'claude-code', waitSeconds: 110, waitingDir: waiting }, 'PostToolUse');
+    const run = () => runCommand('/bin/sh', ['-c', command], { env });
+    expect((await run()).code).toBe(0);
+    mkdirSync(waiting);
+    expect((await run()).code).toBe(0);
+    expect(() => readFileSync(started, 'utf8')).toThrow();
+    writeFileSync(join(waiting, 'el_pwaiting'), '1');
+    expect((await run()).code).toBe(0);
+    expect(readFileSync(started, 'utf8')).toBe('main.js hook --host claude-code PostToolUse\n');
   });
 
   it('a settings file that is not JSON is refused, never overwritten', async () => {

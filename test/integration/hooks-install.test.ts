@@ -64,7 +64,8 @@ describe('issue 32 finding 6: hooks install through a symlinked settings file', 
     expect(install.code).toBe(0);
     expect(lstatSync(link).isSymbolicLink()).toBe(true);
     expect(readlinkSync(link)).toBe(target);
-    expect(ourClaudeCommands(readFileSync(target, 'utf8'))).toHaveLength(2);
+    // PermissionRequest and Elicitation, with PostToolUse and PostToolUseFailure along with the first.
+    expect(ourClaudeCommands(readFileSync(target, 'utf8'))).toHaveLength(4);
     expect(install.stdout).toContain(`${link}:\n  written through the symbolic link to ${target}\n`);
     expect(install.stdout).toContain(`backup of the previous file: ${target}.elicitly-backup-`);
     // The backup is beside the target, and nothing but the link is in the link's folder.
@@ -142,7 +143,8 @@ describe('issue 32 finding 6: hooks install through a symlinked settings file', 
     const run = await cli(env, ['install', 'claude-code', '--scope', 'project'], project);
     expect(run.code).toBe(0);
     expect(readlinkSync(link)).toBe('../config/claude-settings.json');
-    expect(ourClaudeCommands(readFileSync(target, 'utf8'))).toHaveLength(2);
+    // PermissionRequest and Elicitation, with PostToolUse and PostToolUseFailure along with the first.
+    expect(ourClaudeCommands(readFileSync(target, 'utf8'))).toHaveLength(4);
   });
 
   it.each([

@@ -11,10 +11,11 @@ import { afterEach, describe, expect, it } from 'vitest';
 import WebSocket, { WebSocketServer } from 'ws';
 import { StateDir } from '../../server/state-dir.js';
 import { EXTENSION_ORIGIN } from '../../shared/extension-id.js';
-import type { HubMessage } from '../../shared/wire-protocol.js';
-import { CLOSE_HELLO_TIMEOUT, CLOSE_UNKNOWN_KEY, PAIRING_SUBPROTOCOL, SUBPROTOCOL } from '../../shared/wire-protocol.js';
+import { CLOSE_HELLO_TIMEOUT, CLOSE_INTERNAL_ERROR, CLOSE_UNKNOWN_KEY, HubFrameSchema, PAIRING_SUBPROTOCOL, SUBPROTOCOL, isAnswer } from '../../shared/wire-protocol.js';
+import type { HubFrame } from '../../shared/wire-protocol.js';
 import type { Harness } from '../helpers/mcp-harness.js';
 import { SERVER_ENTRY, connect } from '../helpers/mcp-harness.js';
+import { answerTo, callFrame, helloParams, hubFrames, resultIds } from '../helpers/peer-frames.js';
 import { rawPeer } from '../helpers/raw-peer.js';
 import { runCommand } from '../helpers/run-command.js';
 import { ScriptedExtension, freePort, pairedKey } from '../helpers/scripted-extension.js';
@@ -40,12 +41,24 @@ async function approval(agent: Harness, message: string): Promise<string> {
 }
 
 /**
+ * What a hub frame is, as the squatter names it: the answer to the hello is the hub's `challenge`, a result to the auth
+ * is its `welcome`; other answers by their id, notices by their method.
+ */
+function kindOf(frame: HubFrame): string {
+  if (!isAnswer(frame)) return frame.method;
+  if ('error' in frame) return `error ${String(frame.id)}`;
+  if (frame.id === 'hello') return 'challenge';
+  if (frame.id === 'auth') return 'welcome';
+  return `result ${frame.id}`;
+}
+
+/**
  * A port squatter: it holds port A and relays every WebSocket frame, both ways, to the real hub on port B, as a
  * transparent man in the middle. It records what the real hub sent through it, and once anything authenticated
  * arrives it tries to use the socket for itself.
  */
 class Squatter {
-  /** Frame types the real hub sent to the squatter's upstream sockets. */
+  /** What the real hub sent to the squatter's upstream sockets (`kindOf`). */
   readonly upstreamTypes: string[] = [];
   /** Answers to the calls the squatter injected. */
   readonly stolen: string[] = [];
@@ -63,12 +76,13 @@ class Squatter {
       down.on('message', (data) => (up.readyState === up.OPEN ? up.send(data.toString()) : queued.push(data.toString())));
       up.on('message', (data) => {
         const text = data.toString();
-        const message = JSON.parse(text) as HubMessage;
-        this.upstreamTypes.push(message.type);
-        if (message.type === 'call.result' && message.callId.startsWith('stolen')) this.stolen.push(text);
+        const frame = HubFrameSchema.parse(JSON.parse(text));
+        const kind = kindOf(frame);
+        this.upstreamTypes.push(kind);
+        if (isAnswer(frame) && frame.id?.startsWith('stolen')) this.stolen.push(text);
         else if (down.readyState === down.OPEN) down.send(text);
-        // In: read every pending request and decide one, as the relay it passed for.
-        if (message.type === 'welcome') up.send(JSON.stringify({ type: 'call', callId: 'stolen-1', method: 'status', params: { elicitationId: 'el_x' } }));
+        // In: use the socket as the peer it passed for.
+        if (kind === 'welcome') up.send(JSON.stringify(callFrame('stolen-1', 'status', { id: 'el_x' })));
       });
       up.on('close', () => down.close());
       down.on('close', () => up.close());
@@ -156,12 +170,13 @@ describe('finding 2: a removed key stops deciding at once', () => {
     const { agent, dir, port } = await hub();
     const ext = await ScriptedExtension.connect(port, { key: pairedKey(dir) });
     const id = await approval(agent, 'remove me first');
-    await ext.next((m) => m.type === 'request.created');
+    await ext.notice('request.created', (p) => p.request.elicitationId === id);
     // Removed in this process, and the decision sent in the same tick: no watcher event can have arrived yet.
     new StateDir(dir).removePairedExtensions(EXTENSION_ORIGIN);
-    ext.send({ type: 'decide', elicitationId: id, idempotencyKey: 'after-removal', decision: 'approved' });
+    const decide = ext.request('decide', { elicitationId: id, idempotencyKey: 'after-removal', decision: 'approved' });
     expect((await ext.closed).code).toBe(CLOSE_UNKNOWN_KEY);
-    expect(ext.received.map((m) => m.type)).not.toContain('decision.result');
+    // The socket closed instead of answering: no result (nor error) for the decide.
+    expect(ext.received.filter(answerTo(decide))).toEqual([]);
     expect((await agent.callTool('elicit_status', { elicitationId: id })).structuredContent).toEqual({ status: 'pending' });
   });
 
@@ -191,7 +206,7 @@ describe('finding 4: keyless sockets cannot lock out peers with a key', () => {
     expect(held.length).toBeLessThanOrEqual(16);
     // The proven extension is still served while the flood holds its room.
     const id = await approval(agent, 'during the flood');
-    expect((await ext.next<'request.created'>((m) => m.type === 'request.created')).request.elicitationId).toBe(id);
+    expect((await ext.notice('request.created')).request.elicitationId).toBe(id);
     // Every keyless socket is closed for its silence within the 3 s window (plus scheduling slack), not 10 s.
     for (const { closed, openedAt } of held) {
       const outcome = await Promise.race([closed, new Promise<{ code: number }>((resolve) => setTimeout(() => resolve({ code: -1 }), 5000))]);
@@ -264,11 +279,13 @@ describe('finding 5: idle connections are closed and nothing in the upgrade path
     symlinkSync(elsewhere, join(dir, 'paired-extensions.json'));
     const origin = 'moz-extension://00000001-1111-2222-3333-444455556666';
     expect(await rawPeer(port, { origin, protocols: [SUBPROTOCOL, PAIRING_SUBPROTOCOL] })).toEqual({ status: 503 });
-    // An extension from the pinned origin cannot be checked either; it is refused and the hub stays up.
+    // An extension from the pinned origin cannot be checked either: its hello is refused (1011, the hub cannot read its
+    // keys), never answered with a challenge, and the hub stays up.
     const pinned = await rawPeer(port, { origin: EXTENSION_ORIGIN });
     if ('socket' in pinned) {
-      pinned.send({ type: 'hello', protocol: 6, role: 'extension', client: { name: 't', version: '1' }, nonce: 'ab'.repeat(16), keyId: 'k_0123456789abcdef' });
-      expect((await pinned.closed).code).not.toBe(1006);
+      pinned.send(callFrame('hello', 'hello', helloParams('extension', 'ab'.repeat(32), { keyId: 'k_0123456789abcdef' })));
+      expect((await pinned.closed).code).toBe(CLOSE_INTERNAL_ERROR);
+      expect(resultIds(hubFrames(pinned.frames))).toEqual([]);
     } else expect(pinned.status).toBe(503);
     // Still the hub, still answering.
     const id = await approval(agent, 'after the planted link');

@@ -9,7 +9,7 @@ import type WebSocket from 'ws';
 import { StateDir } from '../../server/state-dir.js';
 import { EXTENSION_ORIGIN } from '../../shared/extension-id.js';
 import { constantTimeEqual, hubProof, newNonce, openSealedKey, peerProof } from '../../shared/hub-auth.js';
-import type { HubMessage, PeerMessage } from '../../shared/wire-protocol.js';
+import type { HelloParams } from '../../shared/peer-calls.js';
 import {
   CLOSE_AUTH_FAILED,
   CLOSE_NO_PAIRING,
@@ -20,6 +20,7 @@ import {
 } from '../../shared/wire-protocol.js';
 import type { Harness } from '../helpers/mcp-harness.js';
 import { SERVER_ENTRY, connect } from '../helpers/mcp-harness.js';
+import { answerTo, callFrame, errorOf, helloParams, hubFrames, resultIds, resultOf } from '../helpers/peer-frames.js';
 import type { RawPeer } from '../helpers/raw-peer.js';
 import { opened, rawPeer as rawPeerAt } from '../helpers/raw-peer.js';
 import { ScriptedExtension, freePort, pairedKey } from '../helpers/scripted-extension.js';
@@ -42,8 +43,13 @@ afterAll(async () => {
 
 const rawPeer = (options: { origin?: string; protocols?: string[] }) => rawPeerAt(port, { ...options, track: sockets });
 
-const hello = (extra: Partial<Extract<PeerMessage, { type: 'hello' }>> = {}, nonce = newNonce()) =>
-  ({ type: 'hello', protocol: PROTOCOL_VERSION, role: 'extension', client: { name: 'hub-auth-test', version: '1' }, nonce, ...extra }) as const;
+const hello = (extra: Partial<HelloParams> = {}, nonce = newNonce()) => callFrame('hello', 'hello', helloParams('extension', nonce, { client: { name: 'hub-auth-test', version: '1' }, ...extra }));
+const auth = (proof: string) => callFrame('auth', 'auth', { proof });
+/** The hub's answer to the hello (its challenge), or how it closed the socket instead. */
+async function challengeOrClose(peer: RawPeer): Promise<{ nonce: string; proof: string } | { closedWith: number }> {
+  const first = await Promise.race([peer.next(answerTo('hello')), peer.closed.then((c) => ({ closedWith: c.code }))]);
+  return 'closedWith' in first ? first : resultOf('hello', first);
+}
 
 function pairCommand(...args: string[]): { status: number | null; stdout: string; stderr: string } {
   const run = spawnSync(process.execPath, [SERVER_ENTRY, 'pair', ...args], { env: { ...process.env, ELICITLY_STATE_DIR: dir }, encoding: 'utf8', timeout: 10_000 });
@@ -63,15 +69,15 @@ async function pairWith(origin: string, code: string): Promise<{ keyId: string; 
   const peer = opened(await rawPeer({ origin, protocols: [SUBPROTOCOL, PAIRING_SUBPROTOCOL] }));
   const nonce = newNonce();
   peer.send(hello({ pairing: true }, nonce));
-  const first = await Promise.race([peer.next('challenge'), peer.closed.then((c) => ({ closedWith: c.code }))]);
+  const first = await challengeOrClose(peer);
   if ('closedWith' in first) return { closed: first.closedWith };
-  if (first.type !== 'challenge') throw new Error('expected a challenge');
   // The hub proves the code before the extension says anything that could be tested against a guess.
   expect(constantTimeEqual(first.proof, await hubProof(code, { port, role: 'extension' }, nonce, first.nonce))).toBe(true);
-  peer.send({ type: 'auth', proof: await peerProof(code, { port, role: 'extension' }, first.nonce, nonce) });
-  const paired = await peer.next('paired');
-  if (paired.type !== 'paired') throw new Error('expected paired');
-  await peer.next('welcome');
+  peer.send(auth(await peerProof(code, { port, role: 'extension' }, first.nonce, nonce)));
+  // One answer: the key sealed with the code, and the welcome.
+  const { paired, welcome } = resultOf('auth', await peer.next(answerTo('auth')));
+  if (!paired) throw new Error('the auth was answered without a key');
+  expect(welcome.protocol).toBe(PROTOCOL_VERSION);
   peer.socket.close();
   const key = await openSealedKey(paired.sealedKey, code, port, first.nonce, nonce);
   if (!key) throw new Error('could not open the sealed key');
@@ -84,10 +90,9 @@ async function guess(origin: string, wrong: string): Promise<number | { status: 
   if (!('socket' in peer)) return peer;
   const nonce = newNonce();
   peer.send(hello({ pairing: true }, nonce));
-  const first = await Promise.race([peer.next('challenge'), peer.closed.then((c) => ({ closedWith: c.code }))]);
+  const first = await challengeOrClose(peer);
   if ('closedWith' in first) return first.closedWith;
-  if (first.type !== 'challenge') throw new Error('expected a challenge');
-  peer.send({ type: 'auth', proof: await peerProof(wrong, { port, role: 'extension' }, first.nonce, nonce) });
+  peer.send(auth(await peerProof(wrong, { port, role: 'extension' }, first.nonce, nonce)));
   return (await peer.closed).code;
 }
 
@@ -99,24 +104,29 @@ describe('a peer that cannot prove a key learns nothing and decides nothing', ()
     const id = (created.structuredContent as { elicitationId: string }).elicitationId;
     const real = pairedKey(dir);
 
-    const attempts: { extra: Partial<Extract<PeerMessage, { type: 'hello' }>>; closedWith: number }[] = [
+    const attempts: { extra: Partial<HelloParams>; closedWith: number }[] = [
       { extra: {}, closedWith: CLOSE_UNKNOWN_KEY },
       { extra: { keyId: 'k_0123456789abcdef' }, closedWith: CLOSE_UNKNOWN_KEY },
       { extra: { keyId: real.keyId }, closedWith: CLOSE_AUTH_FAILED },
     ];
     for (const { extra, closedWith } of attempts) {
       const peer = opened(await rawPeer({ origin: EXTENSION_ORIGIN }));
-      peer.send({ type: 'decide', elicitationId: id, idempotencyKey: 'forged', decision: 'approved' });
+      const decide = callFrame('forged-1', 'decide', { elicitationId: id, idempotencyKey: 'forged', decision: 'approved' });
+      peer.send(decide);
+      // A call before the handshake is refused as the unproven socket's, whatever it asks.
+      expect(errorOf(await peer.next(answerTo('forged-1')))).toMatchObject({ code: 'forbidden' });
       const nonce = newNonce();
       peer.send(hello(extra, nonce));
-      const challenge = extra.keyId === real.keyId ? await peer.next('challenge') : undefined;
-      if (challenge?.type === 'challenge') peer.send({ type: 'auth', proof: await peerProof('ab'.repeat(32), { port, role: 'extension' }, challenge.nonce, nonce) });
-      peer.send({ type: 'decide', elicitationId: id, idempotencyKey: 'forged', decision: 'approved' });
+      const challenge = extra.keyId === real.keyId ? resultOf('hello', await peer.next(answerTo('hello'))) : undefined;
+      if (challenge) peer.send(auth(await peerProof('ab'.repeat(32), { port, role: 'extension' }, challenge.nonce, nonce)));
+      peer.send({ ...decide, id: 'forged-2' });
       expect((await peer.closed).code).toBe(closedWith);
       const text = peer.frames.join('\n');
       expect(text).not.toContain('secret');
       expect(text).not.toContain(id);
-      expect(peer.frames.map((f) => (JSON.parse(f) as HubMessage).type).filter((t) => t !== 'error' && t !== 'challenge')).toEqual([]);
+      // Nothing but refusals and the hub's challenge: no welcome, no request, no decision.
+      expect(resultIds(hubFrames(peer.frames)).filter((answered) => answered !== 'hello')).toEqual([]);
+      expect(hubFrames(peer.frames).filter((f) => 'method' in f)).toEqual([]);
     }
     expect((await agent.callTool('elicit_status', { elicitationId: id })).structuredContent).toEqual({ status: 'pending' });
 
@@ -129,17 +139,17 @@ describe('a peer that cannot prove a key learns nothing and decides nothing', ()
   it('a local process without the install key cannot pose as a relay', async () => {
     const peer = opened(await rawPeer({}));
     const nonce = newNonce();
-    peer.send({ ...hello({}, nonce), role: 'relay' });
-    const challenge = await peer.next('challenge');
-    if (challenge.type !== 'challenge') throw new Error('expected a challenge');
-    peer.send({ type: 'auth', proof: await peerProof('cd'.repeat(32), { port, role: 'relay' }, challenge.nonce, nonce) });
-    peer.send({ type: 'call', callId: 'c1', method: 'create', params: {} });
+    peer.send(hello({ role: 'relay' }, nonce));
+    const challenge = resultOf('hello', await peer.next(answerTo('hello')));
+    peer.send(auth(await peerProof('cd'.repeat(32), { port, role: 'relay' }, challenge.nonce, nonce)));
+    peer.send({ id: 'c1', method: 'create', params: {} });
     expect((await peer.closed).code).toBe(CLOSE_AUTH_FAILED);
-    expect(peer.frames.map((f) => (JSON.parse(f) as HubMessage).type)).not.toContain('call.result');
+    // Neither the auth nor the create was answered: the only result is the challenge.
+    expect(resultIds(hubFrames(peer.frames))).toEqual(['hello']);
 
     // Control: the install key does get a relay in.
     const relay = await ScriptedExtension.connect(port, { role: 'relay', key: { key: new StateDir(dir).relayKey() }, hello: false });
-    expect(await relay.handshake()).toMatchObject({ type: 'welcome', pending: [] });
+    expect(await relay.handshake()).toMatchObject({ protocol: PROTOCOL_VERSION, pending: [] });
     relay.close();
   });
 });
@@ -188,21 +198,21 @@ describe('pairing: one step for the person, nothing for a guesser', () => {
       const peer = opened(await rawPeer({ origin: moz(200 + n), protocols: [SUBPROTOCOL, PAIRING_SUBPROTOCOL] }));
       const nonce = newNonce();
       peer.send(hello({ pairing: true }, nonce));
-      const challenge = await peer.next('challenge');
-      if (challenge.type !== 'challenge') throw new Error('expected a challenge');
+      const challenge = resultOf('hello', await peer.next(answerTo('hello')));
       challenged.push({ peer, nonce, hubNonce: challenge.nonce });
     }
     for (const { peer, nonce, hubNonce } of challenged.slice(0, 10)) {
-      peer.send({ type: 'auth', proof: await peerProof(wrong, { port, role: 'extension' }, hubNonce, nonce) });
+      peer.send(auth(await peerProof(wrong, { port, role: 'extension' }, hubNonce, nonce)));
       expect((await peer.closed).code).toBe(CLOSE_AUTH_FAILED);
     }
     // The right code, on a socket challenged before the burn: the code is gone, so it pairs nothing.
     const late = challenged[10];
     if (!late) throw new Error('twelve sockets were challenged');
-    late.peer.send({ type: 'auth', proof: await peerProof(code, { port, role: 'extension' }, late.hubNonce, late.nonce) });
-    const outcome = await Promise.race([late.peer.closed.then((c) => c.code), late.peer.next('paired').then(() => 'paired', () => 'neither paired nor closed')]);
+    late.peer.send(auth(await peerProof(code, { port, role: 'extension' }, late.hubNonce, late.nonce)));
+    const outcome = await Promise.race([late.peer.closed.then((c) => c.code), late.peer.next(answerTo('auth')).then(() => 'auth answered', () => 'neither answered nor closed')]);
     expect(outcome).toBe(CLOSE_NO_PAIRING);
-    expect(late.peer.frames.map((f) => (JSON.parse(f) as HubMessage).type)).not.toContain('paired');
+    // The auth got no answer at all, so no key (sealed or not) was handed over.
+    expect(resultIds(hubFrames(late.peer.frames))).toEqual(['hello']);
     expect(pairCommand('--list').stdout).not.toContain(moz(210));
     challenged.forEach(({ peer }) => peer.socket.close());
   });
@@ -221,7 +231,7 @@ describe('pairing: one step for the person, nothing for a guesser', () => {
     const sneaky = opened(await rawPeer({ origin: EXTENSION_ORIGIN }));
     sneaky.send(hello({ pairing: true }));
     expect((await sneaky.closed).code).toBe(CLOSE_AUTH_FAILED);
-    expect(sneaky.frames.map((f) => (JSON.parse(f) as HubMessage).type)).not.toContain('challenge');
+    expect(resultIds(hubFrames(sneaky.frames))).not.toContain('hello');
     expect(pairCommand('--remove', paired)).toMatchObject({ status: 0 });
   });
 

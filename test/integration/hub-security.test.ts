@@ -6,8 +6,9 @@ import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import WebSocket from 'ws';
 import { EXTENSION_ORIGIN } from '../../shared/extension-id.js';
-import type { HubMessage } from '../../shared/wire-protocol.js';
-import { CLOSE_PROTOCOL_MISMATCH, PROTOCOL_VERSION, SUBPROTOCOL } from '../../shared/wire-protocol.js';
+import type { HubFrame } from '../../shared/wire-protocol.js';
+import { CLOSE_PROTOCOL_MISMATCH, PROTOCOL_VERSION, SUBPROTOCOL, isAnswer } from '../../shared/wire-protocol.js';
+import { PEER_METHODS, parseResult } from '../../shared/peer-calls.js';
 import type { Harness } from '../helpers/mcp-harness.js';
 import { connect } from '../helpers/mcp-harness.js';
 import { StateDir } from '../../server/state-dir.js';
@@ -15,6 +16,7 @@ import { newNonce } from '../../shared/hub-auth.js';
 import { ScriptedExtension, freePort, pairedKey, type ScriptedOptions } from '../helpers/scripted-extension.js';
 import { ScriptedPeer } from '../helpers/scripted-peer.js';
 import { prng } from '../helpers/prng.js';
+import { answerTo, errorOf, errorWith, helloParams, resultIds, resultOf } from '../helpers/peer-frames.js';
 
 const dir = mkdtempSync(join(tmpdir(), 'elicitly-hub-security-'));
 const port = freePort();
@@ -147,8 +149,10 @@ function waitForClose(socket: WebSocket, timeoutMs = 5000): Promise<number> {
   });
 }
 
-const helloAs = (role: 'extension' | 'relay', protocol = PROTOCOL_VERSION) => ({ type: 'hello', protocol, role, client: { name: 'hub-security', version: '1' }, nonce: newNonce() });
-const isError = (code: string) => (m: HubMessage) => m.type === 'error' && m.code === code;
+const helloAs = (role: 'extension' | 'relay', protocol = PROTOCOL_VERSION) => helloParams(role, newNonce(), { protocol, client: { name: 'hub-security', version: '1' } });
+/** A decide's answer (its result, the domain answer) by the id of its call. */
+const decided = async (peer: ScriptedPeer, id: string) => resultOf('decide', await peer.next(answerTo(id)));
+const isNotice = (frame: HubFrame) => !isAnswer(frame);
 
 describe('the upgrade guard refuses before any socket exists', () => {
   it('sanity: the pinned extension origin with the subprotocol is accepted', async () => {
@@ -178,8 +182,9 @@ describe('the upgrade guard refuses before any socket exists', () => {
   it('no credential travels in the upgrade any more: an old-style auth.<secret> subprotocol is just ignored', async () => {
     const secret = new StateDir(dir).relayKey();
     const relay = await openPeer([SUBPROTOCOL, `auth.${secret}`]);
-    relay.socket.send(JSON.stringify({ type: 'decide', elicitationId: 'el_x', idempotencyKey: 'k', decision: 'approved' }));
-    expect(await relay.next(isError('not_hello'))).toMatchObject({ code: 'not_hello' });
+    // Still unproven: its first call is refused as one made before the handshake.
+    const id = relay.request('decide', { elicitationId: 'el_x', idempotencyKey: 'k', decision: 'approved' });
+    expect(errorOf(await relay.next(answerTo(id)))).toMatchObject({ code: 'forbidden' });
     relay.socket.close();
   });
 
@@ -198,61 +203,99 @@ describe('accepted sockets: framing and message validation', () => {
     expect(await closed).toBe(1009);
 
     const next = await extension({ hello: false });
-    expect(await next.handshake()).toMatchObject({ type: 'welcome', protocol: PROTOCOL_VERSION });
+    expect(await next.handshake()).toMatchObject({ protocol: PROTOCOL_VERSION });
     next.close();
   });
 
-  it('malformed JSON, an unknown type and a binary frame are answered with invalid_message; the connection stays usable', async () => {
+  it('malformed JSON, a frame that is no call nor notice and a binary frame are answered with invalid (id null); an unknown method with unknown_method; the connection stays usable', async () => {
     const ext = await extension();
-    ext.send('{"type": "heartbeat", ');
-    expect(await ext.next(isError('invalid_message'))).toMatchObject({ type: 'error', code: 'invalid_message' });
+    ext.send('{"method": "heartbeat", ');
+    expect(errorOf(await ext.next(answerTo(null)))).toMatchObject({ code: 'invalid' });
     ext.send({ type: 'definitely-not-a-message', t: 1 });
-    expect(await ext.next(isError('invalid_message'))).toMatchObject({ type: 'error', code: 'invalid_message' });
+    expect(errorOf(await ext.next(answerTo(null)))).toMatchObject({ code: 'invalid' });
     ext.socket.send(Buffer.from([1, 2, 3]), { binary: true });
-    expect(await ext.next(isError('invalid_message'))).toMatchObject({ type: 'error', code: 'invalid_message' });
+    expect(errorOf(await ext.next(answerTo(null)))).toMatchObject({ code: 'invalid' });
+    // A well-framed call of a method the map does not have is answered with its own id.
+    ext.send({ id: 'u1', method: 'definitely-not-a-method', params: {} });
+    expect(errorOf(await ext.next(answerTo('u1')))).toMatchObject({ code: 'unknown_method' });
 
-    ext.send({ type: 'decide', elicitationId: 'el_nobody', idempotencyKey: 'k-usable', decision: 'rejected' });
-    expect(await ext.next((m) => m.type === 'decision.result')).toMatchObject({ elicitationId: 'el_nobody', idempotencyKey: 'k-usable', ok: false, reason: 'not_found' });
+    const id = ext.request('decide', { elicitationId: 'el_nobody', idempotencyKey: 'k-usable', decision: 'rejected' });
+    expect(await decided(ext, id)).toEqual({ ok: false, reason: 'not_found' });
     expect(ext.socket.readyState).toBe(ext.socket.OPEN);
     ext.close();
   });
 
-  it('a decide that fails its schema is answered with its own ids, so the extension can stop re-sending it', async () => {
+  it('a decide that fails its schema is answered with its call’s id, so the extension can stop re-sending it', async () => {
     const ext = await extension();
-    ext.send({ type: 'decide', elicitationId: 'el_x', idempotencyKey: 'k-bad', decision: 'maybe' });
-    const answer = await ext.next<'decision.result'>((m) => m.type === 'decision.result' && m.idempotencyKey === 'k-bad');
-    expect(answer).toMatchObject({ elicitationId: 'el_x', ok: false, reason: 'invalid' });
-    expect(answer.issues?.[0]?.path).toBe('decision');
+    ext.send({ id: 'd-bad', method: 'decide', params: { elicitationId: 'el_x', idempotencyKey: 'k-bad', decision: 'maybe' } });
+    const error = errorOf(await ext.next(answerTo('d-bad')));
+    expect(error).toMatchObject({ code: 'invalid' });
+    // The path is the params' own, as the engine's refusals name them.
+    expect(error.issues?.[0]?.path).toBe('decision');
     ext.close();
   });
 
-  it('messages before hello are answered with not_hello', async () => {
+  it('calls before the handshake are refused (forbidden), a notice before it is ignored, and nothing else is sent', async () => {
     const ext = await extension({ hello: false });
-    ext.send({ type: 'heartbeat', t: 1 });
-    expect(await ext.next(isError('not_hello'))).toMatchObject({ type: 'error', code: 'not_hello' });
-    ext.send({ type: 'decide', elicitationId: 'el_x', idempotencyKey: 'k', decision: 'approved' });
-    expect(await ext.next(isError('not_hello'))).toMatchObject({ type: 'error', code: 'not_hello' });
-    expect(ext.received.some((m) => m.type === 'heartbeat' || m.type === 'decision.result')).toBe(false);
+    ext.send({ method: 'heartbeat', params: { t: 1 } });
+    const id = ext.request('decide', { elicitationId: 'el_x', idempotencyKey: 'k', decision: 'approved' });
+    expect(errorOf(await ext.next(answerTo(id)))).toMatchObject({ code: 'forbidden' });
+    const rule = ext.request('rule.delete', { id: 'rule_0123456789abcdef' });
+    expect(errorOf(await ext.next(answerTo(rule)))).toMatchObject({ code: 'forbidden' });
+    // The notice was not answered (notices never are), and nothing reached a socket that has not proved a key.
+    expect(ext.received).toEqual([]);
     ext.close();
+  });
+
+  it('auth before hello, and a second hello, are refused as invalid; a refused hello of the wrong role leaves the handshake to do', async () => {
+    const ext = await extension({ hello: false });
+    const early = await ext.call('auth', { proof: 'ab'.repeat(32) });
+    expect(early.error).toMatchObject({ code: 'invalid' });
+    expect((await ext.call('hello', helloAs('relay'))).error).toMatchObject({ code: 'forbidden' });
+    // The socket is still open and still unproven: the real handshake goes through.
+    const welcome = await ext.handshake();
+    expect(welcome).toMatchObject({ protocol: PROTOCOL_VERSION });
+    const again = await ext.call('hello', helloAs('extension'));
+    // Proven now: a hello is no longer a call for this socket.
+    expect(again.error).toMatchObject({ code: 'forbidden' });
+    ext.close();
+
+    // A second hello on a socket already challenged.
+    const key = pairedKey(dir);
+    const challenged = await extension({ hello: false });
+    expect((await challenged.call('hello', { ...helloAs('extension'), keyId: key.keyId ?? '' })).result).toMatchObject({ nonce: expect.any(String) });
+    expect((await challenged.call('hello', { ...helloAs('extension'), keyId: key.keyId ?? '' })).error).toMatchObject({ code: 'invalid' });
+    challenged.close();
   });
 
   it('a hello with another protocol closes the socket with 4002 naming the hub’s; the wrong role is forbidden', async () => {
     const ext = await extension({ hello: false });
-    ext.send(helloAs('relay'));
-    expect(await ext.next(isError('forbidden'))).toMatchObject({ type: 'error', code: 'forbidden' });
-    ext.send({ type: 'decide', elicitationId: 'el_x', idempotencyKey: 'k', decision: 'approved' });
-    expect(await ext.next(isError('not_hello'))).toMatchObject({ type: 'error', code: 'not_hello' });
-    ext.send({ ...helloAs('extension', 99), features: ['from-the-future'] });
+    const wrongRole = ext.request('hello', helloAs('relay'));
+    expect(errorOf(await ext.next(answerTo(wrongRole)))).toMatchObject({ code: 'forbidden' });
+    const id = ext.request('decide', { elicitationId: 'el_x', idempotencyKey: 'k', decision: 'approved' });
+    expect(errorOf(await ext.next(answerTo(id)))).toMatchObject({ code: 'forbidden' });
+    ext.send({ id: 'future', method: 'hello', params: { ...helloAs('extension', 99), features: ['from-the-future'] } });
     expect(await ext.closed).toEqual({ code: CLOSE_PROTOCOL_MISMATCH, reason: `hub speaks protocol ${PROTOCOL_VERSION}` });
-    expect(ext.received.some((m) => m.type === 'welcome')).toBe(false);
+    // No call was ever answered with a result: no challenge, no welcome.
+    expect(resultIds(ext.received)).toEqual([]);
+  });
+});
+
+describe('a peer of protocol 8 still learns of the mismatch', () => {
+  it.each(['extension', 'relay'] as const)('its own hello ({ type: "hello", protocol: 8 }) from a %s is closed with 4002 naming the hub’s protocol, nothing answered', async (role) => {
+    const peer = role === 'relay' ? await openPeer([SUBPROTOCOL]) : await extension({ hello: false });
+    peer.send({ type: 'hello', protocol: 8, role, client: { name: 'protocol-8', version: '1' }, nonce: newNonce() });
+    expect(await peer.closed).toEqual({ code: CLOSE_PROTOCOL_MISMATCH, reason: `hub speaks protocol ${PROTOCOL_VERSION}` });
+    expect(peer.received).toEqual([]);
   });
 });
 
 const FUZZ_SEED = 0x5eed_2025;
 const FUZZ_FRAMES = 1000;
 const FUZZ_MAX_BYTES = 64 * 1024;
-const MESSAGE_TYPES = ['hello', 'heartbeat', 'decide', 'call', 'call.abort', 'welcome', 'error', 'request.created', 'decision.result', 'call.result', 'rule.save', 'rule.delete', 'rules', 'rule.result'];
-const FIELD_NAMES = ['protocol', 'role', 'client', 't', 'elicitationId', 'idempotencyKey', 'decision', 'values', 'included', 'comment', 'callId', 'method', 'params', 'rule', 'changeId', 'id', 'match', 'effect', '__proto__', 'constructor', 'type'];
+/** Every method of the map, the notices both ways, and names of protocol 8's frames (which are just unknown now). */
+const METHODS = [...PEER_METHODS, 'heartbeat', 'abort', 'request.created', 'request.removed', 'rules.changed', 'call', 'call.abort', 'welcome', 'decision.result', 'call.result', 'appDecide', 'ruleRemove'];
+const FIELD_NAMES = ['protocol', 'role', 'client', 't', 'nonce', 'proof', 'keyId', 'pairing', 'elicitationId', 'idempotencyKey', 'decision', 'values', 'included', 'comment', 'callId', 'method', 'params', 'result', 'error', 'rule', 'id', 'waitMs', 'match', 'effect', '__proto__', 'constructor', 'type'];
 
 function fuzzer(seed: number) {
   const rand = prng(seed);
@@ -281,38 +324,49 @@ function fuzzer(seed: number) {
     return object;
   };
 
+  /** A call or notice of a known name with random fields: mostly refused by the envelope or the method's schema. */
   const typedMessage = (): Record<string, unknown> => {
     const message = Object.create(null) as Record<string, unknown>;
-    message.type = pick(MESSAGE_TYPES);
-    for (let i = int(7); i > 0; i--) message[pick(FIELD_NAMES)] = value(2);
+    const params = Object.create(null) as Record<string, unknown>;
+    for (let i = int(7); i > 0; i--) (rand() < 0.3 ? message : params)[pick(FIELD_NAMES)] = value(2);
     // Sometimes plausible values, to get past the first checks into the handlers.
-    if (rand() < 0.3) Object.assign(message, { elicitationId: `el_${randomString(8)}`, idempotencyKey: randomString(12), decision: pick(['approved', 'rejected']) });
+    if (rand() < 0.3) Object.assign(params, { elicitationId: `el_${randomString(8)}`, idempotencyKey: randomString(12), decision: pick(['approved', 'rejected']) });
+    message.method = pick(METHODS);
+    message.params = params;
+    if (rand() < 0.7) message.id = randomString(12) || 'x';
+    // Only this protocol: a hello naming another closes the socket by design (tested on its own above).
+    if (message.method === 'hello') params.protocol = PROTOCOL_VERSION;
     return message;
   };
 
   /** Well-formed messages with random contents: they pass validation and reach the hub's handlers. */
   const wellFormed = (): Record<string, unknown> => {
     const id = `el_${randomString(20) || 'x'}`;
+    const callId = `c_${int(1e9)}`;
     switch (int(5)) {
       case 0:
-        return { type: 'heartbeat', t: randomNumber() };
+        return { method: 'heartbeat', params: { t: randomNumber() } };
       case 1:
-        return { type: 'call.abort', callId: `c_${int(1e9)}` };
+        return { method: 'abort', params: { id: callId } };
       case 2:
         return {
-          type: 'decide',
-          elicitationId: id,
-          idempotencyKey: randomString(30) || 'k',
-          decision: pick(['approved', 'rejected']),
-          ...(rand() < 0.5 ? { values: Object.assign(Object.create(null) as Record<string, unknown>, { [pick(FIELD_NAMES)]: value(1) }) } : {}),
-          ...(rand() < 0.3 ? { included: Array.from({ length: int(5) }, () => randomString(10)) } : {}),
-          ...(rand() < 0.3 ? { comment: randomString(200) } : {}),
+          id: callId,
+          method: 'decide',
+          params: {
+            elicitationId: id,
+            idempotencyKey: randomString(30) || 'k',
+            decision: pick(['approved', 'rejected']),
+            ...(rand() < 0.5 ? { values: Object.assign(Object.create(null) as Record<string, unknown>, { [pick(FIELD_NAMES)]: value(1) }) } : {}),
+            ...(rand() < 0.3 ? { included: Array.from({ length: int(5) }, () => randomString(10)) } : {}),
+            ...(rand() < 0.3 ? { comment: randomString(200) } : {}),
+          },
         };
       case 3:
-        return { type: 'call', callId: `c_${int(1e9)}`, method: pick(['create', 'status', 'await', 'result', 'cancel', 'reviewer']), params: { id, waitMs: randomNumber() } };
+        // An agent's and the app's methods: not for an extension, whatever their params.
+        return { id: callId, method: pick(['create', 'status', 'await', 'result', 'cancel', 'info', 'paired', 'view', 'rules']), params: { id, waitMs: randomNumber() } };
       default:
         // Only this protocol: another one closes the socket by design (tested on its own above).
-        return { type: 'hello', protocol: PROTOCOL_VERSION, role: pick(['extension', 'relay']), client: { name: randomString(20), version: randomString(10) } };
+        return { id: callId, method: 'hello', params: { protocol: PROTOCOL_VERSION, role: pick(['extension', 'relay']), client: { name: randomString(20), version: randomString(10) }, nonce: newNonce() } };
     }
   };
 
@@ -320,16 +374,16 @@ function fuzzer(seed: number) {
     const depth = 1000 + int(20_000);
     if (rand() < 0.5) return '['.repeat(depth) + ']'.repeat(depth);
     const nested = '{"a":'.repeat(Math.floor(depth / 4)) + '1' + '}'.repeat(Math.floor(depth / 4));
-    return `{"type":"${pick(MESSAGE_TYPES)}","values":${nested}}`;
+    return `{"id":"deep","method":"${pick(METHODS)}","params":{"values":${nested}}}`;
   };
 
   const hugeNumberText = (): string => {
     const digits = '9'.repeat(1 + int(30_000));
     return pick([
-      `{"type":"heartbeat","t":${digits}}`,
-      `{"type":"heartbeat","t":1e${digits.slice(0, 6)}}`,
-      `{"type":"hello","protocol":${digits},"role":"extension","client":{"name":"f","version":"1"}}`,
-      `{"type":"heartbeat","t":-${digits}.${digits}}`,
+      `{"method":"heartbeat","params":{"t":${digits}}}`,
+      `{"method":"heartbeat","params":{"t":1e${digits.slice(0, 6)}}}`,
+      `{"id":"h","method":"hello","params":{"protocol":${digits},"role":"extension","client":{"name":"f","version":"1"}}}`,
+      `{"method":"heartbeat","params":{"t":-${digits}.${digits}}}`,
       digits,
     ]);
   };
@@ -346,14 +400,14 @@ function fuzzer(seed: number) {
     else if (kind < 9) frame = hugeNumberText();
     else frame = Buffer.from(Array.from({ length: int(2000) }, () => int(256)));
     const bytes = typeof frame === 'string' ? Buffer.byteLength(frame) : frame.length;
-    return bytes < FUZZ_MAX_BYTES ? frame : '{"type":"heartbeat"}';
+    return bytes < FUZZ_MAX_BYTES ? frame : '{"method":"heartbeat"}';
   };
 }
 
 describe('fuzzing one extension does not hurt the hub or other extensions', () => {
   it(`survives ${FUZZ_FRAMES} random frames (seed ${FUZZ_SEED.toString(16)}) while a good extension completes an approval`, async () => {
     const good = await extension();
-    // Through the handshake, so well-formed frames reach the handlers (decide, call, heartbeat) rather than stopping at not_hello.
+    // Through the handshake, so well-formed frames reach the handlers (decide, the other calls, notices) rather than stopping at forbidden.
     const fuzz = await extension();
     let fuzzClosed: number | undefined;
     void fuzz.closed.then(({ code }) => (fuzzClosed = code));
@@ -383,27 +437,28 @@ describe('fuzzing one extension does not hurt the hub or other extensions', () =
     const created = await agent.callTool('elicit_approval', { message: 'after fuzz', context: { a: 1 } });
     expect(created.isError).toBeFalsy();
     const id = (created.structuredContent as { elicitationId: string }).elicitationId;
-    const pushed = await good.next<'request.created'>((m) => m.type === 'request.created' && m.request.elicitationId === id);
+    const pushed = await good.notice('request.created', (p) => p.request.elicitationId === id);
     expect(pushed.request).toMatchObject({ elicitationId: id, status: 'pending', message: 'after fuzz' });
-    good.send({ type: 'decide', elicitationId: 'el_nobody', idempotencyKey: 'k-good', decision: 'rejected' });
-    expect(await good.next((m) => m.type === 'decision.result' && m.idempotencyKey === 'k-good')).toMatchObject({ ok: false, reason: 'not_found' });
+    expect(await decided(good, good.request('decide', { elicitationId: 'el_nobody', idempotencyKey: 'k-good', decision: 'rejected' }))).toMatchObject({ ok: false, reason: 'not_found' });
 
     await fuzzing;
     // The hub has drained the backlog once it answers a last decision sent after every fuzz frame (the socket is one
     // ordered stream); the fuzzing socket is still up (no frame was over the limit or invalid UTF-8).
-    fuzz.send({ type: 'decide', elicitationId: 'el_drained', idempotencyKey: 'k-drained', decision: 'rejected' });
-    expect(await fuzz.next((m) => m.type === 'decision.result' && m.idempotencyKey === 'k-drained')).toMatchObject({ ok: false, reason: 'not_found' });
+    const drained = fuzz.request('decide', { elicitationId: 'el_drained', idempotencyKey: 'k-drained', decision: 'rejected' }, 'k-drained');
+    expect(await decided(fuzz, drained)).toMatchObject({ ok: false, reason: 'not_found' });
     expect(fuzzClosed).toBeUndefined();
     expect(fuzz.received.length).toBeGreaterThan(0);
-    const unexpected = fuzz.received.filter((m) => m.type === 'error' && !['invalid_message', 'rate_limited', 'not_hello', 'unsupported_protocol', 'forbidden'].includes(m.code));
+    const errors = fuzz.received.flatMap((m) => (isAnswer(m) && 'error' in m ? [m.error] : []));
+    const unexpected = errors.filter((e) => !['invalid', 'rate_limited', 'forbidden', 'unknown_method'].includes(e.code));
     expect(unexpected).toEqual([]);
     // The fuzz got past validation: random decisions were answered (not_found), calls were refused (forbidden).
-    expect(fuzz.received.some((m) => m.type === 'decision.result' && m.reason === 'not_found')).toBe(true);
-    expect(fuzz.received.some(isError('forbidden'))).toBe(true);
+    expect(fuzz.received.some((m) => isAnswer(m) && 'result' in m && parseResult('decide', m.result).data?.reason === 'not_found')).toBe(true);
+    expect(fuzz.received.some(errorWith('forbidden'))).toBe(true);
+    // Notices the extension hears are the hub's own (events, heartbeats), never an answer to anything it sent.
+    expect(fuzz.received.filter(isNotice).every((m) => 'method' in m && ['request.created', 'request.removed', 'rules.changed', 'heartbeat'].includes(m.method))).toBe(true);
 
     // Afterwards: the good extension decides, and the agent gets the approved envelope.
-    good.send({ type: 'decide', elicitationId: id, idempotencyKey: 'after-fuzz', decision: 'approved' });
-    expect(await good.next((m) => m.type === 'decision.result' && m.elicitationId === id)).toMatchObject({ ok: true, status: 'approved' });
+    expect(await decided(good, good.request('decide', { elicitationId: id, idempotencyKey: 'after-fuzz', decision: 'approved' }))).toMatchObject({ ok: true, status: 'approved' });
     expect((await agent.callTool('elicit_result', { elicitationId: id })).structuredContent).toEqual({
       status: 'consumed',
       decision: 'approved',
@@ -416,7 +471,7 @@ describe('fuzzing one extension does not hurt the hub or other extensions', () =
 
     // A fresh extension is still welcomed by the same hub.
     const later = await extension({ hello: false });
-    expect(await later.handshake()).toMatchObject({ type: 'welcome', protocol: PROTOCOL_VERSION });
+    expect(await later.handshake()).toMatchObject({ protocol: PROTOCOL_VERSION });
     fuzz.socket.close();
     later.close();
     good.close();

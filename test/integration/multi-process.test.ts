@@ -46,7 +46,7 @@ describe('three server processes sharing one hub', () => {
     for (let i = 0; i < 3; i++) agents.push(await connect('v2-2025', { env }));
     const [a, b, c] = agents as [Harness, Harness, Harness];
     // a becomes the hub by being first; b and c relay.
-    const ids = [await createThrough(a, 'from a'), await createThrough(b, 'from b'), await createThrough(c, 'from c'), await createThrough(b, 'second from b')];
+    const ids = [await createThrough(a, 'from a'), await createThrough(b, 'from b'), await createThrough(c, 'from c'), await createThrough(b, 'second from b')] as const;
 
     const ext = await ScriptedExtension.connect(port, { hello: false, key: pairedKey(dir) });
     extensions.push(ext);
@@ -54,10 +54,10 @@ describe('three server processes sharing one hub', () => {
     expect(welcome.pending.map((r) => r.elicitationId).sort()).toEqual([...ids].sort());
     const hubPid = welcome.hubPid;
 
-    ext.send({ type: 'decide', elicitationId: ids[0], idempotencyKey: 'acked', decision: 'approved' });
-    expect(await ext.next((m) => m.type === 'decision.result')).toMatchObject({ ok: true, status: 'approved' });
-    // A decision in flight when the hub dies: the extension re-sends it from its outbox with the same key.
-    ext.send({ type: 'decide', elicitationId: ids[1], idempotencyKey: 'in-flight', decision: 'rejected', comment: 'no' });
+    expect(await ext.call('decide', { elicitationId: ids[0], idempotencyKey: 'acked', decision: 'approved' })).toMatchObject({ result: { ok: true, status: 'approved' } });
+    // A decision in flight when the hub dies (sent, its answer not waited for): the extension re-sends it from its
+    // outbox with the same key.
+    ext.request('decide', { elicitationId: ids[1], idempotencyKey: 'in-flight', decision: 'rejected', comment: 'no' });
     process.kill(hubPid, 'SIGKILL');
 
     const { ext: again, tookMs } = await reconnect(5000);
@@ -69,8 +69,7 @@ describe('three server processes sharing one hub', () => {
     expect(stillPending).toEqual(expect.arrayContaining([ids[2], ids[3]]));
     expect(stillPending).not.toContain(ids[0]);
 
-    again.send({ type: 'decide', elicitationId: ids[1], idempotencyKey: 'in-flight', decision: 'rejected', comment: 'no' });
-    expect(await again.next((m) => m.type === 'decision.result' && m.elicitationId === ids[1])).toMatchObject({ ok: true, status: 'rejected' });
+    expect(await again.call('decide', { elicitationId: ids[1], idempotencyKey: 'in-flight', decision: 'rejected', comment: 'no' })).toMatchObject({ result: { ok: true, status: 'rejected' } });
 
     // The survivors (b and c) read results through whichever process is the hub now.
     const survivor = (await b.callTool('elicit_status', { elicitationId: ids[2] })).isError ? c : b;

@@ -105,7 +105,7 @@ describe('remote enable / pair / disable / status', () => {
   it('disable turns the page off and keeps paired devices; status shows both, in text and JSON', async () => {
     const { cli, state, port } = install();
     await cli('remote', 'enable', '--origin', 'https://desk.tail1234.ts.net');
-    const phone = state.addPairedDevice('Pixel 8');
+    const phone = state.addPairedDevice('Pixel 8', 'https://desk.tail1234.ts.net');
     const on = await cli('remote', 'status', '--json');
     expect(on.code).toBe(0);
     expect(JSON.parse(on.stdout)).toEqual({
@@ -196,8 +196,8 @@ describe('pair --list / --remove with devices', () => {
     expect(empty.stderr).toContain('No phone or other device is paired');
 
     const ext = state.addPairedExtension('moz-extension://0b1c2d3e-0000-4000-8000-000000000001');
-    const phone = state.addPairedDevice('Pixel 8');
-    const tablet = state.addPairedDevice('iPad');
+    const phone = state.addPairedDevice('Pixel 8', 'https://desk.tail1234.ts.net');
+    const tablet = state.addPairedDevice('iPad', 'https://desk.tail1234.ts.net');
     const list = await cli('pair', '--list');
     expect(list.code).toBe(0);
     expect(list.stdout.split('\n').filter(Boolean)).toEqual([
@@ -241,7 +241,8 @@ describe('key export / list / revoke', () => {
 
     const list = await cli('key', 'list');
     expect(list.code).toBe(0);
-    expect(list.stdout.split('\n').filter(Boolean)).toEqual(keys.map((k) => `${k.name}\t${k.keyId}\tcreated ${new Date(k.createdAt).toISOString()}`));
+    // Each with what it may do: an exported key without a grant, its own requests only (protocol 9).
+    expect(list.stdout.split('\n').filter(Boolean)).toEqual(keys.map((k) => `${k.name}\t${k.keyId}\tcreated ${new Date(k.createdAt).toISOString()}\tallows its own requests only`));
     for (const k of keys) expect(list.stdout + list.stderr).not.toContain(k.key);
 
     const revoked = await cli('key', 'revoke', entry.keyId);
@@ -250,6 +251,30 @@ describe('key export / list / revoke', () => {
     const again = await cli('key', 'revoke', entry.keyId);
     expect(again.code).toBe(1);
     expect(again.stderr).toContain(`No relay key has the id ${entry.keyId}`);
+  });
+
+  it('issue 32 finding 1: export does not tell the person an exported key can do all an agent on this computer can', async () => {
+    const { cli } = install();
+    const exported = await cli('key', 'export', '--name', 'devcontainer');
+    expect(exported.code).toBe(0);
+    // Protocol 9: the key sees and touches only its own requests and never decides (docs/security.md).
+    expect(exported.stderr).not.toContain('what an agent on this computer can');
+  });
+
+  it('issue 32 finding 1: `key export --allow permission` grants a remote hook its permission requests; `key list` shows the grant; an unknown grant is refused', async () => {
+    const { cli, state } = install();
+    const exported = await cli('key', 'export', '--name', 'hooks', '--allow', 'permission');
+    expect(exported.code, exported.stderr).toBe(0);
+    expect(state.relayKeys()).toEqual([expect.objectContaining({ name: 'hooks', allow: ['permission'] })]);
+    const list = await cli('key', 'list');
+    expect(list.code).toBe(0);
+    expect(list.stdout.split('\n').find((line) => line.startsWith('hooks\t'))).toContain('permission');
+
+    const other = install();
+    const unknown = await other.cli('key', 'export', '--allow', 'decide');
+    expect(unknown.code).toBe(2);
+    expect(unknown.stderr).toContain('--allow');
+    expect(existsSync(other.stateDir)).toBe(false);
   });
 
   it.each([

@@ -8,11 +8,19 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { StateDir } from '../../server/state-dir.js';
+import { PAIRED_DEVICES_FILE, StateDir } from '../../server/state-dir.js';
+import { EXTENSION_ORIGIN } from '../../shared/extension-id.js';
 import { newNonce, peerProof } from '../../shared/hub-auth.js';
-import { CLOSE_AUTH_FAILED, CLOSE_UNKNOWN_KEY, DEVICE_RECENT, PROTOCOL_VERSION } from '../../shared/wire-protocol.js';
+import { checkApprovalInput } from '../../shared/approval-input.js';
+import { DEVICE_RECENT, type Params, type Result } from '../../shared/peer-calls.js';
+import type { ReviewRequest } from '../../shared/review-request.js';
+import { CLOSE_AUTH_FAILED, CLOSE_REMOTE_OFF, CLOSE_UNKNOWN_KEY, PROTOCOL_VERSION, SUBPROTOCOL } from '../../shared/wire-protocol.js';
+import WebSocket, { type ClientOptions } from 'ws';
 import type { Harness } from '../helpers/mcp-harness.js';
 import { connect } from '../helpers/mcp-harness.js';
+import { bashPermission } from '../fixtures/permission.js';
+import { answerTo, helloParams, resultIds, resultOf } from '../helpers/peer-frames.js';
+import type { ScriptedPeer } from '../helpers/scripted-peer.js';
 import type { DeviceKey } from '../helpers/scripted-device.js';
 import { ScriptedDevice, openDevice } from '../helpers/scripted-device.js';
 import { ScriptedExtension, freePort, pairedKey } from '../helpers/scripted-extension.js';
@@ -103,6 +111,23 @@ function fetchHub(path: string, options: { method?: string; headers?: Record<str
   });
 }
 
+/** A decision from a peer: the domain answer (the call's result), or the test fails on an error. */
+async function decide(peer: ScriptedPeer, params: Params<'decide'>): Promise<Result<'decide'>> {
+  return resultOf('decide', await peer.next(answerTo(peer.request('decide', params))));
+}
+
+/** The HTTP status of an upgrade without an Origin (as a relay dials), 101 when it opened; bounded. */
+function upgradeStatus(url: string, client: ClientOptions): Promise<number> {
+  return new Promise((resolve, reject) => {
+    const socket = new WebSocket(url, [SUBPROTOCOL], client);
+    opened.push({ close: () => socket.terminate() });
+    const timer = setTimeout(() => reject(new Error(`opening ${url} timed out`)), 5000);
+    socket.on('error', () => undefined);
+    socket.once('open', () => (clearTimeout(timer), resolve(101)));
+    socket.once('unexpected-response', (_req, res) => (clearTimeout(timer), res.resume(), resolve(res.statusCode ?? 0)));
+  });
+}
+
 async function closedWithin(peer: { closed: Promise<{ code: number; reason: string }> }, ms: number): Promise<{ code: number; reason: string; ms: number }> {
   const start = Date.now();
   let timer: NodeJS.Timeout | undefined;
@@ -134,12 +159,13 @@ afterAll(async () => {
 });
 
 describe('a device pairs, sees and decides', () => {
-  it('pairs with the one-time code: the paired frame opens with the code, the welcome has pending, recent and no rules', async () => {
+  it('pairs with the one-time code: the key in the auth’s answer opens with the code, is kept with its origin, the welcome has pending, recent and no rules', async () => {
     const { code } = state.createPairing();
     const phone = openDevice(await ScriptedDevice.connect(WS, { origin: LOOPBACK, pairing: true }, opened));
     const { key, welcome } = await phone.pair(code, port, 'Test phone');
     deviceKey = key;
-    expect(state.pairedDevices()).toEqual([expect.objectContaining({ keyId: key.keyId, key: key.key, name: 'Test phone' })]);
+    // Kept with the origin it was paired on: the only one its key opens a socket from.
+    expect(state.pairedDevices()).toEqual([expect.objectContaining({ keyId: key.keyId, key: key.key, name: 'Test phone', origin: LOOPBACK })]);
     // A code opens exactly one pairing.
     expect(state.pairing()).toBeUndefined();
     expect(welcome).toMatchObject({ protocol: PROTOCOL_VERSION, pending: [], rules: [], recent: [] });
@@ -147,12 +173,11 @@ describe('a device pairs, sees and decides', () => {
 
   it('an agent files, the device decides, elicit_result says decidedVia "phone"; the next welcome carries it as recent', async () => {
     const phone = await device();
-    expect(await phone.handshake(deviceKey, port)).toMatchObject({ type: 'welcome', rules: [] });
+    expect(await phone.handshake(deviceKey, port)).toMatchObject({ protocol: PROTOCOL_VERSION, rules: [] });
     const id = await fileApproval('Deploy to staging?');
-    expect((await phone.next<'request.created'>((m) => m.type === 'request.created')).request).toMatchObject({ elicitationId: id, status: 'pending' });
-    phone.send({ type: 'decide', elicitationId: id, idempotencyKey: 'phone-1', decision: 'approved', values: {} });
-    expect(await phone.next((m) => m.type === 'decision.result')).toMatchObject({ ok: true, status: 'approved', elicitationId: id });
-    expect(await ext.next((m) => m.type === 'request.removed' && m.elicitationId === id)).toMatchObject({ status: 'approved', decidedVia: 'phone' });
+    expect((await phone.notice('request.created')).request).toMatchObject({ elicitationId: id, status: 'pending' });
+    expect(await decide(phone, { elicitationId: id, idempotencyKey: 'phone-1', decision: 'approved', values: {} })).toMatchObject({ ok: true, status: 'approved' });
+    expect(await ext.notice('request.removed', (p) => p.elicitationId === id)).toMatchObject({ status: 'approved', decidedVia: 'phone' });
     expect((await agent.callTool('elicit_result', { elicitationId: id })).structuredContent).toMatchObject({ status: 'consumed', decision: 'approved', decidedVia: 'phone' });
 
     const again = await device();
@@ -165,13 +190,11 @@ describe('a device pairs, sees and decides', () => {
     const phone = await device();
     await phone.handshake(deviceKey, port);
     const id = await fileApproval('Rotate the keys?');
-    await phone.next((m) => m.type === 'request.created' && m.request.elicitationId === id);
-    await ext.next((m) => m.type === 'request.created' && m.request.elicitationId === id);
-    phone.send({ type: 'decide', elicitationId: id, idempotencyKey: 'race-phone', decision: 'approved', values: {} });
-    ext.send({ type: 'decide', elicitationId: id, idempotencyKey: 'race-ext', decision: 'rejected', comment: 'no' });
+    await phone.notice('request.created', (p) => p.request.elicitationId === id);
+    await ext.notice('request.created', (p) => p.request.elicitationId === id);
     const [fromPhone, fromExt] = await Promise.all([
-      phone.next<'decision.result'>((m) => m.type === 'decision.result' && m.elicitationId === id),
-      ext.next<'decision.result'>((m) => m.type === 'decision.result' && m.elicitationId === id),
+      decide(phone, { elicitationId: id, idempotencyKey: 'race-phone', decision: 'approved', values: {} }),
+      decide(ext, { elicitationId: id, idempotencyKey: 'race-ext', decision: 'rejected', comment: 'no' }),
     ]);
     expect([fromPhone.ok, fromExt.ok].filter(Boolean)).toHaveLength(1);
     const loser = fromPhone.ok ? fromExt : fromPhone;
@@ -183,10 +206,23 @@ describe('a device pairs, sees and decides', () => {
   it('a device may not save a rule, decide with one, or make a call', async () => {
     const phone = await device();
     await phone.handshake(deviceKey, port);
-    phone.send({ type: 'rule.save', changeId: 'c1', rule: { effect: 'allow', match: { tool: 'Bash' }, expiresAt: null } });
-    expect(await phone.next((m) => m.type === 'error')).toMatchObject({ code: 'forbidden' });
-    phone.send({ type: 'call', callId: 'x', method: 'info', params: {} });
-    expect(await phone.next((m) => m.type === 'error')).toMatchObject({ code: 'forbidden' });
+    const rule = { effect: 'allow', match: { tool: 'Bash' }, expiresAt: null } as const;
+    const save = await phone.call('rule.save', { rule });
+    expect(save.error).toMatchObject({ code: 'forbidden' });
+    const remove = await phone.call('rule.delete', { id: 'rule_0123456789abcdef' });
+    expect(remove.error).toMatchObject({ code: 'forbidden' });
+    for (const method of ['info', 'status', 'view'] as const) {
+      const answer = method === 'info' ? await phone.call('info', {}) : await phone.call(method, { id: 'el_x' });
+      expect(answer.error, method).toMatchObject({ code: 'forbidden' });
+    }
+    // A decision carrying a rule is refused whole: the rule is named, and the request stays pending.
+    const id = await fileApproval('With a rule?');
+    await phone.notice('request.created', (p) => p.request.elicitationId === id);
+    const withRule = await decide(phone, { elicitationId: id, idempotencyKey: 'phone-rule', decision: 'approved', values: {}, rule });
+    expect(withRule).toMatchObject({ ok: false, reason: 'invalid' });
+    expect(withRule.issues?.[0]?.path).toBe('rule');
+    expect((await agent.callTool('elicit_status', { elicitationId: id })).structuredContent).toEqual({ status: 'pending' });
+    expect(await decide(ext, { elicitationId: id, idempotencyKey: 'ext-after-rule', decision: 'rejected' })).toMatchObject({ ok: true });
   });
 
   it('removing the device closes its socket with 4003 at once, and its key opens nothing more', async () => {
@@ -202,7 +238,7 @@ describe('a device pairs, sees and decides', () => {
     expect(second.code).toBe(CLOSE_UNKNOWN_KEY);
     console.log(`removed device cut off in ${Math.max(first.ms, second.ms)} ms`);
     const after = await device();
-    after.send({ type: 'hello', protocol: PROTOCOL_VERSION, role: 'device', client: { name: 't', version: '1' }, nonce: newNonce(), keyId: key.keyId });
+    after.request('hello', helloParams('device', newNonce(), { keyId: key.keyId }));
     expect((await closedWithin(after, 5000)).code).toBe(CLOSE_UNKNOWN_KEY);
   });
 });
@@ -222,8 +258,8 @@ describe('refusals at the door and in the handshake', () => {
 
   it('a device with the role of an extension is refused: the connection decides the role', async () => {
     const phone = await device();
-    phone.send({ type: 'hello', protocol: PROTOCOL_VERSION, role: 'extension', client: { name: 't', version: '1' }, nonce: newNonce(), keyId: deviceKey.keyId });
-    expect(await phone.next((m) => m.type === 'error')).toMatchObject({ code: 'forbidden' });
+    const hello = await phone.call('hello', helloParams('extension', newNonce(), { keyId: deviceKey.keyId }));
+    expect(hello.error).toMatchObject({ code: 'forbidden' });
   });
 
   it('a proof made for another origin fails (4001)', async () => {
@@ -236,14 +272,17 @@ describe('refusals at the door and in the handshake', () => {
     state.createPairing();
     const guess = openDevice(await ScriptedDevice.connect(WS, { origin: LOCALHOST, pairing: true }, opened));
     const nonce = newNonce();
-    guess.send({ type: 'hello', protocol: PROTOCOL_VERSION, role: 'device', client: { name: 't', version: '1' }, nonce, pairing: true });
-    const challenge = await guess.next<'challenge'>((m) => m.type === 'challenge');
-    guess.send({ type: 'auth', proof: await peerProof('0123456789ab', { port, role: 'device', origin: LOCALHOST }, challenge.nonce, nonce) });
+    const challenge = resultOf('hello', await guess.next(answerTo(guess.request('hello', helloParams('device', nonce, { pairing: true })))));
+    const auth = guess.request('auth', { proof: await peerProof('0123456789ab', { port, role: 'device', origin: LOCALHOST }, challenge.nonce, nonce) });
     expect((await closedWithin(guess, 5000)).code).toBe(CLOSE_AUTH_FAILED);
+    expect(guess.received.filter(answerTo(auth))).toEqual([]);
     expect(await ScriptedDevice.connect(WS, { origin: LOCALHOST, pairing: true }, opened)).toEqual({ status: 429 });
-    // Only pairing waits: a paired device from that origin still gets in.
+    // Only pairing waits: a device paired on that origin still gets in (a key opens sockets only from the origin it was
+    // paired on, so this is one paired there, not the loopback one of the tests above).
+    const local = state.addPairedDevice('localhost phone', LOCALHOST);
     const phone = await device(LOCALHOST);
-    expect(await phone.handshake(deviceKey, port)).toMatchObject({ type: 'welcome' });
+    expect(await phone.handshake({ keyId: local.keyId, key: local.key }, port)).toMatchObject({ protocol: PROTOCOL_VERSION });
+    expect(state.removePairedDevice(local.keyId)).toBe(true);
     state.clearPairing();
   });
 
@@ -262,22 +301,112 @@ describe('refusals at the door and in the handshake', () => {
     await (await device()).handshake(deviceKey, port);
   });
 
+  it('finding 3: turning the page off closes an open device socket at once (4005), and its key is kept', async () => {
+    const phone = await device();
+    await phone.handshake(deviceKey, port);
+    const id = await fileApproval('Still there?');
+    await phone.notice('request.created', (p) => p.request.elicitationId === id);
+    try {
+      enable(false);
+      const closed = await closedWithin(phone, 5000);
+      expect(closed.code).toBe(CLOSE_REMOTE_OFF);
+      console.log(`device cut off ${closed.ms} ms after the page was turned off`);
+    } finally {
+      enable(true);
+    }
+    // Its decide, had it raced the close, took nothing: the request waits for the person.
+    expect((await agent.callTool('elicit_status', { elicitationId: id })).structuredContent).toEqual({ status: 'pending' });
+    expect(state.pairedDevices().map((d) => d.keyId)).toContain(deviceKey.keyId);
+    // On again: the same key opens a socket, and the request is there to decide.
+    const again = await device();
+    expect((await again.handshake(deviceKey, port))?.pending.map((r) => r.elicitationId)).toContain(id);
+    expect(await decide(again, { elicitationId: id, idempotencyKey: 'after-off', decision: 'rejected' })).toMatchObject({ ok: true, status: 'rejected' });
+  });
+
   it('a relay proving an exported key works, an unknown one is refused, a revoked one is cut off (4003)', async () => {
     const exported = state.addRelayKey('laptop');
     const relay = await ScriptedExtension.connect(port, { role: 'relay', key: { keyId: exported.keyId, key: exported.key } });
     opened.push(relay);
-    relay.send({ type: 'call', callId: 'c1', method: 'info', params: {} });
-    expect(await relay.next((m) => m.type === 'call.result')).toMatchObject({ ok: true, value: { extensionsConnected: expect.any(Number) } });
+    expect((await relay.call('info', {})).result).toMatchObject({ extensionsConnected: expect.any(Number) });
 
     const unknown = await ScriptedExtension.connect(port, { role: 'relay', hello: false });
     opened.push(unknown);
-    unknown.send({ type: 'hello', protocol: PROTOCOL_VERSION, role: 'relay', client: { name: 't', version: '1' }, nonce: newNonce(), keyId: 'k_0000000000000000' });
+    unknown.request('hello', helloParams('relay', newNonce(), { keyId: 'k_0000000000000000' }));
     expect((await unknown.closed).code).toBe(CLOSE_UNKNOWN_KEY);
+    expect(resultIds(unknown.received)).toEqual([]);
 
     expect(state.removeRelayKey(exported.keyId)).toBe(true);
     const cut = await closedWithin(relay, 5000);
     expect(cut.code).toBe(CLOSE_UNKNOWN_KEY);
     console.log(`revoked relay cut off in ${cut.ms} ms`);
+  });
+});
+
+/** An approval as an agent files it, for a relay's own `create`. */
+function approvalRequest(message: string): ReviewRequest {
+  const checked = checkApprovalInput({ message, context: { message } });
+  if (!checked.ok) throw new Error('fixture invalid');
+  return checked.request;
+}
+
+const createParams = (id: string, request: ReviewRequest): Params<'create'> => ({ id, request, renderedTemplate: null, timeoutMs: 60_000, requester: { client: 'remote-agent', pid: 1 } });
+
+describe('finding 1: an exported relay key acts on its own requests only', () => {
+  it('it reads, waits on and cancels its own requests, finds no other agent’s, never views, decides or lists or changes rules, and files a permission request only with the grant', async () => {
+    const exported = state.addRelayKey('least privilege');
+    const remote = await ScriptedExtension.connect(port, { role: 'relay', key: { keyId: exported.keyId, key: exported.key } });
+    opened.push(remote);
+    // Another agent's request (this computer's), and one of its own.
+    const theirs = await fileApproval('Another agent’s secret');
+    const own = 'el_remote_own_1';
+    expect((await remote.call('create', createParams(own, approvalRequest('Mine')))).result).toMatchObject({ elicitationId: own, status: 'pending' });
+    await ext.notice('request.created', (p) => p.request.elicitationId === own);
+
+    // Its own: there to read, wait on; its answer is not in yet.
+    expect((await remote.call('status', { id: own })).result).toEqual({ status: 'pending' });
+    expect((await remote.call('await', { id: own, waitMs: 50 })).result).toEqual({ status: 'pending' });
+    expect((await remote.call('result', { id: own })).error).toMatchObject({ code: 'pending' });
+    // Another agent's: as if it did not exist, whatever the call.
+    for (const method of ['status', 'result', 'cancel'] as const) expect((await remote.call(method, { id: theirs })).error, method).toMatchObject({ code: 'not_found' });
+    expect((await remote.call('await', { id: theirs, waitMs: 50 })).error).toMatchObject({ code: 'not_found' });
+    // Nor can it take that id for a request of its own.
+    expect((await remote.call('create', createParams(theirs, approvalRequest('Taken')))).error).toMatchObject({ code: 'invalid' });
+    // Its queue is its own: one pending, whatever else waits on this hub.
+    expect((await remote.call('info', {})).result).toMatchObject({ pending: 1 });
+
+    // What only a reviewer, the chat's review or this computer may do: refused, for its own request as for theirs.
+    for (const id of [own, theirs]) {
+      expect((await remote.call('view', { id })).error, `view ${id}`).toMatchObject({ code: 'forbidden' });
+      expect((await remote.call('decide', { elicitationId: id, idempotencyKey: `remote-${id}`, decision: 'approved' })).error, `decide ${id}`).toMatchObject({ code: 'forbidden' });
+    }
+    expect((await remote.call('rules', {})).error).toMatchObject({ code: 'forbidden' });
+    expect((await remote.call('rule.delete', { id: 'rule_0123456789abcdef' })).error).toMatchObject({ code: 'forbidden' });
+    expect((await remote.call('rule.save', { rule: { effect: 'allow', match: { tool: 'Bash' }, expiresAt: null } })).error).toMatchObject({ code: 'forbidden' });
+    expect((await agent.callTool('elicit_status', { elicitationId: theirs })).structuredContent).toEqual({ status: 'pending' });
+
+    // A host's permission prompt: not without the grant (nothing filed), and with it, yes.
+    const refused = await remote.call('create', createParams('el_remote_perm_1', bashPermission('make deploy')));
+    expect(refused.error).toMatchObject({ code: 'forbidden' });
+    expect(refused.error?.message).toContain('--allow permission');
+    expect(json(await agent.callTool('elicit_status', { elicitationId: 'el_remote_perm_1' }))).toMatchObject({ error: 'not_found' });
+    const granted = state.addRelayKey('remote hooks', ['permission']);
+    const hooks = await ScriptedExtension.connect(port, { role: 'relay', key: { keyId: granted.keyId, key: granted.key } });
+    opened.push(hooks);
+    expect((await hooks.call('create', createParams('el_remote_perm_2', bashPermission('make deploy')))).result).toMatchObject({ status: 'pending' });
+    // Granted a permission request, not another key's requests.
+    expect((await hooks.call('status', { id: own })).error).toMatchObject({ code: 'not_found' });
+
+    // Control: a relay with the install key sees every request.
+    const local = await ScriptedExtension.connect(port, { role: 'relay', key: { key: state.relayKey() } });
+    opened.push(local);
+    for (const id of [own, theirs, 'el_remote_perm_2']) expect((await local.call('status', { id })).result, id).toEqual({ status: 'pending' });
+
+    // Its own, it may withdraw; the others are left to the person.
+    expect((await remote.call('cancel', { id: own })).result).toEqual({ status: 'canceled' });
+    expect((await hooks.call('cancel', { id: 'el_remote_perm_2' })).result).toEqual({ status: 'canceled' });
+    expect(await decide(ext, { elicitationId: theirs, idempotencyKey: 'ext-theirs', decision: 'rejected' })).toMatchObject({ ok: true });
+    expect(state.removeRelayKey(exported.keyId)).toBe(true);
+    expect(state.removeRelayKey(granted.keyId)).toBe(true);
   });
 });
 
@@ -340,6 +469,9 @@ describe('the HTTPS listener (ELICITLY_REMOTE_LISTEN)', () => {
     expect(res.body.toString()).toContain(`<meta name="elicitly-hub-port" content="${port}">`);
     expect((await fetchHub('/', { tls: true })).status).toBe(426);
     expect((await fetchHub('/phone/', { tls: true, headers: { host: `127.0.0.1:${httpsPort}` } })).status).toBe(403);
+    // A loopback origin is the loopback listener's, not the network's.
+    expect((await fetchHub('/phone/', { tls: true, headers: { origin: LOOPBACK } })).status).toBe(403);
+    expect((await fetchHub('/phone/', { tls: true, headers: { origin: TLS_ORIGIN } })).status).toBe(200);
   });
 
   it('a device pairs and decides over wss from the configured origin, its proofs bound to that origin', async () => {
@@ -348,15 +480,78 @@ describe('the HTTPS listener (ELICITLY_REMOTE_LISTEN)', () => {
     const phone = openDevice(await ScriptedDevice.connect(url, { origin: TLS_ORIGIN, pairing: true, client: { ca } }, opened));
     const { key, welcome } = await phone.pair(code, port, 'TLS phone');
     expect(welcome.recent).toEqual(expect.any(Array));
+    expect(state.pairedDevices().find((d) => d.keyId === key.keyId)?.origin).toBe(TLS_ORIGIN);
     const id = await fileApproval('Over TLS?');
-    await phone.next((m) => m.type === 'request.created' && m.request.elicitationId === id);
-    phone.send({ type: 'decide', elicitationId: id, idempotencyKey: 'tls-1', decision: 'rejected', comment: 'not now' });
-    expect(await phone.next((m) => m.type === 'decision.result')).toMatchObject({ ok: true, status: 'rejected' });
+    await phone.notice('request.created', (p) => p.request.elicitationId === id);
+    expect(await decide(phone, { elicitationId: id, idempotencyKey: 'tls-1', decision: 'rejected', comment: 'not now' })).toMatchObject({ ok: true, status: 'rejected' });
     expect((await agent.callTool('elicit_result', { elicitationId: id })).structuredContent).toMatchObject({ decision: 'rejected', decidedVia: 'phone', comment: 'not now' });
-    // A key paired on the TLS origin does not open a socket on the loopback one: the proof is bound to the origin.
+  });
+
+  it('finding 4: a key paired on the TLS origin opens no socket from the loopback one, even with its proof bound there (4003 at its hello)', async () => {
+    const url = `wss://localhost:${httpsPort}/phone/socket`;
+    const { code } = state.createPairing();
+    const paired = openDevice(await ScriptedDevice.connect(url, { origin: TLS_ORIGIN, pairing: true, client: { ca } }, opened));
+    const { key } = await paired.pair(code, port, 'TLS only');
+    // The page on another allowed origin holding the key (carried there, or read there): its hello is refused before
+    // any challenge, so no proof, bound to whichever origin, gets it further.
     const elsewhere = await device(LOOPBACK);
-    expect(await elsewhere.handshake(key, port, TLS_ORIGIN)).toBeNull();
-    expect((await closedWithin(elsewhere, 5000)).code).toBe(CLOSE_AUTH_FAILED);
+    elsewhere.request('hello', helloParams('device', newNonce(), { keyId: key.keyId }));
+    expect((await closedWithin(elsewhere, 5000)).code).toBe(CLOSE_UNKNOWN_KEY);
+    expect(resultIds(elsewhere.received)).toEqual([]);
+    // Control: from its own origin the same key still opens a socket.
+    const home = openDevice(await ScriptedDevice.connect(url, { origin: TLS_ORIGIN, client: { ca } }, opened));
+    expect(await home.handshake(key, port)).toMatchObject({ protocol: PROTOCOL_VERSION });
+    expect(state.removePairedDevice(key.keyId)).toBe(true);
+  });
+
+  it('a device paired before origins were recorded (its entry has none) opens nothing: it pairs again', async () => {
+    const legacy = { keyId: 'k_00000000000000aa', name: 'Old phone', key: 'ab'.repeat(32), pairedAt: Date.now() };
+    const file = join(dir, PAIRED_DEVICES_FILE);
+    const current = JSON.parse(readFileSync(file, 'utf8')) as { version: 1; devices: unknown[] };
+    writeFileSync(file, JSON.stringify({ ...current, devices: [...current.devices, legacy] }), { mode: 0o600 });
+    const entry = state.pairedDevices().find((d) => d.keyId === legacy.keyId);
+    expect(entry).toMatchObject({ name: 'Old phone' });
+    expect(entry).not.toHaveProperty('origin');
+    const old = await device(LOOPBACK);
+    old.request('hello', helloParams('device', newNonce(), { keyId: legacy.keyId }));
+    expect((await closedWithin(old, 5000)).code).toBe(CLOSE_UNKNOWN_KEY);
+    expect(resultIds(old.received)).toEqual([]);
+    expect(state.removePairedDevice(legacy.keyId)).toBe(true);
+  });
+
+  it('finding 2: the network listener admits only devices from a configured origin with a configured Host: no relay, no extension, no loopback origin or Host (403)', async () => {
+    const url = `wss://localhost:${httpsPort}/phone/socket`;
+    const tls = { ca };
+    // No Origin: a relay (here with the install key's subprotocol, as a relay dials). The extension's origin. A loopback
+    // origin, allowed on the loopback listener only.
+    expect(await upgradeStatus(url, tls)).toBe(403);
+    expect(await ScriptedDevice.connect(url, { origin: EXTENSION_ORIGIN, client: tls }, opened)).toEqual({ status: 403 });
+    expect(await ScriptedDevice.connect(url, { origin: LOOPBACK, client: tls }, opened)).toEqual({ status: 403 });
+    // The configured origin with a loopback Host (the network listener answers only the configured hosts).
+    expect(await ScriptedDevice.connect(url, { origin: TLS_ORIGIN, client: { ...tls, headers: { host: `127.0.0.1:${httpsPort}` } } }, opened)).toEqual({ status: 403 });
+    // Control: the configured origin and Host are let in.
+    const phone = openDevice(await ScriptedDevice.connect(url, { origin: TLS_ORIGIN, client: tls }, opened));
+    phone.close();
+  });
+
+  it('finding 2: silent sockets filling the network listener’s room (503 there) leave the loopback room free for the desk', async () => {
+    const url = `wss://localhost:${httpsPort}/phone/socket`;
+    const held: ScriptedDevice[] = [];
+    let refused: number | undefined;
+    for (let i = 0; i < 40 && refused === undefined; i++) {
+      const peer = await ScriptedDevice.connect(url, { origin: TLS_ORIGIN, client: { ca } }, opened);
+      if (peer instanceof ScriptedDevice) held.push(peer);
+      else refused = peer.status;
+    }
+    expect(refused).toBe(503);
+    expect(held.length).toBeLessThanOrEqual(16);
+    // Meanwhile, on loopback: a relay, an extension and a device all get in and through their handshake.
+    const relay = await ScriptedExtension.connect(port, { role: 'relay', key: { key: state.relayKey() } });
+    const other = await ScriptedExtension.connect(port, { key: pairedKey(dir) });
+    expect(await (await device()).handshake(deviceKey, port)).toMatchObject({ protocol: PROTOCOL_VERSION });
+    relay.close();
+    other.close();
+    held.forEach((peer) => peer.socket.terminate());
   });
 });
 

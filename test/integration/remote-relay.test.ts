@@ -4,11 +4,16 @@
 // the real `hub` command; a scripted extension is the person.
 import { spawn, type ChildProcess } from 'node:child_process';
 import { existsSync, mkdtempSync, rmSync } from 'node:fs';
-import { createConnection, createServer, type Server, type Socket } from 'node:net';
+import { createConnection, createServer, type AddressInfo, type Server, type Socket } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { WebSocketServer } from 'ws';
 import { listening } from '../../server/hub/status-command.js';
+import { formatRelayToken } from '../../server/remote/relay-token.js';
+import { StateDir } from '../../server/state-dir.js';
+import { APP_META_KEY, APP_MIME_TYPE, UI_EXTENSION } from '../../shared/app-surface.js';
+import type { Grant } from '../../shared/peer-calls.js';
 import { connect, SERVER_ENTRY, type Harness, type ToolResult } from '../helpers/mcp-harness.js';
 import { runCommand } from '../helpers/run-command.js';
 import { freePort, pairedKey, ScriptedExtension } from '../helpers/scripted-extension.js';
@@ -53,12 +58,25 @@ async function exportKey(name: string): Promise<{ token: string; keyId: string }
   return { token, keyId };
 }
 
+/**
+ * A key exported with grants (`key export --allow <grant>`), as the hub's state dir records it, and its token. The
+ * command's flag is not what this file tests; the grant the hub reads is.
+ */
+function exportGranted(name: string, allow: readonly Grant[]): { token: string; keyId: string } {
+  const key = new StateDir(hubDir).addRelayKey(name, allow);
+  return { token: formatRelayToken({ port: hubPort, keyId: key.keyId, key: key.key }), keyId: key.keyId };
+}
+
+/** A host that renders MCP Apps: it declares the UI extension, so a server that offers the review inside the chat would. */
+const APP_HOST = { elicitation: { form: {} }, extensions: { [UI_EXTENSION]: { mimeTypes: [APP_MIME_TYPE] } } };
+
 /** An agent on the other machine: its own (never made) state dir and port, the hub through the tunnel. */
-async function remoteAgent(tunnelPort: number, token: string): Promise<{ agent: Harness; stateDir: string; port: number }> {
+async function remoteAgent(tunnelPort: number, token: string, capabilities?: Record<string, unknown>): Promise<{ agent: Harness; stateDir: string; port: number }> {
   const stateDir = join(root, `other-machine-${Math.random().toString(16).slice(2)}`);
   const port = freePort();
   const agent = await connect('v2-2025', {
     env: { ELICITLY_STATE_DIR: stateDir, ELICITLY_PORT: String(port), ELICITLY_HUB_URL: `ws://127.0.0.1:${tunnelPort}`, ELICITLY_HUB_KEY: token },
+    ...(capabilities ? { capabilities } : {}),
   });
   return { agent, stateDir, port };
 }
@@ -100,10 +118,9 @@ describe('a relay on another machine, through a tunnel, with an exported key', (
     expect(error(created), agent.stderr()).toBeUndefined();
     const id = (created.structuredContent as { elicitationId: string }).elicitationId;
     // The person sees it on the hub's computer, and decides it there.
-    const shown = await ext.next<'request.created'>((m) => m.type === 'request.created' && m.request.elicitationId === id, 10_000);
+    const shown = await ext.notice('request.created', (p) => p.request.elicitationId === id, 10_000);
     expect(shown.request.elicitationId).toBe(id);
-    ext.send({ type: 'decide', elicitationId: id, idempotencyKey: `k-${id}`, decision: 'approved' });
-    expect(await ext.next((m) => m.type === 'decision.result')).toMatchObject({ ok: true, status: 'approved' });
+    expect((await ext.call('decide', { elicitationId: id, idempotencyKey: `k-${id}`, decision: 'approved' })).result).toMatchObject({ ok: true, status: 'approved' });
     const result = await agent.callTool('elicit_result', { elicitationId: id });
     expect(result.structuredContent).toMatchObject({ decision: 'approved', decidedVia: 'extension' });
 
@@ -132,19 +149,81 @@ describe('a relay on another machine, through a tunnel, with an exported key', (
     expect(existsSync(stateDir)).toBe(false);
   }, 60_000);
 
-  it('a hook on the other machine asks through the tunnel too, and starts no hub there', async () => {
-    const { token } = await exportKey('hook machine');
-    const stateDir = join(root, 'hook-machine');
-    const port = freePort();
-    const input = { session_id: 's', transcript_path: '/t.jsonl', cwd: '/tmp', permission_mode: 'default', hook_event_name: 'PermissionRequest', tool_name: 'Bash', tool_input: { command: 'make deploy' } };
-    const hookRun = runCommand('sh', ['-c', `printf '%s' "$HOOK_INPUT" | "${process.execPath}" "${SERVER_ENTRY}" hook --host claude-code --wait 30 PermissionRequest`], {
-      env: { HOOK_INPUT: JSON.stringify(input), ELICITLY_STATE_DIR: stateDir, ELICITLY_PORT: String(port), ELICITLY_HUB_URL: `ws://127.0.0.1:${tunnel.port}`, ELICITLY_HUB_KEY: token, ELICITLY_LOG_LEVEL: 'warn' },
+  it('finding 1: a server started with ELICITLY_HUB_URL does not offer the review inside the chat, even to a host that renders apps', async () => {
+    const { token } = exportGranted('app host machine', []);
+    const { agent } = await remoteAgent(tunnel.port, token, APP_HOST);
+    agents.push(agent);
+    // An exported key never decides, so the chat's review could not either: no resources, no app-only tools, no key.
+    expect(agent.serverCapabilities()).not.toHaveProperty('resources');
+    const names = (await agent.listTools()).map((t) => t.name);
+    expect(names).toContain('elicit_approval');
+    expect(names).not.toContain('elicit_app_view');
+    expect(names).not.toContain('elicit_app_decide');
+    const created = await agent.callTool('elicit_approval', { message: 'Shown in the chat?', context: { a: 1 } }, { timeoutMs: 30_000 });
+    expect(error(created), agent.stderr()).toBeUndefined();
+    expect(created._meta?.[APP_META_KEY]).toBeUndefined();
+    const id = (created.structuredContent as { elicitationId: string }).elicitationId;
+    await ext.notice('request.created', (p) => p.request.elicitationId === id, 10_000);
+    expect((await agent.callTool('elicit_cancel', { elicitationId: id })).structuredContent).toMatchObject({ status: 'canceled' });
+  }, 60_000);
+
+  it('finding 1: an agent with one exported key cannot read, wait on or cancel a request another key’s agent filed', async () => {
+    const first = await remoteAgent(tunnel.port, (await exportKey('first container')).token);
+    const second = await remoteAgent(tunnel.port, (await exportKey('second container')).token);
+    agents.push(first.agent, second.agent);
+    const created = await first.agent.callTool('elicit_approval', { message: 'Only mine', context: { secret: 'first container plan' } }, { timeoutMs: 30_000 });
+    expect(error(created), first.agent.stderr()).toBeUndefined();
+    const id = (created.structuredContent as { elicitationId: string }).elicitationId;
+    await ext.notice('request.created', (p) => p.request.elicitationId === id, 10_000);
+    for (const [tool, args] of [
+      ['elicit_status', { elicitationId: id }],
+      ['elicit_result', { elicitationId: id }],
+      ['elicit_await', { elicitationId: id, waitSeconds: 1 }],
+      ['elicit_cancel', { elicitationId: id }],
+    ] as const) {
+      const answer = await second.agent.callTool(tool, args, { timeoutMs: 30_000 });
+      expect(JSON.stringify(answer), tool).toContain('not_found');
+      expect(JSON.stringify(answer), tool).not.toContain('first container plan');
+    }
+    // Untouched, and its own agent still reads it.
+    expect((await first.agent.callTool('elicit_status', { elicitationId: id })).structuredContent).toEqual({ status: 'pending' });
+    expect((await first.agent.callTool('elicit_cancel', { elicitationId: id })).structuredContent).toMatchObject({ status: 'canceled' });
+  }, 60_000);
+
+  const hookInput = (command: string) => ({ session_id: 's', transcript_path: '/t.jsonl', cwd: '/tmp', permission_mode: 'default', hook_event_name: 'PermissionRequest', tool_name: 'Bash', tool_input: { command } });
+  function remoteHook(token: string, stateDir: string, port: number, command: string) {
+    return runCommand('sh', ['-c', `printf '%s' "$HOOK_INPUT" | "${process.execPath}" "${SERVER_ENTRY}" hook --host claude-code --wait 30 PermissionRequest`], {
+      env: { HOOK_INPUT: JSON.stringify(hookInput(command)), ELICITLY_STATE_DIR: stateDir, ELICITLY_PORT: String(port), ELICITLY_HUB_URL: `ws://127.0.0.1:${tunnel.port}`, ELICITLY_HUB_KEY: token, ELICITLY_LOG_LEVEL: 'warn' },
       timeout: 45_000,
     });
-    const shown = await ext.next<'request.created'>((m) => m.type === 'request.created' && m.request.request.kind === 'permission', 15_000);
-    ext.send({ type: 'decide', elicitationId: shown.request.elicitationId, idempotencyKey: `k-${shown.request.elicitationId}`, decision: 'approved' });
+  }
+
+  it('a hook on the other machine, its key granted `permission`, asks through the tunnel too, and starts no hub there', async () => {
+    const { token } = exportGranted('hook machine', ['permission']);
+    const stateDir = join(root, 'hook-machine');
+    const port = freePort();
+    const hookRun = remoteHook(token, stateDir, port, 'make deploy');
+    const shown = await ext.notice('request.created', (p) => p.request.request.kind === 'permission', 15_000);
+    expect((await ext.call('decide', { elicitationId: shown.request.elicitationId, idempotencyKey: `k-${shown.request.elicitationId}`, decision: 'approved' })).result).toMatchObject({ ok: true });
     const run = await hookRun;
     expect(JSON.parse(run.stdout), run.stderr).toEqual({ hookSpecificOutput: { hookEventName: 'PermissionRequest', decision: { behavior: 'allow' } } });
+    expect(await listening(port)).toBe(false);
+    expect(existsSync(stateDir)).toBe(false);
+  }, 60_000);
+
+  it('finding 1: a hook whose exported key lacks the `permission` grant files nothing; the host asks in its terminal', async () => {
+    const { token, keyId } = await exportKey('no grant');
+    const stateDir = join(root, 'hook-machine-no-grant');
+    const port = freePort();
+    const run = await remoteHook(token, stateDir, port, 'make release');
+    // No decision on stdout: the host decides (its own prompt). The hub said why.
+    expect(run.stdout).toBe('');
+    expect(run.stderr).toContain('no decision, the host decides');
+    expect(run.stderr).toContain('--allow permission');
+    expect(run.stderr).toContain(keyId);
+    expect(run.code).toBe(0);
+    // Nothing reached the person: no permission request for that command was shown.
+    expect(ext.notices('request.created').filter((p) => p.request.request.kind === 'permission' && JSON.stringify(p.request.request).includes('make release'))).toEqual([]);
     expect(await listening(port)).toBe(false);
     expect(existsSync(stateDir)).toBe(false);
   }, 60_000);
@@ -175,6 +254,32 @@ describe('a relay on another machine, through a tunnel, with an exported key', (
     expect(refusal?.error).toBe('unavailable');
     expect(refusal?.message).toContain('k_0123456789abcdef');
     expect(refusal?.message).toContain('elicitly-companion key export');
+  });
+
+  it('a hub of protocol 8 at the URL (its own error frame answers the hello): a version mismatch, said at once', async () => {
+    // A stand-in for a protocol 8 hub: it cannot read this protocol's hello and answers with its own error frame.
+    const old = new WebSocketServer({ host: '127.0.0.1', port: 0, handleProtocols: (protocols) => [...protocols][0] ?? false });
+    await new Promise<void>((resolve) => old.once('listening', () => resolve()));
+    old.on('connection', (socket) => {
+      socket.on('error', () => undefined);
+      socket.once('message', () => socket.send(JSON.stringify({ type: 'error', code: 'invalid_message', message: 'type: Invalid input: expected "hello"' })));
+    });
+    try {
+      const { token } = await exportKey('old hub');
+      const { agent, port } = await remoteAgent((old.address() as AddressInfo).port, token);
+      agents.push(agent);
+      const started = Date.now();
+      const refusal = error(await agent.callTool('elicit_approval', { message: 'Deploy?', context: { message: 'Deploy?' } }, { timeoutMs: 30_000 }));
+      expect(refusal?.error).toBe('unavailable');
+      expect(refusal?.message).toContain('a hub of another elicitly-companion version');
+      expect(refusal?.message).toContain('older protocol');
+      expect(refusal?.message).toContain('run the same version on both machines');
+      expect(Date.now() - started).toBeLessThan(5000);
+      expect(await listening(port)).toBe(false);
+    } finally {
+      for (const client of old.clients) client.terminate();
+      await new Promise<void>((resolve) => old.close(() => resolve()));
+    }
   });
 
   it('with the tunnel down it answers unavailable within its search window, naming the URL', async () => {

@@ -149,13 +149,13 @@ describe('bounded everywhere', () => {
     await squatter((socket) => {
       let nonce = '';
       socket.on('message', (data) => {
-        const frame = JSON.parse(data.toString()) as { type: string; nonce?: string };
-        if (frame.type === 'hello') {
-          nonce = frame.nonce ?? '';
+        const frame = JSON.parse(data.toString()) as { id?: string; method: string; params: { nonce?: string } };
+        if (frame.method === 'hello') {
+          nonce = frame.params.nonce ?? '';
           const hubNonce = newNonce();
-          void hubProof(key, { port, role: 'relay' }, nonce, hubNonce).then((proof) => socket.send(JSON.stringify({ type: 'challenge', nonce: hubNonce, proof })));
+          void hubProof(key, { port, role: 'relay' }, nonce, hubNonce).then((proof) => socket.send(JSON.stringify({ id: frame.id, result: { nonce: hubNonce, proof } })));
         }
-        if (frame.type === 'auth') socket.send(JSON.stringify({ type: 'welcome', protocol: PROTOCOL_VERSION, hubPid: 1, pending: [], rules: [] }));
+        if (frame.method === 'auth') socket.send(JSON.stringify({ id: frame.id, result: { welcome: { protocol: PROTOCOL_VERSION, hubPid: 1, pending: [], rules: [] } } }));
       });
     });
     const b = election({ callTimeoutMs: 300 });
@@ -170,8 +170,9 @@ describe('bounded everywhere', () => {
       socket.on('message', (data) => {
         heard.push(data.toString());
         // Pretends to be a hub: a challenge with a proof it cannot make, then a welcome for good measure.
-        socket.send(JSON.stringify({ type: 'challenge', nonce: newNonce(), proof: 'ab'.repeat(32) }));
-        socket.send(JSON.stringify({ type: 'welcome', protocol: PROTOCOL_VERSION, hubPid: 1, pending: [], rules: [] }));
+        const { id } = JSON.parse(data.toString()) as { id?: string };
+        socket.send(JSON.stringify({ id, result: { nonce: newNonce(), proof: 'ab'.repeat(32) } }));
+        socket.send(JSON.stringify({ id: 'auth', result: { welcome: { protocol: PROTOCOL_VERSION, hubPid: 1, pending: [], rules: [] } } }));
       }),
     );
     const b = election();
@@ -180,19 +181,19 @@ describe('bounded everywhere', () => {
     expect(heard.length).toBeGreaterThan(0);
     const key = new StateDir(dir).relayKey();
     for (const frame of heard) {
-      expect(JSON.parse(frame)).toMatchObject({ type: 'hello', role: 'relay' });
+      expect(JSON.parse(frame)).toMatchObject({ method: 'hello', params: { role: 'relay' } });
       expect(frame).not.toContain(key);
       expect(frame).not.toContain('el_secret_request');
     }
   });
 
   it('a hub of another protocol version: the agent is told which, at once', async () => {
-    await squatter((socket) => socket.once('message', () => socket.close(CLOSE_PROTOCOL_MISMATCH, 'hub speaks protocol 9')));
+    await squatter((socket) => socket.once('message', () => socket.close(CLOSE_PROTOCOL_MISMATCH, `hub speaks protocol ${PROTOCOL_VERSION + 1}`)));
     const b = election();
     const started = Date.now();
     expect(await b.call('status', { id: 'el_x' })).toMatchObject({
       ok: false,
-      error: { code: 'unavailable', message: expect.stringContaining(`another elicitly-companion version (hub speaks protocol 9; this one speaks protocol ${PROTOCOL_VERSION})`) },
+      error: { code: 'unavailable', message: expect.stringContaining(`another elicitly-companion version (hub speaks protocol ${PROTOCOL_VERSION + 1}; this one speaks protocol ${PROTOCOL_VERSION})`) },
     });
     expect(Date.now() - started).toBeLessThan(1000);
   });

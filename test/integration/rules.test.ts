@@ -7,7 +7,7 @@ import { afterAll, describe, expect, it } from 'vitest';
 import { StateDir } from '../../server/state-dir.js';
 import type { PermissionRequest } from '../../shared/permission.js';
 import type { Rule } from '../../shared/rules.js';
-import type { HubMessage } from '../../shared/wire-protocol.js';
+import type { Created, Welcome } from '../../shared/peer-calls.js';
 import { bashPermission } from '../fixtures/permission.js';
 import type { Harness } from '../helpers/mcp-harness.js';
 import { SERVER_ENTRY, connect } from '../helpers/mcp-harness.js';
@@ -32,7 +32,7 @@ async function startHub(): Promise<Harness> {
   return hub;
 }
 
-async function extension(): Promise<{ ext: ScriptedExtension; welcome: Extract<HubMessage, { type: 'welcome' }> }> {
+async function extension(): Promise<{ ext: ScriptedExtension; welcome: Welcome }> {
   const ext = await ScriptedExtension.connect(port, { key: pairedKey(dir), hello: false });
   open.push(ext);
   return { ext, welcome: await ext.handshake() };
@@ -44,29 +44,24 @@ async function relay(): Promise<ScriptedExtension> {
   return peer;
 }
 
-let calls = 0;
-async function call(peer: ScriptedExtension, method: string, params: unknown): Promise<Extract<HubMessage, { type: 'call.result' }>> {
-  const callId = `c${++calls}`;
-  peer.send({ type: 'call', callId, method, params });
-  return peer.next<'call.result'>((m) => m.type === 'call.result' && m.callId === callId);
-}
 
 function bash(command: string, cwd = '/home/ada/repo'): PermissionRequest {
   return bashPermission(command, { cwd, sessionId: 'session-1', timeoutSeconds: 60 });
 }
 
 let ids = 0;
-async function create(peer: ScriptedExtension, request: PermissionRequest) {
+async function create(peer: ScriptedExtension, request: PermissionRequest): Promise<{ id: string; value: Created }> {
   const id = `el_rules_${++ids}`;
-  const answer = await call(peer, 'create', { id, request, renderedTemplate: null, timeoutMs: 60_000, requester: { client: 'claude-code', pid: 1 } });
-  if (!answer.ok) throw new Error(`create refused: ${JSON.stringify(answer.error)}`);
-  return { id, value: answer.value as Record<string, unknown> };
+  const answer = await peer.call('create', { id, request, renderedTemplate: null, timeoutMs: 60_000, requester: { client: 'claude-code', pid: 1 } });
+  if (!answer.result) throw new Error(`create refused: ${JSON.stringify(answer.error)}`);
+  return { id, value: answer.result };
 }
 
 const cli = (...args: string[]) => runCommand(process.execPath, [SERVER_ENTRY, 'rules', ...args], { env, timeout: 20_000 });
 
+/** The `rules.changed` notice (was the `rules` frame) whose list passes `test`. */
 const rulesFrame = (ext: ScriptedExtension, test: (rules: Rule[]) => boolean, timeoutMs?: number) =>
-  ext.next<'rules'>((m) => m.type === 'rules' && test(m.rules), timeoutMs);
+  ext.notice('rules.changed', (p) => test(p.rules), timeoutMs);
 
 describe('rules: made by the person, applied by the hub at create', () => {
   let hub: Harness;
@@ -85,17 +80,15 @@ describe('rules: made by the person, applied by the hub at create', () => {
 
     const first = await create(agent, bash('npm test'));
     expect(first.value.status).toBe('pending');
-    await ext.next((m) => m.type === 'request.created' && m.request.elicitationId === first.id);
+    await ext.notice('request.created', (p) => p.request.elicitationId === first.id);
 
-    ext.send({
-      type: 'decide',
+    const result = await ext.call('decide', {
       elicitationId: first.id,
       idempotencyKey: 'k-first',
       decision: 'approved',
       rule: { effect: 'allow', match: { tool: 'Bash', commandPrefix: 'npm test', directory: '/home/ada/repo' }, expiresAt: null },
     });
-    const result = await ext.next<'decision.result'>((m) => m.type === 'decision.result' && m.elicitationId === first.id);
-    expect(result).toMatchObject({ ok: true, status: 'approved' });
+    expect(result).toMatchObject({ result: { ok: true, status: 'approved' } });
     const pushed = await rulesFrame(ext, (rules) => rules.length === 1);
     const saved = pushed.rules[0]!;
     allowId = saved.id;
@@ -103,18 +96,18 @@ describe('rules: made by the person, applied by the hub at create', () => {
     // Acknowledged only once it is on disk.
     expect(JSON.parse(readFileSync(join(dir, 'rules.json'), 'utf8'))).toEqual({ version: 1, rules: [saved] });
 
-    const read = await call(agent, 'result', { id: first.id });
-    expect(read).toMatchObject({ ok: true, value: { behavior: 'allow', decidedVia: 'extension', ruleId: allowId } });
+    const read = await agent.call('result', { id: first.id });
+    expect(read).toMatchObject({ result: { behavior: 'allow', decidedVia: 'extension', ruleId: allowId } });
   });
 
   it('the next matching permission request is decided at create, decidedVia rule, and the extension gets it decided', async () => {
     const next = await create(agent, bash('npm test -- --ci', '/home/ada/repo/pkg'));
     ruleDecided = next.id;
     expect(next.value).toMatchObject({ status: 'approved', decidedVia: 'rule', ruleId: allowId });
-    const created = await ext.next<'request.created'>((m) => m.type === 'request.created' && m.request.elicitationId === next.id);
+    const created = await ext.notice('request.created', (p) => p.request.elicitationId === next.id);
     expect(created.request).toMatchObject({ status: 'approved', outcome: { decision: 'approved', decidedVia: 'rule', ruleId: allowId } });
-    expect(await call(agent, 'await', { id: next.id, waitMs: 1000 })).toMatchObject({ ok: true, value: { status: 'approved' } });
-    expect(await call(agent, 'result', { id: next.id })).toMatchObject({ ok: true, value: { behavior: 'allow', decidedVia: 'rule', ruleId: allowId } });
+    expect(await agent.call('await', { id: next.id, waitMs: 1000 })).toMatchObject({ result: { status: 'approved' } });
+    expect(await agent.call('result', { id: next.id })).toMatchObject({ result: { behavior: 'allow', decidedVia: 'rule', ruleId: allowId } });
   });
 
   it('a chained command is not allowed by a prefix rule, nor a command outside its directory', async () => {
@@ -124,51 +117,53 @@ describe('rules: made by the person, applied by the hub at create', () => {
   });
 
   it('a deny rule beats an allow rule (saved in the Rules view)', async () => {
-    ext.send({ type: 'rule.save', changeId: 'ch-1', rule: { effect: 'deny', match: { tool: 'Bash', commandPrefix: 'npm test --update-snapshots' }, expiresAt: null } });
-    const answer = await ext.next<'rule.result'>((m) => m.type === 'rule.result' && m.changeId === 'ch-1');
-    expect(answer.ok).toBe(true);
-    denyId = answer.id!;
+    const answer = await ext.call('rule.save', { rule: { effect: 'deny', match: { tool: 'Bash', commandPrefix: 'npm test --update-snapshots' }, expiresAt: null } });
+    expect(answer.result).toMatchObject({ ok: true, id: expect.stringMatching(/^rule_/) });
+    denyId = answer.result?.id ?? '';
     await rulesFrame(ext, (rules) => rules.length === 2);
 
     const denied = await create(agent, bash('npm test --update-snapshots'));
     expect(denied.value).toMatchObject({ status: 'rejected', decidedVia: 'rule', ruleId: denyId });
-    const read = await call(agent, 'result', { id: denied.id });
-    expect(read).toMatchObject({ ok: true, value: { behavior: 'deny', decidedVia: 'rule', ruleId: denyId } });
-    expect(read.ok && (read.value as { message?: string }).message).toMatch(/^Denied by the rule: Always deny Bash commands starting with "npm test --update-snapshots"/);
+    const read = await agent.call('result', { id: denied.id });
+    expect(read).toMatchObject({ result: { behavior: 'deny', decidedVia: 'rule', ruleId: denyId } });
+    expect(read.result && 'message' in read.result ? read.result.message : undefined).toMatch(/^Denied by the rule: Always deny Bash commands starting with "npm test --update-snapshots"/);
   });
 
   it('a decision whose rule says the opposite is refused naming rule.effect, and decides nothing', async () => {
     const pending = await create(agent, bash('make'));
-    ext.send({ type: 'decide', elicitationId: pending.id, idempotencyKey: 'k-bad', decision: 'rejected', rule: { effect: 'allow', match: { tool: 'Bash', commandPrefix: 'make' }, expiresAt: null } });
-    const result = await ext.next<'decision.result'>((m) => m.type === 'decision.result' && m.elicitationId === pending.id);
-    expect(result).toMatchObject({ ok: false, reason: 'invalid', issues: [expect.objectContaining({ path: 'rule.effect' })] });
-    expect(await call(agent, 'status', { id: pending.id })).toMatchObject({ ok: true, value: { status: 'pending' } });
-    ext.send({ type: 'decide', elicitationId: pending.id, idempotencyKey: 'k-bad2', decision: 'approved', rule: { effect: 'allow', match: { tool: '' }, expiresAt: null } });
-    const malformed = await ext.next<'decision.result'>((m) => m.type === 'decision.result' && m.elicitationId === pending.id);
-    expect(malformed).toMatchObject({ ok: false, reason: 'invalid', issues: [expect.objectContaining({ path: 'rule.match.tool' })] });
-    ext.send({ type: 'rule.save', changeId: 'ch-bad', rule: { effect: 'allow', match: { tool: 'Bash' }, expiresAt: Date.now() - 1 } });
-    expect(await ext.next<'rule.result'>((m) => m.type === 'rule.result' && m.changeId === 'ch-bad')).toMatchObject({ ok: false, issues: [expect.objectContaining({ path: 'rule.expiresAt' })] });
+    const result = await ext.call('decide', { elicitationId: pending.id, idempotencyKey: 'k-bad', decision: 'rejected', rule: { effect: 'allow', match: { tool: 'Bash', commandPrefix: 'make' }, expiresAt: null } });
+    expect(result).toMatchObject({ result: { ok: false, reason: 'invalid', issues: [expect.objectContaining({ path: 'rule.effect' })] } });
+    expect(await agent.call('status', { id: pending.id })).toMatchObject({ result: { status: 'pending' } });
+    // A rule that fails the params' schema is refused by the dispatcher before the engine: an `invalid` error whose
+    // issues are named by the params' own paths (was a `decision.result` refusal with the same path).
+    const malformed = await ext.call('decide', { elicitationId: pending.id, idempotencyKey: 'k-bad2', decision: 'approved', rule: { effect: 'allow', match: { tool: '' }, expiresAt: null } });
+    expect(malformed).toMatchObject({ error: { code: 'invalid', issues: [expect.objectContaining({ path: 'rule.match.tool' })] } });
+    expect(await agent.call('status', { id: pending.id })).toMatchObject({ result: { status: 'pending' } });
+    const past = await ext.call('rule.save', { rule: { effect: 'allow', match: { tool: 'Bash' }, expiresAt: Date.now() - 1 } });
+    expect(past).toMatchObject({ result: { ok: false, issues: [expect.objectContaining({ path: 'rule.expiresAt' })] } });
   });
 
-  it('a relay can never make a rule: not by rule.save, not by a decide frame, not through appDecide', async () => {
-    agent.send({ type: 'rule.save', changeId: 'sneaky', rule: { effect: 'allow', match: { tool: 'Bash' }, expiresAt: null } });
-    expect(await agent.next<'error'>((m) => m.type === 'error')).toMatchObject({ code: 'forbidden', message: 'rule.save is not for a relay' });
-    agent.send({ type: 'rule.delete', changeId: 'sneaky2', id: allowId });
-    expect(await agent.next<'error'>((m) => m.type === 'error')).toMatchObject({ code: 'forbidden', message: 'rule.delete is not for a relay' });
+  it('a relay can never make a rule: not by rule.save, not by a decision (a relay decides only as the app, which saves none)', async () => {
+    expect(await agent.call('rule.save', { rule: { effect: 'allow', match: { tool: 'Bash' }, expiresAt: null } })).toMatchObject({
+      error: { code: 'forbidden', message: 'rule.save is not for a relay on this computer' },
+    });
     const pending = await create(agent, bash('cargo build'));
-    const appDecide = await call(agent, 'appDecide', { elicitationId: pending.id, idempotencyKey: 'k-app', decision: 'approved', rule: { effect: 'allow', match: { tool: 'Bash' }, expiresAt: null } });
-    expect(appDecide).toMatchObject({ ok: false, error: { code: 'invalid' } });
-    expect(JSON.stringify(appDecide)).toMatch(/rule/);
-    expect(await call(agent, 'status', { id: pending.id })).toMatchObject({ ok: true, value: { status: 'pending' } });
-    expect(await call(agent, 'rules', {})).toMatchObject({ ok: true, value: { rules: [expect.objectContaining({ id: allowId }), expect.objectContaining({ id: denyId })] } });
+    // Protocol 9: the app's decision (was `appDecide`) is `decide` called by a local relay as the app; a rule with it is
+    // refused by the engine, naming the field, and decides nothing.
+    const appDecide = await agent.call('decide', { elicitationId: pending.id, idempotencyKey: 'k-app', decision: 'approved', rule: { effect: 'allow', match: { tool: 'Bash' }, expiresAt: null } });
+    expect(appDecide).toMatchObject({ result: { ok: false, reason: 'invalid', issues: [expect.objectContaining({ path: 'rule', rule: 'forbidden' })] } });
+    expect(await agent.call('status', { id: pending.id })).toMatchObject({ result: { status: 'pending' } });
+    expect(await agent.call('rules', {})).toMatchObject({ result: { rules: [expect.objectContaining({ id: allowId }), expect.objectContaining({ id: denyId })] } });
+    // Removing a rule makes none (it brings the question back to the person): a local relay may (was `ruleRemove`).
+    expect(await agent.call('rule.delete', { id: 'rule_00000000000000ff' })).toMatchObject({ result: { removed: false } });
   });
 
   it('a rule with an end is swept when it ends, and the extension hears it', async () => {
-    ext.send({ type: 'rule.save', changeId: 'ch-short', rule: { effect: 'allow', match: { tool: 'Read' }, expiresAt: Date.now() + 1200 } });
-    const saved = await ext.next<'rule.result'>((m) => m.type === 'rule.result' && m.changeId === 'ch-short');
-    expect(saved.ok).toBe(true);
-    await rulesFrame(ext, (rules) => rules.some((r) => r.id === saved.id));
-    await rulesFrame(ext, (rules) => rules.length === 2 && !rules.some((r) => r.id === saved.id), 5000);
+    const saved = await ext.call('rule.save', { rule: { effect: 'allow', match: { tool: 'Read' }, expiresAt: Date.now() + 1200 } });
+    expect(saved.result).toMatchObject({ ok: true, id: expect.stringMatching(/^rule_/) });
+    const savedId = saved.result?.id;
+    await rulesFrame(ext, (rules) => rules.some((r) => r.id === savedId));
+    await rulesFrame(ext, (rules) => rules.length === 2 && !rules.some((r) => r.id === savedId), 5000);
   });
 
   it('after a hub restart: the rule-decided request is in the journal, and the rules in rules.json', async () => {
@@ -185,7 +180,7 @@ describe('rules: made by the person, applied by the hub at create', () => {
     ext = again.ext;
     expect(again.welcome.rules.map((r) => r.id)).toEqual([allowId, denyId]);
     agent = await relay();
-    expect(await call(agent, 'view', { id: ruleDecided })).toMatchObject({ ok: true, value: { status: 'consumed', outcome: { decidedVia: 'rule', ruleId: allowId } } });
+    expect(await agent.call('view', { id: ruleDecided })).toMatchObject({ result: { status: 'consumed', outcome: { decidedVia: 'rule', ruleId: allowId } } });
 
     const text = await cli('--list');
     expect(text.code).toBe(0);
@@ -208,8 +203,7 @@ describe('rules: made by the person, applied by the hub at create', () => {
   });
 
   it('a confirm question a rule answers comes back at once from elicit_confirm, via rule', async () => {
-    ext.send({ type: 'rule.save', changeId: 'ch-confirm', rule: { effect: 'deny', match: { tool: 'elicit_confirm', pattern: 'Deploy *' }, expiresAt: null } });
-    expect(await ext.next<'rule.result'>((m) => m.type === 'rule.result' && m.changeId === 'ch-confirm')).toMatchObject({ ok: true });
+    expect(await ext.call('rule.save', { rule: { effect: 'deny', match: { tool: 'elicit_confirm', pattern: 'Deploy *' }, expiresAt: null } })).toMatchObject({ result: { ok: true } });
     const answer = await hub.callTool('elicit_confirm', { question: 'Deploy to production?', via: 'extension', timeoutSeconds: 60 });
     expect(answer.structuredContent).toMatchObject({ confirmed: false, action: 'accept', via: 'rule' });
   });
@@ -257,16 +251,18 @@ describe('a rule saved while other requests wait', () => {
     const other = await create(agent, bash('rm two.txt', cwd));
     for (const r of [first, covered, other]) expect(r.value.status).toBe('pending');
 
-    ext.send({
-      type: 'decide', elicitationId: first.id, idempotencyKey: 'k-batch', decision: 'approved',
+    const decided = await ext.call('decide', {
+      elicitationId: first.id, idempotencyKey: 'k-batch', decision: 'approved',
       rule: { effect: 'allow', match: { tool: 'Bash', commandPrefix: 'touch', directory: cwd }, expiresAt: null },
     });
-    expect(await ext.next<'decision.result'>((m) => m.type === 'decision.result' && m.elicitationId === first.id)).toMatchObject({ ok: true });
-    const removed = await ext.next<'request.removed'>((m) => m.type === 'request.removed' && m.elicitationId === covered.id);
+    expect(decided).toMatchObject({ result: { ok: true } });
+    const removed = await ext.notice('request.removed', (p) => p.elicitationId === covered.id);
     expect(removed).toMatchObject({ status: 'approved', decidedVia: 'rule' });
-    const ruleId = (await call(agent, 'result', { id: first.id })) as { value?: { ruleId?: string } };
-    expect(await call(agent, 'result', { id: covered.id })).toMatchObject({ ok: true, value: { behavior: 'allow', decidedVia: 'rule', ruleId: ruleId.value?.ruleId } });
-    expect(await call(agent, 'status', { id: other.id })).toMatchObject({ ok: true, value: { status: 'pending' } });
-    await call(agent, 'cancel', { id: other.id });
+    const firstResult = await agent.call('result', { id: first.id });
+    const ruleId = firstResult.result && 'ruleId' in firstResult.result ? firstResult.result.ruleId : undefined;
+    expect(ruleId).toMatch(/^rule_/);
+    expect(await agent.call('result', { id: covered.id })).toMatchObject({ result: { behavior: 'allow', decidedVia: 'rule', ruleId } });
+    expect(await agent.call('status', { id: other.id })).toMatchObject({ result: { status: 'pending' } });
+    expect(await agent.call('cancel', { id: other.id })).toMatchObject({ result: { status: 'canceled' } });
   });
 });

@@ -6,8 +6,9 @@ import {
   CLOSE_AUTH_FAILED, CLOSE_NO_PAIRING, CLOSE_PROTOCOL_MISMATCH, CLOSE_UNKNOWN_KEY, HEARTBEAT_MS, PAIRING_SUBPROTOCOL, PROTOCOL_VERSION, SUBPROTOCOL,
   protocolMismatchReason,
 } from '../../shared/wire-protocol.js';
+import type { HubKey } from '../../extension/db/settings-schema.js';
 import {
-  HUB_PORT, ORIGIN, TEST_CODE, TEST_KEY, TEST_KEY_ID, deviceHarness, nextSent, pairHub, proposalView, proveHub, settle, until, welcome,
+  HUB_PORT, ORIGIN, TEST_CODE, TEST_KEY, TEST_KEY_ID, deviceHarness, nextSent, pairHub, proposalView, proveHub, settle, until, welcome, welcomeHub, type FakeSocket,
 } from './phone-fakes.js';
 
 /** A phone paired before, connected and welcomed. */
@@ -15,10 +16,26 @@ async function welcomed(h: ReturnType<typeof deviceHarness>) {
   h.connection.ensure();
   const socket = h.last();
   socket.open();
-  await proveHub(socket, TEST_KEY);
-  socket.deliver(welcome([proposalView('el_1', h.clock.t)]));
+  await welcomeHub(socket, TEST_KEY, welcome([proposalView('el_1', h.clock.t)]));
   await until(() => h.state()?.state === 'connected', 'the welcome');
   return socket;
+}
+
+/** The `index`-th decide call the page sent (bounded wait): its id to answer by, and its params. */
+async function decideCall(socket: FakeSocket, index = 0): Promise<{ id: string; params: unknown }> {
+  const decides = () => socket.sent.filter((m) => m.method === 'decide');
+  await until(() => decides().length > index, 'the page to call decide');
+  const frame = decides()[index];
+  if (frame?.id === undefined) throw new Error('a decide was sent as a notice, not a call');
+  return { id: frame.id, params: frame.params };
+}
+
+/** Whether `promise` has settled by now, with no time passing on the manual clock. */
+async function settledYet(promise: Promise<unknown>): Promise<boolean> {
+  let done = false;
+  void promise.then(() => (done = true), () => (done = true));
+  await settle();
+  return done;
 }
 
 describe('the device handshake', () => {
@@ -31,17 +48,18 @@ describe('the device handshake', () => {
     socket.open();
     const hello = await nextSent(socket, 'hello');
     expect(hello).toEqual({
-      type: 'hello', protocol: PROTOCOL_VERSION, role: 'device', client: { name: 'elicitly-phone', version: 'test' }, nonce: expect.stringMatching(/^[0-9a-f]{64}$/), keyId: TEST_KEY_ID,
+      id: 'hello', method: 'hello',
+      params: { protocol: PROTOCOL_VERSION, role: 'device', client: { name: 'elicitly-phone', version: 'test' }, nonce: expect.stringMatching(/^[0-9a-f]{64}$/), keyId: TEST_KEY_ID },
     });
     // The hub's heartbeat before its proof is no reason to say anything, and a decision cannot go yet.
-    socket.deliver({ type: 'heartbeat', t: 1 });
-    expect(await h.connection.decide({ elicitationId: 'el_1', decision: 'approved' })).toMatchObject({ state: 'error' });
+    socket.deliver({ method: 'heartbeat', params: { t: 1 } });
+    expect(await h.connection.decide({ elicitationId: 'el_1', decision: 'approved' })).toMatchObject({ state: 'error', message: expect.stringContaining('Not connected') });
     await settle();
-    expect(socket.types()).toEqual(['hello']);
-    await proveHub(socket, TEST_KEY);
-    expect(socket.types()).toEqual(['hello', 'auth']);
+    expect(socket.methods()).toEqual(['hello']);
+    const { authId } = await proveHub(socket, TEST_KEY);
+    expect(socket.methods()).toEqual(['hello', 'auth']);
     expect(h.state()?.state).toBe('connecting');
-    socket.deliver(welcome([proposalView('el_1', h.clock.t)], [proposalView('el_0', h.clock.t - 5000, { status: 'approved', decidedAt: h.clock.t - 1000 })]));
+    socket.answer(authId, { welcome: welcome([proposalView('el_1', h.clock.t)], [proposalView('el_0', h.clock.t - 5000, { status: 'approved', decidedAt: h.clock.t - 1000 })]) });
     await until(() => h.state()?.state === 'connected', 'the welcome');
     expect(h.welcomes).toHaveLength(1);
     expect(h.welcomes[0]?.pending.map((v) => v.elicitationId)).toEqual(['el_1']);
@@ -60,7 +78,7 @@ describe('the device handshake', () => {
     socket.open();
     await proveHub(socket, TEST_KEY, options);
     await until(() => socket.closed, 'the socket to close');
-    expect(socket.types()).toEqual(['hello']);
+    expect(socket.methods()).toEqual(['hello']);
     expect(h.state()).toMatchObject({ state: 'untrusted', retryAt: expect.any(Number) });
     expect(h.keys.key).toEqual({ keyId: TEST_KEY_ID, key: TEST_KEY });
     h.clock.advance(2000);
@@ -68,9 +86,10 @@ describe('the device handshake', () => {
   });
 
   it.each([
-    ['a welcome (with requests to approve)', welcome([proposalView('el_phish', 1)])],
-    ['a request.created', { type: 'request.created' as const, request: proposalView('el_phish', 1) }],
+    ['a welcome (with requests to approve)', JSON.stringify({ id: 'auth', result: { welcome: welcome([proposalView('el_phish', 1)]) } })],
+    ['a request.created', JSON.stringify({ method: 'request.created', params: { request: proposalView('el_phish', 1) } })],
     ['a frame that is not JSON', '{nope'],
+    ["an old hub's error (protocol ≤ 8) is no proof either", JSON.stringify({ type: 'error', code: 'rate_limited', message: 'slow down' })],
   ])('%s before any proof: untrusted, nothing sent, nothing shown', async (_what, frame) => {
     const h = deviceHarness();
     h.connection.ensure();
@@ -79,10 +98,11 @@ describe('the device handshake', () => {
     await nextSent(socket, 'hello');
     socket.deliver(frame);
     await until(() => socket.closed, 'the socket to close');
-    expect(socket.types()).toEqual(['hello']);
+    expect(socket.methods()).toEqual(['hello']);
     expect(h.welcomes).toEqual([]);
     expect(h.events).toEqual([]);
-    expect(h.state()?.state).toBe('untrusted');
+    // An old hub's frame is a mismatch (its protocol unknown), anything else an impostor.
+    expect(h.state()?.state).toBe(frame.includes('"type":"error"') ? 'version_mismatch' : 'untrusted');
   });
 
   it('without a key opens no socket: not paired', () => {
@@ -110,27 +130,32 @@ describe('the device handshake', () => {
   it('sends a heartbeat every HEARTBEAT_MS once welcomed, and never answers the hub\'s', async () => {
     const h = deviceHarness();
     const socket = await welcomed(h);
-    socket.deliver({ type: 'heartbeat', t: 5 });
+    socket.deliver({ method: 'heartbeat', params: { t: 5 } });
     await settle();
-    expect(socket.types()).toEqual(['hello', 'auth']);
+    expect(socket.methods()).toEqual(['hello', 'auth']);
     h.clock.advance(HEARTBEAT_MS);
     h.clock.advance(HEARTBEAT_MS);
-    expect(socket.types()).toEqual(['hello', 'auth', 'heartbeat', 'heartbeat']);
+    expect(socket.methods()).toEqual(['hello', 'auth', 'heartbeat', 'heartbeat']);
+    // Notices, never calls: nothing waits for an answer to them.
+    expect(socket.sent.slice(2).every((m) => m.id === undefined)).toBe(true);
   });
 
   it('passes request events on after the welcome', async () => {
     const h = deviceHarness();
     const socket = await welcomed(h);
-    socket.deliver({ type: 'request.created', request: proposalView('el_2', h.clock.t) });
-    socket.deliver({ type: 'request.removed', elicitationId: 'el_1', status: 'approved', decidedVia: 'extension' });
+    socket.deliver({ method: 'request.created', params: { request: proposalView('el_2', h.clock.t) } });
+    socket.deliver({ method: 'request.removed', params: { elicitationId: 'el_1', status: 'approved', decidedVia: 'extension' } });
     await until(() => h.events.length === 2, 'the events');
-    expect(h.events.map((e) => e.type)).toEqual(['request.created', 'request.removed']);
+    expect(h.events.map((e) => e.method)).toEqual(['request.created', 'request.removed']);
+    expect(h.events[1]?.params).toEqual({ elicitationId: 'el_1', status: 'approved', decidedVia: 'extension' });
   });
 });
 
 describe('pairing with the QR\'s code', () => {
   it('proves the code, names the device, keeps the opened key before the welcome, and proves the key from then on', async () => {
-    const h = deviceHarness(null);
+    // What the store held when the welcome (in the same answer to auth as the key) was applied.
+    const keyAtWelcome: (HubKey | null)[] = [];
+    const h = deviceHarness(null, { onWelcome: () => keyAtWelcome.push(h.keys.read()) });
     h.connection.ensure();
     expect(h.state()?.state).toBe('not_paired');
     h.connection.pair('0A1B-2C3D-4E5F', 'Pixel (Chrome)');
@@ -139,15 +164,13 @@ describe('pairing with the QR\'s code', () => {
     expect(h.state()?.state).toBe('pairing');
     socket.open();
     const hello = await nextSent(socket, 'hello');
-    expect(hello).toMatchObject({ role: 'device', pairing: true, deviceName: 'Pixel (Chrome)' });
-    expect(hello).not.toHaveProperty('keyId');
+    expect(hello).toMatchObject({ params: { role: 'device', pairing: true, deviceName: 'Pixel (Chrome)' } });
+    expect(hello.params).not.toHaveProperty('keyId');
     const key = 'a7'.repeat(32);
     await pairHub(socket, TEST_CODE, key, 'k_00000000000000aa');
-    await until(() => h.keys.key !== null, 'the key to be kept');
-    expect(h.keys.key).toEqual({ keyId: 'k_00000000000000aa', key });
-    expect(h.welcomes).toHaveLength(0);
-    socket.deliver(welcome());
     await until(() => h.state()?.state === 'connected', 'the welcome');
+    expect(h.keys.key).toEqual({ keyId: 'k_00000000000000aa', key });
+    expect(keyAtWelcome).toEqual([{ keyId: 'k_00000000000000aa', key }]);
 
     // The next connection proves the key, not the spent code.
     socket.closeFromHub(1001, 'going away');
@@ -156,7 +179,7 @@ describe('pairing with the QR\'s code', () => {
     expect(next).not.toBe(socket);
     expect(next.protocols).toEqual([SUBPROTOCOL]);
     next.open();
-    expect(await nextSent(next, 'hello')).toMatchObject({ keyId: 'k_00000000000000aa' });
+    expect(await nextSent(next, 'hello')).toMatchObject({ params: { keyId: 'k_00000000000000aa' } });
     await proveHub(next, key);
   });
 
@@ -165,8 +188,9 @@ describe('pairing with the QR\'s code', () => {
     h.connection.pair(TEST_CODE, 'Phone');
     const socket = h.last();
     socket.open();
-    await proveHub(socket, TEST_CODE);
-    socket.deliver(welcome());
+    const { authId } = await proveHub(socket, TEST_CODE);
+    // The answer to auth carries the welcome but no `paired`.
+    socket.answer(authId, { welcome: welcome() });
     await until(() => socket.closed, 'the socket to close');
     expect(h.keys.key).toBeNull();
     expect(h.state()?.state).not.toBe('connected');
@@ -194,7 +218,7 @@ describe('pairing with the QR\'s code', () => {
     socket.open();
     await proveHub(socket, TEST_CODE, { forge: true });
     await until(() => socket.closed, 'the socket to close');
-    expect(socket.types()).toEqual(['hello']);
+    expect(socket.methods()).toEqual(['hello']);
     expect(h.state()).toMatchObject({ state: 'not_paired', reason: 'code_unproven' });
   });
 });
@@ -216,8 +240,8 @@ describe('a phone the hub no longer knows', () => {
     h.connection.ensure();
     const socket = h.last();
     socket.open();
-    socket.closeFromHub(CLOSE_PROTOCOL_MISMATCH, protocolMismatchReason(9));
-    expect(h.state()).toMatchObject({ state: 'version_mismatch', hubProtocol: 9, retryAt: expect.any(Number) });
+    socket.closeFromHub(CLOSE_PROTOCOL_MISMATCH, protocolMismatchReason(PROTOCOL_VERSION + 1));
+    expect(h.state()).toMatchObject({ state: 'version_mismatch', hubProtocol: PROTOCOL_VERSION + 1, retryAt: expect.any(Number) });
     expect(h.keys.key).not.toBeNull();
     h.clock.advance(2000);
     expect(h.sockets).toHaveLength(2);
@@ -230,8 +254,11 @@ describe('decisions', () => {
     const socket = await welcomed(h);
     const reply = h.connection.decide({ elicitationId: 'el_1', decision: 'approved', values: { name: 'Ada' }, included: ['name'], comment: 'ok' });
     const sent = await nextSent(socket, 'decide');
-    expect(sent).toEqual({ type: 'decide', elicitationId: 'el_1', decision: 'approved', values: { name: 'Ada' }, included: ['name'], comment: 'ok', idempotencyKey: expect.any(String) });
-    socket.deliver({ type: 'decision.result', elicitationId: 'el_1', idempotencyKey: sent.idempotencyKey, ok: true, status: 'approved' });
+    expect(sent).toEqual({
+      id: expect.any(String), method: 'decide',
+      params: { elicitationId: 'el_1', decision: 'approved', values: { name: 'Ada' }, included: ['name'], comment: 'ok', idempotencyKey: expect.any(String) },
+    });
+    socket.answer(sent.id, { ok: true, status: 'approved' });
     expect(await reply).toEqual({ state: 'answered', ok: true, status: 'approved' });
   });
 
@@ -240,17 +267,18 @@ describe('decisions', () => {
     const socket = await welcomed(h);
     let settled = false;
     const reply = h.connection.decide({ elicitationId: 'el_1', decision: 'rejected' }).finally(() => (settled = true));
-    const first = await nextSent(socket, 'decide');
+    const first = await decideCall(socket);
     h.clock.advance(DECIDE_TIMEOUT_MS - 1);
     await settle();
     expect(settled).toBe(false);
     h.clock.advance(1);
     expect(await reply).toMatchObject({ state: 'error', message: expect.stringContaining('may or may not') });
     const again = h.connection.decide({ elicitationId: 'el_1', decision: 'rejected' });
-    await until(() => socket.sent.filter((m) => m.type === 'decide').length === 2, 'the second decide');
-    const second = socket.sent.filter((m) => m.type === 'decide')[1];
-    expect(second).toMatchObject({ idempotencyKey: first.idempotencyKey });
-    socket.deliver({ type: 'decision.result', elicitationId: 'el_1', idempotencyKey: first.idempotencyKey, ok: false, reason: 'already_decided', status: 'approved' });
+    const second = await decideCall(socket, 1);
+    expect(second.id).not.toBe(first.id);
+    // The same decision, so the same params, idempotency key included.
+    expect(second.params).toEqual(first.params);
+    socket.answer(second.id, { ok: false, reason: 'already_decided', status: 'approved' });
     expect(await again).toEqual({ state: 'answered', ok: false, reason: 'already_decided', status: 'approved' });
   });
 
@@ -258,8 +286,56 @@ describe('decisions', () => {
     const h = deviceHarness();
     const socket = await welcomed(h);
     const reply = h.connection.decide({ elicitationId: 'el_1', decision: 'approved' });
-    await nextSent(socket, 'decide');
+    const first = await decideCall(socket);
+    expect(await settledYet(reply)).toBe(false);
     socket.closeFromHub(1006);
+    // No time passes: the close itself answers the call.
+    expect(await settledYet(reply)).toBe(true);
+    expect(await reply).toMatchObject({ state: 'error', message: expect.stringContaining('may or may not') });
+    // It may have been recorded: the same decision sent again carries the same key.
+    h.clock.advance(2000);
+    const next = h.last();
+    expect(next).not.toBe(socket);
+    next.open();
+    await welcomeHub(next, TEST_KEY, welcome([proposalView('el_1', h.clock.t)]));
+    await until(() => h.state()?.state === 'connected', 'the welcome');
+    const again = h.connection.decide({ elicitationId: 'el_1', decision: 'approved' });
+    const retried = await decideCall(next);
+    expect(retried.params).toEqual(first.params);
+    next.answer(retried.id, { ok: true, status: 'approved' });
+    expect(await again).toEqual({ state: 'answered', ok: true, status: 'approved' });
+  });
+
+  it('an answer carrying an id no call waits for (a late one, after the 5 s) is ignored: the next decision waits for its own', async () => {
+    const logged: string[] = [];
+    const h = deviceHarness(undefined, { log: (m) => logged.push(m) });
+    const socket = await welcomed(h);
+    const reply = h.connection.decide({ elicitationId: 'el_1', decision: 'rejected' });
+    const first = await decideCall(socket);
+    h.clock.advance(DECIDE_TIMEOUT_MS);
     expect(await reply).toMatchObject({ state: 'error' });
+    const again = h.connection.decide({ elicitationId: 'el_1', decision: 'rejected' });
+    const second = await decideCall(socket, 1);
+    socket.answer(first.id, { ok: true, status: 'rejected' });
+    expect(await settledYet(again)).toBe(false);
+    expect(logged).toContainEqual(expect.stringMatching(/^ignored an answer to no call of ours/));
+    socket.answer(second.id, { ok: false, reason: 'already_decided', status: 'rejected' });
+    expect(await again).toEqual({ state: 'answered', ok: false, reason: 'already_decided', status: 'rejected' });
+  });
+
+  it.each<[string, { code: 'invalid' | 'unavailable' | 'forbidden'; message: string; issues?: { path: string; rule: string; message: string }[] }, unknown]>([
+    [
+      'invalid (params that fail the schema): a refusal naming the field',
+      { code: 'invalid', message: 'values.name: too long', issues: [{ path: 'values.name', rule: 'too_big', message: 'values.name: too long' }] },
+      { state: 'answered', ok: false, reason: 'invalid', issues: [{ path: 'values.name', rule: 'too_big', message: 'values.name: too long' }] },
+    ],
+    ['unavailable (the hub could not record it): try again', { code: 'unavailable', message: 'the store failed' }, { state: 'error', message: 'The hub could not record the decision: try again.' }],
+    ['forbidden: the hub\'s words', { code: 'forbidden', message: 'not for a device' }, { state: 'error', message: 'The hub refused the decision: not for a device' }],
+  ])('a decide answered with an error %s', async (_what, error, expected) => {
+    const h = deviceHarness();
+    const socket = await welcomed(h);
+    const reply = h.connection.decide({ elicitationId: 'el_1', decision: 'approved', values: { name: 'Ada' }, included: ['name'] });
+    socket.deliver({ id: (await decideCall(socket)).id, error });
+    expect(await reply).toEqual(expected);
   });
 });

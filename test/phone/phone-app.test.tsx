@@ -8,7 +8,7 @@ import type { DeviceState, NotPairedReason } from '../../phone/device-connection
 import { PhoneApp } from '../../phone/phone-app.js';
 import { createPhoneSession, type PhoneSession } from '../../phone/phone-session.js';
 import { NO_REQUESTS, type RequestLists } from '../../phone/request-lists.js';
-import type { RequestView } from '../../shared/wire-protocol.js';
+import { PROTOCOL_VERSION, type RequestView } from '../../shared/wire-protocol.js';
 import {
   HUB_PORT, ManualClock, fakeSockets, ORIGIN, TEST_CODE, TEST_KEY, TEST_KEY_ID, nextSent, pairHub, proposalView, proveHub, until, welcome,
 } from './phone-fakes.js';
@@ -75,12 +75,12 @@ describe('pairing from the QR\'s link', () => {
     const socket = last();
     expect(socket.protocols).toContain('elicitly.pair');
     socket.open();
-    expect(await nextSent(socket, 'hello')).toMatchObject({ pairing: true, deviceName: 'Work phone', role: 'device' });
+    expect(await nextSent(socket, 'hello')).toMatchObject({ params: { pairing: true, deviceName: 'Work phone', role: 'device' } });
     await screen.findByRole('button', { name: 'Pairing…' });
-    await pairHub(socket, TEST_CODE);
+    // The key, sealed with the code, and the welcome come in one answer to the auth call.
+    await pairHub(socket, TEST_CODE, TEST_KEY, TEST_KEY_ID, welcome([approvalView('el_a')]));
     await until(() => localStorage.getItem(DEVICE_KEY_ITEM) !== null, 'the key to be stored');
     expect(readDeviceKey(localStorage)).toEqual({ keyId: TEST_KEY_ID, key: TEST_KEY });
-    socket.deliver(welcome([approvalView('el_a')]));
 
     const list = await screen.findByRole('list', { name: 'Pending requests' });
     const item = within(list).getByRole('link');
@@ -117,8 +117,8 @@ describe('the inbox, a review and the history', () => {
     const { last } = mountLive(null);
     const socket = last();
     socket.open();
-    await proveHub(socket, TEST_KEY);
-    socket.deliver(welcome([approvalView('el_a', 'Restart the web service?')], [proposalView('el_old', Date.now() - 60_000, { status: 'expired', decidedAt: Date.now() - 1000 })]));
+    const { authId } = await proveHub(socket, TEST_KEY);
+    socket.answer(authId, { welcome: welcome([approvalView('el_a', 'Restart the web service?')], [proposalView('el_old', Date.now() - 60_000, { status: 'expired', decidedAt: Date.now() - 1000 })]) });
     await screen.findByRole('link', { name: /Restart the web service\?/ });
     expect(screen.getByRole('link', { name: 'Inbox (1)' })).toBeTruthy();
 
@@ -126,9 +126,9 @@ describe('the inbox, a review and the history', () => {
     await screen.findByRole('button', { name: 'Approve' });
     fireEvent.click(screen.getByRole('button', { name: 'Approve' }));
     const decide = await nextSent(socket, 'decide');
-    expect(decide).toEqual({ type: 'decide', elicitationId: 'el_a', decision: 'approved', idempotencyKey: expect.any(String) });
-    socket.deliver({ type: 'decision.result', elicitationId: 'el_a', idempotencyKey: decide.idempotencyKey, ok: true, status: 'approved' });
-    socket.deliver({ type: 'request.removed', elicitationId: 'el_a', status: 'approved', decidedVia: 'phone' });
+    expect(decide).toEqual({ id: expect.any(String), method: 'decide', params: { elicitationId: 'el_a', decision: 'approved', idempotencyKey: expect.any(String) } });
+    socket.answer(decide.id, { ok: true, status: 'approved' });
+    socket.deliver({ method: 'request.removed', params: { elicitationId: 'el_a', status: 'approved', decidedVia: 'phone' } });
     await screen.findByText('Decision sent.');
     await waitFor(() => expect(location.hash).toBe('#/'));
     expect(screen.getByText(/Nothing to review/)).toBeTruthy();
@@ -157,7 +157,10 @@ describe('the header and the not-paired help', () => {
   });
 
   it.each([
-    [{ state: 'version_mismatch', hubProtocol: 9, retryAt: Date.now() + 5000, since: 0 } satisfies DeviceState, /the hub speaks protocol 9, this page protocol 8\. Reload this page/],
+    [
+      { state: 'version_mismatch', hubProtocol: PROTOCOL_VERSION + 1, retryAt: Date.now() + 5000, since: 0 } satisfies DeviceState,
+      new RegExp(`the hub speaks protocol ${PROTOCOL_VERSION + 1}, this page protocol ${PROTOCOL_VERSION}\\. Reload this page`),
+    ],
     [{ state: 'reconnecting', retryAt: Date.now() + 5000, detail: 'x', since: 0 } satisfies DeviceState, /Reconnecting/],
     [{ state: 'untrusted', retryAt: Date.now() + 5000, since: 0 } satisfies DeviceState, /Untrusted hub/],
     [{ state: 'connected', since: 0 } satisfies DeviceState, /^Connected$/],

@@ -1,8 +1,9 @@
 import type { ProofBinding } from '../../shared/hub-auth.js';
-import { PROTOCOL_VERSION, type HubMessage, type RequestView } from '../../shared/wire-protocol.js';
+import type { Welcome } from '../../shared/peer-calls.js';
+import type { RequestView } from '../../shared/wire-protocol.js';
 import type { HubKey } from '../../extension/db/settings-schema.js';
 import { DeviceConnection, type DeviceConnectionOptions, type DeviceEvent, type DeviceState, type KeyStore, type NotPairedReason } from '../../phone/device-connection.js';
-import { ManualClock, TEST_KEY, TEST_KEY_ID, fakeSockets, pairHub as pairClient, proveHub as proveClient, type FakeSocket } from '../helpers/hub-fakes.js';
+import { ManualClock, TEST_KEY, TEST_KEY_ID, fakeSockets, pairHub as pairClient, proveHub as proveClient, welcomeOf, type FakeSocket } from '../helpers/hub-fakes.js';
 
 export { FakeSocket, ManualClock, TEST_CODE, TEST_KEY, TEST_KEY_ID, fakeSockets, nextSent, proposalView, settle, until } from '../helpers/hub-fakes.js';
 
@@ -18,17 +19,29 @@ export class MemoryKeys implements KeyStore {
   clear(): void { this.key = null; }
 }
 
-/** The hub's side of the handshake with the page: its proof of `secret` (or a forged one, or one bound elsewhere), then it checks ours. */
-export function proveHub(socket: FakeSocket, secret: string, options: { forge?: boolean; binding?: ProofBinding } = {}): Promise<{ hubNonce: string; peerNonce: string }> {
+/**
+ * The hub's side of the handshake with the page: its proof of `secret` (or a forged one, or one bound elsewhere) as the
+ * answer to the hello, then it checks ours. Returns the auth call's id (empty when the proof was forged: no auth comes),
+ * for the test to answer with the welcome (or anything else).
+ */
+export function proveHub(socket: FakeSocket, secret: string, options: { forge?: boolean; binding?: ProofBinding } = {}): Promise<{ hubNonce: string; peerNonce: string; authId: string }> {
   return proveClient(socket, secret, BINDING, { ...(options.forge ? { forge: true } : {}), ...(options.binding ? { bindElsewhere: options.binding } : {}) });
 }
 
-export function pairHub(socket: FakeSocket, code: string, key = TEST_KEY, keyId = TEST_KEY_ID): Promise<void> {
-  return pairClient(socket, code, BINDING, key, keyId);
+/** A pairing as the hub does it: the code proved, then the auth answered with `key` sealed with it and the welcome. */
+export function pairHub(socket: FakeSocket, code: string, key = TEST_KEY, keyId = TEST_KEY_ID, welcomed: Welcome = welcome()): Promise<void> {
+  return pairClient(socket, code, BINDING, key, keyId, welcomed);
 }
 
-export function welcome(pending: RequestView[] = [], recent: RequestView[] = []): HubMessage {
-  return { type: 'welcome', protocol: PROTOCOL_VERSION, hubPid: 1, pending, rules: [], recent };
+/** A device's welcome: what is pending, and the hub's recent history. */
+export function welcome(pending: RequestView[] = [], recent: RequestView[] = []): Welcome {
+  return welcomeOf({ pending, recent });
+}
+
+/** The whole handshake with this phone's key (or code), ending with the answer to auth carrying `welcomed`. */
+export async function welcomeHub(socket: FakeSocket, secret: string, welcomed: Welcome = welcome()): Promise<void> {
+  const { authId } = await proveHub(socket, secret);
+  socket.answer(authId, { welcome: welcomed });
 }
 
 /** A connection on fakes, recording everything it tells the page. */

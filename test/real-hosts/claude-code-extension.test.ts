@@ -99,7 +99,8 @@ describe.skipIf(!CLAUDE.found || !browserFound)(title, () => {
     expect(run.code, run.stderr).toBe(0);
     expect(existsSync(join(sandbox.work, 'approved.txt'))).toBe(true);
     expect(api.toolResults).toEqual([expect.objectContaining({ isError: false })]);
-    expect(hookCalls(run)).toEqual([expect.objectContaining({ event: 'PermissionRequest', exitCode: 0 })]);
+    // Then the tool ran, and its PostToolUse hook found no prompt waiting: its guard ended it before Node started.
+    expect(hookCalls(run)).toEqual([expect.objectContaining({ event: 'PermissionRequest', exitCode: 0 }), expect.objectContaining({ event: 'PostToolUse', exitCode: 0, stdout: '' })]);
     expect(pageErrors).toEqual([]);
   }, 120_000);
 
@@ -155,7 +156,10 @@ describe.skipIf(!CLAUDE.found || !browserFound)(title, () => {
     expect(run.code, run.stderr).toBe(0);
     expect(existsSync(join(sandbox.work, 'second.txt'))).toBe(true);
     expect(second.toolResults).toEqual([expect.objectContaining({ isError: false })]);
-    expect(hookCalls(run)).toEqual([expect.objectContaining({ event: 'PermissionRequest', exitCode: 0, stdout: expect.stringContaining('"allow"') })]);
+    expect(hookCalls(run)).toEqual([
+      expect.objectContaining({ event: 'PermissionRequest', exitCode: 0, stdout: expect.stringContaining('"allow"') }),
+      expect.objectContaining({ event: 'PostToolUse', exitCode: 0, stdout: '' }),
+    ]);
     expect(await popup.evaluate(() => (window as Window & { pendingSeen?: string[] }).pendingSeen)).toEqual([]);
     await popup.getByText('Nothing to review.').waitFor();
 

@@ -29,8 +29,9 @@ describe.skipIf(!CLAUDE.found)(hostSuite("Claude Code's own prompts answered in 
     closers.push(() => hub.stop());
     const install = await hooksInstall('claude-code', ['--scope', 'project'], { cwd: sandbox.work, env: { HOME: sandbox.home, CLAUDE_CONFIG_DIR: sandbox.config } });
     const settings = JSON.parse(readFileSync(join(sandbox.work, '.claude', 'settings.json'), 'utf8')) as { hooks?: Record<string, unknown> };
-    // The default events: the permission prompt and other servers' dialogs.
-    expect(Object.keys(settings.hooks ?? {}).sort(), install.stdout).toEqual(['Elicitation', 'PermissionRequest']);
+    // The default events: the permission prompt and other servers' dialogs, and the two that see a prompt answered in
+    // the terminal (claude-code-terminal.test.ts).
+    expect(Object.keys(settings.hooks ?? {}).sort(), install.stdout).toEqual(['Elicitation', 'PermissionRequest', 'PostToolUse', 'PostToolUseFailure']);
   });
 
   afterEach(async () => {
@@ -76,7 +77,9 @@ describe.skipIf(!CLAUDE.found)(hostSuite("Claude Code's own prompts answered in 
     expect(run.code, run.stderr).toBe(0);
     expect(existsSync(join(sandbox.work, 'approved.txt'))).toBe(true);
     expect(api.toolResults).toEqual([expect.objectContaining({ isError: false, text: expect.stringContaining('approved-ran') })]);
-    expect(hookCalls(run)).toEqual([expect.objectContaining({ event: 'PermissionRequest', exitCode: 0 })]);
+    // Then the tool ran, and its PostToolUse hook found no prompt waiting (the decision came from the extension): its
+    // guard ended it before Node started.
+    expect(hookCalls(run)).toEqual([expect.objectContaining({ event: 'PermissionRequest', exitCode: 0 }), expect.objectContaining({ event: 'PostToolUse', exitCode: 0, stdout: '' })]);
   });
 
   it('a Bash write the person denies with a reason does not run; the model sees the reason', async () => {
@@ -128,7 +131,7 @@ describe.skipIf(!CLAUDE.found)(hostSuite("Claude Code's own prompts answered in 
     expect(existsSync(join(sandbox.work, 'second.txt'))).toBe(true);
     expect(second.toolResults).toEqual([expect.objectContaining({ isError: false })]);
     // It reaches the extension decided (for the history), never as a question.
-    const decided = await ext.next<'request.created'>((m) => m.type === 'request.created' && m.request.request.kind === 'permission' && m.request.request.command === 'touch second.txt', 10_000);
+    const decided = await ext.notice('request.created', (p) => p.request.request.kind === 'permission' && p.request.request.command === 'touch second.txt', 10_000);
     expect(decided.request.status).toBe('approved');
     expect(decided.request.outcome).toMatchObject({ decision: 'approved', decidedVia: 'rule' });
     expect(createdSoFar(ext).filter((r) => r.status === 'pending')).toEqual([]);

@@ -4,7 +4,7 @@ import { createServer } from 'node:net';
 import type { AddressInfo } from 'node:net';
 import { expect } from 'vitest';
 import type { RequestView } from '../../shared/review-request.js';
-import type { DecideMessage, HubMessage } from '../../shared/wire-protocol.js';
+import type { DecideParams } from '../../shared/wire-protocol.js';
 import { SERVER_ENTRY } from '../helpers/mcp-harness.js';
 import { ScriptedExtension, pairedKey } from '../helpers/scripted-extension.js';
 import { BASE_ENV, runHost, type HostRun } from './host-process.js';
@@ -93,23 +93,19 @@ export async function hooksInstall(host: 'claude-code' | 'codex', args: readonly
   return run;
 }
 
-type Created = Extract<HubMessage, { type: 'request.created' }>;
-
 /** The next request that reaches the extension waiting for the person. */
 export async function nextPending(extension: ScriptedExtension, timeoutMs: number): Promise<RequestView> {
-  const created = await extension.next<'request.created'>((m) => m.type === 'request.created' && m.request.status === 'pending', timeoutMs);
+  const created = await extension.notice('request.created', (p) => p.request.status === 'pending', timeoutMs);
   return created.request;
 }
 
 /** Every request.created the extension received and nobody took yet (a rule's decisions arrive this way, decided). */
 export function createdSoFar(extension: ScriptedExtension): RequestView[] {
-  return extension.received.filter((m): m is Created => m.type === 'request.created').map((m) => m.request);
+  return extension.notices('request.created').map((p) => p.request);
 }
 
 /** The person's decision, as the extension's review sends it; resolves once the hub has made it durable. */
-export async function decide(extension: ScriptedExtension, request: RequestView, decision: 'approved' | 'rejected', extra: Pick<DecideMessage, 'values' | 'comment' | 'rule'> = {}): Promise<void> {
-  const idempotencyKey = randomUUID();
-  extension.send({ type: 'decide', elicitationId: request.elicitationId, idempotencyKey, decision, ...extra } satisfies DecideMessage);
-  const result = await extension.next<'decision.result'>((m) => m.type === 'decision.result' && m.idempotencyKey === idempotencyKey, 10_000);
-  expect(result, JSON.stringify(result)).toMatchObject({ ok: true });
+export async function decide(extension: ScriptedExtension, request: RequestView, decision: 'approved' | 'rejected', extra: Pick<DecideParams, 'values' | 'comment' | 'rule'> = {}): Promise<void> {
+  const result = await extension.call('decide', { elicitationId: request.elicitationId, idempotencyKey: randomUUID(), decision, ...extra }, 10_000);
+  expect(result.result, JSON.stringify(result)).toMatchObject({ ok: true });
 }

@@ -1,9 +1,9 @@
 // The installer's pure merge: this install's hook entries in and out of Claude Code's settings.json, never touching
 // anyone else's, idempotent, and reporting exactly what changed (Codex's config.toml: hooks-codex-config.test.ts).
 import { describe, expect, it } from 'vitest';
-import { claudeInstalled, hookCommand, isOurCommand, mergeClaudeSettings, unmergeClaudeSettings, type Desired } from '../../server/hook/hooks-settings.js';
+import { claudeInstalled, hookEntry, isOurCommand, mergeClaudeSettings, unmergeClaudeSettings, withCompanions, type Desired } from '../../server/hook/hooks-settings.js';
 
-const claude: Desired = { host: 'claude-code', node: '/usr/bin/node', script: '/opt/my tools/main.js', events: ['PermissionRequest', 'Elicitation'], waitSeconds: 110 };
+const claude: Desired = { host: 'claude-code', node: '/usr/bin/node', script: '/opt/my tools/main.js', events: ['PermissionRequest', 'Elicitation'], waitSeconds: 110, waitingDir: '/state/waiting-prompts' };
 const CMD = (event: string, wait = 110) => `/usr/bin/node '/opt/my tools/main.js' hook --host claude-code --wait ${wait} ${event}`;
 const theirs = { matcher: 'Bash', hooks: [{ type: 'command', command: '/usr/local/bin/audit.sh', timeout: 5 }] };
 const other = { model: 'opus', permissions: { allow: ['Bash(npm test)'] }, hooks: { PreToolUse: [theirs], PermissionRequest: [theirs] } };
@@ -13,13 +13,30 @@ const ok = (merged: ReturnType<typeof mergeClaudeSettings>) => {
   return merged;
 };
 
-describe('hookCommand / isOurCommand', () => {
+describe('hookEntry / isOurCommand', () => {
   it('quotes for the shell and is recognized as ours for its host only', () => {
-    const command = hookCommand('/usr/bin/node', "/it's/main.js", 'codex', 'PermissionRequest', 30);
+    const { command, timeout } = hookEntry({ node: '/usr/bin/node', script: "/it's/main.js", host: 'codex', waitSeconds: 30, waitingDir: '' }, 'PermissionRequest');
     expect(command).toBe(`/usr/bin/node '/it'\\''s/main.js' hook --host codex --wait 30 PermissionRequest`);
+    expect(timeout).toBe(40);
     expect(isOurCommand(command, 'codex')).toBe(true);
     expect(isOurCommand(command, 'claude-code')).toBe(false);
     expect(isOurCommand('/usr/local/bin/audit.sh', 'codex')).toBe(false);
+  });
+
+  it('a PostToolUse hook starts Node only when the folder of waited-on prompts is not empty, and is still ours', () => {
+    const { command, timeout } = hookEntry({ node: '/usr/bin/node', script: '/opt/main.js', host: 'claude-code', waitSeconds: 110, waitingDir: "/s t/it's" }, 'PostToolUse');
+    expect(command).toBe(`[ -z "$(ls -A '/s t/it'\\''s' 2>/dev/null)" ] || /usr/bin/node /opt/main.js hook --host claude-code PostToolUse`);
+    expect(timeout).toBe(10);
+    expect(isOurCommand(command, 'claude-code')).toBe(true);
+  });
+
+  it.each([
+    ['claude-code', ['PermissionRequest'], ['PermissionRequest', 'PostToolUse', 'PostToolUseFailure']],
+    ['claude-code', ['Elicitation'], ['Elicitation']],
+    ['claude-code', ['PermissionRequest', 'PostToolUse'], ['PermissionRequest', 'PostToolUse', 'PostToolUseFailure']],
+    ['codex', ['PermissionRequest'], ['PermissionRequest']],
+  ] as const)('%s %j is installed as %j: a PermissionRequest of Claude Code brings the hooks that see it answered in the terminal', (host, events, expected) => {
+    expect(withCompanions(host, events)).toEqual(expected);
   });
 });
 

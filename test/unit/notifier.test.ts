@@ -115,8 +115,8 @@ function start() {
   });
 }
 
-const created = (request: RequestView) => engine.emit({ type: 'request.created', request });
-const removed = (id: string, status: 'approved' | 'canceled' | 'expired' = 'approved') => engine.emit({ type: 'request.removed', elicitationId: id, status });
+const created = (request: RequestView) => engine.emit({ method: 'request.created', params: { request } });
+const removed = (id: string, status: 'approved' | 'canceled' | 'expired' = 'approved') => engine.emit({ method: 'request.removed', params: { elicitationId: id, status } });
 const ntfy = () => sent.filter((s) => s.url === 'https://ntfy.example/');
 const hooks = () => sent.filter((s) => s.url === 'https://hooks.example/in');
 const titles = () => ntfy().map((s) => (JSON.parse(s.body) as { title: string }).title);

@@ -2,7 +2,7 @@ import { createHash } from 'node:crypto';
 import type { IncomingMessage } from 'node:http';
 import { describe, expect, it } from 'vitest';
 import { checkUpgrade } from '../../server/hub/upgrade-guard.js';
-import type { RemoteConfig } from '../../server/remote-config.js';
+import type { Listener, RemoteConfig } from '../../server/remote-config.js';
 import { REMOTE_OFF } from '../../server/remote-config.js';
 import { preparePage, routePhone } from '../../server/remote/phone-page.js';
 import { EXTENSION_ORIGIN } from '../../shared/extension-id.js';
@@ -38,6 +38,18 @@ describe('routePhone', () => {
     ['POST', get('/phone/', {}, 'POST'), ON, { kind: 'refuse', status: 405 }],
   ] as const)('%s', (_what, request, remote, expected) => {
     expect(routePhone(request, remote, PORT)).toMatchObject(expected);
+  });
+
+  // The HTTPS listener of ELICITLY_REMOTE_LISTEN is for phones on the network: only the configured origins' hosts.
+  it.each([
+    ['the network listener: a configured host', get('/phone/', { host: 'desk.tail1234.ts.net' }), ON, { kind: 'asset', asset: 'page' }],
+    ['the network listener: a configured origin', get('/phone/', { host: 'desk.tail1234.ts.net', origin: 'https://desk.tail1234.ts.net' }), ON, { kind: 'asset', asset: 'page' }],
+    ['the network listener: no loopback Host', get('/phone/'), ON, { kind: 'refuse', status: 403 }],
+    ['the network listener: no loopback Origin', get('/phone/', { host: 'desk.tail1234.ts.net', origin: LOOPBACK }), ON, { kind: 'refuse', status: 403 }],
+    ['the network listener: off, the page is not there', get('/phone/', { host: 'desk.tail1234.ts.net' }), { ...ON, enabled: false }, { kind: 'refuse', status: 404 }],
+    ['the network listener: anything else is WebSocket only', get('/', { host: 'desk.tail1234.ts.net' }), ON, { kind: 'refuse', status: 426 }],
+  ] as const)('%s', (_what, request, remote, expected) => {
+    expect(routePhone(request, remote, PORT, 'network')).toMatchObject(expected);
   });
 });
 
@@ -76,12 +88,13 @@ describe('preparePage', () => {
 
 describe('checkUpgrade: devices', () => {
   const upgrade = (headers: Record<string, string>) => ({ headers }) as IncomingMessage;
-  const config = (remote: RemoteConfig, backoffUntil = 0) => ({
+  const config = (remote: RemoteConfig, backoffUntil = 0, listener: Listener = 'loopback', unproven = 0) => ({
     port: PORT,
+    listener,
     remote: () => remote,
     pairedOrigins: () => [],
     pairingBackoffUntil: () => backoffUntil,
-    unproven: () => 0,
+    unproven: () => unproven,
     maxUnproven: 16,
     now: () => 1000,
   });
@@ -104,6 +117,25 @@ describe('checkUpgrade: devices', () => {
     ['the extension, as before', headers(EXTENSION_ORIGIN), ON, { ok: true, role: 'extension' }],
   ] as const)('%s', (_what, h, remote, expected) => {
     expect(checkUpgrade(upgrade(h), config(remote))).toMatchObject(expected);
+  });
+
+  it.each([
+    ['a configured origin through its host: a device', headers('https://desk.tail1234.ts.net', 'desk.tail1234.ts.net'), ON, { ok: true, role: 'device', pairing: false }],
+    ['a configured origin, to pair', headers('https://desk.tail1234.ts.net', 'desk.tail1234.ts.net', `${SUBPROTOCOL}, ${PAIRING_SUBPROTOCOL}`), ON, { ok: true, role: 'device', pairing: true }],
+    ['the loopback Host', headers(LOOPBACK), ON, { ok: false, status: 403 }],
+    ['the loopback origin through a configured host', headers(LOOPBACK, 'desk.tail1234.ts.net'), ON, { ok: false, status: 403 }],
+    ['a relay (no Origin)', headers(undefined, 'desk.tail1234.ts.net'), ON, { ok: false, status: 403 }],
+    ['the extension', headers(EXTENSION_ORIGIN, 'desk.tail1234.ts.net'), ON, { ok: false, status: 403 }],
+    ['a configured origin while off', headers('https://desk.tail1234.ts.net', 'desk.tail1234.ts.net'), { ...ON, enabled: false }, { ok: false, status: 403 }],
+  ] as const)('the network listener admits only devices from a configured origin: %s', (_what, h, remote, expected) => {
+    expect(checkUpgrade(upgrade(h), config(remote, 0, 'network'))).toMatchObject(expected);
+  });
+
+  it('each listener counts its own room; what the network listener never admits is refused before its room is counted', () => {
+    const configured = headers('https://desk.tail1234.ts.net', 'desk.tail1234.ts.net');
+    expect(checkUpgrade(upgrade(configured), config(ON, 0, 'network', 16))).toMatchObject({ ok: false, status: 503 });
+    expect(checkUpgrade(upgrade(headers(undefined, 'desk.tail1234.ts.net')), config(ON, 0, 'network', 16))).toMatchObject({ ok: false, status: 403 });
+    expect(checkUpgrade(upgrade(configured), config(ON, 0, 'network', 15))).toMatchObject({ ok: true, role: 'device' });
   });
 
   it('a device origin that failed to pair waits (429); without asking to pair it is not held back', () => {

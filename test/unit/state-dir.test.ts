@@ -201,8 +201,9 @@ describe('finding 12: concurrent updates of paired-extensions.json', () => {
 });
 
 describe('the key lists: paired devices and exported relay keys', () => {
+  const PHONE_ORIGIN = 'https://phone.example:8443';
   const lists = [
-    ['paired devices', 'paired-devices.json', (s: StateDir) => s.addPairedDevice('Pixel').keyId, (s: StateDir) => s.pairedDevices(), (s: StateDir, id: string) => s.removePairedDevice(id), 'every phone must pair again'],
+    ['paired devices', 'paired-devices.json', (s: StateDir) => s.addPairedDevice('Pixel', PHONE_ORIGIN).keyId, (s: StateDir) => s.pairedDevices(), (s: StateDir, id: string) => s.removePairedDevice(id), 'every phone must pair again'],
     ['exported relay keys', 'relay-keys.json', (s: StateDir) => s.addRelayKey('devbox').keyId, (s: StateDir) => s.relayKeys(), (s: StateDir, id: string) => s.removeRelayKey(id), 'refused until exported again'],
   ] as const;
 
@@ -225,5 +226,21 @@ describe('the key lists: paired devices and exported relay keys', () => {
     expect(logSpy).toHaveBeenCalledWith('error', expect.stringContaining(consequence), { file: join(dir, file) });
     const id = add(state);
     expect(list(state).map((e) => e.keyId)).toEqual([id]);
+  });
+
+  it('a device is kept with the origin it was paired on: the only one its key opens a socket from', () => {
+    const state = new StateDir(freshDir());
+    const device = state.addPairedDevice('Pixel', PHONE_ORIGIN, 42);
+    expect(device).toMatchObject({ name: 'Pixel', origin: PHONE_ORIGIN, pairedAt: 42 });
+    expect(state.pairedDevices()).toEqual([device]);
+  });
+
+  it('an exported relay key is kept with what it was granted (each grant once), and with no `allow` at all when none', () => {
+    const state = new StateDir(freshDir());
+    const plain = state.addRelayKey('devbox');
+    const granted = state.addRelayKey('ci', ['permission', 'permission']);
+    expect('allow' in plain).toBe(false);
+    expect(granted.allow).toEqual(['permission']);
+    expect(state.relayKeys()).toEqual([plain, granted]);
   });
 });

@@ -12,7 +12,7 @@ import type { JSONRPCMessage, Transport } from '@modelcontextprotocol/server';
 import { CLIENT_CAPABILITIES_META_KEY } from '@modelcontextprotocol/server';
 import { serveStdio } from '@modelcontextprotocol/server/stdio';
 import { afterAll, describe, expect, it } from 'vitest';
-import type { Answer, ApprovalMethod, ApprovalService, CallParams, CallResult, ServiceError } from '../../shared/approval-calls.js';
+import type { AgentMethod, Answer, ApprovalService, Params, Result, ServiceError } from '../../shared/peer-calls.js';
 import { APP_META_KEY, APP_MIME_TYPE, UI_EXTENSION } from '../../shared/app-surface.js';
 import type { Outcome } from '../../shared/lifecycle.js';
 import { resultEnvelope, type RequestView, type ReviewRequest } from '../../shared/review-request.js';
@@ -41,11 +41,11 @@ interface FakeOptions {
   /** A rule decides every request at create (its outcome). */
   rule?: Outcome;
   /** These methods answer this service error. */
-  fail?: Partial<Record<ApprovalMethod, ServiceError>>;
+  fail?: Partial<Record<AgentMethod, ServiceError>>;
   /** This method throws (a broken relay). */
-  throwOn?: ApprovalMethod;
-  /** appDecide's answer. */
-  decideAnswer?: CallResult<'appDecide'>;
+  throwOn?: AgentMethod;
+  /** decide's answer (the app's decision; was `appDecide`). */
+  decideAnswer?: Result<'decide'>;
 }
 
 interface Stored {
@@ -55,7 +55,7 @@ interface Stored {
   consumed?: boolean;
 }
 
-type Handlers = { [M in ApprovalMethod]: (params: CallParams<M>) => Answer<CallResult<M>> };
+type Handlers = { [M in AgentMethod]: (params: Params<M>) => Answer<Result<M>> };
 
 const ok = <T>(value: T): Answer<T> => ({ ok: true, value });
 const fail = <T>(code: ServiceError['code'], message: string): Answer<T> => ({ ok: false, error: { code, message } });
@@ -75,7 +75,7 @@ function seeded(): Map<string, Stored> {
 }
 
 class FakeApprovals implements ApprovalService {
-  readonly calls: { method: ApprovalMethod; params: unknown }[] = [];
+  readonly calls: { method: AgentMethod; params: unknown }[] = [];
   private readonly requests = seeded();
   private readonly handlers: Handlers;
 
@@ -140,13 +140,13 @@ class FakeApprovals implements ApprovalService {
           renderedTemplate: null,
         });
       },
-      appDecide: () => ok(options.decideAnswer ?? { ok: true, status: 'approved' }),
+      decide: () => ok(options.decideAnswer ?? { ok: true, status: 'approved' }),
       rules: () => ok({ rules: [] }),
-      ruleRemove: () => ok({ removed: false }),
+      'rule.delete': () => ok({ removed: false }),
     };
   }
 
-  async call<M extends ApprovalMethod>(method: M, params: CallParams<M>): Promise<Answer<CallResult<M>>> {
+  async call<M extends AgentMethod>(method: M, params: Params<M>): Promise<Answer<Result<M>>> {
     this.calls.push({ method, params });
     if (this.options.throwOn === method) throw new Error(`the relay broke during ${method}`);
     const failure = this.options.fail?.[method];
@@ -209,7 +209,7 @@ interface Connection {
   close: () => Promise<void>;
 }
 
-async function connect(scenario: { era?: '2025' | '2026'; capabilities?: Record<string, unknown>; host?: HostScript; fake?: FakeOptions; role?: 'hub' | 'relay' | 'none' }): Promise<Connection> {
+async function connect(scenario: { era?: '2025' | '2026'; capabilities?: Record<string, unknown>; host?: HostScript; fake?: FakeOptions; role?: 'hub' | 'relay' | 'none'; appSurface?: boolean }): Promise<Connection> {
   const [clientSide, serverSide] = InMemoryTransport.createLinkedPair();
   const transport = new TapTransport(serverSide);
   const approvals = new FakeApprovals(scenario.fake);
@@ -219,6 +219,7 @@ async function connect(scenario: { era?: '2025' | '2026'; capabilities?: Record<
         handshake: () => transport.initialize,
         clientCapabilities: () => transport.clientCapabilities,
         appHtml: async () => '<!doctype html><title>review</title>',
+        appSurface: scenario.appSurface ?? true,
         approvals,
         minTimeoutSeconds: 60,
         retentionDays: 7,
@@ -418,7 +419,7 @@ const SCENARIOS: Record<string, Scenario[]> = {
       ],
     },
     { name: 'app: an ask in a chat that renders apps (nobody connected)', capabilities: { extensions: APP_CAPABILITIES.extensions }, calls: [['elicit_confirm', { question: 'Proceed?' }]] },
-    { name: 'app: the hub is unavailable', capabilities: APP_CAPABILITIES, fake: { fail: { view: { code: 'unavailable', message: 'gone' }, appDecide: { code: 'unavailable', message: 'gone' } } }, calls: [['elicit_approval', { message: 'Deploy?', context: 'x' }], ['elicit_app_view', (c) => ({ elicitationId: c.elicitationId })], ['elicit_app_decide', (c) => fromApp(c, { token: c.token })]] },
+    { name: 'app: the hub is unavailable', capabilities: APP_CAPABILITIES, fake: { fail: { view: { code: 'unavailable', message: 'gone' }, decide: { code: 'unavailable', message: 'gone' } } }, calls: [['elicit_approval', { message: 'Deploy?', context: 'x' }], ['elicit_app_view', (c) => ({ elicitationId: c.elicitationId })], ['elicit_app_decide', (c) => fromApp(c, { token: c.token })]] },
     { name: 'an unknown tool', calls: [['elicit_nothing', {}]] },
   ],
 };
@@ -449,7 +450,7 @@ async function run(scenario: Scenario): Promise<Record<string, unknown>> {
   return normalize({ scenario: scenario.name, calls, approvals: connection.approvals.calls, hostDialogs: connection.elicitations }) as Record<string, unknown>;
 }
 
-async function listTools(scenario: Pick<Scenario, 'era' | 'capabilities'>): Promise<unknown> {
+async function listTools(scenario: Pick<Scenario, 'era' | 'capabilities'> & { appSurface?: boolean }): Promise<unknown> {
   const connection = await connect(scenario);
   try {
     return (await connection.client.listTools()).tools;
@@ -484,5 +485,26 @@ describe('the tool surface, recorded', () => {
     const records: unknown[] = [];
     for (const scenario of SCENARIOS[group] ?? []) records.push(await run(scenario));
     matchesRecord(group, records);
+  });
+});
+
+describe('protocol 9 at the tool surface', () => {
+  it('a process whose hub is on another machine (no app surface) lists to a chat that renders apps what it lists to any other', async () => {
+    expect(await listTools({ capabilities: APP_CAPABILITIES, appSurface: false })).toEqual(await listTools({}));
+  });
+
+  it.each<[ServiceError['code'], RegExp]>([
+    ['forbidden', /key list/],
+    ['unknown_method', /same elicitly-companion version/],
+    ['rate_limited', /Slow down/],
+  ])('a hub refusing a call as %s is an actionable isError result naming the code', async (code, hint) => {
+    const connection = await connect({ fake: { fail: { status: { code, message: 'refused by the hub' } } } });
+    try {
+      const result = (await connection.client.callTool({ name: 'elicit_status', arguments: { elicitationId: 'el_pending' } })) as ToolResultLike;
+      expect(result.isError).toBe(true);
+      expect(result.structuredContent).toMatchObject({ error: code, message: 'refused by the hub', hint: expect.stringMatching(hint) });
+    } finally {
+      await connection.close();
+    }
   });
 });

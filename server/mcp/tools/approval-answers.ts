@@ -1,6 +1,6 @@
 import type { CallToolResult } from '@modelcontextprotocol/server';
 import * as z from 'zod';
-import type { Answer, ServiceError, ServiceErrorCode } from '../../../shared/approval-calls.js';
+import type { Answer, ServiceError, ServiceErrorCode } from '../../../shared/peer-calls.js';
 import { structured, toolError } from '../tool-result.js';
 
 export const ElicitationIdSchema = z.string().trim().min(1).max(100).describe('The elicitationId returned by elicit_approval or elicit_proposal.');
@@ -18,6 +18,9 @@ function hint(code: ServiceErrorCode, retentionDays: number): string {
     limit: 'Wait for the person to decide, or withdraw requests you no longer need with elicit_cancel, then call again.',
     unavailable: 'The approval hub could not be reached; call again in a moment.',
     not_in_app: 'Decide it in the Elicitly browser extension.',
+    forbidden: 'This server\'s key may not do that on the hub; see `elicitly-companion key list` on the hub\'s computer.',
+    unknown_method: 'The hub is of another version; run the same elicitly-companion version on both sides.',
+    rate_limited: 'Slow down, then call again.',
   };
   return hints[code];
 }

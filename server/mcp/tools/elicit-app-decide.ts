@@ -29,7 +29,7 @@ export const elicitAppDecide = defineTool({
     if (check === 'token_missing') return toolError({ code: 'token_missing', field: 'token', message: 'token: required; only the review shown to the person holds it' });
     if (check === 'token_invalid') return toolError({ code: 'token_invalid', field: 'token', message: 'token: not the key of this request' });
     if (check === 'token_spent') return toolError({ code: 'token_spent', field: 'token', message: 'token: already used by the decision made in this review' });
-    const answer = await session.approvals.call('appDecide', decision, ctx.mcpReq.signal);
+    const answer = await session.approvals.call('decide', decision, ctx.mcpReq.signal);
     if (!answer.ok) return toolError({ code: answer.error.code === 'not_in_app' ? 'not_in_app' : 'unavailable', field: 'elicitationId', message: answer.error.message });
     if (answer.value.ok || (answer.value.reason !== undefined && FINAL_REFUSALS.has(answer.value.reason))) keys?.spend(args.elicitationId);
     const result: AppDecideResult = { ...answer.value };
