@@ -63,6 +63,7 @@ Environment:
   ELICITLY_STATE_DIR            where requests, rules, keys and reports live (default: the per-user state dir)
   ELICITLY_LOG_LEVEL            debug | info | warn | error (default info; logs go to stderr)
   ELICITLY_PROBE_TIMEOUT_MS     how long elicit_doctor's probe waits for a person
+  ELICITLY_AUTOMATIC_NO_MS      a host's "no" faster than this (default 250 ms) is its own: auto asks go on in the extension
   ELICITLY_RETENTION_DAYS       how long decided requests are kept (default 7)
   ELICITLY_MIN_TIMEOUT_SECONDS  the shortest timeoutSeconds an approval may ask for (default 60)
   ELICITLY_HUB_URL              join the hub on another machine: ws:// or wss:// URL of its tunnel

@@ -13,6 +13,8 @@ import { HubUrlSchema, RelayTokenSchema } from './remote/relay-token.js';
 
 /** How long the doctor's probe waits: below the ~60 s tool-call limit of common hosts, so the report still comes back in-band. */
 export const DEFAULT_PROBE_TIMEOUT_MS = 40_000;
+/** A host's decline or cancel faster than this is taken for its own, not a person's (no one reads a dialog that fast). */
+export const DEFAULT_AUTOMATIC_NO_MS = 250;
 
 /**
  * Everything the server reads from its command line and environment, parsed once in `main.ts` and passed down. A
@@ -124,6 +126,11 @@ const ConfigSchema = z.strictObject({
   retentionDays: z.coerce.number().positive().max(36_500),
   minTimeoutSeconds: z.coerce.number().positive().max(86_400),
   probeTimeoutMs: z.coerce.number().int().positive().max(3_600_000),
+  /**
+   * A host's "no" faster than this is its own, not a person's: an `auto` ask then goes on in the extension
+   * (`ELICITLY_AUTOMATIC_NO_MS`, default 250). For a machine too loaded to answer a host within it, and for tests.
+   */
+  automaticNoMs: z.coerce.number().int().min(1).max(60_000),
   logLevel: LogLevelSchema,
   /**
    * Where the reviewer page's files are read from (`ELICITLY_PHONE_DIR`); unset: the directory built beside the bundle.
@@ -152,6 +159,7 @@ const SOURCES: Record<keyof Config, string> = {
   retentionDays: 'ELICITLY_RETENTION_DAYS',
   minTimeoutSeconds: 'ELICITLY_MIN_TIMEOUT_SECONDS',
   probeTimeoutMs: 'ELICITLY_PROBE_TIMEOUT_MS',
+  automaticNoMs: 'ELICITLY_AUTOMATIC_NO_MS',
   logLevel: 'ELICITLY_LOG_LEVEL',
   phoneDir: 'ELICITLY_PHONE_DIR',
   remoteListen: 'ELICITLY_REMOTE_LISTEN',
@@ -445,6 +453,7 @@ export function parseConfig(
     retentionDays: set(env.ELICITLY_RETENTION_DAYS) ?? 7,
     minTimeoutSeconds: set(env.ELICITLY_MIN_TIMEOUT_SECONDS) ?? 60,
     probeTimeoutMs: set(env.ELICITLY_PROBE_TIMEOUT_MS) ?? DEFAULT_PROBE_TIMEOUT_MS,
+    automaticNoMs: set(env.ELICITLY_AUTOMATIC_NO_MS) ?? DEFAULT_AUTOMATIC_NO_MS,
     logLevel: set(env.ELICITLY_LOG_LEVEL)?.toLowerCase() ?? 'info',
     ...(phoneDir !== undefined ? { phoneDir } : {}),
     ...(listen !== undefined ? { remoteListen: listen } : {}),

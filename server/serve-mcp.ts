@@ -64,6 +64,7 @@ export function serveMcp(config: Config, state: StateDir, transport: StdioTapTra
         minTimeoutSeconds: config.minTimeoutSeconds,
         retentionDays: config.retentionDays,
         probeTimeoutMs: config.probeTimeoutMs,
+        automaticNoMs: config.automaticNoMs,
         companion: { port: config.port, stateDir: config.stateDir, role: () => approvals.role() },
       }),
     { transport, onerror: (error) => log('warn', 'mcp error', { error: error.message }) },

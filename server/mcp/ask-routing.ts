@@ -1,3 +1,4 @@
+import { DEFAULT_AUTOMATIC_NO_MS } from '../config.js';
 import type { CallToolResult, InputRequiredResult, ServerContext } from '@modelcontextprotocol/server';
 import type { Ask, Via } from '../../shared/ask-input.js';
 import { AskResultSchema, WAIT } from '../../shared/ask-input.js';
@@ -27,7 +28,7 @@ export function autoRoute(ctx: ServerContext, session: Session): Route {
   const host = hostView(ctx, session);
   const known = matchKnownHost({ clientInfo: host.clientInfo, capabilities: host.capabilities, era: session.era, requestMeta: ctx.mcpReq._meta });
   if (known) return { via: 'extension', why: knownHostWhy(known), knownHost: { id: known.id, evidence: known.evidence } };
-  return { via: 'host', why: `the host advertises form elicitation and nothing in this session has shown its dialog broken (a "no" under ${REROUTE_THRESHOLD_MS} ms would)` };
+  return { via: 'host', why: `the host advertises form elicitation and nothing in this session has shown its dialog broken (a "no" under ${session.automaticNoMs} ms would)` };
 }
 
 /** Remembered for the rest of the session: later `auto` asks go to the extension. */
@@ -40,10 +41,10 @@ export function markDialogBroken(session: Session, why: string): void {
  * print mode, Codex exec), and a person's quick click at 300 ms. Only such a "no" sends an ask on to the extension;
  * the doctor's verdicts keep seed 001's 2000 ms.
  */
-export const REROUTE_THRESHOLD_MS = 250;
+export const REROUTE_THRESHOLD_MS = DEFAULT_AUTOMATIC_NO_MS;
 
-export function automaticNo(outcome: Pick<ElicitOutcome, 'action' | 'latencyMs'>): boolean {
-  return (outcome.action === 'decline' || outcome.action === 'cancel') && outcome.latencyMs < REROUTE_THRESHOLD_MS;
+export function automaticNo(outcome: Pick<ElicitOutcome, 'action' | 'latencyMs'>, thresholdMs = REROUTE_THRESHOLD_MS): boolean {
+  return (outcome.action === 'decline' || outcome.action === 'cancel') && outcome.latencyMs < thresholdMs;
 }
 
 export interface AskSpec {
@@ -77,8 +78,8 @@ export async function runAsk(ctx: ServerContext, session: Session, spec: AskSpec
     if (!step.done) return step.result;
     const outcome = step.outcome;
     const auto = spec.via === 'auto';
-    if (auto && automaticNo(outcome)) {
-      const fast = `answered "${outcome.action}" in ${outcome.latencyMs} ms, faster than a person can (< ${REROUTE_THRESHOLD_MS} ms)`;
+    if (auto && automaticNo(outcome, session.automaticNoMs)) {
+      const fast = `answered "${outcome.action}" in ${outcome.latencyMs} ms, faster than a person can (< ${session.automaticNoMs} ms)`;
       why = `the host ${fast}`;
       markDialogBroken(session, `an ask was ${fast}`);
     } else if (auto && outcome.action === 'error' && outcome.reason === 'threw') {

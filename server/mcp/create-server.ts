@@ -24,6 +24,7 @@ interface ServerDeps {
   minTimeoutSeconds: number;
   retentionDays: number;
   probeTimeoutMs: number;
+  automaticNoMs: number;
   companion: Companion;
 }
 
@@ -48,6 +49,7 @@ export function createServer(factory: Pick<McpRequestContext, 'era'>, deps: Serv
     serverCapabilities: () => server.server.getCapabilities() as Record<string, unknown>,
     stateCodec,
     probeTimeoutMs: deps.probeTimeoutMs,
+    automaticNoMs: deps.automaticNoMs,
     approvals: deps.approvals,
     minTimeoutSeconds: deps.minTimeoutSeconds,
     retentionDays: deps.retentionDays,

@@ -18,6 +18,8 @@ export interface Session {
   serverCapabilities: () => Record<string, unknown>;
   stateCodec: RequestStateCodec<RoundState>;
   probeTimeoutMs: number;
+  /** A host's "no" faster than this is automatic, not a person's (`ELICITLY_AUTOMATIC_NO_MS`, default 250). */
+  automaticNoMs: number;
   approvals: ApprovalService;
   /** Lower clamp of approval timeouts: 60 s, lowered only by ELICITLY_MIN_TIMEOUT_SECONDS (tests, demos). */
   minTimeoutSeconds: number;

@@ -23,6 +23,7 @@ describe('parseConfig: defaults', () => {
         retentionDays: 7,
         minTimeoutSeconds: 60,
         probeTimeoutMs: DEFAULT_PROBE_TIMEOUT_MS,
+        automaticNoMs: 250,
         logLevel: 'info',
       },
     });
@@ -95,6 +96,8 @@ describe('parseConfig: values', () => {
     [[], { ELICITLY_RETENTION_DAYS: '0.5' }, { retentionDays: 0.5 }],
     [[], { ELICITLY_MIN_TIMEOUT_SECONDS: '1' }, { minTimeoutSeconds: 1 }],
     [[], { ELICITLY_PROBE_TIMEOUT_MS: ' 1500 ' }, { probeTimeoutMs: 1500 }],
+    [[], {}, { automaticNoMs: 250 }],
+    [[], { ELICITLY_AUTOMATIC_NO_MS: '800' }, { automaticNoMs: 800 }],
     [[], { ELICITLY_LOG_LEVEL: 'DEBUG' }, { logLevel: 'debug' }],
   ])('%j %j → %j', (argv, env, expected) => {
     const parsed = parse([...argv], { ...env });
@@ -112,6 +115,7 @@ describe('parseConfig: refusals name the variable and the rule', () => {
     [[], { ELICITLY_RETENTION_DAYS: '0' }, /^ELICITLY_RETENTION_DAYS: Too small/],
     [[], { ELICITLY_MIN_TIMEOUT_SECONDS: '-5' }, /^ELICITLY_MIN_TIMEOUT_SECONDS: Too small/],
     [[], { ELICITLY_PROBE_TIMEOUT_MS: '1.5' }, /^ELICITLY_PROBE_TIMEOUT_MS: .*expected int/],
+    [[], { ELICITLY_AUTOMATIC_NO_MS: '0' }, /^ELICITLY_AUTOMATIC_NO_MS: Too small/],
     [[], { ELICITLY_LOG_LEVEL: 'loud' }, /^ELICITLY_LOG_LEVEL: .*"debug"\|"info"\|"warn"\|"error".*got "loud"$/],
     [['--verbose'], {}, /^"--verbose": unknown argument/],
     [['--list'], {}, /^"--list": unknown argument/],

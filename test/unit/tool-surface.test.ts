@@ -224,6 +224,7 @@ async function connect(scenario: { era?: '2025' | '2026'; capabilities?: Record<
         minTimeoutSeconds: 60,
         retentionDays: 7,
         probeTimeoutMs: 2000,
+        automaticNoMs: 250,
         companion: { port: 17399, stateDir: STATE_DIR, role: () => scenario.role ?? 'none' },
       }),
     { transport },

@@ -24,7 +24,7 @@ import {
   probeSkipReason,
 } from '../doctor/doctor-verdict.js';
 import { clipReason } from '../../../shared/limits.js';
-import { REROUTE_THRESHOLD_MS, autoRoute, automaticNo, markDialogBroken } from '../ask-routing.js';
+import { autoRoute, automaticNo, markDialogBroken } from '../ask-routing.js';
 import { boundedJson } from '../bounded-json.js';
 import type { ElicitOutcome } from '../host-elicitation.js';
 import { elicitFromHost } from '../host-elicitation.js';
@@ -148,10 +148,10 @@ function observe(outcome: ElicitOutcome): ProbeObservation {
 const AUTOACCEPTED_REASON = `the host answered "accept" without the choice a person must make ("${PROBE_FIELD}" has no default), so nobody saw the dialog`;
 
 /** The sentence the session keeps as the reason later `auto` asks go to the extension. */
-function brokenWhy(verdict: ProbeVerdict, probe: Record<string, unknown>): string {
+function brokenWhy(verdict: ProbeVerdict, probe: Record<string, unknown>, automaticNoMs: number): string {
   switch (verdict) {
     case 'advertised_but_autocanceled':
-      return `the doctor's probe was answered "${String(probe.action)}" in ${String(probe.latencyMs)} ms, faster than a person can (< ${REROUTE_THRESHOLD_MS} ms)`;
+      return `the doctor's probe was answered "${String(probe.action)}" in ${String(probe.latencyMs)} ms, faster than a person can (< ${automaticNoMs} ms)`;
     case 'advertised_but_unanswered':
       return "the doctor's probe got no answer within its bound";
     case 'advertised_but_autoaccepted':
@@ -252,9 +252,9 @@ export const elicitDoctor = defineTool({
       probes = { elicitationForm: probe };
       // Remembered for the session: its later auto asks go to the extension instead of a dialog nobody sees. A "no"
       // is the verdict's under 2000 ms (seed 001) but reroutes only under 250 ms: a person can click that fast.
-      const reroutes = verdict === 'advertised_but_autocanceled' ? automaticNo(step.outcome) : verdict !== undefined && DIALOG_BROKEN_VERDICTS.has(verdict);
+      const reroutes = verdict === 'advertised_but_autocanceled' ? automaticNo(step.outcome, session.automaticNoMs) : verdict !== undefined && DIALOG_BROKEN_VERDICTS.has(verdict);
       if (verdict && reroutes) {
-        markDialogBroken(session, brokenWhy(verdict, probe));
+        markDialogBroken(session, brokenWhy(verdict, probe, session.automaticNoMs));
       }
     }
     const companionPart = await companion(session, args.checkCompanion ?? false);
