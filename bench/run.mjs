@@ -10,12 +10,14 @@ import { extension } from './extension.mjs';
 import { report } from './metrics.mjs';
 import { notify } from './notify.ts';
 import { packageBench } from './package.mjs';
+import { rulesBench } from './rules.ts';
 import { soak } from './soak.ts';
 
 await coldStart();
 await packageBench();
 await approvals();
 await engineCreates();
+await rulesBench();
 await extension();
 await app();
 await notify();

@@ -131,6 +131,8 @@ const ConfigSchema = z.strictObject({
    * (`ELICITLY_AUTOMATIC_NO_MS`, default 250). For a machine too loaded to answer a host within it, and for tests.
    */
   automaticNoMs: z.coerce.number().int().min(1).max(60_000),
+  /** The person's home, for a rule's `~` paths; null where there is none (such a path then never matches). */
+  userHome: z.string().min(1).nullable().default(null),
   logLevel: LogLevelSchema,
   /**
    * Where the reviewer page's files are read from (`ELICITLY_PHONE_DIR`); unset: the directory built beside the bundle.
@@ -160,6 +162,7 @@ const SOURCES: Record<keyof Config, string> = {
   minTimeoutSeconds: 'ELICITLY_MIN_TIMEOUT_SECONDS',
   probeTimeoutMs: 'ELICITLY_PROBE_TIMEOUT_MS',
   automaticNoMs: 'ELICITLY_AUTOMATIC_NO_MS',
+  userHome: 'HOME',
   logLevel: 'ELICITLY_LOG_LEVEL',
   phoneDir: 'ELICITLY_PHONE_DIR',
   remoteListen: 'ELICITLY_REMOTE_LISTEN',
@@ -455,6 +458,8 @@ export function parseConfig(
     probeTimeoutMs: set(env.ELICITLY_PROBE_TIMEOUT_MS) ?? DEFAULT_PROBE_TIMEOUT_MS,
     automaticNoMs: set(env.ELICITLY_AUTOMATIC_NO_MS) ?? DEFAULT_AUTOMATIC_NO_MS,
     logLevel: set(env.ELICITLY_LOG_LEVEL)?.toLowerCase() ?? 'info',
+    // A shell's `~` is $HOME, not the passwd entry: no lookup here (a process without a home still starts).
+    userHome: set(env.HOME) ?? null,
     ...(phoneDir !== undefined ? { phoneDir } : {}),
     ...(listen !== undefined ? { remoteListen: listen } : {}),
   };

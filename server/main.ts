@@ -6,6 +6,7 @@ import { log, setLogLevel } from './log.js';
 import { StdioTapTransport } from './mcp/stdio-tap-transport.js';
 import { packageInfo } from './package-info.js';
 import { runPairCommand } from './pair-command.js';
+import { realPath } from './real-path.js';
 import { newElection as electionFor, openEngine, serveMcp } from './serve-mcp.js';
 import { StateDir } from './state-dir.js';
 
@@ -100,6 +101,7 @@ if (config.command === 'pair') {
     stdin: process.stdin,
     spawnHub: () => spawnDetachedHub(process.execPath, SCRIPT, config.port, process.env),
     waiting: new WaitingPrompts(waitingDir(config.stateDir)),
+    paths: { home: config.userHome, real: realPath },
     // Claude Code ends a hook whose prompt was answered "No" in its terminal, or whose time ran out, with SIGTERM (and
     // SIGKILL 1.5 s later): the request goes now. Without a handler Node would exit too, but before the mark is cleared.
     onTerminate: (withdraw) => {

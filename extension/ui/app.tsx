@@ -19,6 +19,9 @@ const ShortcutsHelp = lazyView(() => import('./shortcuts-help.js').then((m) => m
 const RulesView = lazyView(() => import('./rules-view.js').then((m) => m.RulesView));
 const SettingsView = lazyView(() => import('./settings-view.js').then((m) => m.SettingsView));
 const Welcome = lazyView(() => import('./welcome.js').then((m) => m.Welcome));
+// The dry run of a rule made in a review: with the shell parser it matches commands with, fetched when the person
+// opens "Always allow…", never with the review itself.
+const RuleDryRun = lazyView(() => import('./rule-dry-run.js').then((m) => m.RuleDryRun));
 
 type Route =
   | { name: 'inbox' }
@@ -119,7 +122,13 @@ function ReviewRoute({ db, client, id, known, mode, openInTab }: {
           <button type="button" onClick={() => openInTab(`#/review/${encodeURIComponent(id)}`)}>Open in a tab</button>
         </div>
       )}
-      <ReviewView row={row} decide={client.decide} offerRules={client.saveRule !== undefined} onDone={() => go('#/inbox')} />
+      <ReviewView
+        row={row}
+        decide={client.decide}
+        offerRules={client.saveRule !== undefined}
+        ruleDryRun={(draft) => <RuleDryRun db={db} draft={draft} />}
+        onDone={() => go('#/inbox')}
+      />
     </>
   );
 }

@@ -1,9 +1,41 @@
+import type { ComponentChildren } from 'preact';
 import { useId, useState } from 'preact/hooks';
 import type { PermissionRequest } from '../../shared/permission.js';
-import { RuleDraftSchema, describeRule, type RuleDraft, type RuleMatch } from '../../shared/rules.js';
+import { HOUR_MS, defaultRuleEnd } from '../../shared/rule-draft.js';
+import { DEFAULT_RULE_DAYS, RuleDraftSchema, describeRule, globPieces, type RuleDraft, type RuleMatch } from '../../shared/rules.js';
 import { dateTime } from './format-time.js';
-import { HOUR_MS, SCOPE_LABEL, withScope, type RuleScope } from './rule-words.js';
+import { SCOPE_LABEL, withScope, type RuleScope } from './rule-words.js';
 import { VisibleText } from './visible-text.js';
+
+/** When the rule ends: as it was (an existing rule), after the default days, in an hour, or when it is removed. */
+type Ends = 'keep' | 'days' | 'hour' | 'never';
+
+/** What a new rule's end reads as: the review's scopes and a suggestion set an end, the radios say which. */
+function endsOf(expiresAt: number | null, now: number): Ends {
+  if (expiresAt === null) return 'never';
+  return expiresAt - now <= HOUR_MS ? 'hour' : 'days';
+}
+
+const endsOfScope = (scope: RuleScope): Ends => (scope === 'hour' ? 'hour' : scope === 'forever' ? 'never' : 'days');
+
+/**
+ * The pattern as it will match, its wildcards marked: a `*` or `?` that came from the agent's text was escaped when the
+ * rule was drafted, so only what the person typed (or left unescaped) shows as a wildcard.
+ */
+function PatternPreview({ id, pattern }: { id: string; pattern: string }) {
+  const pieces = globPieces(pattern);
+  const wildcards = pieces.some((p) => p.wildcard);
+  return (
+    <p id={id} class="pattern-preview">
+      <span class="muted">{wildcards ? 'Matches: ' : 'Matches exactly: '}</span>
+      <span class="mono">
+        {pieces.map((piece, i) => (piece.wildcard
+          ? <mark key={i} class="wildcard" title={piece.text === '*' ? 'any text' : 'one character'}>{piece.text}</mark>
+          : <VisibleText key={i} text={piece.text} />))}
+      </span>
+    </p>
+  );
+}
 
 interface Fields {
   tool: string;
@@ -40,14 +72,25 @@ function draftOf(effect: RuleDraft['effect'], f: Fields, sessionId: string | und
   return { effect, match, expiresAt: f.expiresAt };
 }
 
-function TextField({ label, hint, value, onInput, disabled }: { label: string; hint?: string; value: string; onInput(v: string): void; disabled: boolean }) {
+function TextField({ label, hint, value, onInput, disabled, children, describedBy }: {
+  label: string;
+  hint?: string;
+  value: string;
+  onInput(v: string): void;
+  disabled: boolean;
+  /** Shown under the hint (the pattern's preview), and `describedBy` its id. */
+  children?: ComponentChildren;
+  describedBy?: string;
+}) {
   const id = useId();
   const hintId = useId();
+  const described = [hint ? hintId : undefined, describedBy].filter(Boolean).join(' ');
   return (
     <div class="rule-field">
       <label for={id}>{label}</label>
-      <input id={id} type="text" value={value} disabled={disabled} aria-describedby={hint ? hintId : undefined} onInput={(e) => onInput(e.currentTarget.value)} />
+      <input id={id} type="text" value={value} disabled={disabled} aria-describedby={described || undefined} onInput={(e) => onInput(e.currentTarget.value)} />
       {hint && <span id={hintId} class="muted hint">{hint}</span>}
+      {children}
     </div>
   );
 }
@@ -55,22 +98,28 @@ function TextField({ label, hint, value, onInput, disabled }: { label: string; h
 /**
  * A rule before it is saved, every part editable and the whole said in words above the button, so what is saved is
  * what the person read. In a review (`scopeOf`) the four scopes preset where and how long; the fields stay editable.
- * The Rules view uses it without scopes, for a rule that exists.
+ * The Rules view uses it without scopes, for a rule that exists (`existing`: its end can be kept) or one its history
+ * suggests. `dryRun` shows, under the words, what the rule as it stands would have answered before it is saved.
  */
-export function RuleEditor({ initial, scopeOf, initialScope, saveLabel, busy, onSave, onCancel }: {
+export function RuleEditor({ initial, scopeOf, initialScope, existing = false, saveLabel, busy, onSave, onCancel, dryRun }: {
   initial: RuleDraft;
   /** The request a review's rule comes from: what "this session" and "this project" mean. */
   scopeOf?: Pick<PermissionRequest, 'cwd' | 'sessionId'>;
   initialScope?: RuleScope;
+  /** A rule the hub has: "Keep" leaves its end as it is. */
+  existing?: boolean;
   saveLabel: string;
   busy: boolean;
   onSave(draft: RuleDraft): void;
   onCancel(): void;
+  dryRun?: (draft: RuleDraft) => ComponentChildren;
 }) {
   const sessionId = initial.match.sessionId ?? (scopeOf?.sessionId || undefined);
   const [fields, setFields] = useState<Fields>(() => fieldsOf(initial));
   const [scope, setScope] = useState<RuleScope | undefined>(initialScope);
+  const [ends, setEnds] = useState<Ends>(() => (existing && initial.expiresAt !== null ? 'keep' : endsOf(initial.expiresAt, Date.now())));
   const describedBy = useId();
+  const previewId = useId();
   const set = (patch: Partial<Fields>) => setFields((f) => ({ ...f, ...patch }));
   const draft = draftOf(initial.effect, fields, sessionId);
   const checked = RuleDraftSchema.safeParse(draft);
@@ -80,9 +129,15 @@ export function RuleEditor({ initial, scopeOf, initialScope, saveLabel, busy, on
     if (!scopeOf) return;
     setScope(next);
     const scoped = withScope(draft, scopeOf, next, Date.now());
+    setEnds(endsOfScope(next));
     set({ directory: scoped.match.directory ?? '', sessionOnly: scoped.match.sessionId !== undefined, expiresAt: scoped.expiresAt });
   };
-  const ends = fields.expiresAt === null ? 'never' : fields.expiresAt === initial.expiresAt ? 'keep' : 'hour';
+  // Each end is taken from the moment it is picked: the words say the date, and that date is what is saved.
+  const pickEnds = (next: Ends) => {
+    setEnds(next);
+    const at = Date.now();
+    set({ expiresAt: next === 'keep' ? initial.expiresAt : next === 'days' ? defaultRuleEnd(at) : next === 'hour' ? at + HOUR_MS : null });
+  };
   const title = initial.effect === 'allow' ? 'Always allow' : 'Always deny';
 
   return (
@@ -108,8 +163,17 @@ export function RuleEditor({ initial, scopeOf, initialScope, saveLabel, busy, on
       <fieldset>
         <legend>Applies to</legend>
         <TextField label="Tool" value={fields.tool} disabled={busy} onInput={(tool) => set({ tool })} />
-        <TextField label="Command starts with" hint="its first words; an allow never covers a command that chains, pipes or redirects" value={fields.commandPrefix} disabled={busy} onInput={(commandPrefix) => set({ commandPrefix })} />
-        <TextField label="Matching" hint="the file path or the arguments; * is any text" value={fields.pattern} disabled={busy} onInput={(pattern) => set({ pattern })} />
+        <TextField label="Command starts with" hint="its first words, word for word; a command that chains or pipes is allowed only when each part is" value={fields.commandPrefix} disabled={busy} onInput={(commandPrefix) => set({ commandPrefix })} />
+        <TextField
+          label="Matching"
+          hint="the file path or the arguments: * any text, ? one character, \ makes the next one itself"
+          value={fields.pattern}
+          disabled={busy}
+          onInput={(pattern) => set({ pattern })}
+          describedBy={fields.pattern === '' ? undefined : previewId}
+        >
+          {fields.pattern !== '' && <PatternPreview id={previewId} pattern={fields.pattern} />}
+        </TextField>
         <TextField label="Agent" value={fields.agent} disabled={busy} onInput={(agent) => set({ agent })} />
         <TextField label="Directory" hint="only under this directory; empty: anywhere" value={fields.directory} disabled={busy} onInput={(directory) => set({ directory })} />
         {sessionId && (
@@ -121,18 +185,22 @@ export function RuleEditor({ initial, scopeOf, initialScope, saveLabel, busy, on
       </fieldset>
       <fieldset>
         <legend>Ends</legend>
-        {initial.expiresAt !== null && (
+        {existing && initial.expiresAt !== null && (
           <label class="inline">
-            <input type="radio" name="rule-ends" checked={ends === 'keep'} disabled={busy} onChange={() => set({ expiresAt: initial.expiresAt })} />
+            <input type="radio" name="rule-ends" checked={ends === 'keep'} disabled={busy} onChange={() => pickEnds('keep')} />
             {' '}{initial.expiresAt <= now ? 'Stays expired' : `Keep: ${dateTime(initial.expiresAt)}`}
           </label>
         )}
         <label class="inline">
-          <input type="radio" name="rule-ends" checked={ends === 'hour'} disabled={busy} onChange={() => set({ expiresAt: Date.now() + HOUR_MS })} />
+          <input type="radio" name="rule-ends" checked={ends === 'days'} disabled={busy} onChange={() => pickEnds('days')} />
+          {' '}In {DEFAULT_RULE_DAYS} days
+        </label>
+        <label class="inline">
+          <input type="radio" name="rule-ends" checked={ends === 'hour'} disabled={busy} onChange={() => pickEnds('hour')} />
           {' '}In 1 hour
         </label>
         <label class="inline">
-          <input type="radio" name="rule-ends" checked={ends === 'never'} disabled={busy} onChange={() => set({ expiresAt: null })} />
+          <input type="radio" name="rule-ends" checked={ends === 'never'} disabled={busy} onChange={() => pickEnds('never')} />
           {' '}Until removed
         </label>
       </fieldset>
@@ -141,6 +209,7 @@ export function RuleEditor({ initial, scopeOf, initialScope, saveLabel, busy, on
           ? <>The rule: <strong><VisibleText text={describeRule(checked.data, now)} /></strong></>
           : <span class="error">This rule cannot be saved: {checked.error.issues.map((i) => `${i.path.join('.') || 'rule'} ${i.message}`).join('; ')}</span>}
       </p>
+      {checked.success && dryRun?.(checked.data)}
       <div class="rule-actions">
         <button type="submit" class="primary" aria-describedby={describedBy} disabled={busy || !checked.success}>{saveLabel}</button>
         <button type="button" disabled={busy} onClick={onCancel}>Back</button>

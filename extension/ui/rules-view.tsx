@@ -1,16 +1,39 @@
-import { useState } from 'preact/hooks';
+import { useMemo, useState } from 'preact/hooks';
+import { ruleSuggestions, type QuestionRow, type RuleSuggestion } from '../../shared/rule-history.js';
 import { describeRule, type Rule, type RuleDraft } from '../../shared/rules.js';
 import type { ElicitlyDb } from '../db/database.js';
 import { listRules } from '../db/rules-repo.js';
 import type { BackgroundClient, RuleReply } from '../messages.js';
 import { FeedbackView, type Feedback } from './review/decision-feedback.js';
 import { dateTime } from './format-time.js';
+import { DryRunView } from './rule-dry-run.js';
 import { RuleEditor } from './rule-editor.js';
-import { ruleExpiry } from './rule-words.js';
+import { ruleExpiry, ruleUse } from './rule-words.js';
 import { useLiveQuery } from './use-live-query.js';
 import { useNow } from './use-now.js';
+import { useQuestionHistory } from './use-question-history.js';
 import { VisibleText } from './visible-text.js';
 import './review/review.css';
+
+/** At most this many suggestions at once: the strongest; the next shows when one is taken. */
+const SUGGESTIONS_SHOWN = 5;
+
+/** "You allowed npm test 37 times and denied it 0 times", with the subject as text (it is the agent's). */
+function SuggestionWords({ suggestion }: { suggestion: RuleSuggestion }) {
+  const allow = suggestion.draft.effect === 'allow';
+  return (
+    <p class="rule-words">
+      You {allow ? 'allowed' : 'denied'} <code><VisibleText text={suggestion.subject} /></code> {allow ? suggestion.allowed : suggestion.denied} times
+      {' '}and {allow ? 'denied' : 'allowed'} it 0 times
+    </p>
+  );
+}
+
+/** Where a suggestion applies, besides its subject: the tool, the agent, the directory. */
+function suggestionScope(draft: RuleDraft): string {
+  const m = draft.match;
+  return [m.tool, m.agent && `from ${m.agent}`, m.directory && `in ${m.directory}`].filter(Boolean).join(' · ');
+}
 
 /** A rule change's answer in words; `done` is what happened when the hub took it. */
 export function ruleReplyFeedback(reply: RuleReply, done: string): Feedback {
@@ -38,7 +61,9 @@ function draftOf(rule: Rule): RuleDraft {
  */
 export function RulesView({ db, client }: { db: ElicitlyDb; client: BackgroundClient }) {
   const rules = useLiveQuery(() => listRules(db), [db]);
+  const history = useQuestionHistory(db);
   const now = useNow();
+  // One editor at a time: a rule's id, or `suggestion:` and a suggestion's key.
   const [editing, setEditing] = useState<string | null>(null);
   const [busy, setBusy] = useState(false);
   const [feedback, setFeedback] = useState<Feedback | null>(null);
@@ -57,6 +82,10 @@ export function RulesView({ db, client }: { db: ElicitlyDb; client: BackgroundCl
     setFeedback(ruleReplyFeedback(reply, done));
     if (reply.state === 'answered' && reply.ok) after?.();
   };
+
+  // Drawn again when the rules or the history change, not on every tick of the clock.
+  const suggestions = useMemo(() => (rules && history ? ruleSuggestions(history, rules, Date.now()) : []), [rules, history]);
+  const dryRun = (draft: RuleDraft) => <DryRunView rows={history} draft={draft} />;
 
   if (rules === undefined) return <p class="muted">Loading…</p>;
   return (
@@ -78,9 +107,12 @@ export function RulesView({ db, client }: { db: ElicitlyDb; client: BackgroundCl
               <li key={rule.id} class={expired ? 'expired' : undefined}>
                 <p class="rule-words"><span class={`rule-effect rule-${rule.effect}`}>{rule.effect === 'allow' ? 'Allow' : 'Deny'}</span> <VisibleText text={describeRule(rule, now)} /></p>
                 <p class="muted">{ruleExpiry(rule, now, dateTime)} · made {dateTime(rule.createdAt)}</p>
+                <p class="muted rule-use">{ruleUse(rule, now)}</p>
                 {editing === rule.id && saveRule ? (
                   <RuleEditor
                     initial={draftOf(rule)}
+                    existing
+                    dryRun={dryRun}
                     saveLabel="Save the rule"
                     busy={busy}
                     onSave={(draft) => void change(() => saveRule(rule.id, draft), 'Rule saved.', () => setEditing(null))}
@@ -100,6 +132,62 @@ export function RulesView({ db, client }: { db: ElicitlyDb; client: BackgroundCl
           })}
         </ul>
       )}
+      {saveRule && suggestions.length > 0 && (
+        <Suggestions
+          suggestions={suggestions.slice(0, SUGGESTIONS_SHOWN)}
+          history={history}
+          editing={editing}
+          busy={busy}
+          onEdit={setEditing}
+          onSave={(draft) => void change(() => saveRule(undefined, draft), 'Rule saved.', () => setEditing(null))}
+        />
+      )}
+    </section>
+  );
+}
+
+/**
+ * Rules the person's own repeated answers suggest, each with one button that opens the editor with the rule in it:
+ * nothing is saved until they press Save there.
+ */
+function Suggestions({ suggestions, history, editing, busy, onEdit, onSave }: {
+  suggestions: RuleSuggestion[];
+  history: QuestionRow[] | null | undefined;
+  editing: string | null;
+  busy: boolean;
+  onEdit(key: string | null): void;
+  onSave(draft: RuleDraft): void;
+}) {
+  return (
+    <section class="rule-suggestions" aria-labelledby="suggestions-title">
+      <h3 id="suggestions-title">Suggested by your answers</h3>
+      <p class="muted">You gave the same answer to these again and again. A rule could give it for you.</p>
+      <ul class="rule-list" aria-label="Suggested rules">
+        {suggestions.map((suggestion) => {
+          const key = `suggestion:${suggestion.key}`;
+          const effect = suggestion.draft.effect === 'allow' ? 'Always allow' : 'Always deny';
+          return (
+            <li key={key}>
+              <SuggestionWords suggestion={suggestion} />
+              <p class="muted"><VisibleText text={suggestionScope(suggestion.draft)} /></p>
+              {editing === key ? (
+                <RuleEditor
+                  initial={suggestion.draft}
+                  dryRun={(draft) => <DryRunView rows={history} draft={draft} />}
+                  saveLabel="Save the rule"
+                  busy={busy}
+                  onSave={onSave}
+                  onCancel={() => onEdit(null)}
+                />
+              ) : (
+                <div class="rule-actions">
+                  <button type="button" disabled={busy} aria-label={`Make a rule: ${effect} ${suggestion.subject}`} onClick={() => onEdit(key)}>Make a rule…</button>
+                </div>
+              )}
+            </li>
+          );
+        })}
+      </ul>
     </section>
   );
 }

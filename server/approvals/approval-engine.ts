@@ -3,7 +3,8 @@ import type { Answer, CreateParams, Created, HubNotice, Params, Result } from '.
 import { fail } from '../../shared/peer-calls.js';
 import type { DecidedVia, Outcome, Status, Surface } from '../../shared/lifecycle.js';
 import type { FieldIssue } from '../../shared/field-issues.js';
-import { MAX_RULES, RuleSchema, decidingRule, describeRule, ruleSubject, type Rule, type RuleDraft } from '../../shared/rules.js';
+import { ruleSubject, ruleVerdict, type PathContext } from '../../shared/rule-match.js';
+import { MAX_RULES, RuleSchema, describeRule, type Rule, type RuleDraft } from '../../shared/rules.js';
 import { checkAnswer, resultEnvelope, type ResultEnvelope } from '../../shared/review-request.js';
 import { requestSizeIssues } from '../../shared/approval-input.js';
 import { formatIssues, issue } from '../../shared/field-issues.js';
@@ -34,7 +35,20 @@ interface EngineOptions {
   io?: StoreIo;
   /** Pending requests this hub keeps at most; one more create is refused naming the limit. Default 10,000. */
   maxPending?: number;
+  /** How a rule's paths resolve: the person's home for `~`, and the real path with links followed. Default: as text, no home. */
+  paths?: PathContext;
 }
+
+/** A rule of rules file version 1, where a pattern's `?` and `\` were themselves: kept meaning exactly that. */
+function migrateRule(raw: unknown, from: number): unknown {
+  if (from !== 1 || raw === null || typeof raw !== 'object' || !('match' in raw)) return raw;
+  const { match } = raw;
+  if (match === null || typeof match !== 'object' || !('pattern' in match) || typeof match.pattern !== 'string') return raw;
+  return { ...raw, match: { ...match, pattern: match.pattern.replace(/[\\?]/g, (c) => `\\${c}`) } };
+}
+
+/** Rule counts are written at most this often: a count is a statistic, not a decision (the decision is in the journal). */
+const HIT_FLUSH_MS = 1000;
 
 /**
  * The calls the engine answers by id. `paired` and `info` are about the hub's reviewers, and the hub answers them
@@ -88,6 +102,9 @@ export class ApprovalEngine {
   private readonly tails = new Map<string, Promise<void>>();
   private readonly inflight = new Set<Promise<void>>();
   private readonly timers: NodeJS.Timeout[] = [];
+  /** Answers by rule not yet counted in the rules file: rule id → how many, and when last. */
+  private readonly hits = new Map<string, { count: number; last: number }>();
+  private hitsFlushedAt = 0;
   private sweeping = false;
   private closing = false;
   private closed: Promise<void> | undefined;
@@ -141,6 +158,7 @@ export class ApprovalEngine {
         dir: options.dir,
         io: options.io,
         max: MAX_RULES,
+        migrate: migrateRule,
         parse: (raw) => {
           const parsed = RuleSchema.safeParse(raw);
           return parsed.success ? parsed.data : undefined;
@@ -296,7 +314,10 @@ export class ApprovalEngine {
         const now = this.now();
         if (!record || effectiveStatus(record, now) !== 'pending') return;
         const decided = this.decidedByRule(record, now);
-        if (decided && (await this.write(decided))) this.changed(decided);
+        if (decided && (await this.write(decided.record))) {
+          this.countHits(decided.used, now);
+          this.changed(decided.record);
+        }
       });
     }
   }
@@ -339,6 +360,7 @@ export class ApprovalEngine {
     this.sweeping = true;
     try {
       await this.sweepRules();
+      await this.flushHits(false);
       const now = this.now();
       const due = this.store.all().filter((r) => r.status === 'pending' && now >= r.expiresAt);
       await Promise.all(
@@ -434,6 +456,7 @@ export class ApprovalEngine {
       for (const timer of this.timers) clearInterval(timer);
       for (const id of [...this.waiters.keys()]) this.wake(id);
       while (this.inflight.size > 0) await Promise.all([...this.inflight]);
+      await this.flushHits(true).catch(() => undefined);
       await this.store.close();
     })();
     return this.closed;
@@ -535,8 +558,10 @@ export class ApprovalEngine {
       ...(scope === null ? {} : { owner: scope }),
       ...(params.bound ? { bound: true as const } : {}),
     };
-    const record = this.decidedByRule(pending, now) ?? pending;
+    const byRule = this.decidedByRule(pending, now);
+    const record = byRule?.record ?? pending;
     if (!(await this.write(record))) return this.unavailable();
+    if (byRule) this.countHits(byRule.used, now);
     if (record.status === 'pending') this.pending.add(record.id);
     // A request a rule decided still goes to the extensions, decided: the person's history shows what the rule did.
     this.emit({ method: 'request.created', params: { request: toView(record) } });
@@ -548,11 +573,12 @@ export class ApprovalEngine {
    * The request decided by the person's rules, or null when they must decide it. Only permission requests and confirm
    * questions have rules: allow is the yes, deny the no (a confirm's no is an answer, `confirmed: false`).
    */
-  private decidedByRule(record: ApprovalRecord, now: number): ApprovalRecord | null {
+  private decidedByRule(record: ApprovalRecord, now: number): { record: ApprovalRecord; used: Rule[] } | null {
     const { request } = record;
     if (request.kind !== 'permission' && request.kind !== 'confirm') return null;
-    const rule = decidingRule(this.rules.all(), ruleSubject(request, record.requester.client), now);
-    if (!rule) return null;
+    const verdict = ruleVerdict(this.rules.all(), ruleSubject(request, record.requester.client), now, this.options.paths);
+    if (!verdict) return null;
+    const { rule } = verdict;
     const allow = rule.effect === 'allow';
     const base = { decidedVia: 'rule' as const, ruleId: rule.id, idempotencyKey: `rule:${rule.id}` };
     const outcome: Outcome =
@@ -561,7 +587,33 @@ export class ApprovalEngine {
         : allow
           ? { ...base, decision: 'approved', action: 'submit', values: {} }
           : { ...base, decision: 'rejected', action: 'cancel', comment: `Denied by the rule: ${describeRule(rule, now)}`.slice(0, 4000) };
-    return { ...record, status: outcome.decision, decidedAt: now, outcome };
+    return { record: { ...record, status: outcome.decision, decidedAt: now, outcome }, used: verdict.used };
+  }
+
+  /** Counts an answer by these rules; the counts reach the file and the extensions with the next flush. */
+  private countHits(used: readonly Rule[], now: number): void {
+    for (const rule of used) {
+      const seen = this.hits.get(rule.id);
+      this.hits.set(rule.id, { count: (seen?.count ?? 0) + 1, last: now });
+    }
+  }
+
+  /** Writes the counts gathered since the last flush (at most once a second, and at close). */
+  private async flushHits(force: boolean): Promise<void> {
+    if (this.hits.size === 0 || (!force && this.now() - this.hitsFlushedAt < HIT_FLUSH_MS)) return;
+    await this.exclusive(RULES_QUEUE, async () => {
+      // Not `unusable()`: the counts are written at close too.
+      if (this.hits.size === 0 || this.store.failed !== undefined || this.rules.failed !== undefined) return;
+      const counted = new Map(this.hits);
+      this.hits.clear();
+      this.hitsFlushedAt = this.now();
+      const all = this.rules.all();
+      if (!all.some((r) => counted.has(r.id))) return;
+      await this.writeRules(all.map((r) => {
+        const hit = counted.get(r.id);
+        return hit ? { ...r, hits: (r.hits ?? 0) + hit.count, lastHitAt: Math.max(r.lastHitAt ?? 0, hit.last) } : r;
+      }));
+    });
   }
 
   private created(record: ApprovalRecord): EngineCreated {

@@ -7,7 +7,7 @@ import type { Readable } from 'node:stream';
 import type { ApprovalService } from '../../shared/peer-calls.js';
 import { AskResultSchema } from '../../shared/ask-input.js';
 import { PERMISSION_LIMITS, PermissionResultSchema, type HostAgent, type PermissionRequest } from '../../shared/permission.js';
-import { decidingRule, ruleSubject } from '../../shared/rules.js';
+import type { PathContext } from '../../shared/rule-match.js';
 import type { FormAsk } from '../../shared/ask-input.js';
 import { RelayClient } from '../hub/relay-client.js';
 import { listening } from '../hub/status-command.js';
@@ -35,6 +35,8 @@ export interface HookOptions {
   remoteHub?: RemoteHub;
   /** The marks of the prompts hooks wait on (`waiting-prompts.ts`), read by the PostToolUse hooks' guard. */
   waiting: WaitingPrompts;
+  /** How a rule's paths resolve, as the hub resolves them (`ApprovalEngine`'s `paths`). */
+  paths: PathContext;
   /** Runs `withdraw` when the host ends this hook (SIGTERM: the person answered "No" in the terminal, or time ran out). */
   onTerminate(withdraw: () => void): void;
 }
@@ -132,7 +134,7 @@ async function ask(relay: ApprovalService, options: HookOptions, request: Permis
   // With nobody to ask, the person's own rules still answer: a request is filed only when one of them decides it (the
   // hub decides it again at create, which is what counts), so nothing waits for a reviewer who is not there.
   const nobody = info.value.extensionsConnected === 0;
-  if (nobody && !(request.kind === 'permission' && (await aRuleDecides(relay, request)))) return fallBack('no browser extension is connected');
+  if (nobody && !(request.kind === 'permission' && (await aRuleDecides(relay, request, options.paths)))) return fallBack('no browser extension is connected');
   // The request's timeoutSeconds is the hook's wait (hook-request.ts): it ends when the host stops waiting.
   const created = await createDurableRequest(relay, {
     id,
@@ -174,9 +176,10 @@ async function ask(relay: ApprovalService, options: HookOptions, request: Permis
 }
 
 /** Whether one of the person's rules decides this request now (the hub's list, the same pure match the hub runs). */
-async function aRuleDecides(relay: ApprovalService, request: PermissionRequest): Promise<boolean> {
-  const rules = await relay.call('rules', {});
-  return rules.ok && decidingRule(rules.value.rules, ruleSubject(request, request.host), Date.now()) !== null;
+async function aRuleDecides(relay: ApprovalService, request: PermissionRequest, paths: PathContext): Promise<boolean> {
+  // Loaded here: the shell parser is needed only when nobody is connected to ask.
+  const [{ decidingRule, ruleSubject }, rules] = await Promise.all([import('../../shared/rule-match.js'), relay.call('rules', {})]);
+  return rules.ok && decidingRule(rules.value.rules, ruleSubject(request, request.host), Date.now(), paths) !== null;
 }
 
 /** Whether the person saved an "always allow in this session" rule with this decision (not one a rule made itself). */

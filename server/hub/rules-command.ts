@@ -1,5 +1,11 @@
 import type { ApprovalService } from '../../shared/peer-calls.js';
 import { describeRule, type Rule } from '../../shared/rules.js';
+
+/** How much a rule is used: whether it earns its keep. */
+function answered(rule: Rule): string {
+  if (!rule.hits) return ' (not used yet)';
+  return ` (answered ${rule.hits} time${rule.hits === 1 ? '' : 's'}, last ${new Date(rule.lastHitAt ?? 0).toISOString()})`;
+}
 import type { ApprovalEngine } from '../approvals/approval-engine.js';
 import type { RulesAction } from '../config.js';
 import type { StateDir } from '../state-dir.js';
@@ -56,6 +62,6 @@ async function rulesCommand(service: ApprovalService, options: RulesCommandOptio
 /** What a person reads: one rule a line, with the id `rules --remove` takes. */
 export function formatRules(rules: readonly Rule[], now = Date.now()): string {
   if (rules.length === 0) return 'No rules. Make one in the Elicitly extension: "Always allow" or "Always deny" when you decide a request.\n';
-  const lines = rules.map((rule) => `${rule.id}  ${describeRule(rule, now)}`);
+  const lines = rules.map((rule) => `${rule.id}  ${describeRule(rule, now)}${answered(rule)}`);
   return `${rules.length} ${rules.length === 1 ? 'rule' : 'rules'}:\n${lines.join('\n')}\nRemove one with: elicitly-companion rules --remove <id>\n`;
 }

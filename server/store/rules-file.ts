@@ -17,8 +17,12 @@ const REAL_IO: StoreIo = { sync: (handle) => handle.sync() };
 
 export const RULES_FILE = 'rules.json';
 
-/** The file as written: a version, so a later shape can be told from a damaged one. */
-const EnvelopeSchema = z.strictObject({ version: z.literal(1), rules: z.array(z.unknown()) });
+/**
+ * The file as written: a version, so a later shape can be told from a damaged one. 2: a pattern's `?` and `\` became
+ * wildcard and escape (in 1 they were themselves).
+ */
+export const RULES_FILE_VERSION = 2;
+const EnvelopeSchema = z.strictObject({ version: z.union([z.literal(1), z.literal(RULES_FILE_VERSION)]), rules: z.array(z.unknown()) });
 
 interface RulesFileOptions<T> {
   dir: string;
@@ -26,6 +30,8 @@ interface RulesFileOptions<T> {
   parse: (raw: unknown) => T | undefined;
   /** Entries kept at most; the ones past it are quarantined. */
   max: number;
+  /** An entry written by an older version, as this one reads it (it is rewritten once, in the current version). */
+  migrate?: (raw: unknown, from: number) => unknown;
   io?: StoreIo;
 }
 
@@ -75,6 +81,7 @@ export class RulesFile<T extends { id: string }> {
     }
     const damaged: Quarantined[] = [];
     const entries: T[] = [];
+    let migrated = false;
     if (text !== undefined) {
       let envelope: z.infer<typeof EnvelopeSchema> | undefined;
       try {
@@ -85,7 +92,10 @@ export class RulesFile<T extends { id: string }> {
         damaged.push({ reason: 'not_json', text });
       }
       const seen = new Set<string>();
-      for (const raw of envelope?.rules ?? []) {
+      const from = envelope?.version ?? RULES_FILE_VERSION;
+      if (from !== RULES_FILE_VERSION) migrated = true;
+      for (const stored of envelope?.rules ?? []) {
+        const raw = from !== RULES_FILE_VERSION && options.migrate ? options.migrate(stored, from) : stored;
         const entry = options.parse(raw);
         const shown = JSON.stringify(raw);
         if (entry === undefined) damaged.push({ reason: 'invalid', text: shown });
@@ -117,6 +127,9 @@ export class RulesFile<T extends { id: string }> {
       });
       // The quarantine holds them now: rewrite the file once with what validated, so the damage is not met again.
       await store.replace(entries);
+    } else if (migrated) {
+      await store.replace(entries);
+      log('info', 'rules: the rules file was rewritten in the current version', { file, version: RULES_FILE_VERSION });
     }
     return store;
   }
@@ -155,7 +168,7 @@ export class RulesFile<T extends { id: string }> {
     try {
       const handle = await openJournalFile(temp, TEMP, 0o600);
       try {
-        await writeFully(handle, `${JSON.stringify({ version: 1, rules: next }, null, 2)}\n`);
+        await writeFully(handle, `${JSON.stringify({ version: RULES_FILE_VERSION, rules: next }, null, 2)}\n`);
         await this.io.sync(handle);
       } finally {
         await handle.close();

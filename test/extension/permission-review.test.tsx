@@ -4,11 +4,11 @@
 import { fireEvent, render, screen, within } from '@testing-library/preact';
 import { describe, expect, it, vi } from 'vitest';
 import type { PermissionRequest } from '../../shared/permission.js';
-import { describeRule } from '../../shared/rules.js';
+import { DAY_MS } from '../../shared/rule-draft.js';
+import { DEFAULT_RULE_DAYS, describeRule } from '../../shared/rules.js';
 import type { RequestRow } from '../../extension/db/rows.js';
 import { ReviewView } from '../../extension/ui/review/review-view.js';
 import { RequestDetail } from '../../extension/ui/review/request-detail.js';
-import { commandPrefixOf } from '../../extension/ui/rule-words.js';
 import { bashPermission, descriptions, fakeClient, rowFor } from './review-helpers.js';
 
 function show(request: PermissionRequest, extra: Partial<RequestRow> = {}, rules = true) {
@@ -132,6 +132,7 @@ describe('a permission review', () => {
 
   it('"Always allow…" opens the rule prefilled, said in words, editable; saving allows with exactly that rule', async () => {
     const { calls } = show(bashPermission());
+    const opened = Date.now();
     fireEvent.click(button('Always allow…'));
     const editor = screen.getByRole('form', { name: 'Always allow: the rule' });
     const field = (name: string) => within(editor).getByRole('textbox', { name }) as HTMLInputElement;
@@ -140,16 +141,23 @@ describe('a permission review', () => {
     expect(field('Agent').value).toBe('claude-code');
     expect(field('Directory').value).toBe('/home/dev/project');
     expect((within(editor).getByRole('radio', { name: 'This session' }) as HTMLInputElement).checked).toBe(true);
-    expect(editor.textContent).toContain('The rule: Always allow Bash commands starting with "npm test" from claude-code in /home/dev/project in this session only until removed');
+    // A new rule ends after the default days unless the person picks otherwise (issue 33).
+    expect((within(editor).getByRole('radio', { name: `In ${DEFAULT_RULE_DAYS} days` }) as HTMLInputElement).checked).toBe(true);
+    expect(editor.textContent).toMatch(/The rule: Always allow Bash commands starting with "npm test" from claude-code in \/home\/dev\/project in this session only until \d{4}-\d\d-\d\dT/);
 
     // The person narrows it to this project (not just this session) and edits the prefix.
     fireEvent.click(within(editor).getByRole('radio', { name: 'This project' }));
     fireEvent.input(field('Command starts with'), { target: { value: 'npm test --' } });
-    const expected = { effect: 'allow' as const, match: { tool: 'Bash', commandPrefix: 'npm test --', agent: 'claude-code', directory: '/home/dev/project' }, expiresAt: null };
-    expect(editor.textContent).toContain(`The rule: ${describeRule(expected)}`);
+    const words = editor.querySelector('.rule-words')?.textContent;
     fireEvent.click(within(editor).getByRole('button', { name: 'Allow and save the rule' }));
     await sent();
+    const expected = { effect: 'allow' as const, match: { tool: 'Bash', commandPrefix: 'npm test --', agent: 'claude-code', directory: '/home/dev/project' }, expiresAt: expect.any(Number) };
     expect(calls).toEqual([{ elicitationId: 'el-1', decision: 'approved', rule: expected }]);
+    const rule = calls[0]!.rule!;
+    expect(rule.expiresAt! - opened).toBeGreaterThanOrEqual(DEFAULT_RULE_DAYS * DAY_MS);
+    expect(rule.expiresAt! - Date.now()).toBeLessThanOrEqual(DEFAULT_RULE_DAYS * DAY_MS);
+    // What was saved is what the words said.
+    expect(words).toBe(`The rule: ${describeRule(rule)}`);
   });
 
   it('"1 hour" sets the rule to end an hour from now, and the words say when', async () => {
@@ -157,12 +165,30 @@ describe('a permission review', () => {
     fireEvent.click(button('Always allow…'));
     const before = Date.now();
     fireEvent.click(screen.getByRole('radio', { name: '1 hour' }));
+    expect((screen.getByRole('radio', { name: 'In 1 hour' }) as HTMLInputElement).checked).toBe(true);
     fireEvent.click(screen.getByRole('button', { name: 'Allow and save the rule' }));
     await sent();
     const expiresAt = calls[0]?.rule?.expiresAt;
     expect(typeof expiresAt).toBe('number');
     expect(expiresAt! - before).toBeGreaterThanOrEqual(3_600_000);
     expect(expiresAt! - Date.now()).toBeLessThanOrEqual(3_600_000);
+  });
+
+  it('the scope "Until removed" still means until removed; the ends can be picked apart from the scope', async () => {
+    const { calls } = show(bashPermission());
+    fireEvent.click(button('Always allow…'));
+    const editor = screen.getByRole('form', { name: 'Always allow: the rule' });
+    const ends = within(editor).getByRole('group', { name: 'Ends' });
+    expect(within(ends).getAllByRole('radio').map((r) => r.parentElement?.textContent?.trim())).toEqual([`In ${DEFAULT_RULE_DAYS} days`, 'In 1 hour', 'Until removed']);
+    fireEvent.click(within(within(editor).getByRole('group', { name: 'For' })).getByRole('radio', { name: 'Until removed' }));
+    expect((within(ends).getByRole('radio', { name: 'Until removed' }) as HTMLInputElement).checked).toBe(true);
+    expect(editor.textContent).toContain('from claude-code until removed');
+    // Back to the default days, from the ends alone: the scope's directory stays as it is.
+    fireEvent.click(within(ends).getByRole('radio', { name: `In ${DEFAULT_RULE_DAYS} days` }));
+    fireEvent.click(within(ends).getByRole('radio', { name: 'Until removed' }));
+    fireEvent.click(within(editor).getByRole('button', { name: 'Allow and save the rule' }));
+    await sent();
+    expect(calls[0]?.rule).toEqual({ effect: 'allow', match: { tool: 'Bash', commandPrefix: 'npm test', agent: 'claude-code' }, expiresAt: null });
   });
 
   it('"Always deny…" denies with the reason and a deny rule; an empty tool cannot be saved', async () => {
@@ -180,8 +206,57 @@ describe('a permission review', () => {
     await sent();
     expect(calls).toEqual([{
       elicitationId: 'el-1', decision: 'rejected', comment: 'never',
-      rule: { effect: 'deny', match: { tool: 'Bash', commandPrefix: 'rm', agent: 'claude-code', directory: '/home/dev/project', sessionId: 'sess-42' }, expiresAt: null },
+      rule: { effect: 'deny', match: { tool: 'Bash', commandPrefix: 'rm', agent: 'claude-code', directory: '/home/dev/project', sessionId: 'sess-42' }, expiresAt: expect.any(Number) },
     }]);
+  });
+
+  it('a rule drafted from a path is literal: the agent\'s * and ? are escaped, and only wildcards the person types are marked', async () => {
+    const { calls } = show(bashPermission({
+      message: 'Claude Code wants to edit a file', tool: 'Edit', command: undefined, path: 'src/*/a?.ts',
+      input: { file_path: 'src/*/a?.ts', old_string: 'a', new_string: 'b' },
+    }));
+    fireEvent.click(button('Always allow…'));
+    const editor = screen.getByRole('form', { name: 'Always allow: the rule' });
+    const matching = within(editor).getByRole('textbox', { name: 'Matching' }) as HTMLInputElement;
+    expect(matching.value).toBe('src/\\*/a\\?.ts');
+    expect(descriptions(matching)[0]).toBe('the file path or the arguments: * any text, ? one character, \\ makes the next one itself');
+    // The preview reads the pattern as it will match: here the agent's text exactly, no wildcard.
+    const preview = () => editor.querySelector('.pattern-preview')!;
+    expect(preview().textContent).toBe('Matches exactly: src/*/a?.ts');
+    expect(preview().querySelectorAll('mark')).toHaveLength(0);
+    expect(descriptions(matching)[1]).toBe('Matches exactly: src/*/a?.ts');
+
+    fireEvent.input(matching, { target: { value: 'src/*/a\\?.t?' } });
+    expect(preview().textContent).toBe('Matches: src/*/a?.t?');
+    expect(Array.from(preview().querySelectorAll('mark.wildcard'), (m) => [m.textContent, m.getAttribute('title')])).toEqual([['*', 'any text'], ['?', 'one character']]);
+    fireEvent.click(within(editor).getByRole('button', { name: 'Allow and save the rule' }));
+    await sent();
+    expect(calls[0]?.rule?.match.pattern).toBe('src/*/a\\?.t?');
+  });
+
+  it('an agent\'s text in the pattern preview is text, never markup', () => {
+    show(bashPermission({ tool: 'mcp__x__y', command: undefined, input: { html: '<img src=x onerror=alert(1)>' } }));
+    fireEvent.click(button('Always allow…'));
+    const preview = document.querySelector('.pattern-preview')!;
+    expect(preview.textContent).toBe('Matches exactly: {"html":"<img src=x onerror=alert(1)>"}');
+    expect(document.querySelector('img')).toBeNull();
+  });
+
+  it('the editor shows what a dry run says about the rule as it stands, and follows its edits', () => {
+    const seen: string[] = [];
+    const { client } = fakeClient();
+    render(<ReviewView row={rowFor(bashPermission())} decide={client.decide} offerRules ruleDryRun={(draft) => {
+      seen.push(draft.match.commandPrefix ?? '');
+      return <p>dry run of {draft.match.commandPrefix}</p>;
+    }} />);
+    fireEvent.click(button('Always allow…'));
+    expect(screen.getByText('dry run of npm test')).toBeTruthy();
+    fireEvent.input(screen.getByRole('textbox', { name: 'Command starts with' }), { target: { value: 'npm' } });
+    expect(screen.getByText('dry run of npm')).toBeTruthy();
+    // A rule that cannot be saved is not tried.
+    fireEvent.input(screen.getByRole('textbox', { name: 'Tool' }), { target: { value: '' } });
+    expect(screen.queryByText(/^dry run of/)).toBeNull();
+    expect(seen).toContain('npm');
   });
 
   it('an always-allow after editing starts from the edited command and allows with it', async () => {
@@ -213,14 +288,4 @@ describe('a permission review', () => {
     expect(screen.getByText('Allowed, with an edited input')).toBeTruthy();
     expect(screen.getByLabelText('Edited input').textContent).toBe(JSON.stringify({ command: 'ls' }, null, 2));
   });
-});
-
-describe('a rule\'s command prefix', () => {
-  it.each([
-    ['npm test -- --watch=false', 'npm test'],
-    ['rm -rf build', 'rm'],
-    ['git status', 'git status'],
-    ['  ls  ', 'ls'],
-    ['python3 ./x.py', 'python3'],
-  ])('%s → %s', (command, prefix) => expect(commandPrefixOf(command)).toBe(prefix));
 });

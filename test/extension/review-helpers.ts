@@ -5,6 +5,7 @@ import { checkSelectionInput, type ConfirmAsk, type FormAsk, type SelectionAsk }
 import type { PermissionRequest } from '../../shared/permission.js';
 import { RequestedSchemaSchema } from '../../shared/requested-schema.js';
 import type { ReviewRequest } from '../../shared/review-request.js';
+import type { ElicitlyDb } from '../../extension/db/database.js';
 import type { RequestRow, StoredRow } from '../../extension/db/rows.js';
 import type { Verdict } from '../../extension/db/verdict.js';
 import type { BackgroundClient, DecideReply, Decision } from '../../extension/messages.js';
@@ -98,4 +99,17 @@ export function deferred<T>() {
 /** The texts an element's aria-describedby points at, in order: what a screen reader reads after its name. */
 export function descriptions(el: Element): string[] {
   return (el.getAttribute('aria-describedby') ?? '').split(' ').filter(Boolean).map((id) => document.getElementById(id)?.textContent ?? `(missing #${id})`);
+}
+
+/** A permission prompt stored as the history keeps it: `answer` the person's, or a rule's (`byRule`), or none. */
+export function permissionRow(id: string, command: string, answer: 'allow' | 'deny' | 'open', options: { at?: number; byRule?: boolean; request?: Partial<PermissionRequest> } = {}): RequestRow {
+  const request = bashPermission({ command, input: { command }, message: `Claude Code wants to run ${command}`, ...options.request });
+  const decided: Partial<RequestRow> = answer === 'open'
+    ? { status: 'canceled' }
+    : { status: answer === 'allow' ? 'approved' : 'rejected', decidedAt: (options.at ?? Date.now()) + 1000, outcome: { decision: answer === 'allow' ? 'approved' : 'rejected' }, ...(options.byRule ? { decidedVia: 'rule', ruleId: 'rule_00000000000000a1' } : { delivery: 'delivered' }) };
+  return rowFor(request, { elicitationId: id, createdAt: options.at ?? Date.now(), ...decided });
+}
+
+export async function seed(db: ElicitlyDb, rows: RequestRow[]): Promise<void> {
+  await db.requests.bulkPut(rows);
 }

@@ -94,7 +94,7 @@ describe('rules: made by the person, applied by the hub at create', () => {
     allowId = saved.id;
     expect(saved).toMatchObject({ effect: 'allow', match: { tool: 'Bash', commandPrefix: 'npm test' }, expiresAt: null, from: first.id });
     // Acknowledged only once it is on disk.
-    expect(JSON.parse(readFileSync(join(dir, 'rules.json'), 'utf8'))).toEqual({ version: 1, rules: [saved] });
+    expect(JSON.parse(readFileSync(join(dir, 'rules.json'), 'utf8'))).toEqual({ version: 2, rules: [saved] });
 
     const read = await agent.call('result', { id: first.id });
     expect(read).toMatchObject({ result: { behavior: 'allow', decidedVia: 'extension', ruleId: allowId } });
@@ -108,6 +108,13 @@ describe('rules: made by the person, applied by the hub at create', () => {
     expect(created.request).toMatchObject({ status: 'approved', outcome: { decision: 'approved', decidedVia: 'rule', ruleId: allowId } });
     expect(await agent.call('await', { id: next.id, waitMs: 1000 })).toMatchObject({ result: { status: 'approved' } });
     expect(await agent.call('result', { id: next.id })).toMatchObject({ result: { behavior: 'allow', decidedVia: 'rule', ruleId: allowId } });
+  });
+
+  it("each answer is counted on its rule: the count and when reach the extension within a second's flush", async () => {
+    const counted = await rulesFrame(ext, (rules) => rules.some((r) => r.id === allowId && r.hits === 1), 5000);
+    const rule = counted.rules.find((r) => r.id === allowId);
+    expect(rule?.lastHitAt).toEqual(expect.any(Number));
+    expect(JSON.parse(readFileSync(join(dir, 'rules.json'), 'utf8')).rules[0]).toMatchObject({ id: allowId, hits: 1 });
   });
 
   it('a chained command is not allowed by a prefix rule, nor a command outside its directory', async () => {
@@ -126,7 +133,7 @@ describe('rules: made by the person, applied by the hub at create', () => {
     expect(denied.value).toMatchObject({ status: 'rejected', decidedVia: 'rule', ruleId: denyId });
     const read = await agent.call('result', { id: denied.id });
     expect(read).toMatchObject({ result: { behavior: 'deny', decidedVia: 'rule', ruleId: denyId } });
-    expect(read.result && 'message' in read.result ? read.result.message : undefined).toMatch(/^Denied by the rule: Always deny Bash commands starting with "npm test --update-snapshots"/);
+    expect(read.result && 'message' in read.result ? read.result.message : undefined).toMatch(/^Denied by the rule: Always deny Bash commands that run "npm test --update-snapshots" anywhere/);
   });
 
   it('a decision whose rule says the opposite is refused naming rule.effect, and decides nothing', async () => {
@@ -173,7 +180,7 @@ describe('rules: made by the person, applied by the hub at create', () => {
     // No hub: `rules --list` is the hub for a moment and reads the file the one writer wrote.
     const listed = await cli('--list', '--json');
     expect(listed.code).toBe(0);
-    expect((JSON.parse(listed.stdout) as { rules: Rule[] }).rules.map((r) => r.id)).toEqual([allowId, denyId]);
+    expect((JSON.parse(listed.stdout) as { rules: Rule[] }).rules.map((r) => [r.id, r.hits])).toEqual([[allowId, 1], [denyId, 1]]);
 
     hub = await startHub();
     const again = await extension();
@@ -184,7 +191,7 @@ describe('rules: made by the person, applied by the hub at create', () => {
 
     const text = await cli('--list');
     expect(text.code).toBe(0);
-    expect(text.stdout).toContain(`${allowId}  Always allow Bash commands starting with "npm test" in /home/ada/repo until removed`);
+    expect(text.stdout).toContain(`${allowId}  Always allow Bash commands starting with "npm test" in /home/ada/repo until removed (answered 1 time, last 20`);
     expect(text.stdout).toContain(`${denyId}  Always deny Bash`);
   });
 
@@ -202,10 +209,54 @@ describe('rules: made by the person, applied by the hub at create', () => {
     expect(bad.stderr).toMatch(/rules --remove <id>: must be a rule id/);
   });
 
+  it('issue 33: what a rule answered on 072a673 without the person goes to them (or to the deny) on the real hub', async () => {
+    const saved: string[] = [];
+    const save = async (rule: { effect: 'allow' | 'deny'; match: Rule['match'] }) => {
+      const answer = await ext.call('rule.save', { rule: { ...rule, expiresAt: null } });
+      saved.push(answer.result?.id ?? '');
+    };
+    await save({ effect: 'allow', match: { tool: 'Bash', commandPrefix: 'rm', directory: '/home/ada/repo' } });
+    for (const command of ['rm -f ../victim.txt', 'rm -f /tmp/x', 'rm -f ~/x', 'rm -f -- $HOME/x', 'rm -f sub/../../x']) {
+      expect((await create(agent, bash(command))).value.status, command).toBe('pending');
+    }
+    expect((await create(agent, bash('rm -f build.log'))).value.status).toBe('approved');
+    await save({ effect: 'allow', match: { tool: 'Bash' } });
+    await save({ effect: 'deny', match: { tool: 'Bash', commandPrefix: 'rm' } });
+    for (const command of ['cd /tmp; rm -rf y', 'true && rm -rf y', '/bin/rm -rf y', '\\rm -rf y', 'command rm -rf y', 'env rm -rf y']) {
+      expect((await create(agent, bash(command, '/srv'))).value.status, command).toBe('rejected');
+    }
+    for (const id of saved.splice(0)) expect(await ext.call('rule.delete', { id })).toMatchObject({ result: { removed: true } });
+    // zsh forms a bash-only check took for words.
+    await save({ effect: 'allow', match: { tool: 'Bash', commandPrefix: 'touch x' } });
+    for (const command of ['touch x =(rm -rf ~/y)', "touch x *(e:'rm -rf ~/y':)", 'touch x *(+cmd)']) {
+      expect((await create(agent, bash(command))).value.status, command).toBe('pending');
+    }
+    expect((await create(agent, bash('touch x'))).value.status).toBe('approved');
+    for (const id of saved) expect(await ext.call('rule.delete', { id })).toMatchObject({ result: { removed: true } });
+  });
+
   it('a confirm question a rule answers comes back at once from elicit_confirm, via rule', async () => {
     expect(await ext.call('rule.save', { rule: { effect: 'deny', match: { tool: 'elicit_confirm', pattern: 'Deploy *' }, expiresAt: null } })).toMatchObject({ result: { ok: true } });
     const answer = await hub.callTool('elicit_confirm', { question: 'Deploy to production?', via: 'extension', timeoutSeconds: 60 });
     expect(answer.structuredContent).toMatchObject({ confirmed: false, action: 'accept', via: 'rule' });
+  });
+});
+
+describe('rules.json version 1: a pattern keeps its meaning', () => {
+  it("version 1's ? and \\ were themselves: they are escaped once, and the file is rewritten as version 2", async () => {
+    const d = mkdtempSync(join(tmpdir(), 'elicitly-rules-v1-'));
+    const stored = { id: 'rule_00000000000000cc', effect: 'allow', match: { tool: 'Edit', pattern: 'C:\\x\\why?*.md' }, createdAt: 1, expiresAt: null };
+    try {
+      new StateDir(d).ensure();
+      writeFileSync(join(d, 'rules.json'), JSON.stringify({ version: 1, rules: [stored] }), { mode: 0o600 });
+      const listed = await runCommand(process.execPath, [SERVER_ENTRY, 'rules', '--list', '--json'], { env: { ELICITLY_STATE_DIR: d, ELICITLY_PORT: String(freePort()) }, timeout: 20_000 });
+      expect(listed.code, listed.stderr).toBe(0);
+      const migrated = { ...stored, match: { tool: 'Edit', pattern: 'C:\\\\x\\\\why\\?*.md' } };
+      expect(JSON.parse(listed.stdout)).toEqual({ rules: [migrated] });
+      expect(JSON.parse(readFileSync(join(d, 'rules.json'), 'utf8'))).toEqual({ version: 2, rules: [migrated] });
+    } finally {
+      rmSync(d, { recursive: true, force: true });
+    }
   });
 });
 
@@ -225,7 +276,7 @@ describe('rules.json: damage is quarantined, never silently dropped', () => {
       const quarantine = readFileSync(join(d, 'rules.json.quarantine'), 'utf8');
       expect(quarantine).toContain('"reason":"invalid"');
       expect(quarantine).toContain('maybe');
-      expect(JSON.parse(readFileSync(join(d, 'rules.json'), 'utf8'))).toEqual({ version: 1, rules: [good] });
+      expect(JSON.parse(readFileSync(join(d, 'rules.json'), 'utf8'))).toEqual({ version: 2, rules: [good] });
 
       writeFileSync(join(d, 'rules.json'), '{"version":1,"rules":[{"id":', { mode: 0o600 });
       const second = await runCommand(process.execPath, [SERVER_ENTRY, 'rules', '--list', '--json'], { env: { ELICITLY_STATE_DIR: d, ELICITLY_PORT: String(p) }, timeout: 20_000 });

@@ -122,7 +122,8 @@ describe.skipIf(!CLAUDE.found || !browserFound)(title, () => {
   }, 120_000);
 
   it('"Always allow…" for this project saves the rule; a new run\'s matching command is decided by it, never asked', async () => {
-    const words = `Always allow Bash commands starting with "touch" from claude-code in ${sandbox.work} until removed`;
+    // A rule made in a review ends after the default days (issue 33): its words end with that date.
+    const words = `Always allow Bash commands starting with "touch" from claude-code in ${sandbox.work} until`;
     const first = await mockModel([bash('touch first.txt'), { echo: true }]);
     const runningFirst = claude(first);
     await openPrompt('touch first.txt', runningFirst);

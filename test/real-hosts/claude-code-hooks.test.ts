@@ -1,4 +1,4 @@
-import { existsSync, readFileSync, writeFileSync } from 'node:fs';
+import { existsSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import type { RequestView } from '../../shared/review-request.js';
@@ -145,6 +145,30 @@ describe.skipIf(!CLAUDE.found)(hostSuite("Claude Code's own prompts answered in 
     report('always allow, a chained command the rule does not cover', await runningChained);
     expect(existsSync(join(sandbox.work, 'third.txt'))).toBe(false);
     expect(existsSync(join(sandbox.work, 'first.txt'))).toBe(true);
+  });
+
+  it('"always allow rm in this project" never deletes outside it: `rm -f ../victim.txt` goes to the person (issue 33)', async () => {
+    // On 072a673 the saved {commandPrefix: "rm", directory} allowed this with nobody asked, and the file was gone.
+    const victim = join(sandbox.work, '..', 'victim.txt');
+    writeFileSync(victim, 'keep me');
+    writeFileSync(join(sandbox.work, 'build.log'), 'old');
+    closers.push(() => rmSync(victim, { force: true }));
+    const first = await mockModel([bash('rm -f build.log'), { echo: true }]);
+    const ext = await extension();
+    const running = claude(first);
+    const request = await nextPending(ext, 60_000);
+    expectPermission(request, 'rm -f build.log');
+    await decide(ext, request, 'approved', { rule: { effect: 'allow', match: { tool: 'Bash', commandPrefix: 'rm', directory: sandbox.work }, expiresAt: null } });
+    report('always allow rm in this project, the decision that saves the rule', await running);
+    expect(existsSync(join(sandbox.work, 'build.log'))).toBe(false);
+
+    const outside = await mockModel([bash('rm -f ../victim.txt'), { echo: true }]);
+    const runningOutside = claude(outside);
+    const asked = await nextPending(ext, 60_000);
+    expectPermission(asked, 'rm -f ../victim.txt');
+    await decide(ext, asked, 'rejected', { comment: 'not outside the project' });
+    report('always allow rm in this project, a path outside it', await runningOutside);
+    expect(readFileSync(victim, 'utf8')).toBe('keep me');
   });
 
   it('with no extension connected the hook decides nothing and files nothing: the host does what it does alone (print mode: denied, quickly)', async () => {

@@ -24,9 +24,15 @@ describe('parseConfig: defaults', () => {
         minTimeoutSeconds: 60,
         probeTimeoutMs: DEFAULT_PROBE_TIMEOUT_MS,
         automaticNoMs: 250,
+        userHome: null,
         logLevel: 'info',
       },
     });
+  });
+
+  it("a rule's ~ is $HOME, as a shell's is; unset, it is none (the passwd entry is not asked for)", () => {
+    const parsed = parse([], { HOME: '/home/grace' });
+    expect(parsed.ok && parsed.config.userHome).toBe('/home/grace');
   });
 
   it.each([

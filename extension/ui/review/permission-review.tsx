@@ -1,3 +1,4 @@
+import type { ComponentChildren } from 'preact';
 import { useId, useRef, useState } from 'preact/hooks';
 import type { PermissionRequest } from '../../../shared/permission.js';
 import type { RuleDraft } from '../../../shared/rules.js';
@@ -52,13 +53,15 @@ export function editedInput(request: PermissionRequest, text: string): Edited {
  * the person's answer. "Allow once" and "Deny" (with a reason the host shows the agent) decide this one; where the
  * host runs an edited input the command (or the input) can be changed first, and what is in the editor is what runs.
  * "Always allow…" / "Always deny…" decide it too and save a rule, shown in words and editable before it is saved.
- * Only a surface whose decisions can carry rules (the extension's) offers them (`offerRules`).
+ * Only a surface whose decisions can carry rules (the extension's) offers them (`offerRules`), and tries the rule on
+ * its history before it is saved (`ruleDryRun`).
  */
-export function PermissionReview({ row, request, decide, offerRules = false, onDone }: {
+export function PermissionReview({ row, request, decide, offerRules = false, ruleDryRun, onDone }: {
   row: RequestRow;
   request: PermissionRequest;
   decide: Decide;
   offerRules?: boolean;
+  ruleDryRun?: (draft: RuleDraft) => ComponentChildren;
   onDone?: () => void;
 }) {
   const decision = useDecision(decide, onDone);
@@ -148,6 +151,7 @@ export function PermissionReview({ row, request, decide, offerRules = false, onD
           initialScope={scope}
           saveLabel={ruleFor === 'allow' ? 'Allow and save the rule' : 'Deny and save the rule'}
           busy={frozen}
+          dryRun={ruleDryRun}
           onSave={(rule) => (rule.effect === 'allow' ? allow(rule) : deny(rule))}
           onCancel={() => setRuleFor(null)}
         />

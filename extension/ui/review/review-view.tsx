@@ -1,5 +1,7 @@
+import type { ComponentChildren } from 'preact';
 import type { Reviewer } from '../labels.js';
 import { useCallback, useState } from 'preact/hooks';
+import type { RuleDraft } from '../../../shared/rules.js';
 import type { RequestRow } from '../../db/rows.js';
 import type { Decide } from '../../messages.js';
 import { ApprovalReview } from './approval-review.js';
@@ -16,12 +18,14 @@ import { SelectionReview } from './selection-review.js';
 /**
  * `decide` sends the decision, whatever surface shows the review; `offerRules`: its decisions can carry a rule ("Always
  * allow…"), which only the extension's can. `here`: the reviewer showing it (the extension, or the hub's phone page), so
- * a note names the other one that decided.
+ * a note names the other one that decided. `ruleDryRun`: what a rule being made would have answered (the extension's
+ * history; handed in, so the surfaces without one carry none of it).
  */
-export function ReviewView({ row, decide, offerRules = false, onDone, here = 'extension' }: {
+export function ReviewView({ row, decide, offerRules = false, ruleDryRun, onDone, here = 'extension' }: {
   row: RequestRow;
   decide: Decide;
   offerRules?: boolean;
+  ruleDryRun?: (draft: RuleDraft) => ComponentChildren;
   onDone?: () => void;
   here?: Reviewer | null;
 }) {
@@ -53,6 +57,6 @@ export function ReviewView({ row, decide, offerRules = false, onDone, here = 'ex
     case 'confirm': return <ConfirmReview {...common} request={request} />;
     case 'form': return <FormAskReview {...common} request={request} />;
     case 'selection': return <SelectionReview {...common} request={request} />;
-    case 'permission': return <PermissionReview {...common} request={request} offerRules={offerRules} />;
+    case 'permission': return <PermissionReview {...common} request={request} offerRules={offerRules} ruleDryRun={ruleDryRun} />;
   }
 }
