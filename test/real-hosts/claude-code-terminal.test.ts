@@ -65,10 +65,9 @@ describe.skipIf(!CLAUDE.found)(hostSuite('a prompt answered in Claude Code\'s ow
     await tui.waitFor(/Do you want to proceed\?/, 30_000, 'the permission prompt');
     // While it waits, the hook's prompt is marked for the PostToolUse guard.
     expect(readdirSync(waitingDir(sandbox.state))).toEqual([request.elicitationId]);
-    const answered = Date.now();
-    tui.keys('Enter');
+    const { presses, pressedAt } = await tui.answer('Enter', /Do you want to proceed\?/, 'the permission prompt');
     const removed = await ext.notice('request.removed', (p) => p.elicitationId === request.elicitationId, 15_000);
-    console.log(`real-hosts: claude (terminal), "Yes": the request left the inbox ${Date.now() - answered} ms after the key`);
+    console.log(`real-hosts: claude (terminal), "Yes": the request left the inbox ${Date.now() - pressedAt} ms after the key (pressed ${presses}×)`);
     expect(removed.status).toBe('canceled');
     expect(storedStatus(sandbox.state, request.elicitationId)).toBe('canceled');
     await tui.waitFor(/MOCK_ECHO/, 30_000, 'the model seeing the result');
@@ -82,10 +81,9 @@ describe.skipIf(!CLAUDE.found)(hostSuite('a prompt answered in Claude Code\'s ow
     const tui = await terminal([bash('touch terminal-no.txt'), { echo: true }]);
     const request = await nextPending(ext, 60_000);
     await tui.waitFor(/Do you want to proceed\?/, 30_000, 'the permission prompt');
-    const answered = Date.now();
-    tui.keys('Escape');
+    const { presses, pressedAt } = await tui.answer('Escape', /Do you want to proceed\?/, 'the permission prompt');
     const removed = await ext.notice('request.removed', (p) => p.elicitationId === request.elicitationId, 10_000);
-    console.log(`real-hosts: claude (terminal), Escape: the request left the inbox ${Date.now() - answered} ms after the key`);
+    console.log(`real-hosts: claude (terminal), Escape: the request left the inbox ${Date.now() - pressedAt} ms after the key (pressed ${presses}×)`);
     expect(removed.status).toBe('canceled');
     expect(existsSync(join(sandbox.work, 'terminal-no.txt'))).toBe(false);
     for (let i = 0; i < 50 && readdirSync(waitingDir(sandbox.state)).length > 0; i++) await new Promise((resolve) => setTimeout(resolve, 100));

@@ -68,6 +68,26 @@ export class ClaudeTui {
     for (const name of names) this.tmux('send-keys', '-t', this.session, name);
   }
 
+  /**
+   * Answers a dialog with a key, as a person would: pressed again while the dialog stays on the screen, up to `tries`
+   * times a second apart. Claude Code 2.1.332 can drop an Enter that reaches a permission dialog as soon as it is drawn
+   * (measured on 2026-12-05: the dialog still there 4 s after the key and no tool run, in 4 runs of 4 and on 8ae5c99 too;
+   * the second Enter, a second later, taken at once; Escape always taken at once). Resolves with the number
+   * of presses it took and when the one it took was sent.
+   */
+  async answer(key: string, dialog: RegExp, what: string, tries = 5): Promise<{ presses: number; pressedAt: number }> {
+    for (let press = 1; press <= tries; press++) {
+      const pressedAt = Date.now();
+      this.keys(key);
+      const deadline = pressedAt + 1000;
+      while (Date.now() < deadline) {
+        if (!dialog.test(this.screen())) return { presses: press, pressedAt };
+        await new Promise((resolve) => setTimeout(resolve, 100));
+      }
+    }
+    throw new Error(`${what} still on Claude Code's screen after ${tries} presses of ${key}; the screen:\n${this.screen()}`);
+  }
+
   type(text: string): void {
     this.tmux('send-keys', '-t', this.session, '-l', text);
   }
