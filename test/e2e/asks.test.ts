@@ -312,7 +312,7 @@ describe.skipIf(!browserFound)(title, () => {
       expect(await call('result', { id: 'el_perm_rule' })).toMatchObject({ behavior: 'allow', decidedVia: 'extension', ruleId: expect.stringMatching(/^rule_/) });
 
       await popup.getByRole('navigation', { name: 'Sections' }).getByRole('link', { name: 'Rules' }).click();
-      const rules = popup.getByRole('list', { name: 'Rules' });
+      const rules = popup.getByRole('list', { name: 'Rules', exact: true });
       await expect.poll(() => rules.textContent(), { timeout: UI_TIMEOUT }).toContain(words);
       const rulesViolations = await seriousViolations(popup);
       expect(rulesViolations, describeViolations('the Rules view in the popup', rulesViolations)).toEqual([]);

@@ -10,13 +10,12 @@ import { join } from 'node:path';
 import type { Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { WebSocketServer, type WebSocket } from 'ws';
-import { hubProof, newNonce, peerProof, sealKey } from '../../shared/hub-auth.js';
-import { parseParams, type Result } from '../../shared/peer-calls.js';
-import { PROTOCOL_VERSION, PeerFrameSchema, type HubFrame, type PeerFrame, type RequestView } from '../../shared/wire-protocol.js';
+import { PROTOCOL_VERSION, PeerFrameSchema, type PeerFrame, type RequestView } from '../../shared/wire-protocol.js';
 import { northmarkProposal } from '../fixtures/northmark.js';
 import { connect, type Harness } from '../helpers/mcp-harness.js';
 import { freePort } from '../helpers/scripted-extension.js';
 import { expectAccessibleInEachScheme } from './axe-schemes.js';
+import { StandInHandshake, sendFrame } from './stand-in-hub.js';
 import {
   browserFound, chromiumSuite, launchExtension, pairedPopup, pairInSettings, setHubPort, pairingCode, type ExtensionBrowser,
 } from './extension-browser.js';
@@ -132,10 +131,7 @@ describe.skipIf(!browserFound)(`${title}: a request that cannot be stored`, () =
     return value;
   }
   const pending = [view('el_ok_1', 'First request that fits', { n: 1 }), view('el_deep', 'Nested 3000 deep', deep(3000)), view('el_ok_2', 'Second request that fits', { n: 2 })];
-  const send = (socket: WebSocket, frame: HubFrame) => socket.send(JSON.stringify(frame));
   const decides = (after = 0) => received.filter((r) => r.message.method === 'decide' && r.message.id !== undefined && r.connection > after);
-  // The proofs are bound to the port the extension dials: this hub's own.
-  const binding = () => ({ port: (hub.address() as AddressInfo).port, role: 'extension' as const });
 
   beforeAll(async () => {
     // Speaks the hub's side of the handshake (pairing with CODE, then proving KEY) and welcomes with `pending`.
@@ -143,35 +139,14 @@ describe.skipIf(!browserFound)(`${title}: a request that cannot be stored`, () =
     await new Promise<void>((resolve) => hub.once('listening', resolve));
     hub.on('connection', (socket) => {
       const connection = sockets.push(socket);
-      let peerNonce = '';
-      let hubNonce = '';
-      let secret = KEY;
-      let pairing = false;
+      const handshake = new StandInHandshake({ code: CODE, key: KEY, keyId: KEY_ID }, () => (hub.address() as AddressInfo).port);
       let queue = Promise.resolve();
       socket.on('error', () => undefined);
       socket.on('message', (data) => {
         queue = queue.then(async () => {
           const message = PeerFrameSchema.parse(JSON.parse(String(data)));
           received.push({ connection, message });
-          if (message.id === undefined) return;
-          if (message.method === 'hello') {
-            const hello = parseParams('hello', message.params);
-            if (!hello.success) return socket.close(4000, 'not a hello of this protocol');
-            pairing = hello.data.pairing === true;
-            secret = pairing ? CODE : KEY;
-            peerNonce = hello.data.nonce;
-            hubNonce = newNonce();
-            const challenge: Result<'hello'> = { nonce: hubNonce, proof: await hubProof(secret, binding(), peerNonce, hubNonce) };
-            send(socket, { id: message.id, result: challenge });
-          } else if (message.method === 'auth') {
-            const auth = parseParams('auth', message.params);
-            if (!auth.success || auth.data.proof !== await peerProof(secret, binding(), hubNonce, peerNonce)) return socket.close(4001, 'authentication failed');
-            const welcome: Result<'auth'> = {
-              ...(pairing ? { paired: { keyId: KEY_ID, sealedKey: await sealKey(KEY, CODE, binding().port, hubNonce, peerNonce) } } : {}),
-              welcome: { protocol: PROTOCOL_VERSION, hubPid: 1, pending, rules: [] },
-            };
-            send(socket, { id: message.id, result: welcome });
-          }
+          await handshake.answer(socket, message, () => ({ protocol: PROTOCOL_VERSION, hubPid: 1, pending, rules: [] }));
         });
       });
     });
@@ -212,7 +187,7 @@ describe.skipIf(!browserFound)(`${title}: a request that cannot be stored`, () =
     expect(again.message.params).toEqual(first.message.params);
     expect(again.message.params).toMatchObject({ elicitationId: 'el_ok_1', decision: 'approved', idempotencyKey: expect.any(String) });
 
-    send(sockets.at(-1)!, { method: 'request.created', params: { request: view('el_later', 'Arrived after the deep one', { n: 3 }) } });
+    sendFrame(sockets.at(-1)!, { method: 'request.created', params: { request: view('el_later', 'Arrived after the deep one', { n: 3 }) } });
     await popup.evaluate(() => (location.hash = '#/inbox'));
     await expect.poll(async () => (await inbox()).some((t) => t.startsWith('Arrived after the deep one')), { timeout: UI_TIMEOUT }).toBe(true);
     expect(pageErrors).toEqual([]);

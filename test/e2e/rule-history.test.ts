@@ -10,12 +10,13 @@ import { join } from 'node:path';
 import type { Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { WebSocketServer, type WebSocket } from 'ws';
-import { hubProof, newNonce, peerProof, randomHex, sealKey } from '../../shared/hub-auth.js';
-import { parseParams, type Result } from '../../shared/peer-calls.js';
+import { randomHex } from '../../shared/hub-auth.js';
+import { parseParams } from '../../shared/peer-calls.js';
 import type { PermissionRequest } from '../../shared/permission.js';
 import { DEFAULT_RULE_DAYS, type Rule } from '../../shared/rules.js';
-import { PROTOCOL_VERSION, PeerFrameSchema, type HubFrame, type PeerFrame, type RequestView } from '../../shared/wire-protocol.js';
+import { PROTOCOL_VERSION, PeerFrameSchema, type PeerFrame, type RequestView } from '../../shared/wire-protocol.js';
 import { expectAccessibleInEachScheme } from './axe-schemes.js';
+import { StandInHandshake, sendFrame } from './stand-in-hub.js';
 import { browserFound, chromiumSuite, launchExtension, pairInSettings, setHubPort, type ExtensionBrowser } from './extension-browser.js';
 
 const UI_TIMEOUT = 15_000;
@@ -61,19 +62,14 @@ describe.skipIf(!browserFound)(title, () => {
   ];
   const pending = view('el_pending_push', 'git push origin main', now);
 
-  const send = (socket: WebSocket, frame: HubFrame) => socket.send(JSON.stringify(frame));
   const ruleSaves = () => received.filter((f) => f.method === 'rule.save');
-  const binding = () => ({ port: (hub.address() as AddressInfo).port, role: 'extension' as const });
 
   beforeAll(async () => {
     hub = new WebSocketServer({ host: '127.0.0.1', port: 0 });
     await new Promise<void>((resolve) => hub.once('listening', resolve));
     hub.on('connection', (socket) => {
       sockets.push(socket);
-      let peerNonce = '';
-      let hubNonce = '';
-      let secret = KEY;
-      let pairing = false;
+      const handshake = new StandInHandshake({ code: CODE, key: KEY, keyId: KEY_ID }, () => (hub.address() as AddressInfo).port);
       let queue = Promise.resolve();
       socket.on('error', () => undefined);
       socket.on('message', (data) => {
@@ -81,37 +77,22 @@ describe.skipIf(!browserFound)(title, () => {
           const frame = PeerFrameSchema.parse(JSON.parse(String(data)));
           received.push(frame);
           if (frame.id === undefined) return;
-          if (frame.method === 'hello') {
-            const hello = parseParams('hello', frame.params);
-            if (!hello.success) return socket.close(4000, 'not a hello of this protocol');
-            pairing = hello.data.pairing === true;
-            secret = pairing ? CODE : KEY;
-            peerNonce = hello.data.nonce;
-            hubNonce = newNonce();
-            const challenge: Result<'hello'> = { nonce: hubNonce, proof: await hubProof(secret, binding(), peerNonce, hubNonce) };
-            send(socket, { id: frame.id, result: challenge });
-          } else if (frame.method === 'auth') {
-            const auth = parseParams('auth', frame.params);
-            if (!auth.success || auth.data.proof !== await peerProof(secret, binding(), hubNonce, peerNonce)) return socket.close(4001, 'authentication failed');
-            const welcome: Result<'auth'> = {
-              ...(pairing ? { paired: { keyId: KEY_ID, sealedKey: await sealKey(KEY, CODE, binding().port, hubNonce, peerNonce) } } : {}),
-              welcome: { protocol: PROTOCOL_VERSION, hubPid: 1, pending: [pending], rules },
-            };
-            send(socket, { id: frame.id, result: welcome });
+          const step = await handshake.answer(socket, frame, () => ({ protocol: PROTOCOL_VERSION, hubPid: 1, pending: [pending], rules }));
+          if (step === 'auth') {
             if (historySent) return;
             historySent = true;
             // The history, as the hub tells of requests another surface decided.
             history.forEach(([id, command, status], i) => {
-              send(socket, { method: 'request.created', params: { request: view(id, command, now - 60_000 * (history.length - i)) } });
-              send(socket, { method: 'request.removed', params: { elicitationId: id, status, decidedVia: 'phone' } });
+              sendFrame(socket, { method: 'request.created', params: { request: view(id, command, now - 60_000 * (history.length - i)) } });
+              sendFrame(socket, { method: 'request.removed', params: { elicitationId: id, status, decidedVia: 'phone' } });
             });
           } else if (frame.method === 'rule.save') {
             const save = parseParams('rule.save', frame.params);
-            if (!save.success) return send(socket, { id: frame.id, result: { ok: false } });
+            if (!save.success) return sendFrame(socket, { id: frame.id, result: { ok: false } });
             const rule: Rule = { id: `rule_${randomHex(8)}`, createdAt: Date.now(), ...save.data.rule };
             rules = [...rules, rule];
-            send(socket, { id: frame.id, result: { ok: true, id: rule.id } });
-            send(socket, { method: 'rules.changed', params: { rules } });
+            sendFrame(socket, { id: frame.id, result: { ok: true, id: rule.id } });
+            sendFrame(socket, { method: 'rules.changed', params: { rules } });
           }
         });
       });
@@ -169,7 +150,7 @@ describe.skipIf(!browserFound)(title, () => {
 
   it('the Rules view suggests a rule from answers given again and again; it opens prefilled, and only Save saves it', async () => {
     await popup.getByRole('navigation', { name: 'Sections' }).getByRole('link', { name: 'Rules' }).click();
-    const list = popup.getByRole('list', { name: 'Rules' });
+    const list = popup.getByRole('list', { name: 'Rules', exact: true });
     await expect.poll(() => list.getByRole('listitem').first().textContent(), { timeout: UI_TIMEOUT }).toContain('Answered 37 times, last 2 h ago');
 
     const suggestions = popup.getByRole('list', { name: 'Suggested rules' });
