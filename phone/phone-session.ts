@@ -37,7 +37,8 @@ export function createPhoneSession(wiring: Wiring): { session: PhoneSession; con
     async decide(decision: Decision) {
       const reply = await connection.decide(decision);
       if (reply.state === 'answered' && reply.ok) {
-        const { elicitationId, ...outcome } = decision;
+        // The shown hash was for the hub's check; the row remembers what the person decided.
+        const { elicitationId, shownHash: _shown, ...outcome } = decision;
         lists.set(recordOutcome(lists.get(), elicitationId, outcome));
       }
       return reply;

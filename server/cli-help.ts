@@ -21,6 +21,11 @@ Usage:
       List your rules ("Always allow" / "Always deny", made in the extension), or remove one so its
       questions come to you again. Through the running hub (or as the hub, when none runs). Rules
       are made only in the extension, never here. Exit code 0: done; 1: no such rule, or no hub.
+  elicitly-companion audit verify [--receipt F] [--key F] | audit export [--since T] [--format jsonl|csv] | audit key
+      The ledger of every decision: verify checks each line's hash, the chain and every signed
+      checkpoint (with --receipt, that receipt's entry; with --key, against a public key you pinned)
+      and names the first bad entry; export prints the verified entries; key prints the hub's public
+      key to pin. Reads files only. Exit code 0: verified; 1: not (named); 2: a bad argument.
   elicitly-companion hooks install claude-code|codex [--scope user|project] [--events E,E] [--wait S]
       Send Claude Code's or Codex's own permission prompts (and Claude Code's MCP dialogs) to the
       extension: writes this install's hook command into the host's settings (merged, a backup first;

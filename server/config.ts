@@ -67,6 +67,14 @@ const KeyActionSchema = z.discriminatedUnion('kind', [
 ]);
 export type KeyAction = z.infer<typeof KeyActionSchema>;
 
+/** `elicitly-companion audit verify [--receipt F] [--key F] | export [--since T] [--format jsonl|csv] | key`. */
+const AuditActionSchema = z.discriminatedUnion('kind', [
+  z.strictObject({ kind: z.literal('verify'), receipt: z.string().min(1).optional(), key: z.string().min(1).optional() }),
+  z.strictObject({ kind: z.literal('export'), since: z.coerce.date().optional(), format: z.enum(['jsonl', 'csv']).default('jsonl') }),
+  z.strictObject({ kind: z.literal('key') }),
+]);
+export type AuditAction = z.infer<typeof AuditActionSchema>;
+
 /**
  * ELICITLY_HUB_URL + ELICITLY_HUB_KEY: this process joins a hub on another machine as a relay and is never a hub
  * itself. Both or neither: a URL without its key could only be refused there, and a key alone would be ignored.
@@ -106,7 +114,7 @@ const RemoteListenSchema = z.strictObject({
 });
 
 const ConfigSchema = z.strictObject({
-  command: z.enum(['serve', 'pair', 'status', 'rules', 'hook', 'hooks', 'hub', 'remote', 'key']),
+  command: z.enum(['serve', 'pair', 'status', 'rules', 'hook', 'hooks', 'hub', 'remote', 'key', 'audit']),
   hook: HookArgsSchema.optional(),
   hooks: HooksActionSchema.optional(),
   /** `elicitly-companion hub`: stop after this long with no pending request and no agent connected. */
@@ -118,6 +126,7 @@ const ConfigSchema = z.strictObject({
   rules: RulesActionSchema,
   remote: RemoteActionSchema.optional(),
   key: KeyActionSchema.optional(),
+  audit: AuditActionSchema.optional(),
   remoteHub: RemoteHubSchema,
   /** `elicitly-companion status --json` / `rules --list --json`: one JSON object on stdout, for scripts. */
   json: z.boolean(),
@@ -154,6 +163,7 @@ const SOURCES: Record<keyof Config, string> = {
   rules: 'rules --remove <id>',
   remote: 'remote enable|pair|disable|status|notify',
   key: 'key export|list|revoke',
+  audit: 'audit verify [--receipt F] [--key F] | audit export [--since T] [--format jsonl|csv] | audit key',
   remoteHub: 'ELICITLY_HUB_URL and ELICITLY_HUB_KEY',
   json: 'status --json',
   port: 'ELICITLY_PORT (or --port)',
@@ -239,9 +249,10 @@ export const USAGE =
   'hook --host <claude-code|codex> [--wait S] <event> | hooks install|uninstall <claude-code|codex> [--scope user|project] [--events E,E] [--wait S] | ' +
   'hooks status | hub | remote enable [--origin <https origin>]… | remote pair | remote disable | remote status [--json] | ' +
   'remote notify [--ntfy <topic URL> [--token T]] [--webhook <url>] [--remind M] [--before-expiry M] [--off] | ' +
-  'key export [--name N] [--allow permission] | key list | key revoke <keyId> | --help | --version';
+  'key export [--name N] [--allow permission] | key list | key revoke <keyId> | ' +
+  'audit verify [--receipt F] [--key F] | audit export [--since T] [--format jsonl|csv] | audit key | --help | --version';
 
-const COMMANDS = ['pair', 'status', 'rules', 'hook', 'hooks', 'hub', 'remote', 'key'] as const;
+const COMMANDS = ['pair', 'status', 'rules', 'hook', 'hooks', 'hub', 'remote', 'key', 'audit'] as const;
 type Command = (typeof COMMANDS)[number] | 'serve';
 
 /** The arguments of `hook`, `hooks` and `hub` (raw: the schema checks them and names what is wrong). */
@@ -316,14 +327,17 @@ const ACTION_FLAGS: Record<string, string> = {
   name: '--name',
   allow: '--allow',
   keyId: '<keyId>',
+  receipt: '--receipt',
+  since: '--since',
+  format: '--format',
 };
 /** Never echoed in a refusal: a secret typed on the command line should not be copied into logs too (and a flag has no value). */
 const UNSHOWN_FIELDS = new Set(['token', 'off']);
 
 /** The arguments of `remote` and `key` (raw: the schema checks them and names the flag that is wrong). */
-function actionArgs(command: Command, args: string[], issues: string[]): { remote?: Record<string, unknown>; key?: Record<string, unknown>; json: boolean; rest: string[] } {
+function actionArgs(command: Command, args: string[], issues: string[]): { remote?: Record<string, unknown>; key?: Record<string, unknown>; audit?: Record<string, unknown>; json: boolean; rest: string[] } {
   const rest: string[] = [];
-  if (command !== 'remote' && command !== 'key') return { json: false, rest: args };
+  if (command !== 'remote' && command !== 'key' && command !== 'audit') return { json: false, rest: args };
   const [kind, ...others] = args;
   const fields: Record<string, unknown> = { kind };
   let json = false;
@@ -333,7 +347,7 @@ function actionArgs(command: Command, args: string[], issues: string[]): { remot
   const allow: string[] = [];
   for (let i = 0; i < others.length; i++) {
     const arg = others[i] ?? '';
-    const field = (command === 'remote' ? REMOTE_FLAGS : KEY_FLAGS).get(kind ?? '')?.get(arg);
+    const field = (command === 'remote' ? REMOTE_FLAGS : command === 'audit' ? AUDIT_FLAGS : KEY_FLAGS).get(kind ?? '')?.get(arg);
     if (arg === '--port' || arg.startsWith('--port=')) {
       rest.push(arg);
       if (arg === '--port') rest.push(value(++i));
@@ -351,6 +365,11 @@ function actionArgs(command: Command, args: string[], issues: string[]): { remot
     if (!REMOTE_FLAGS.has(kind ?? '')) issues.push(`remote: enable, pair, disable, status or notify, got ${JSON.stringify(kind ?? null)}`);
     if (positional.length > 0) issues.push(`remote ${kind ?? ''}: unexpected ${JSON.stringify(positional)} (usage: ${USAGE})`);
     return { remote: fields, json, rest };
+  }
+  if (command === 'audit') {
+    if (!AUDIT_FLAGS.has(kind ?? '')) issues.push(`audit: verify, export or key, got ${JSON.stringify(kind ?? null)}`);
+    if (positional.length > 0) issues.push(`audit ${kind ?? ''}: unexpected ${JSON.stringify(positional)} (usage: ${USAGE})`);
+    return { audit: fields, json, rest };
   }
   if (kind === 'export') {
     fields.name ??= 'remote relay';
@@ -381,6 +400,11 @@ const REMOTE_FLAGS = new Map<string, Map<string, string>>([
       ['--off', 'off'],
     ]),
   ],
+]);
+const AUDIT_FLAGS = new Map<string, Map<string, string>>([
+  ['verify', new Map([['--receipt', 'receipt'], ['--key', 'key']])],
+  ['export', new Map([['--since', 'since'], ['--format', 'format']])],
+  ['key', new Map()],
 ]);
 const KEY_FLAGS = new Map<string, Map<string, string>>([
   ['export', new Map([['--name', 'name'], ['--allow', 'allow']])],
@@ -449,6 +473,7 @@ export function parseConfig(
     rules,
     ...(action.remote !== undefined ? { remote: action.remote } : {}),
     ...(action.key !== undefined ? { key: action.key } : {}),
+    ...(action.audit !== undefined ? { audit: action.audit } : {}),
     remoteHub: { url: set(env.ELICITLY_HUB_URL), key: set(env.ELICITLY_HUB_KEY) },
     json,
     port,
@@ -469,7 +494,7 @@ export function parseConfig(
       const key = issue.path[0] as keyof Config;
       // Already named above, with what to do.
       if (key === 'stateDir' && stateDir === undefined) continue;
-      if (key === 'remote' || key === 'key') {
+      if (key === 'remote' || key === 'key' || key === 'audit') {
         const field = String(issue.path[1] ?? '');
         // A bad subcommand was named above already.
         if (field === 'kind') continue;

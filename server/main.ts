@@ -79,6 +79,9 @@ if (config.command === 'pair') {
     },
     (text) => process.stdout.write(text),
   );
+} else if (config.command === 'audit' && config.audit) {
+  const { runAuditCommand } = await import('./ledger/audit-command.js');
+  process.exitCode = await runAuditCommand(config.stateDir, config.audit, (text) => process.stdout.write(text), (text) => process.stderr.write(text));
 } else if (config.command === 'hook' && config.hook) {
   const hook = config.hook;
   const [{ runHook }, { spawnDetachedHub }, { WaitingPrompts, waitingDir }, { isAnsweredEvent }] = await Promise.all([

@@ -1,4 +1,5 @@
 import * as z from 'zod';
+import { ReceiptSchema } from './receipt.js';
 import { STATUSES } from './statuses.js';
 
 /** A request's status: see `statuses.ts`. */
@@ -80,6 +81,8 @@ export const ApprovalEnvelopeSchema = z.strictObject({
   values: z.record(z.string(), z.unknown()).optional(),
   comment: z.string().optional(),
   decidedVia: DecidedViaSchema,
+  /** Where the decision is in the hub's ledger (`shared/receipt.ts`). */
+  receipt: ReceiptSchema.optional(),
 });
 export type ApprovalEnvelope = z.infer<typeof ApprovalEnvelopeSchema>;
 

@@ -2,6 +2,7 @@
 // request as it is stored and shown, the check of a person's answer, and what the hook reads back to print the host's
 // decision.
 import * as z from 'zod';
+import { ReceiptSchema } from './receipt.js';
 import { isObject, issue, unknownKey, wrongType, type FieldIssue } from './field-issues.js';
 import { DecidedViaSchema, type Outcome } from './lifecycle.js';
 
@@ -71,6 +72,8 @@ export const PermissionResultSchema = z.strictObject({
   decidedVia: DecidedViaSchema,
   /** The rule that decided, or that the person saved with this decision. */
   ruleId: z.string().optional(),
+  /** Where the decision is in the hub's ledger (`shared/receipt.ts`). */
+  receipt: ReceiptSchema.optional(),
 });
 export type PermissionResult = z.infer<typeof PermissionResultSchema>;
 

@@ -13,7 +13,7 @@ import { RuleDraftSchema } from './rules.js';
  * incompatible change: the hub closes a peer that says another version with `CLOSE_PROTOCOL_MISMATCH`, and the peer
  * tells its user which side to update. Here, not there, so the handshake's crypto (hub-auth.ts) needs no message shape.
  */
-export const PROTOCOL_VERSION = 10;
+export const PROTOCOL_VERSION = 11;
 
 /** 32 random bytes, hex: each side's fresh nonce in the handshake (`hub-auth.ts`). */
 export const NONCE_HEX_LENGTH = 64;
@@ -35,7 +35,7 @@ export type Grant = z.infer<typeof GrantSchema>;
 export const KeyIdSchema = z.string().regex(/^k_[0-9a-f]{16}$/, 'must be a key id (k_ and 16 hex digits)');
 
 /** Why a decision was refused. One the hub could not record at all is the call's error `unavailable`, never one of these. */
-export const DecisionRefusalSchema = z.enum(['invalid', 'already_decided', 'expired', 'withdrawn', 'not_found']);
+export const DecisionRefusalSchema = z.enum(['invalid', 'already_decided', 'expired', 'withdrawn', 'not_found', 'shown_mismatch']);
 export type DecisionRefusal = z.infer<typeof DecisionRefusalSchema>;
 
 /**
@@ -66,5 +66,11 @@ export const DecideParamsSchema = z.strictObject({
    * Only the extension's own socket may carry one: rules are the person's, never an agent's.
    */
   rule: RuleDraftSchema.optional(),
+  /**
+   * SHA-256 of what the reviewer was shown (`shared/shown-hash.ts`); the hub refuses the decision when it is not the
+   * stored request's (`shown_mismatch`). Every surface of this version sends it; a decision without one (a script, a
+   * test) is checked as before.
+   */
+  shownHash: z.string().regex(/^[0-9a-f]{64}$/, 'must be a SHA-256 hash (64 hex digits)').optional(),
 });
 export type DecideParams = z.infer<typeof DecideParamsSchema>;

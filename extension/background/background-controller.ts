@@ -149,6 +149,7 @@ export class BackgroundController {
       ...(request.included === undefined ? {} : { included: request.included }),
       ...(request.comment === undefined || request.comment === '' ? {} : { comment: request.comment }),
       ...(request.rule === undefined ? {} : { rule: request.rule }),
+      ...(request.shownHash === undefined ? {} : { shownHash: request.shownHash }),
     };
     const queued = await queueDecision(db, entry, oversizedIssue(decideParams(entry)));
     switch (queued.state) {

@@ -18,7 +18,8 @@ type QueueOutcome =
   | { state: 'too_large'; issues: FieldIssue[] };
 
 function localOutcome(entry: OutboxRow): LocalOutcome {
-  const { idempotencyKey: _key, elicitationId: _id, queuedAt: _at, ...decided } = entry;
+  // The shown hash is for the hub's check, not part of what the person decided.
+  const { idempotencyKey: _key, elicitationId: _id, queuedAt: _at, shownHash: _shown, ...decided } = entry;
   return { ...decided, action: entry.decision === 'approved' ? 'submit' : 'cancel' };
 }
 

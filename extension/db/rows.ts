@@ -4,7 +4,7 @@ import { DecidedViaSchema, StatusSchema } from '../../shared/lifecycle.js';
 import { RuleDraftSchema } from '../../shared/rules.js';
 import type { RequestView } from '../../shared/wire-protocol.js';
 import { FieldIssueSchema } from '../../shared/field-issues.js';
-import { DecisionRefusalSchema, ElicitationIdSchema, IdempotencyKeySchema, RequesterSchema } from '../../shared/wire-fields.js';
+import { DecideParamsSchema, DecisionRefusalSchema, ElicitationIdSchema, IdempotencyKeySchema, RequesterSchema } from '../../shared/wire-fields.js';
 import { searchWords } from '../core/search-words.js';
 import { VERDICTS } from './verdict.js';
 
@@ -84,6 +84,8 @@ export const OutboxRowSchema = z.strictObject({
   comment: z.string().max(4000).optional(),
   /** A rule saved with the decision: it travels in the decide frame, so it is replayed with it. */
   rule: RuleDraftSchema.optional(),
+  /** The hash of what the reviewer was shown (`shared/shown-hash.ts`): the hub refuses the decision when it is not the stored request's. */
+  shownHash: DecideParamsSchema.shape.shownHash,
   queuedAt: z.number(),
 });
 export type OutboxRow = z.infer<typeof OutboxRowSchema>;

@@ -1,4 +1,5 @@
 import { useEffect, useRef, useState } from 'preact/hooks';
+import { shownHash } from '../../shared/shown-hash.js';
 import { revealHidden } from '../core/visible-text.js';
 import type { ElicitlyDb } from '../db/database.js';
 import type { RequestRow } from '../db/rows.js';
@@ -47,15 +48,25 @@ function describeTally(verb: string, t: Tally): string {
   return `${parts.join(', ')}.`;
 }
 
-/** Several json-mode approvals decided together: one durable decision each, in the order shown. */
-function BatchBar({ selected, client, onDone }: { selected: string[]; client: BackgroundClient; onDone(ids: string[], summary: string): void }) {
+/**
+ * Several json-mode approvals decided together: one durable decision each, in the order shown. Each carries the hash of
+ * the row the list shows it from (its request and template, as opening it would show them), so the hub refuses one
+ * whose row is not the request it holds (`shown_mismatch`), like a decision made in the review.
+ */
+function BatchBar({ selected, client, onDone }: { selected: RequestRow[]; client: BackgroundClient; onDone(ids: string[], summary: string): void }) {
   const [busy, setBusy] = useState(false);
   const decideAll = async (decision: 'approved' | 'rejected') => {
     setBusy(true);
     const replies: DecideReply[] = [];
-    for (const elicitationId of selected) replies.push(await client.decide({ elicitationId, decision }).catch((e: unknown) => ({ state: 'error' as const, message: String(e) })));
+    for (const row of selected) {
+      try {
+        replies.push(await client.decide({ elicitationId: row.elicitationId, decision, shownHash: await shownHash(row) }));
+      } catch (e) {
+        replies.push({ state: 'error', message: String(e) });
+      }
+    }
     setBusy(false);
-    onDone(selected, describeTally(decision === 'approved' ? 'approved' : 'rejected', tally(replies)));
+    onDone(selected.map((row) => row.elicitationId), describeTally(decision === 'approved' ? 'approved' : 'rejected', tally(replies)));
   };
   return (
     <div class="batch" role="group" aria-label="Selected requests">
@@ -74,7 +85,7 @@ export function Inbox({ db, client, onOpen }: { db: ElicitlyDb; client?: Backgro
   const [selection, setSelection] = useState<ReadonlySet<string>>(new Set());
   const [summary, setSummary] = useState('');
   // A selected request that left the inbox (decided elsewhere, withdrawn, expired) is no longer selected.
-  const selected = (rows ?? []).filter((r) => selection.has(r.elicitationId) && decidableInBatch(r)).map((r) => r.elicitationId);
+  const selected = (rows ?? []).filter((r) => selection.has(r.elicitationId) && decidableInBatch(r));
 
   const toggle = (id: string) =>
     setSelection((current) => {

@@ -66,6 +66,7 @@ export const REFUSAL_TEXT: Record<RefusalReason, string> = {
   expired: 'This request expired before your decision reached the agent.',
   withdrawn: 'The agent withdrew this request.',
   not_found: 'The hub no longer knows this request.',
+  shown_mismatch: 'What you were shown is not what the agent asked (it changed, or this view is stale); nothing was decided. Look at it again.',
   too_large: 'This decision is too large to send to the hub; shorten the field named below.',
 };
 

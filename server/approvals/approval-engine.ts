@@ -15,6 +15,8 @@ import { log } from '../log.js';
 import type { StoreIo } from '../store/journal-store.js';
 import { JournalStore } from '../store/journal-store.js';
 import { RulesFile } from '../store/rules-file.js';
+import { DecisionLedger, NO_LEDGER, type EngineLedger } from '../ledger/decision-ledger.js';
+import { requestHashOf } from '../ledger/request-events.js';
 import type { ApprovalRecord } from './approval-record.js';
 import { ApprovalRecordSchema, toView } from './approval-record.js';
 
@@ -37,6 +39,10 @@ interface EngineOptions {
   maxPending?: number;
   /** How a rule's paths resolve: the person's home for `~`, and the real path with links followed. Default: as text, no home. */
   paths?: PathContext;
+  /** The ledger's checkpoint cadence (tests): every this many entries, and every this many ms with activity. */
+  ledgerCheckpoint?: { every?: number; ms?: number };
+  /** False: no ledger at all (the bench's baseline, to measure what the ledger costs). Default true. */
+  ledger?: boolean;
 }
 
 /** A rule of rules file version 1, where a pattern's `?` and `\` were themselves: kept meaning exactly that. */
@@ -98,6 +104,9 @@ export class ApprovalEngine {
   private readonly waiters = new Map<string, Set<() => void>>();
   private readonly listeners = new Set<(event: EngineEvent) => void>();
   private readonly failureListeners = new Set<(error: Error) => void>();
+  private failureTold = false;
+  /** A request's ledger events still being appended: a receipt waits for them. */
+  private readonly ledgering = new Map<string, Promise<void>>();
   /** The last queued operation of each request: the next one starts after it settles. */
   private readonly tails = new Map<string, Promise<void>>();
   private readonly inflight = new Set<Promise<void>>();
@@ -133,14 +142,20 @@ export class ApprovalEngine {
   private constructor(
     private readonly store: JournalStore<ApprovalRecord>,
     private readonly rules: RulesFile<Rule>,
+    private readonly ledger: EngineLedger,
     private readonly options: EngineOptions,
     private readonly now: () => number,
   ) {
-    const failed = (error: Error) => {
-      for (const listener of this.failureListeners) listener(error);
-    };
+    const failed = (error: Error) => this.failed(error);
     store.onFailure(failed);
     rules.onFailure(failed);
+  }
+
+  /** The first failure of a store (journal, rules, ledger), told to the owner once: it steps the hub down. */
+  private failed(error: Error): void {
+    if (this.failureTold) return;
+    this.failureTold = true;
+    for (const listener of this.failureListeners) listener(error);
   }
 
   static async open(options: EngineOptions): Promise<ApprovalEngine> {
@@ -168,7 +183,22 @@ export class ApprovalEngine {
       await store.close();
       throw error;
     }
-    const engine = new ApprovalEngine(store, rules, options, options.now ?? Date.now);
+    let ledger: EngineLedger = NO_LEDGER;
+    try {
+      if (options.ledger !== false) ledger = await DecisionLedger.open({
+        dir: options.dir,
+        io: options.io,
+        now: options.now,
+        records: store.all(),
+        rules: rules.all(),
+        checkpointEvery: options.ledgerCheckpoint?.every,
+        checkpointMs: options.ledgerCheckpoint?.ms,
+      });
+    } catch (error) {
+      await store.close();
+      throw error;
+    }
+    const engine = new ApprovalEngine(store, rules, ledger, options, options.now ?? Date.now);
     for (const record of store.all()) if (record.status === 'pending') engine.pending.add(record.id);
     // A request bound to a connection left by a hub that is gone: that connection is gone with it, and so is its asker.
     await engine.withdrawBound(store.all().filter((r) => r.bound && r.status === 'pending').map((r) => r.id));
@@ -333,10 +363,17 @@ export class ApprovalEngine {
   }
 
   private async writeRules(next: Rule[]): Promise<boolean> {
+    const before = this.rules.all();
     try {
       await this.rules.replace(next);
     } catch {
       // Logged by the file; its failure listeners step the hub down.
+      return false;
+    }
+    try {
+      await this.ledger.recordRules(before, next);
+    } catch (error) {
+      this.ledgerFailed(error);
       return false;
     }
     this.emit({ method: 'rules.changed', params: { rules: this.ruleList() } });
@@ -389,6 +426,7 @@ export class ApprovalEngine {
           const current = this.store.get(r.id);
           if (!current || !purgeable(current, this.now())) return false;
           await this.store.delete(r.id);
+          await this.ledger.purged(r.id);
           return true;
         }),
       ),
@@ -419,6 +457,9 @@ export class ApprovalEngine {
   private async decideNow(message: DecideParams, surface: Exclude<DecidedVia, 'rule'>): Promise<DecisionAnswer | typeof UNRECORDED> {
     const record = this.store.get(message.elicitationId);
     if (!record) return { ok: false, reason: 'not_found' };
+    if (message.shownHash !== undefined && message.shownHash !== requestHashOf(record)) {
+      return { ok: false, reason: 'shown_mismatch', status: effectiveStatus(record, this.now()), issues: [issue(['shownHash'], 'shown_mismatch', 'what was shown is not the stored request (a changed or stale view): show it again and decide on what is shown')] };
+    }
     let outcome: Outcome = { decision: message.decision, decidedVia: surface, action: message.decision === 'approved' ? 'submit' : 'cancel', idempotencyKey: message.idempotencyKey };
     if (message.comment !== undefined && message.comment.trim() !== '') outcome = { ...outcome, comment: message.comment };
     if (message.decision === 'approved') {
@@ -456,18 +497,20 @@ export class ApprovalEngine {
       for (const timer of this.timers) clearInterval(timer);
       for (const id of [...this.waiters.keys()]) this.wake(id);
       while (this.inflight.size > 0) await Promise.all([...this.inflight]);
+      await Promise.allSettled([...this.ledgering.values()]);
       await this.flushHits(true).catch(() => undefined);
       await this.store.close();
+      await this.ledger.close();
     })();
     return this.closed;
   }
 
   private unusable(): boolean {
-    return this.closing || this.store.failed !== undefined || this.rules.failed !== undefined;
+    return this.closing || this.store.failed !== undefined || this.rules.failed !== undefined || this.ledger.failed !== undefined;
   }
 
   private unavailable() {
-    const failed = this.store.failed ?? this.rules.failed;
+    const failed = this.store.failed ?? this.rules.failed ?? this.ledger.failed;
     const why = failed ? `its store failed (${failed.message})` : 'it is shutting down';
     return fail('unavailable', `the approval hub cannot take this now: ${why}; another process takes over. Call again in a moment.`);
   }
@@ -488,15 +531,35 @@ export class ApprovalEngine {
     return result;
   }
 
-  /** True once the record is on disk; false when the store refused it (the failure listeners step the hub down). */
+  /**
+   * True once the record is on disk in the journal; false when it refused it (the failure listeners step the hub down).
+   * Its ledger events are appended right after, in the same order, and not waited for here: the journal is what
+   * happened, and the ledger can never hold a change the journal does not. Only a receipt waits for them
+   * (`result`); a crash before they are on disk leaves the ledger short, and the next open appends what it lacks.
+   */
   private async write(record: ApprovalRecord): Promise<boolean> {
+    const before = this.store.get(record.id);
     try {
       await this.store.put({ ...record, updatedAt: this.now() });
-      return true;
     } catch (error) {
       log('error', 'could not record a change', { id: record.id, error: String(error) });
       return false;
     }
+    const ledgered = this.ledger.recordChange(before, record);
+    this.ledgering.set(record.id, ledgered);
+    ledgered.then(
+      () => {
+        if (this.ledgering.get(record.id) === ledgered) this.ledgering.delete(record.id);
+      },
+      (error: unknown) => this.ledgerFailed(error),
+    );
+    return true;
+  }
+
+  private ledgerFailed(error: unknown): void {
+    const failure = error instanceof Error ? error : new Error(String(error));
+    log('error', 'could not append to the ledger', { error: failure.message });
+    this.failed(failure);
   }
 
   private changed(record: ApprovalRecord): void {
@@ -670,7 +733,18 @@ export class ApprovalEngine {
         if (!(await this.write(consumed))) return this.unavailable();
         this.changed(consumed);
       }
-      return { ok: true, value: resultEnvelope(record.request, record.outcome) };
+      // The asks keep their seed's shape; an approval, a proposal and a permission prompt come with their receipt, once
+      // the ledger holds their decision.
+      const ask = record.kind === 'confirm' || record.kind === 'form' || record.kind === 'selection';
+      if (!ask) {
+        try {
+          await this.ledgering.get(id);
+        } catch {
+          return this.unavailable();
+        }
+      }
+      const receipt = ask ? null : this.ledger.receipt(id);
+      return { ok: true, value: { ...resultEnvelope(record.request, record.outcome), ...(receipt ? { receipt } : {}) } };
     });
   }
 

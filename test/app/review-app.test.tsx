@@ -6,6 +6,7 @@ import { applyHostContext, fullscreenToggle } from '../../app/host-context.js';
 import { NO_KEY_NOTE, ReviewApp, decidedTime, type AppHost, type Incoming, type ToolInput } from '../../app/review-app.js';
 import { Store } from '../../app/store.js';
 import type { RequestView } from '../../shared/review-request.js';
+import { shownHash } from '../../shared/shown-hash.js';
 import { ID, TOKEN, fakeHost, northmarkView, structured, withKey } from './app-helpers.js';
 
 function mount(host: AppHost, result: CallToolResult | null, ctx?: McpUiHostContext, args?: Record<string, unknown>) {
@@ -29,7 +30,8 @@ describe('ReviewApp: the extension\'s review, fed by the app-only tools', () => 
   });
 
   it('shows the grid with the extension\'s accessible names and submits exactly the included values', async () => {
-    const state: { view: RequestView; decided: { via: 'app' | 'extension'; at: number } | null } = { view: northmarkView(), decided: null };
+    const shown = northmarkView();
+    const state: { view: RequestView; decided: { via: 'app' | 'extension'; at: number } | null } = { view: shown, decided: null };
     const { host, decidesOf } = fakeHost(state, (args) => {
       const at = Date.now();
       state.view = { ...state.view, status: 'approved', decidedAt: at, outcome: { decision: 'approved', decidedVia: 'app', action: 'submit', values: args.values as Record<string, unknown> } };
@@ -47,7 +49,8 @@ describe('ReviewApp: the extension\'s review, fed by the app-only tools', () => 
     fireEvent.click(button('Submit Changes'));
     await screen.findByText(/^Decided here at /);
     const [sent] = decidesOf();
-    expect(sent).toMatchObject({ elicitationId: ID, token: TOKEN, decision: 'approved' });
+    // With the hash of the view elicit_app_view returned, which is what the review rendered.
+    expect(sent).toMatchObject({ elicitationId: ID, token: TOKEN, decision: 'approved', shownHash: await shownHash(shown) });
     expect(sent?.included).toEqual(['name', 'website', 'institutionTypes']);
     expect(Object.keys(sent?.values as object)).toEqual(['name', 'website', 'institutionTypes']);
     expect(screen.getByText('This request is no longer pending: approved.')).toBeTruthy();
@@ -71,7 +74,7 @@ describe('ReviewApp: the extension\'s review, fed by the app-only tools', () => 
     mount(host, withKey());
     fireEvent.click(await screen.findByRole('button', { name: 'Sí' }));
     await waitFor(() => expect(decidesOf()).toHaveLength(1));
-    expect(decidesOf()[0]).toMatchObject({ elicitationId: ID, token: TOKEN, decision: 'approved', values: { confirmed: true } });
+    expect(decidesOf()[0]).toEqual({ elicitationId: ID, token: TOKEN, decision: 'approved', values: { confirmed: true }, idempotencyKey: expect.any(String), shownHash: await shownHash(view) });
   });
 
   it('a question answered with its "no" label says the answer given, never "approved"', async () => {

@@ -75,6 +75,9 @@ describe.skipIf(!browserFound)(title, () => {
     return (await callTool(agent.client, 'elicit_result', { elicitationId: id })).structuredContent;
   }
 
+  /** The receipt elicit_result carries for a decision made in the chat: the hub took it on the request it holds. */
+  const appReceipt = expect.objectContaining({ decidedVia: 'app', ledgerIndex: expect.any(Number), requestHash: expect.stringMatching(/^[0-9a-f]{64}$/) });
+
   const northmark = (message: string) => ({ ...structuredClone(northmarkProposal), message }) as unknown as Record<string, unknown>;
   const calls = (events: HostEvent[]) => events.flatMap((e) => (e.type === 'tool-call' ? [`${e.name}${e.allowed ? '' : ' (refused)'}`] : []));
 
@@ -101,7 +104,7 @@ describe.skipIf(!browserFound)(title, () => {
     await view.getByRole('button', { name: 'Submit Changes' }).click();
 
     expect(await outcome(id)).toEqual({
-      status: 'consumed', decision: 'approved', action: 'submit', context: northmarkProposal.context, values: NORTHMARK_VALUES, decidedVia: 'app',
+      status: 'consumed', decision: 'approved', action: 'submit', context: northmarkProposal.context, values: NORTHMARK_VALUES, decidedVia: 'app', receipt: appReceipt,
     });
     await view.getByText(/^Decided here at /).waitFor({ timeout: UI_TIMEOUT });
 
@@ -127,7 +130,7 @@ describe.skipIf(!browserFound)(title, () => {
     const dialog = view.getByRole('alertdialog', { name: 'Cancel this request?' });
     await dialog.waitFor({ timeout: UI_TIMEOUT });
     await dialog.getByRole('button', { name: 'Yes, cancel' }).click();
-    expect(await outcome(id)).toEqual({ status: 'consumed', decision: 'rejected', action: 'cancel', context: northmarkProposal.context, decidedVia: 'app' });
+    expect(await outcome(id)).toEqual({ status: 'consumed', decision: 'rejected', action: 'cancel', context: northmarkProposal.context, decidedVia: 'app', receipt: appReceipt });
     await view.getByText(/^Decided here at /).waitFor({ timeout: UI_TIMEOUT });
     expect(host.errors).toEqual([]);
   });
@@ -138,7 +141,7 @@ describe.skipIf(!browserFound)(title, () => {
     const host = await newHost();
     await host.show('elicit_proposal', input, result);
     await host.view.getByRole('button', { name: 'Cancel', exact: true }).click({ timeout: UI_TIMEOUT });
-    expect(await outcome(id)).toEqual({ status: 'consumed', decision: 'rejected', action: 'cancel', context: northmarkProposal.context, decidedVia: 'app' });
+    expect(await outcome(id)).toEqual({ status: 'consumed', decision: 'rejected', action: 'cancel', context: northmarkProposal.context, decidedVia: 'app', receipt: appReceipt });
     expect(host.errors).toEqual([]);
   });
 
@@ -230,7 +233,7 @@ describe.skipIf(!browserFound)(title, () => {
         expect(await view.getByText('3 of 4 included').count()).toBe(1);
         await view.getByRole('button', { name: 'Submit Changes' }).click();
         expect(await outcome(id)).toEqual({
-          status: 'consumed', decision: 'approved', action: 'submit', context: northmarkProposal.context, values: NORTHMARK_VALUES, decidedVia: 'app',
+          status: 'consumed', decision: 'approved', action: 'submit', context: northmarkProposal.context, values: NORTHMARK_VALUES, decidedVia: 'app', receipt: appReceipt,
         });
         await view.getByText(/^Decided here at /).waitFor({ timeout: UI_TIMEOUT });
         // A decided review has nothing a bigger frame would help with.

@@ -11,6 +11,7 @@ import { connect, type ClientKind, type Harness, type ToolResult } from '../help
 import { ScriptedExtension, freePort } from '../helpers/scripted-extension.js';
 import { StateDir } from '../../server/state-dir.js';
 import type { PermissionRequest } from '../../shared/permission.js';
+import { shownHash } from '../../shared/shown-hash.js';
 import type { Params, PeerMethod, Result } from '../../shared/peer-calls.js';
 import {
   browserFound, chromiumSuite, launchExtension, pairedPopup, pairingCode, type ExtensionBrowser,
@@ -240,6 +241,10 @@ describe.skipIf(!browserFound)(title, () => {
     const file = (id: string, command: string) => call('create', {
       id, request: permission(command), renderedTemplate: null, timeoutMs: 60_000, requester: { client: 'claude-code', pid: process.pid }, surfaces: ['extension'],
     });
+    /** The receipt of a permission the person decided in the extension: its request hash is that of the request as filed. */
+    const receiptOf = async (command: string) => expect.objectContaining({
+      decidedVia: 'extension', ledgerIndex: expect.any(Number), requestHash: await shownHash({ request: permission(command), renderedTemplate: null }),
+    });
     /** Decided, the review goes back to the inbox; a person's next step starts from there (not before it, or that return undoes it). */
     const backInInbox = () => popup.waitForURL(/#\/inbox$/, { timeout: UI_TIMEOUT });
     async function open(command: string): Promise<void> {
@@ -265,7 +270,7 @@ describe.skipIf(!browserFound)(title, () => {
       await popup.getByRole('button', { name: 'Allow once' }).click();
       await backInInbox();
       expect(await call('await', { id: 'el_perm_once', waitMs: 10_000 }, 15_000)).toEqual({ status: 'approved' });
-      expect(await call('result', { id: 'el_perm_once' })).toEqual({ behavior: 'allow', decidedVia: 'extension' });
+      expect(await call('result', { id: 'el_perm_once' })).toEqual({ behavior: 'allow', decidedVia: 'extension', receipt: await receiptOf('npm test') });
       expect(pageErrors).toEqual([]);
     }, 60_000);
 
@@ -277,7 +282,7 @@ describe.skipIf(!browserFound)(title, () => {
       await popup.getByRole('button', { name: 'Allow once' }).click();
       await backInInbox();
       await call('await', { id: 'el_perm_edit', waitMs: 10_000 }, 15_000);
-      expect(await call('result', { id: 'el_perm_edit' })).toEqual({ behavior: 'allow', updatedInput: { command: 'npm run build -- --quiet' }, decidedVia: 'extension' });
+      expect(await call('result', { id: 'el_perm_edit' })).toEqual({ behavior: 'allow', updatedInput: { command: 'npm run build -- --quiet' }, decidedVia: 'extension', receipt: await receiptOf('npm run build') });
 
       await file('el_perm_deny', 'rm -rf build');
       await open('rm -rf build');
@@ -285,7 +290,7 @@ describe.skipIf(!browserFound)(title, () => {
       await popup.getByRole('button', { name: 'Deny', exact: true }).click();
       await backInInbox();
       await call('await', { id: 'el_perm_deny', waitMs: 10_000 }, 15_000);
-      expect(await call('result', { id: 'el_perm_deny' })).toEqual({ behavior: 'deny', message: 'Not now', decidedVia: 'extension' });
+      expect(await call('result', { id: 'el_perm_deny' })).toEqual({ behavior: 'deny', message: 'Not now', decidedVia: 'extension', receipt: await receiptOf('rm -rf build') });
 
       // The Rules view, before any rule (with one listed: the next test).
       await popup.getByRole('navigation', { name: 'Sections' }).getByRole('link', { name: 'Rules' }).click();

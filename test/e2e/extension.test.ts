@@ -9,7 +9,10 @@ import type { Locator, Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { WebSocketServer } from 'ws';
 import { randomHex } from '../../shared/hub-auth.js';
+import type { ReviewRequest } from '../../shared/review-request.js';
+import { shownHash } from '../../shared/shown-hash.js';
 import { PAIRING_SUBPROTOCOL, PROTOCOL_VERSION, SUBPROTOCOL } from '../../shared/wire-protocol.js';
+import { REFUSAL_TEXT } from '../../extension/ui/labels.js';
 import { northmarkProposal } from '../fixtures/northmark.js';
 import { connect, type Harness } from '../helpers/mcp-harness.js';
 import { freePort } from '../helpers/scripted-extension.js';
@@ -68,6 +71,32 @@ describe.skipIf(!browserFound)(title, () => {
     } finally {
       await tab.close();
     }
+  }
+
+  /** A request's row as the extension stores it (its IndexedDB, read in the popup), or undefined. */
+  async function storedRow(page: Page, id: string): Promise<{ request: ReviewRequest; renderedTemplate: string | null } | undefined> {
+    return page.evaluate((key) => new Promise<{ request: ReviewRequest; renderedTemplate: string | null } | undefined>((resolve, reject) => {
+      const open = indexedDB.open('elicitly');
+      open.onerror = () => reject(open.error ?? new Error('the database did not open'));
+      open.onsuccess = () => {
+        const get = open.result.transaction('requests').objectStore('requests').get(key);
+        get.onerror = () => reject(get.error ?? new Error('the row could not be read'));
+        get.onsuccess = () => {
+          open.result.close();
+          resolve(get.result as { request: ReviewRequest; renderedTemplate: string | null } | undefined);
+        };
+      };
+    }), id);
+  }
+
+  /**
+   * The hash of what the extension shows for `id` (its stored row's request and template): the hub took the decision
+   * only if it is its own request's, and its receipt's `requestHash` says which.
+   */
+  async function shownByExtension(id: string): Promise<string> {
+    const row = await storedRow(popup, id);
+    if (!row) throw new Error(`no row for ${id} in the extension`);
+    return shownHash(row);
   }
 
   async function waitConnected(page: Page): Promise<void> {
@@ -140,6 +169,7 @@ describe.skipIf(!browserFound)(title, () => {
     expect(awaited.structuredContent).toEqual({ status: 'approved' });
     expect((await agent.callTool('elicit_result', { elicitationId: id })).structuredContent).toEqual({
       status: 'consumed',
+      receipt: expect.objectContaining({ decidedVia: 'extension', ledgerIndex: expect.any(Number), requestHash: await shownByExtension(id) }),
       decision: 'approved',
       action: 'submit',
       decidedVia: 'extension',
@@ -156,6 +186,7 @@ describe.skipIf(!browserFound)(title, () => {
     await agent.callTool('elicit_await', { elicitationId: id, waitSeconds: 10 });
     expect((await agent.callTool('elicit_result', { elicitationId: id })).structuredContent).toEqual({
       status: 'consumed', decision: 'rejected', action: 'cancel', decidedVia: 'extension', context: northmarkProposal.context,
+      receipt: expect.objectContaining({ decidedVia: 'extension', ledgerIndex: expect.any(Number), requestHash: await shownByExtension(id) }),
     });
   });
 
@@ -237,7 +268,46 @@ describe.skipIf(!browserFound)(title, () => {
     await agent.callTool('elicit_await', { elicitationId: id, waitSeconds: 10 });
     expect((await agent.callTool('elicit_result', { elicitationId: id })).structuredContent).toEqual({
       status: 'consumed', decision: 'approved', action: 'submit', decidedVia: 'extension', context: { env: 'production', version: '2.1' }, values: {}, comment: 'after the standup',
+      // The template the hub rendered is part of what was shown, and of the hash.
+      receipt: expect.objectContaining({ decidedVia: 'extension', ledgerIndex: expect.any(Number), requestHash: await shownByExtension(id) }),
     });
+  });
+
+  it('a row changed in the extension after the hub sent it: the hub refuses its decision (shown_mismatch), the review says so, the request stays pending', async () => {
+    const message = 'Rotate the signing key';
+    const id = created(await agent.callTool('elicit_approval', { message, context: { key: 'prod-signing' } }));
+    await popup.evaluate(() => (location.hash = '#/inbox'));
+    await popup.getByRole('button', { name: message }).waitFor({ timeout: UI_TIMEOUT });
+    const held = await shownByExtension(id);
+    // What a stale or altered view amounts to: the row the review renders is no longer the request the hub holds.
+    await popup.evaluate((key) => new Promise<void>((resolve, reject) => {
+      const open = indexedDB.open('elicitly');
+      open.onerror = () => reject(open.error ?? new Error('the database did not open'));
+      open.onsuccess = () => {
+        const tx = open.result.transaction('requests', 'readwrite');
+        const store = tx.objectStore('requests');
+        const get = store.get(key);
+        get.onsuccess = () => {
+          const row = get.result as { request: { context: unknown } };
+          store.put({ ...row, request: { ...row.request, context: { key: 'staging-signing' } } });
+        };
+        tx.oncomplete = () => {
+          open.result.close();
+          resolve();
+        };
+        tx.onerror = () => reject(tx.error ?? new Error('the row could not be changed'));
+      };
+    }), id);
+    expect(await shownByExtension(id)).not.toBe(held);
+    await popup.reload();
+    await waitConnected(popup);
+    await openFromInbox(popup, message);
+    expect(await popup.getByRole('region', { name: 'Context' }).textContent({ timeout: UI_TIMEOUT })).toContain('staging-signing');
+    await popup.getByRole('button', { name: 'Approve' }).click();
+    await popup.getByRole('alert').filter({ hasText: REFUSAL_TEXT.shown_mismatch }).waitFor({ timeout: UI_TIMEOUT });
+    expect((await agent.callTool('elicit_status', { elicitationId: id })).structuredContent).toEqual({ status: 'pending' });
+    expect((await agent.callTool('elicit_cancel', { elicitationId: id })).structuredContent).toEqual({ status: 'canceled' });
+    await popup.evaluate(() => (location.hash = '#/inbox'));
   });
 
   it('looks: the popup fits 800×600 with the grid scrolling inside it, long values wrap, focus shows, dark mode follows the system', async () => {
@@ -332,6 +402,8 @@ describe.skipIf(!browserFound)(title, () => {
     expect(awaited.structuredContent).toEqual({ status: 'approved' });
     expect((await agent.callTool('elicit_result', { elicitationId: id })).structuredContent).toEqual({
       status: 'consumed', decision: 'approved', action: 'submit', decidedVia: 'extension', context: { step: 'migrate' }, values: {},
+      // Queued with the hash of what was shown, and sent to a hub started anew from its journal: the same request.
+      receipt: expect.objectContaining({ decidedVia: 'extension', ledgerIndex: expect.any(Number), requestHash: await shownByExtension(id) }),
     });
   }, 60_000);
 

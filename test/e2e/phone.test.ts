@@ -106,7 +106,10 @@ describe.skipIf(!browserFound)(title, () => {
     await shoot('phone-review.png');
     await approve.tap();
     await page.getByText('Decision sent.').waitFor({ timeout: UI_TIMEOUT });
-    expect(await outcome(id)).toEqual({ status: 'consumed', decision: 'approved', action: 'submit', values: {}, decidedVia: 'phone', context: { build: 812, target: 'staging' } });
+    expect(await outcome(id)).toEqual({
+      status: 'consumed', decision: 'approved', action: 'submit', values: {}, decidedVia: 'phone', context: { build: 812, target: 'staging' },
+      receipt: expect.objectContaining({ decidedVia: 'phone', ledgerIndex: expect.any(Number), requestHash: expect.stringMatching(/^[0-9a-f]{64}$/) }),
+    });
     expect(problems).toEqual([]);
   }, 60_000);
 

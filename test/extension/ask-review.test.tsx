@@ -4,6 +4,7 @@
 import { fireEvent, render, screen, waitFor, within } from '@testing-library/preact';
 import { describe, expect, it, vi } from 'vitest';
 import { selectionIssues, type ConfirmAsk, type FormAsk, type SelectionAsk } from '../../shared/ask-input.js';
+import { shownHash } from '../../shared/shown-hash.js';
 import type { RequestRow } from '../../extension/db/rows.js';
 import type { DecideReply } from '../../extension/messages.js';
 import { ReviewView } from '../../extension/ui/review/review-view.js';
@@ -12,8 +13,10 @@ import { confirmAsk, descriptions, fakeClient, formAsk, rowFor, selectionAsk } f
 function show(request: ConfirmAsk | FormAsk | SelectionAsk, replies: DecideReply[] = [], extra: Partial<RequestRow> = {}) {
   const { client, calls } = fakeClient(...replies);
   const onDone = vi.fn();
-  render(<ReviewView row={rowFor(request, extra)} decide={client.decide} onDone={onDone} />);
-  return { calls, onDone };
+  const row = rowFor(request, extra);
+  render(<ReviewView row={row} decide={client.decide} onDone={onDone} />);
+  // Every decision carries the hash of the row the review renders: the hub refuses one that is not its request.
+  return { calls, onDone, shown: shownHash(row) };
 }
 
 const button = (name: string) => screen.getByRole('button', { name });
@@ -31,18 +34,18 @@ describe('a yes/no question (elicit_confirm)', () => {
   });
 
   it('the yes label answers yes', async () => {
-    const { calls, onDone } = show(confirmAsk('Ship it?', 'Sí', 'No'));
+    const { calls, onDone, shown } = show(confirmAsk('Ship it?', 'Sí', 'No'));
     fireEvent.click(button('Sí'));
     await sent();
-    expect(calls).toEqual([{ elicitationId: 'el-1', decision: 'approved', values: { confirmed: true } }]);
+    expect(calls).toEqual([{ elicitationId: 'el-1', decision: 'approved', values: { confirmed: true }, shownHash: await shown }]);
     expect(onDone).toHaveBeenCalledTimes(1);
   });
 
   it('the no label answers no (an approved answer of false, not a dismissal)', async () => {
-    const { calls } = show(confirmAsk('Ship it?', 'Sí', 'No'));
+    const { calls, shown } = show(confirmAsk('Ship it?', 'Sí', 'No'));
     fireEvent.click(button('No'));
     await sent();
-    expect(calls).toEqual([{ elicitationId: 'el-1', decision: 'approved', values: { confirmed: false } }]);
+    expect(calls).toEqual([{ elicitationId: 'el-1', decision: 'approved', values: { confirmed: false }, shownHash: await shown }]);
   });
 
   it('labels that say the opposite of what they send are still announced by what they send', async () => {
@@ -55,14 +58,14 @@ describe('a yes/no question (elicit_confirm)', () => {
   });
 
   it('Dismiss declines to answer', async () => {
-    const { calls } = show(confirmAsk('Ship it?'));
+    const { calls, shown } = show(confirmAsk('Ship it?'));
     fireEvent.click(button('Dismiss'));
     await sent();
-    expect(calls).toEqual([{ elicitationId: 'el-1', decision: 'rejected' }]);
+    expect(calls).toEqual([{ elicitationId: 'el-1', decision: 'rejected', shownHash: await shown }]);
   });
 
   it('Esc asks first: "Keep answering" closes, "Yes, dismiss" declines', async () => {
-    const { calls } = show(confirmAsk('Ship it?'));
+    const { calls, shown } = show(confirmAsk('Ship it?'));
     fireEvent.keyDown(document.body, { key: 'Escape' });
     const dialog = screen.getByRole('alertdialog', { name: 'Dismiss without answering?' });
     expect(document.activeElement).toBe(within(dialog).getByRole('button', { name: 'Keep answering' }));
@@ -72,11 +75,11 @@ describe('a yes/no question (elicit_confirm)', () => {
     fireEvent.keyDown(button('Yes'), { key: 'Escape' });
     fireEvent.click(within(screen.getByRole('alertdialog')).getByRole('button', { name: 'Yes, dismiss' }));
     await sent();
-    expect(calls).toEqual([{ elicitationId: 'el-1', decision: 'rejected' }]);
+    expect(calls).toEqual([{ elicitationId: 'el-1', decision: 'rejected', shownHash: await shown }]);
   });
 
   it('Ctrl+Enter sends nothing: neither answer is the default', async () => {
-    const { calls } = show(confirmAsk('Ship it?'));
+    const { calls, shown } = show(confirmAsk('Ship it?'));
     fireEvent.keyDown(button('Yes'), { key: 'Enter', ctrlKey: true });
     fireEvent.keyDown(document.body, { key: 'Enter', ctrlKey: true });
     expect(calls).toEqual([]);
@@ -84,7 +87,7 @@ describe('a yes/no question (elicit_confirm)', () => {
     // An answer given after the keys is the only one sent: one the keys had started would have been sent first.
     fireEvent.click(button('No'));
     await sent();
-    expect(calls).toEqual([{ elicitationId: 'el-1', decision: 'approved', values: { confirmed: false } }]);
+    expect(calls).toEqual([{ elicitationId: 'el-1', decision: 'approved', values: { confirmed: false }, shownHash: await shown }]);
   });
 
   it('shows characters that do not show in the agent\'s labels', () => {
@@ -126,11 +129,11 @@ describe('a form (elicit_form)', () => {
   });
 
   it('a checkbox without a default that the person never touched is sent as false, never null', async () => {
-    const { calls } = show(formAsk('Enter release details', schema));
+    const { calls, shown } = show(formAsk('Enter release details', schema));
     fireEvent.input(screen.getByRole('textbox', { name: 'Version' }), { target: { value: '1.2.0' } });
     fireEvent.click(button('Submit'));
     await sent();
-    expect(calls).toEqual([{ elicitationId: 'el-1', decision: 'approved', values: { version: '1.2.0', prerelease: false, notes: 'fix\u200Bes' } }]);
+    expect(calls).toEqual([{ elicitationId: 'el-1', decision: 'approved', values: { version: '1.2.0', prerelease: false, notes: 'fix\u200Bes' }, shownHash: await shown }]);
   });
 
   it('checks as the person types and refuses to send what the hub would refuse', async () => {
@@ -155,12 +158,12 @@ describe('a form (elicit_form)', () => {
   });
 
   it('Esc asks, then dismisses without sending the values', async () => {
-    const { calls } = show(formAsk('Enter release details', schema));
+    const { calls, shown } = show(formAsk('Enter release details', schema));
     fireEvent.input(screen.getByRole('textbox', { name: 'Version' }), { target: { value: '2.0.0' } });
     fireEvent.keyDown(document.body, { key: 'Escape' });
     fireEvent.click(within(screen.getByRole('alertdialog', { name: 'Dismiss without answering?' })).getByRole('button', { name: 'Yes, dismiss' }));
     await sent();
-    expect(calls).toEqual([{ elicitationId: 'el-1', decision: 'rejected' }]);
+    expect(calls).toEqual([{ elicitationId: 'el-1', decision: 'rejected', shownHash: await shown }]);
   });
 
   it('shows the hub\'s refusal next to the field and keeps what was typed', async () => {
@@ -195,7 +198,7 @@ describe('a form\'s multi-select field (type array of enum items)', () => {
   });
 
   it('sends the ticked values in the options\' order, as the list box did; a refusal marks the boxes and the first one takes the focus', async () => {
-    const { calls } = show(formAsk('Build for which platforms?', schema));
+    const { calls, shown } = show(formAsk('Build for which platforms?', schema));
     fireEvent.click(checkbox('macOS'));
     fireEvent.click(button('Submit'));
     await waitFor(() => expect(checkbox('macOS').getAttribute('aria-invalid')).toBe('true'));
@@ -205,7 +208,7 @@ describe('a form\'s multi-select field (type array of enum items)', () => {
     fireEvent.click(checkbox('Windows'));
     fireEvent.click(button('Submit'));
     await sent();
-    expect(calls).toEqual([{ elicitationId: 'el-1', decision: 'approved', values: { platforms: ['win', 'linux'] } }]);
+    expect(calls).toEqual([{ elicitationId: 'el-1', decision: 'approved', values: { platforms: ['win', 'linux'] }, shownHash: await shown }]);
   });
 });
 
@@ -239,11 +242,11 @@ describe('a single choice (elicit_selection)', () => {
   });
 
   it('sends the one option picked, by its value', async () => {
-    const { calls } = show(selectionAsk({ message: 'Deploy where?', options: regions, default: ['us'] }));
+    const { calls, shown } = show(selectionAsk({ message: 'Deploy where?', options: regions, default: ['us'] }));
     fireEvent.click(radio('Europe'));
     fireEvent.click(button('Submit'));
     await sent();
-    expect(calls).toEqual([{ elicitationId: 'el-1', decision: 'approved', values: { selected: ['eu'] } }]);
+    expect(calls).toEqual([{ elicitationId: 'el-1', decision: 'approved', values: { selected: ['eu'] }, shownHash: await shown }]);
   });
 
   it('with nothing picked, Submit says so next to the group in the shared check\'s words, and sends nothing', async () => {
@@ -260,22 +263,22 @@ describe('a single choice (elicit_selection)', () => {
   });
 
   it('Enter on a radio submits once one is picked, and does nothing while none is', async () => {
-    const { calls } = show(selectionAsk({ message: 'Deploy where?', options: regions }));
+    const { calls, shown } = show(selectionAsk({ message: 'Deploy where?', options: regions }));
     fireEvent.keyDown(radio('Europe'), { key: 'Enter' });
     expect(calls).toEqual([]);
     // The answer below is then the only one sent: a send the first Enter had started would have come first.
     fireEvent.click(radio('United States'));
     fireEvent.keyDown(radio('United States'), { key: 'Enter' });
     await sent();
-    expect(calls).toEqual([{ elicitationId: 'el-1', decision: 'approved', values: { selected: ['us'] } }]);
+    expect(calls).toEqual([{ elicitationId: 'el-1', decision: 'approved', values: { selected: ['us'] }, shownHash: await shown }]);
   });
 
   it('Esc asks, then dismisses', async () => {
-    const { calls } = show(selectionAsk({ message: 'Deploy where?', options: regions, default: ['eu'] }));
+    const { calls, shown } = show(selectionAsk({ message: 'Deploy where?', options: regions, default: ['eu'] }));
     fireEvent.keyDown(radio('Europe'), { key: 'Escape' });
     fireEvent.click(within(screen.getByRole('alertdialog', { name: 'Dismiss without answering?' })).getByRole('button', { name: 'Yes, dismiss' }));
     await sent();
-    expect(calls).toEqual([{ elicitationId: 'el-1', decision: 'rejected' }]);
+    expect(calls).toEqual([{ elicitationId: 'el-1', decision: 'rejected', shownHash: await shown }]);
   });
 
   it('shows characters that do not show in a label, and sends the value exactly as the agent wrote it', async () => {
@@ -329,23 +332,23 @@ describe('a multiple choice (elicit_selection, multiple: true)', () => {
   });
 
   it('sends the chosen values in the options\' order, whatever order they were ticked in', async () => {
-    const { calls } = show(bounded());
+    const { calls, shown } = show(bounded());
     fireEvent.click(checkbox('Option 4'));
     fireEvent.click(checkbox('Option 1'));
     fireEvent.keyDown(checkbox('Option 1'), { key: 'Enter', ctrlKey: true });
     await sent();
-    expect(calls).toEqual([{ elicitationId: 'el-1', decision: 'approved', values: { selected: ['opt-1', 'opt-3', 'opt-4'] } }]);
+    expect(calls).toEqual([{ elicitationId: 'el-1', decision: 'approved', values: { selected: ['opt-1', 'opt-3', 'opt-4'] }, shownHash: await shown }]);
   });
 
   it('Enter on a checkbox does not submit: several answers are possible', async () => {
-    const { calls } = show(selectionAsk({ message: 'Which?', options: regions, multiple: true }));
+    const { calls, shown } = show(selectionAsk({ message: 'Which?', options: regions, multiple: true }));
     fireEvent.click(checkbox('Europe'));
     fireEvent.keyDown(checkbox('Europe'), { key: 'Enter' });
     expect(calls).toEqual([]);
     // A submission after the key is the only one sent: one the Enter had started would have been sent first.
     fireEvent.click(button('Submit'));
     await sent();
-    expect(calls).toEqual([{ elicitationId: 'el-1', decision: 'approved', values: { selected: ['eu'] } }]);
+    expect(calls).toEqual([{ elicitationId: 'el-1', decision: 'approved', values: { selected: ['eu'] }, shownHash: await shown }]);
   });
 
   it('no bounds: nothing chosen is an answer too', async () => {
@@ -365,7 +368,7 @@ describe('the filter box past 10 options', () => {
   });
 
   it('for 11 it filters by label, value and description, and keeps a chosen option in view', async () => {
-    const { calls } = show(selectionAsk({ message: 'Which?', options: many(11), multiple: true, default: ['opt-2'] }));
+    const { calls, shown } = show(selectionAsk({ message: 'Which?', options: many(11), multiple: true, default: ['opt-2'] }));
     const filter = screen.getByRole('searchbox', { name: 'Filter options' });
     fireEvent.input(filter, { target: { value: 'option 1' } });
     expect(screen.getAllByRole('checkbox').map((c) => (c as HTMLInputElement).value)).toEqual(['opt-1', 'opt-2', 'opt-10']);
@@ -379,7 +382,7 @@ describe('the filter box past 10 options', () => {
     fireEvent.keyDown(filter, { key: 'Enter' });
     fireEvent.click(button('Submit'));
     await sent();
-    expect(calls).toEqual([{ elicitationId: 'el-1', decision: 'approved', values: { selected: ['opt-2', 'opt-7'] } }]);
+    expect(calls).toEqual([{ elicitationId: 'el-1', decision: 'approved', values: { selected: ['opt-2', 'opt-7'] }, shownHash: await shown }]);
   });
 });
 

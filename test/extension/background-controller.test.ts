@@ -135,6 +135,39 @@ describe('BackgroundController', () => {
     expect((await getRequest(db, 'el_1'))?.delivery).toBe('delivered');
   });
 
+  it('the shown hash goes to the hub with the decision, waits in the outbox with it, and is no part of the outcome the row keeps', async () => {
+    const shownHash = 'ab'.repeat(32);
+    const c = controller();
+    const socket = await connect(c);
+    socket.drop();
+    await settle();
+    expect(await c.decide({ elicitationId: 'el_1', decision: 'approved', values: {}, included: [], shownHash })).toEqual({ state: 'queued' });
+    expect(await db.outbox.toArray()).toEqual([{ idempotencyKey: 'key-1', elicitationId: 'el_1', decision: 'approved', values: {}, included: [], shownHash, queuedAt: expect.any(Number) }]);
+    // The row keeps what the person decided; the hash is the hub's check, not part of it.
+    expect((await getRequest(db, 'el_1'))?.outcome).toEqual({ decision: 'approved', action: 'submit', values: {}, included: [] });
+    clock.advance(1000);
+    await settle();
+    const again = sockets.at(-1)!;
+    await h.accept(again, [proposalView('el_1', clock.t - 5000)]);
+    const resent = await decideCall(again);
+    expect(decideCalls(again)).toEqual([{ id: resent.id, params: { elicitationId: 'el_1', idempotencyKey: 'key-1', decision: 'approved', values: {}, included: [], shownHash } }]);
+    again.answer(resent.id, { ok: true, status: 'approved' });
+    await settle();
+    expect((await getRequest(db, 'el_1'))?.delivery).toBe('delivered');
+  });
+
+  it('a decision the hub refuses as shown_mismatch leaves the request pending, refused for that reason', async () => {
+    const c = controller();
+    const socket = await connect(c);
+    const reply = c.decide({ elicitationId: 'el_1', decision: 'rejected', shownHash: 'cd'.repeat(32) });
+    const call = await decideCall(socket);
+    expect(call.params).toEqual({ elicitationId: 'el_1', idempotencyKey: 'key-1', decision: 'rejected', shownHash: 'cd'.repeat(32) });
+    socket.answer(call.id, { ok: false, reason: 'shown_mismatch', status: 'pending', issues: [{ path: 'shownHash', rule: 'shown_mismatch', message: 'what was shown is not the stored request' }] });
+    expect(await reply).toMatchObject({ state: 'answered', ok: false, reason: 'shown_mismatch', status: 'pending' });
+    expect(await getRequest(db, 'el_1')).toMatchObject({ status: 'pending', delivery: 'refused', refusal: { reason: 'shown_mismatch' } });
+    expect(await db.outbox.count()).toBe(0);
+  });
+
   it('tells the page the decision is queued when the hub does not answer in time, and resends it later', async () => {
     const c = controller();
     const socket = await connect(c);

@@ -2,6 +2,7 @@
 // pending request after a decision, ? for the help.
 import { fireEvent, render, screen, waitFor, within } from '@testing-library/preact';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { shownHash } from '../../shared/shown-hash.js';
 import type { ElicitlyDb } from '../../extension/db/database.js';
 import { rowFromView, type RequestRow } from '../../extension/db/rows.js';
 import { App } from '../../extension/ui/app.js';
@@ -69,7 +70,9 @@ describe('the inbox by keyboard', () => {
 
   it('x selects approve-as-is requests; several are approved together, one durable decision each', async () => {
     const now = Date.now();
-    await db.requests.bulkPut([jsonApproval('one', now - 4000), formApproval('form', now - 3000), rowFromView(proposalView('prop', now - 2000)), jsonApproval('two', now - 1000)]);
+    const rowOne = jsonApproval('one', now - 4000);
+    const rowTwo = jsonApproval('two', now - 1000);
+    await db.requests.bulkPut([rowOne, formApproval('form', now - 3000), rowFromView(proposalView('prop', now - 2000)), rowTwo]);
     const { client, calls } = fakeClient({ state: 'answered', ok: true, status: 'approved' }, { state: 'queued' });
     render(<Inbox db={db} client={client} onOpen={() => undefined} />);
     const [two, prop, form, one] = await inboxButtons();
@@ -88,9 +91,12 @@ describe('the inbox by keyboard', () => {
     expect(bar.textContent).toContain('2 selected');
     fireEvent.click(within(bar).getByRole('button', { name: 'Approve 2' }));
     await waitFor(() => expect(screen.getByText('1 approved, 1 waiting for the hub.')).toBeTruthy());
+    // Each decision carries the hash of its own row, as the list read it: the hub refuses one that is not its request.
+    const [hashOne, hashTwo] = [await shownHash(rowOne), await shownHash(rowTwo)];
+    expect(hashOne).not.toBe(hashTwo);
     expect(calls).toEqual([
-      { elicitationId: 'two', decision: 'approved' },
-      { elicitationId: 'one', decision: 'approved' },
+      { elicitationId: 'two', decision: 'approved', shownHash: hashTwo },
+      { elicitationId: 'one', decision: 'approved', shownHash: hashOne },
     ]);
     expect(screen.queryByRole('group', { name: 'Selected requests' })).toBeNull();
   });

@@ -4,6 +4,7 @@
 import { fireEvent, render, screen, within } from '@testing-library/preact';
 import { describe, expect, it, vi } from 'vitest';
 import type { PermissionRequest } from '../../shared/permission.js';
+import { shownHash } from '../../shared/shown-hash.js';
 import { DAY_MS } from '../../shared/rule-draft.js';
 import { DEFAULT_RULE_DAYS, describeRule } from '../../shared/rules.js';
 import type { RequestRow } from '../../extension/db/rows.js';
@@ -15,8 +16,10 @@ function show(request: PermissionRequest, extra: Partial<RequestRow> = {}, rules
   const { client, calls } = fakeClient();
   const onDone = vi.fn();
   // `rules`: shown by the extension, whose decisions can carry a rule (the chat's and the phone's cannot).
-  render(<ReviewView row={rowFor(request, extra)} decide={client.decide} offerRules={rules} onDone={onDone} />);
-  return { calls, onDone };
+  const row = rowFor(request, extra);
+  render(<ReviewView row={row} decide={client.decide} offerRules={rules} onDone={onDone} />);
+  // Every decision carries the hash of the row the review renders: the hub refuses one that is not its request.
+  return { calls, onDone, shown: shownHash(row) };
 }
 
 const button = (name: string) => screen.getByRole('button', { name });
@@ -61,16 +64,16 @@ describe('a permission review', () => {
   });
 
   it('"Allow once" allows as shown, with no edited input', async () => {
-    const { calls, onDone } = show(bashPermission());
+    const { calls, onDone, shown } = show(bashPermission());
     expect(descriptions(button('Allow once'))).toEqual(['runs the command as shown, this time only']);
     fireEvent.click(button('Allow once'));
     await sent();
-    expect(calls).toEqual([{ elicitationId: 'el-1', decision: 'approved' }]);
+    expect(calls).toEqual([{ elicitationId: 'el-1', decision: 'approved', shownHash: await shown }]);
     expect(onDone).toHaveBeenCalledTimes(1);
   });
 
   it('an edited command is sent exactly as it stands in the editor, with the rest of the input', async () => {
-    const { calls } = show(bashPermission());
+    const { calls, shown } = show(bashPermission());
     fireEvent.click(button('Edit before allowing'));
     const editor = screen.getByRole('textbox', { name: 'Command to run' });
     expect((editor as HTMLTextAreaElement).value).toBe('npm test -- --watch=false');
@@ -81,6 +84,8 @@ describe('a permission review', () => {
     expect(calls).toEqual([{
       elicitationId: 'el-1', decision: 'approved',
       values: { updatedInput: { command: 'npm test -- --watch=false --bail', description: 'Run the tests' } },
+      // The hash is of the request as shown, not of the edited input: the edit is the person's answer.
+      shownHash: await shown,
     }]);
   });
 
@@ -113,25 +118,25 @@ describe('a permission review', () => {
   });
 
   it('Deny sends the reason as the comment the host shows the agent', async () => {
-    const { calls } = show(bashPermission());
+    const { calls, shown } = show(bashPermission());
     fireEvent.input(screen.getByRole('textbox', { name: 'Reason if you deny (optional, the agent is told)' }), { target: { value: '  Use the CI instead  ' } });
     fireEvent.click(button('Deny'));
     await sent();
-    expect(calls).toEqual([{ elicitationId: 'el-1', decision: 'rejected', comment: 'Use the CI instead' }]);
+    expect(calls).toEqual([{ elicitationId: 'el-1', decision: 'rejected', comment: 'Use the CI instead', shownHash: await shown }]);
   });
 
   it('Ctrl+Enter sends nothing; Esc asks before denying', async () => {
-    const { calls } = show(bashPermission());
+    const { calls, shown } = show(bashPermission());
     fireEvent.keyDown(document.body, { key: 'Enter', ctrlKey: true });
     expect(calls).toEqual([]);
     fireEvent.keyDown(document.body, { key: 'Escape' });
     fireEvent.click(within(screen.getByRole('alertdialog', { name: 'Deny this?' })).getByRole('button', { name: 'Yes, deny' }));
     await sent();
-    expect(calls).toEqual([{ elicitationId: 'el-1', decision: 'rejected' }]);
+    expect(calls).toEqual([{ elicitationId: 'el-1', decision: 'rejected', shownHash: await shown }]);
   });
 
   it('"Always allow…" opens the rule prefilled, said in words, editable; saving allows with exactly that rule', async () => {
-    const { calls } = show(bashPermission());
+    const { calls, shown } = show(bashPermission());
     const opened = Date.now();
     fireEvent.click(button('Always allow…'));
     const editor = screen.getByRole('form', { name: 'Always allow: the rule' });
@@ -152,7 +157,7 @@ describe('a permission review', () => {
     fireEvent.click(within(editor).getByRole('button', { name: 'Allow and save the rule' }));
     await sent();
     const expected = { effect: 'allow' as const, match: { tool: 'Bash', commandPrefix: 'npm test --', agent: 'claude-code', directory: '/home/dev/project' }, expiresAt: expect.any(Number) };
-    expect(calls).toEqual([{ elicitationId: 'el-1', decision: 'approved', rule: expected }]);
+    expect(calls).toEqual([{ elicitationId: 'el-1', decision: 'approved', rule: expected, shownHash: await shown }]);
     const rule = calls[0]!.rule!;
     expect(rule.expiresAt! - opened).toBeGreaterThanOrEqual(DEFAULT_RULE_DAYS * DAY_MS);
     expect(rule.expiresAt! - Date.now()).toBeLessThanOrEqual(DEFAULT_RULE_DAYS * DAY_MS);
@@ -192,7 +197,7 @@ describe('a permission review', () => {
   });
 
   it('"Always deny…" denies with the reason and a deny rule; an empty tool cannot be saved', async () => {
-    const { calls } = show(bashPermission({ command: 'rm -rf build', input: { command: 'rm -rf build' } }));
+    const { calls, shown } = show(bashPermission({ command: 'rm -rf build', input: { command: 'rm -rf build' } }));
     fireEvent.input(screen.getByRole('textbox', { name: 'Reason if you deny (optional, the agent is told)' }), { target: { value: 'never' } });
     fireEvent.click(button('Always deny…'));
     const editor = screen.getByRole('form', { name: 'Always deny: the rule' });
@@ -207,6 +212,7 @@ describe('a permission review', () => {
     expect(calls).toEqual([{
       elicitationId: 'el-1', decision: 'rejected', comment: 'never',
       rule: { effect: 'deny', match: { tool: 'Bash', commandPrefix: 'rm', agent: 'claude-code', directory: '/home/dev/project', sessionId: 'sess-42' }, expiresAt: expect.any(Number) },
+      shownHash: await shown,
     }]);
   });
 

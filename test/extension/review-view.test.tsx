@@ -1,11 +1,14 @@
 import { dateTime } from '../../extension/ui/format-time.js';
 import { fireEvent, render, screen, waitFor, within } from '@testing-library/preact';
 import { describe, expect, it } from 'vitest';
+import { shownHash } from '../../shared/shown-hash.js';
 import type { RequestRow } from '../../extension/db/rows.js';
+import type { DecideReply, Decision } from '../../extension/messages.js';
+import { REFUSAL_TEXT } from '../../extension/ui/labels.js';
 import { RequestDetail } from '../../extension/ui/review/request-detail.js';
 import { ReviewView } from '../../extension/ui/review/review-view.js';
 import { SafeHtml } from '../../extension/ui/review/safe-html.js';
-import { approval, fakeClient, proposal, rowFor } from './review-helpers.js';
+import { approval, bashPermission, fakeClient, proposal, rowFor } from './review-helpers.js';
 
 function view(row: RequestRow) {
   const { client } = fakeClient();
@@ -102,6 +105,65 @@ describe('ReviewView', () => {
     expect(screen.getByText('Waiting for the hub to deliver this decision.')).toBeTruthy();
     expect(screen.getByRole('alert').textContent).toBe(text);
     expect(screen.queryByRole('button', { name: 'Decline' })).toBeNull();
+  });
+
+  describe('sends the hash of what it shows, which the hub checks against the request it holds', () => {
+    const held = approval({ message: 'Deploy?', context: { env: 'prod' } });
+    /** A hub holding `held` (template: `heldTemplate`): it refuses a decision whose shown hash is not its request's, as the engine does. */
+    function hub(heldTemplate: string | null = '<p>Deploy <b>prod</b></p>') {
+      const sent: Decision[] = [];
+      const decide = async (decision: Decision): Promise<DecideReply> => {
+        sent.push(decision);
+        if (decision.shownHash !== await shownHash({ request: held, renderedTemplate: heldTemplate })) return { state: 'answered', ok: false, reason: 'shown_mismatch', status: 'pending' };
+        return { state: 'answered', ok: true, status: decision.decision };
+      };
+      return { sent, decide };
+    }
+
+    it.each([
+      ['its request differs (a changed context)', rowFor(approval({ message: 'Deploy?', context: { env: 'staging' } }), { renderedTemplate: '<p>Deploy <b>prod</b></p>' })],
+      ['its rendered template differs', rowFor(held, { renderedTemplate: '<p>Deploy <b>staging</b></p>' })],
+      ['it shows no template where the hub rendered one', rowFor(held)],
+    ])('a view whose row is not the hub\'s request is refused, and the person is told to look again: %s', async (_, stale) => {
+      const { sent, decide } = hub();
+      render(<ReviewView row={stale} decide={decide} />);
+      fireEvent.click(screen.getByRole('button', { name: 'Approve' }));
+      await waitFor(() => expect(screen.getByRole('alert').textContent).toBe(REFUSAL_TEXT.shown_mismatch));
+      expect(sent).toEqual([{ elicitationId: 'el-1', decision: 'approved', shownHash: await shownHash(stale) }]);
+      expect(sent[0]?.shownHash).not.toBe(await shownHash({ request: held, renderedTemplate: '<p>Deploy <b>prod</b></p>' }));
+      // Nothing was decided: the review stays, to be looked at again.
+      expect(screen.getByRole('button', { name: 'Approve' })).toBeTruthy();
+      expect(screen.queryByText('Decision sent.')).toBeNull();
+    });
+
+    it.each([
+      ['an approval', rowFor(held)],
+      ['a permission prompt', rowFor(bashPermission())],
+    ])('%s: the review that comes back after "waiting for the hub" (a new one) still says the hub refused what was shown', (_, pending) => {
+      // The extension's sequence: the decision is queued (the review gives way to the detail), then the hub's refusal
+      // reaches the row and the review is mounted anew, from the row.
+      const { client } = fakeClient();
+      const { rerender } = render(<ReviewView row={pending} decide={client.decide} />);
+      expect(screen.queryByRole('alert')).toBeNull();
+      const outcome = { decision: 'approved' as const, action: 'submit' as const };
+      rerender(<ReviewView row={{ ...pending, outcome, delivery: 'queued' }} decide={client.decide} />);
+      expect(screen.getByText('Waiting for the hub to deliver this decision.')).toBeTruthy();
+      rerender(<ReviewView row={{ ...pending, outcome, delivery: 'refused', refusal: { reason: 'shown_mismatch' } }} decide={client.decide} />);
+      expect(screen.getByRole('alert').textContent).toBe(REFUSAL_TEXT.shown_mismatch);
+      // Still pending: the review is there to be looked at again, and decided.
+      expect(screen.getAllByRole('button').length).toBeGreaterThan(0);
+      expect(screen.queryByText('Waiting for the hub to deliver this decision.')).toBeNull();
+    });
+
+    it('the same review on the row the hub holds is taken', async () => {
+      const { sent, decide } = hub();
+      const row = rowFor(held, { renderedTemplate: '<p>Deploy <b>prod</b></p>' });
+      render(<ReviewView row={row} decide={decide} />);
+      fireEvent.click(screen.getByRole('button', { name: 'Approve' }));
+      await screen.findByText('Decision sent.');
+      expect(sent).toEqual([{ elicitationId: 'el-1', decision: 'approved', shownHash: await shownHash(row) }]);
+      expect(screen.queryByRole('alert')).toBeNull();
+    });
   });
 
   it('shows a queued decision read-only even while the hub still says pending', () => {

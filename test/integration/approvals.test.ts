@@ -61,6 +61,7 @@ describe('the NorthMark proposal (seed 004) end to end', () => {
 
     const expected = {
       status: 'consumed',
+      receipt: expect.objectContaining({ decidedVia: 'extension', ledgerIndex: expect.any(Number) }),
       decision: 'approved',
       action: 'submit',
       decidedVia: 'extension',
@@ -90,6 +91,7 @@ describe('the NorthMark proposal (seed 004) end to end', () => {
     expect(await ext.call('decide', { elicitationId: id, idempotencyKey: 'c1', decision: 'rejected', comment: 'wrong company' })).toMatchObject({ result: { ok: true, status: 'rejected' } });
     expect((await agent.callTool('elicit_result', { elicitationId: id })).structuredContent).toEqual({
       status: 'consumed',
+      receipt: expect.objectContaining({ decidedVia: 'extension', ledgerIndex: expect.any(Number) }),
       decision: 'rejected',
       action: 'cancel',
       decidedVia: 'extension',
@@ -108,6 +110,7 @@ describe('approvals', () => {
     expect(await ext.call('decide', { elicitationId: id, idempotencyKey: 'f1', decision: 'approved', values: { version: '1.2.1', notes: 'ok' } })).toMatchObject({ result: { ok: true } });
     expect((await agent.callTool('elicit_result', { elicitationId: id })).structuredContent).toEqual({
       status: 'consumed',
+      receipt: expect.objectContaining({ decidedVia: 'extension', ledgerIndex: expect.any(Number) }),
       decision: 'approved',
       action: 'submit',
       decidedVia: 'extension',
@@ -124,6 +127,7 @@ describe('approvals', () => {
     expect(await ext.call('decide', { elicitationId: id, idempotencyKey: 'j1', decision: 'approved' })).toMatchObject({ result: { ok: true } });
     expect((await agent.callTool('elicit_result', { elicitationId: id })).structuredContent).toEqual({
       status: 'consumed',
+      receipt: expect.objectContaining({ decidedVia: 'extension', ledgerIndex: expect.any(Number) }),
       decision: 'approved',
       action: 'submit',
       decidedVia: 'extension',

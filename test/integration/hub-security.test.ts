@@ -461,6 +461,7 @@ describe('fuzzing one extension does not hurt the hub or other extensions', () =
     expect(await decided(good, good.request('decide', { elicitationId: id, idempotencyKey: 'after-fuzz', decision: 'approved' }))).toMatchObject({ ok: true, status: 'approved' });
     expect((await agent.callTool('elicit_result', { elicitationId: id })).structuredContent).toEqual({
       status: 'consumed',
+      receipt: expect.objectContaining({ decidedVia: 'extension', ledgerIndex: expect.any(Number) }),
       decision: 'approved',
       action: 'submit',
       decidedVia: 'extension',

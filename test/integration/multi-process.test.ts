@@ -75,6 +75,7 @@ describe('three server processes sharing one hub', () => {
     const survivor = (await b.callTool('elicit_status', { elicitationId: ids[2] })).isError ? c : b;
     expect((await survivor.callTool('elicit_result', { elicitationId: ids[0] })).structuredContent).toEqual({
       status: 'consumed',
+      receipt: expect.objectContaining({ decidedVia: 'extension', ledgerIndex: expect.any(Number) }),
       decision: 'approved',
       action: 'submit',
       decidedVia: 'extension',
@@ -83,6 +84,7 @@ describe('three server processes sharing one hub', () => {
     });
     expect((await c.callTool('elicit_result', { elicitationId: ids[1] })).structuredContent).toEqual({
       status: 'consumed',
+      receipt: expect.objectContaining({ decidedVia: 'extension', ledgerIndex: expect.any(Number) }),
       decision: 'rejected',
       action: 'cancel',
       decidedVia: 'extension',

@@ -8,6 +8,7 @@ import type { DeviceState, NotPairedReason } from '../../phone/device-connection
 import { PhoneApp } from '../../phone/phone-app.js';
 import { createPhoneSession, type PhoneSession } from '../../phone/phone-session.js';
 import { NO_REQUESTS, type RequestLists } from '../../phone/request-lists.js';
+import { shownHash } from '../../shared/shown-hash.js';
 import { PROTOCOL_VERSION, type RequestView } from '../../shared/wire-protocol.js';
 import {
   HUB_PORT, ManualClock, fakeSockets, ORIGIN, TEST_CODE, TEST_KEY, TEST_KEY_ID, nextSent, pairHub, proposalView, proveHub, until, welcome,
@@ -118,7 +119,8 @@ describe('the inbox, a review and the history', () => {
     const socket = last();
     socket.open();
     const { authId } = await proveHub(socket, TEST_KEY);
-    socket.answer(authId, { welcome: welcome([approvalView('el_a', 'Restart the web service?')], [proposalView('el_old', Date.now() - 60_000, { status: 'expired', decidedAt: Date.now() - 1000 })]) });
+    const view = approvalView('el_a', 'Restart the web service?');
+    socket.answer(authId, { welcome: welcome([view], [proposalView('el_old', Date.now() - 60_000, { status: 'expired', decidedAt: Date.now() - 1000 })]) });
     await screen.findByRole('link', { name: /Restart the web service\?/ });
     expect(screen.getByRole('link', { name: 'Inbox (1)' })).toBeTruthy();
 
@@ -126,7 +128,8 @@ describe('the inbox, a review and the history', () => {
     await screen.findByRole('button', { name: 'Approve' });
     fireEvent.click(screen.getByRole('button', { name: 'Approve' }));
     const decide = await nextSent(socket, 'decide');
-    expect(decide).toEqual({ id: expect.any(String), method: 'decide', params: { elicitationId: 'el_a', decision: 'approved', idempotencyKey: expect.any(String) } });
+    // The hash of the view as the hub sent it: what the page rendered is what the hub holds.
+    expect(decide).toEqual({ id: expect.any(String), method: 'decide', params: { elicitationId: 'el_a', decision: 'approved', idempotencyKey: expect.any(String), shownHash: await shownHash(view) } });
     socket.answer(decide.id, { ok: true, status: 'approved' });
     socket.deliver({ method: 'request.removed', params: { elicitationId: 'el_a', status: 'approved', decidedVia: 'phone' } });
     await screen.findByText('Decision sent.');

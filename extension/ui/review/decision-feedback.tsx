@@ -100,10 +100,11 @@ interface DecisionState {
   clearFeedback(): void;
 }
 
-export function useDecision(decide: Decide, onDone?: () => void): DecisionState {
+/** `initial`: what the review says before any decision of its own (a refusal the row records, `refusalFeedback`). */
+export function useDecision(decide: Decide, onDone?: () => void, initial: Feedback | null = null): DecisionState {
   const [busy, setBusy] = useState(false);
   const [settled, setSettled] = useState(false);
-  const [feedback, setFeedback] = useState<Feedback | null>(null);
+  const [feedback, setFeedback] = useState<Feedback | null>(initial);
   // A second Ctrl+Enter before the re-render that disables the buttons must not send twice.
   const inFlight = useRef(false);
   const send = useCallback(async (decision: Decision): Promise<FieldIssue[]> => {

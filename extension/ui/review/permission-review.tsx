@@ -10,6 +10,7 @@ import { HiddenCharactersWarning, VisibleText } from '../visible-text.js';
 import { ConfirmCancel, type CancelWording } from './confirm-cancel.js';
 import { FeedbackView, GeneralIssues, useDecision } from './decision-feedback.js';
 import { jsonText, PermissionSubject } from './permission-subject.js';
+import { refusalFeedback } from './refused-attempt.js';
 import { useReviewKeys } from './use-review-keys.js';
 import './review.css';
 
@@ -64,7 +65,8 @@ export function PermissionReview({ row, request, decide, offerRules = false, rul
   ruleDryRun?: (draft: RuleDraft) => ComponentChildren;
   onDone?: () => void;
 }) {
-  const decision = useDecision(decide, onDone);
+  const [refused] = useState(() => refusalFeedback(row));
+  const decision = useDecision(decide, onDone, refused);
   const frozen = decision.busy || decision.settled;
   const [editing, setEditing] = useState(false);
   const [text, setText] = useState(() => editableText(request));

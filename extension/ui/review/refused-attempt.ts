@@ -1,5 +1,7 @@
 import type { FieldIssue } from '../../../shared/field-issues.js';
 import type { RequestRow } from '../../db/rows.js';
+import { REFUSAL_TEXT } from '../labels.js';
+import type { Feedback } from './decision-feedback.js';
 
 interface RefusedAttempt {
   values?: Record<string, unknown>;
@@ -22,4 +24,14 @@ export function refusedAttempt(row: RequestRow): RefusedAttempt | null {
     comment: row.outcome.comment ?? '',
     issues: row.refusal.issues ?? [],
   };
+}
+
+/**
+ * Why the hub refused this browser's last decision on a request still pending, when nothing next to the fields says it:
+ * `shown_mismatch` (what was shown was not the request the hub holds). A review mounted anew (reopened, or after the
+ * decision's brief "waiting for the hub") says it from the row, as the one that sent the decision did from the reply.
+ */
+export function refusalFeedback(row: RequestRow): Feedback | null {
+  if (row.status !== 'pending' || row.delivery !== 'refused' || row.refusal?.reason !== 'shown_mismatch') return null;
+  return { tone: 'alert', text: REFUSAL_TEXT.shown_mismatch };
 }

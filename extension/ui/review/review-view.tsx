@@ -2,6 +2,7 @@ import type { ComponentChildren } from 'preact';
 import type { Reviewer } from '../labels.js';
 import { useCallback, useState } from 'preact/hooks';
 import type { RuleDraft } from '../../../shared/rules.js';
+import { shownHash } from '../../../shared/shown-hash.js';
 import type { RequestRow } from '../../db/rows.js';
 import type { Decide } from '../../messages.js';
 import { ApprovalReview } from './approval-review.js';
@@ -32,11 +33,13 @@ export function ReviewView({ row, decide, offerRules = false, ruleDryRun, onDone
   // The first decision made in this browser turns this review into its read-only detail at once; a second surface
   // whose decision was refused for it must still say so there, so the notice lives here, above both.
   const [notice, setNotice] = useState<Feedback | null>(null);
+  // Every decision carries the hash of what this view renders (the row's request and template): the hub refuses it
+  // (`shown_mismatch`) when that is not the request it holds, so a stale or altered view cannot decide.
   const watched = useCallback<Decide>(async (decision) => {
-    const reply = await decide(decision);
+    const reply = await decide({ ...decision, shownHash: await shownHash(row) });
     if (reply.state === 'already_decided_here') setNotice({ tone: 'alert', text: alreadyDecidedHere(reply.decision, reply.delivery) });
     return reply;
-  }, [decide]);
+  }, [decide, row]);
   if (row.status !== 'pending' || row.delivery === 'queued') {
     // A queued decision explains itself in the detail ("Waiting for the hub…"); only a settled status needs the note.
     return (

@@ -3,7 +3,7 @@ import type { FieldIssue } from '../../../shared/field-issues.js';
 import type { RequestRow } from '../../db/rows.js';
 import type { Decide, Decision } from '../../messages.js';
 import { splitIssues, useDecision, type SplitIssues } from './decision-feedback.js';
-import { refusedAttempt } from './refused-attempt.js';
+import { refusalFeedback, refusedAttempt } from './refused-attempt.js';
 import { useReviewKeys } from './use-review-keys.js';
 
 const NO_ISSUES: SplitIssues = { byKey: new Map(), general: [] };
@@ -24,7 +24,8 @@ export function useReview(row: RequestRow, keys: readonly string[], decide: Deci
   const [issues, setIssues] = useState<SplitIssues>(() => (attempt ? splitIssues(attempt.issues, keys) : NO_ISSUES));
   const [confirming, setConfirming] = useState(false);
   const [focusInvalid, setFocusInvalid] = useState(0);
-  const decision = useDecision(decide, onDone);
+  const [refused] = useState(() => refusalFeedback(row));
+  const decision = useDecision(decide, onDone, refused);
   const root = useRef<HTMLElement>(null);
   const frozen = decision.busy || decision.settled;
 

@@ -1,0 +1,180 @@
+import { createReadStream } from 'node:fs';
+import { readdir } from 'node:fs/promises';
+import path from 'node:path';
+import { createInterface } from 'node:readline';
+import type { Receipt } from '../../shared/receipt.js';
+import type { Rule } from '../../shared/rules.js';
+import type { ApprovalRecord } from '../approvals/approval-record.js';
+import { log } from '../log.js';
+import type { StoreIo } from '../store/journal-store.js';
+import { LedgerEntrySchema, type LedgerEntry, type LedgerEvent } from './ledger-format.js';
+import { ledgerKey } from './ledger-key.js';
+import { LEDGER_DIR, LedgerStore, SEGMENT_FILE, segmentName } from './ledger-store.js';
+import { changeEvents, requestEvents, ruleEvents } from './request-events.js';
+
+export const RECEIPT_VERIFY = 'elicitly-companion audit verify --receipt <file with this receipt>';
+
+interface DecisionLedgerOptions {
+  dir: string;
+  io?: StoreIo;
+  now?: () => number;
+  /** The journal's records and the rules as they are at open: what the ledger must hold. */
+  records: readonly ApprovalRecord[];
+  rules: readonly Rule[];
+  checkpointEvery?: number;
+  checkpointMs?: number;
+  segmentEntries?: number;
+}
+
+/** What the engine asks of its ledger. */
+export interface EngineLedger {
+  readonly failed: Error | undefined;
+  recordChange(before: ApprovalRecord | undefined, after: ApprovalRecord): Promise<void>;
+  recordRules(before: readonly Rule[], after: readonly Rule[]): Promise<void>;
+  purged(id: string): Promise<void>;
+  receipt(id: string): Receipt | null;
+  close(): Promise<void>;
+}
+
+/** No ledger: the bench's baseline, to measure what the ledger costs. Never in the product. */
+export const NO_LEDGER: EngineLedger = {
+  failed: undefined,
+  recordChange: async () => undefined,
+  recordRules: async () => undefined,
+  purged: async () => undefined,
+  receipt: () => null,
+  close: async () => undefined,
+};
+
+type Decided = { entry: LedgerEntry; event: Extract<LedgerEvent, { type: 'request.decided' }> };
+
+/**
+ * The engine's side of the ledger: every change to a request or to the rules appended while the journal writes it (the
+ * two fsyncs at once: one after the other halved creates/s), and acknowledged only once both are on disk. At open the
+ * two are reconciled (`catchUp`): the journal is what happened. It also remembers where each request's decision is,
+ * for receipts.
+ */
+export class DecisionLedger implements EngineLedger {
+  private readonly decided = new Map<string, Decided>();
+
+  private constructor(private readonly store: LedgerStore) {}
+
+  static async open(options: DecisionLedgerOptions): Promise<DecisionLedger> {
+    const store = await LedgerStore.open({ dir: options.dir, key: ledgerKey(options.dir), io: options.io, now: options.now, checkpointEvery: options.checkpointEvery, checkpointMs: options.checkpointMs, segmentEntries: options.segmentEntries });
+    const ledger = new DecisionLedger(store);
+    try {
+      await ledger.catchUp(options);
+    } catch (error) {
+      await store.close().catch(() => undefined);
+      throw error;
+    }
+    return ledger;
+  }
+
+  get failed(): Error | undefined {
+    return this.store.failure;
+  }
+
+  /**
+   * What the ledger holds (read without checking: `audit verify` checks) against the journal and the rules file, both
+   * ways: what they hold and the ledger lacks is appended (the journal was written, the ledger's write was cut), and an
+   * event the journal does not hold (its write failed or was cut, so the change was never acknowledged) is marked
+   * `request.unrecorded`.
+   */
+  private async catchUp(options: DecisionLedgerOptions): Promise<void> {
+    const records = new Map(options.records.map((r) => [r.id, r]));
+    const have = new Map<string, Set<string>>();
+    const ruleHashes = new Map<string, string>();
+    const dir = path.join(path.resolve(options.dir), LEDGER_DIR);
+    const numbers = (await readdir(dir)).map((n) => SEGMENT_FILE.exec(n)).filter((m) => m !== null).map((m) => Number(m[1])).sort((a, b) => a - b);
+    const entries: LedgerEntry[] = [];
+    for (const n of numbers) {
+      const lines = createInterface({ input: createReadStream(path.join(dir, segmentName(n)), { encoding: 'utf8' }), crlfDelay: Infinity });
+      for await (const line of lines) {
+        let raw: unknown;
+        try {
+          raw = JSON.parse(line);
+        } catch {
+          continue;
+        }
+        const parsed = LedgerEntrySchema.safeParse(raw);
+        if (!parsed.success) continue;
+        const { event } = parsed.data;
+        if ('id' in event) {
+          const types = have.get(event.id) ?? new Set<string>();
+          if (event.type === 'request.unrecorded') types.delete(event.event);
+          else if (event.type === 'request.purged') have.delete(event.id);
+          else types.add(event.type);
+          if (event.type !== 'request.purged') have.set(event.id, types);
+          if (records.has(event.id)) entries.push(parsed.data);
+        }
+        if (event.type === 'rule.saved') ruleHashes.set(event.ruleId, event.ruleHash);
+        if (event.type === 'rule.removed') ruleHashes.delete(event.ruleId);
+      }
+    }
+    const events: LedgerEvent[] = [];
+    for (const [id, types] of have) {
+      const record = records.get(id);
+      const expected = new Set<string>(record ? requestEvents(record).map((e) => e.type) : []);
+      for (const type of types) if (!expected.has(type)) events.push({ type: 'request.unrecorded', id, event: type });
+    }
+    const unrecorded = new Set(events.map((e) => (e.type === 'request.unrecorded' ? `${e.id} ${e.event}` : '')));
+    for (const record of options.records) {
+      const types = have.get(record.id);
+      for (const e of requestEvents(record)) if (!types?.has(e.type)) events.push(e);
+    }
+    const ledgerRules = [...ruleHashes].map(([id, hash]) => ({ id, hash }));
+    events.push(...ruleEvents([], options.rules).filter((e) => e.type !== 'rule.saved' || !ledgerRules.some((r) => r.id === e.ruleId && r.hash === e.ruleHash)));
+    events.push(...ledgerRules.filter((r) => !options.rules.some((rule) => rule.id === r.id)).map((r): LedgerEvent => ({ type: 'rule.removed', ruleId: r.id })));
+    // Decisions of this journal's records, unless voided.
+    for (const entry of entries) if (!('id' in entry.event) || !unrecorded.has(`${entry.event.id} ${entry.event.type}`)) this.remember(entry);
+    if (events.length === 0) return;
+    log('warn', 'ledger: the journal and the ledger disagreed after a crash or a failed write; the ledger now says what the journal holds', { events: events.length });
+    for (const entry of await this.store.append(events)) this.remember(entry);
+  }
+
+  private remember(entry: LedgerEntry): void {
+    const { event } = entry;
+    if (event.type === 'request.decided') this.decided.set(event.id, { entry, event });
+  }
+
+  /** Appends what changed between the stored record and the new one; resolves once it is on disk. */
+  async recordChange(before: ApprovalRecord | undefined, after: ApprovalRecord): Promise<void> {
+    const events = changeEvents(before, after);
+    if (events.length === 0) return;
+    for (const entry of await this.store.append(events)) this.remember(entry);
+  }
+
+  async recordRules(before: readonly Rule[], after: readonly Rule[]): Promise<void> {
+    const events = ruleEvents(before, after);
+    if (events.length > 0) await this.store.append(events);
+  }
+
+  /** A request purged from the journal: said in the ledger, and forgotten here. */
+  async purged(id: string): Promise<void> {
+    this.decided.delete(id);
+    await this.store.append([{ type: 'request.purged', id }]);
+  }
+
+  /** Where a request's decision is in the ledger, and the newest checkpoint that covers it; null before it is recorded. */
+  receipt(id: string): Receipt | null {
+    const found = this.decided.get(id);
+    if (!found) return null;
+    const { entry, event } = found;
+    const checkpoint = this.store.checkpoint;
+    return {
+      ledgerIndex: entry.index,
+      entryHash: entry.hash,
+      requestHash: event.requestHash,
+      decisionHash: event.decisionHash,
+      decidedVia: event.decidedVia,
+      decidedAt: event.decidedAt,
+      checkpoint: checkpoint && checkpoint.index > entry.index ? { index: checkpoint.index, hash: checkpoint.hash } : null,
+      verify: RECEIPT_VERIFY,
+    };
+  }
+
+  close(): Promise<void> {
+    return this.store.close();
+  }
+}

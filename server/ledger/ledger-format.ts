@@ -1,0 +1,129 @@
+// The ledger's lines: one entry per line, canonical JSON (RFC 8785, `canonicalize`), each naming the hash of the one
+// before it, so changing, removing or reordering any line breaks every hash after it. Checkpoints are entries too,
+// signed (Ed25519) over the chain's head and size, so a verifier who pinned the hub's public key needs to trust nothing
+// else. Pure: the store writes these lines, `audit verify` reads them.
+import { createHash, createPublicKey, sign, verify, type KeyObject } from 'node:crypto';
+import canonicalize from 'canonicalize';
+import * as z from 'zod';
+
+export const GENESIS = '0'.repeat(64);
+const HashSchema = z.string().regex(/^[0-9a-f]{64}$/, 'must be a SHA-256 hash (64 hex digits)');
+const IdSchema = z.string().min(1).max(200);
+
+/** What happened, as the hub saw it. Hashes, never the content: the ledger proves, the journal holds. */
+export const LedgerEventSchema = z.discriminatedUnion('type', [
+  z.strictObject({ type: z.literal('request.created'), id: IdSchema, kind: z.string().min(1).max(40), requestHash: HashSchema, requester: z.string().max(200) }),
+  z.strictObject({
+    type: z.literal('request.decided'),
+    id: IdSchema,
+    decision: z.enum(['approved', 'rejected']),
+    decidedVia: z.string().min(1).max(40),
+    ruleId: z.string().max(100).optional(),
+    decidedAt: z.number().int().nonnegative(),
+    requestHash: HashSchema,
+    decisionHash: HashSchema,
+  }),
+  z.strictObject({ type: z.literal('request.collected'), id: IdSchema }),
+  z.strictObject({ type: z.literal('request.expired'), id: IdSchema }),
+  z.strictObject({ type: z.literal('request.withdrawn'), id: IdSchema }),
+  /** Forgotten by the journal after the retention period (its events stay here). */
+  z.strictObject({ type: z.literal('request.purged'), id: IdSchema }),
+  /**
+   * An event written while the journal's write of the same change failed or was cut by a crash: the change was never
+   * acknowledged, and did not happen. Appended at the next open; the event itself stays, as everything here does.
+   */
+  z.strictObject({ type: z.literal('request.unrecorded'), id: IdSchema, event: z.string().min(1).max(40) }),
+  z.strictObject({ type: z.literal('rule.saved'), ruleId: IdSchema, ruleHash: HashSchema }),
+  z.strictObject({ type: z.literal('rule.removed'), ruleId: IdSchema }),
+  z.strictObject({ type: z.literal('checkpoint'), size: z.number().int().nonnegative(), head: HashSchema, keyId: z.string().min(1).max(100), signature: z.string().min(1).max(200) }),
+]);
+export type LedgerEvent = z.infer<typeof LedgerEventSchema>;
+
+export const LedgerEntrySchema = z.strictObject({
+  index: z.number().int().nonnegative(),
+  at: z.number().int().nonnegative(),
+  prev: HashSchema,
+  event: LedgerEventSchema,
+  hash: HashSchema,
+});
+export type LedgerEntry = z.infer<typeof LedgerEntrySchema>;
+
+/** RFC 8785 canonical JSON of a JSON value (what is hashed, signed and written). */
+export function canonical(value: unknown): string {
+  const text = canonicalize(value);
+  if (text === undefined) throw new Error('not a JSON value');
+  return text;
+}
+
+export const sha256 = (text: string): string => createHash('sha256').update(text, 'utf8').digest('hex');
+
+/** A value's hash: SHA-256 of its canonical JSON. */
+export const hashOf = (value: unknown): string => sha256(canonical(value));
+
+/** The hash an entry carries: of everything in it but the hash. */
+export function entryHash(entry: Omit<LedgerEntry, 'hash'>): string {
+  return hashOf({ index: entry.index, at: entry.at, prev: entry.prev, event: entry.event });
+}
+
+/**
+ * An entry and its line. The event is canonicalized once; the rest (integers, hex digests) is laid around it in the
+ * canonical key order (`at`, `event`, `hash`, `index`, `prev`): the same text `canonical(entry)` gives, which
+ * `readEntry` checks of every line.
+ */
+export function entryLine(index: number, at: number, prev: string, event: LedgerEvent): { entry: LedgerEntry; line: string } {
+  const body = canonical(event);
+  const hash = sha256(`{"at":${at},"event":${body},"index":${index},"prev":"${prev}"}`);
+  return { entry: { index, at, prev, event, hash }, line: `{"at":${at},"event":${body},"hash":"${hash}","index":${index},"prev":"${prev}"}` };
+}
+
+/** What a checkpoint signs: the chain's size (entries before it), its head, and when. */
+export const checkpointMessage = (size: number, head: string, at: number): Buffer => Buffer.from(canonical({ ledger: 'elicitly-companion', size, head, at }), 'utf8');
+
+/** The key's id: the first 16 hex digits of the SHA-256 of its raw public key. */
+export function keyIdOf(publicKey: KeyObject): string {
+  const raw = publicKey.export({ format: 'der', type: 'spki' });
+  return createHash('sha256').update(raw).digest('hex').slice(0, 16);
+}
+
+export function signCheckpoint(privateKey: KeyObject, size: number, head: string, at: number): string {
+  return sign(null, checkpointMessage(size, head, at), privateKey).toString('base64');
+}
+
+export function checkpointSigned(publicKey: KeyObject, entry: LedgerEntry): boolean {
+  if (entry.event.type !== 'checkpoint') return false;
+  try {
+    return verify(null, checkpointMessage(entry.event.size, entry.event.head, entry.at), publicKey, Buffer.from(entry.event.signature, 'base64'));
+  } catch {
+    return false;
+  }
+}
+
+/** A public key from its PEM (SPKI) text, or null. */
+export function publicKeyFrom(pem: string): KeyObject | null {
+  try {
+    const key = createPublicKey(pem);
+    return key.asymmetricKeyType === 'ed25519' ? key : null;
+  } catch {
+    return null;
+  }
+}
+
+/**
+ * Reads one line as an entry: valid, and carrying the hash of its own text. The hash is checked over the line's exact
+ * characters with its `"hash"` field taken out (the writer hashed that canonical text), so any change to the line, to
+ * a value, an escape, the spacing or the key order, shows; re-canonicalizing every line would cost twice the time.
+ */
+export function readEntry(line: string): { ok: true; entry: LedgerEntry } | { ok: false; problem: string } {
+  let raw: unknown;
+  try {
+    raw = JSON.parse(line);
+  } catch {
+    return { ok: false, problem: 'not JSON (a changed or torn line)' };
+  }
+  const parsed = LedgerEntrySchema.safeParse(raw);
+  if (!parsed.success) return { ok: false, problem: `not a ledger entry (${parsed.error.issues[0]?.path.join('.') ?? ''}: ${parsed.error.issues[0]?.message ?? ''})` };
+  const field = `,"hash":"${parsed.data.hash}"`;
+  const at = line.lastIndexOf(field);
+  if (at === -1 || sha256(line.slice(0, at) + line.slice(at + field.length)) !== parsed.data.hash) return { ok: false, problem: 'its hash does not match its text (the line was changed)' };
+  return { ok: true, entry: parsed.data };
+}

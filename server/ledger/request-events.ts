@@ -1,0 +1,59 @@
+// The ledger events a change to a request or to the rules makes: derived from the record as it is (what the ledger
+// should hold for it), so the same function writes a change and, at open, finds what a crash kept from the ledger.
+import { hashOf, sha256, type LedgerEvent } from './ledger-format.js';
+import { shownText } from '../../shared/shown-hash.js';
+import type { ApprovalRecord } from '../approvals/approval-record.js';
+import type { Rule } from '../../shared/rules.js';
+
+/** The request as a reviewer is given it (`shared/shown-hash.ts`: the same text every surface hashes). */
+export const requestHashOf = (record: Pick<ApprovalRecord, 'request' | 'renderedTemplate'>): string => sha256(shownText(record));
+
+/** What was decided, without who or how (those are in the event). */
+export function decisionHashOf(outcome: NonNullable<ApprovalRecord['outcome']>): string {
+  return hashOf({ decision: outcome.decision, action: outcome.action, values: outcome.values ?? null, comment: outcome.comment ?? null });
+}
+
+/** Every event the ledger holds for a request in this state, in the order they happened. */
+export function requestEvents(record: ApprovalRecord): LedgerEvent[] {
+  const requestHash = requestHashOf(record);
+  const events: LedgerEvent[] = [{ type: 'request.created', id: record.id, kind: record.kind, requestHash, requester: record.requester.client ?? '' }];
+  const { outcome } = record;
+  if (outcome && (record.status === 'approved' || record.status === 'rejected' || record.status === 'consumed')) {
+    events.push({
+      type: 'request.decided',
+      id: record.id,
+      decision: outcome.decision,
+      decidedVia: outcome.decidedVia ?? 'extension',
+      ...(outcome.ruleId !== undefined ? { ruleId: outcome.ruleId } : {}),
+      decidedAt: record.decidedAt ?? record.createdAt,
+      requestHash,
+      decisionHash: decisionHashOf(outcome),
+    });
+  }
+  if (record.status === 'consumed') events.push({ type: 'request.collected', id: record.id });
+  if (record.status === 'expired') events.push({ type: 'request.expired', id: record.id });
+  if (record.status === 'canceled') events.push({ type: 'request.withdrawn', id: record.id });
+  return events;
+}
+
+/** The events of a change: those the new state has and the old one had not. */
+export function changeEvents(before: ApprovalRecord | undefined, after: ApprovalRecord): LedgerEvent[] {
+  const had = new Set((before ? requestEvents(before) : []).map((e) => e.type));
+  return requestEvents(after).filter((e) => !had.has(e.type));
+}
+
+/** A rule as the person made it: its counts are not part of it. */
+export const ruleHashOf = (rule: Rule): string => hashOf({ id: rule.id, effect: rule.effect, match: rule.match, createdAt: rule.createdAt, expiresAt: rule.expiresAt });
+
+/** Rules saved (new, or changed) and removed between two lists. */
+export function ruleEvents(before: readonly Rule[], after: readonly Rule[]): LedgerEvent[] {
+  const old = new Map(before.map((r) => [r.id, ruleHashOf(r)]));
+  const now = new Set(after.map((r) => r.id));
+  const events: LedgerEvent[] = [];
+  for (const rule of after) {
+    const ruleHash = ruleHashOf(rule);
+    if (old.get(rule.id) !== ruleHash) events.push({ type: 'rule.saved', ruleId: rule.id, ruleHash });
+  }
+  for (const id of old.keys()) if (!now.has(id)) events.push({ type: 'rule.removed', ruleId: id });
+  return events;
+}
