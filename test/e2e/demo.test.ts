@@ -73,6 +73,7 @@ describe.skipIf(!browserFound)(title, () => {
     expect(decisions.get('proposal')).toMatchObject({ status: 'approved', isError: false });
     expect(decisions.get('proposal')?.envelope).toEqual({
       status: 'consumed',
+      receipt: expect.objectContaining({ decidedVia: 'extension', ledgerIndex: expect.any(Number) }),
       decision: 'approved',
       action: 'submit',
       decidedVia: 'extension',
@@ -81,6 +82,7 @@ describe.skipIf(!browserFound)(title, () => {
     });
     expect(decisions.get('deploy')?.envelope).toEqual({
       status: 'consumed',
+      receipt: expect.objectContaining({ decidedVia: 'extension', ledgerIndex: expect.any(Number) }),
       decision: 'approved',
       action: 'submit',
       decidedVia: 'extension',
@@ -90,6 +92,7 @@ describe.skipIf(!browserFound)(title, () => {
     });
     expect(decisions.get('release-note')?.envelope).toEqual({
       status: 'consumed',
+      receipt: expect.objectContaining({ decidedVia: 'extension', ledgerIndex: expect.any(Number) }),
       decision: 'approved',
       action: 'submit',
       decidedVia: 'extension',
