@@ -1,5 +1,4 @@
 import { useEffect, useRef, useState } from 'preact/hooks';
-import { shownHash } from '../../shared/shown-hash.js';
 import { revealHidden } from '../core/visible-text.js';
 import type { ElicitlyDb } from '../db/database.js';
 import type { RequestRow } from '../db/rows.js';
@@ -57,6 +56,8 @@ function BatchBar({ selected, client, onDone }: { selected: RequestRow[]; client
   const [busy, setBusy] = useState(false);
   const decideAll = async (decision: 'approved' | 'rejected') => {
     setBusy(true);
+    // Loaded when a decision is made: the canonicalizer and SHA-256 stay out of the popup's first chunk.
+    const { shownHash } = await import('../../shared/shown-hash.js');
     const replies: DecideReply[] = [];
     for (const row of selected) {
       try {

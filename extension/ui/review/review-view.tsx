@@ -2,7 +2,6 @@ import type { ComponentChildren } from 'preact';
 import type { Reviewer } from '../labels.js';
 import { useCallback, useState } from 'preact/hooks';
 import type { RuleDraft } from '../../../shared/rules.js';
-import { shownHash } from '../../../shared/shown-hash.js';
 import type { RequestRow } from '../../db/rows.js';
 import type { Decide } from '../../messages.js';
 import { ApprovalReview } from './approval-review.js';
@@ -36,6 +35,8 @@ export function ReviewView({ row, decide, offerRules = false, ruleDryRun, onDone
   // Every decision carries the hash of what this view renders (the row's request and template): the hub refuses it
   // (`shown_mismatch`) when that is not the request it holds, so a stale or altered view cannot decide.
   const watched = useCallback<Decide>(async (decision) => {
+    // Loaded when a decision is made: the canonicalizer and SHA-256 stay out of the popup's first chunk.
+    const { shownHash } = await import('../../../shared/shown-hash.js');
     const reply = await decide({ ...decision, shownHash: await shownHash(row) });
     if (reply.state === 'already_decided_here') setNotice({ tone: 'alert', text: alreadyDecidedHere(reply.decision, reply.delivery) });
     return reply;
