@@ -2,20 +2,22 @@
 // `elicitly-companion audit verify --receipt` can later prove it was recorded as it is, and never changed.
 import * as z from 'zod';
 
-const HashSchema = z.string().regex(/^[0-9a-f]{64}$/, 'must be a SHA-256 hash (64 hex digits)');
+
+/** A SHA-256 digest in lowercase hex: every hash of the ledger and its receipts, and what was shown (`shownHash`). */
+export const Sha256HexSchema = z.string().regex(/^[0-9a-f]{64}$/, 'must be a SHA-256 hash (64 hex digits)');
 
 export const ReceiptSchema = z.strictObject({
   /** The ledger entry that records the decision. */
   ledgerIndex: z.number().int().nonnegative(),
-  entryHash: HashSchema,
+  entryHash: Sha256HexSchema,
   /** SHA-256 of the request as stored (canonical JSON of the request and its rendered template). */
-  requestHash: HashSchema,
+  requestHash: Sha256HexSchema,
   /** SHA-256 of what was decided (canonical JSON of the decision, action, values and comment). */
-  decisionHash: HashSchema,
+  decisionHash: Sha256HexSchema,
   decidedVia: z.string().min(1).max(40),
   decidedAt: z.number().int().nonnegative(),
   /** The newest signed checkpoint that covers the entry when the receipt was made; null: none yet (one comes within a minute). */
-  checkpoint: z.strictObject({ index: z.number().int().nonnegative(), hash: HashSchema }).nullable(),
+  checkpoint: z.strictObject({ index: z.number().int().nonnegative(), hash: Sha256HexSchema }).nullable(),
   /** How to check it. */
   verify: z.string().max(200),
 });

@@ -1,6 +1,7 @@
 import * as z from 'zod';
 import { FieldIssueSchema } from './field-issues.js';
 import { StatusSchema } from './lifecycle.js';
+import { Sha256HexSchema } from './receipt.js';
 import { RuleDraftSchema } from './rules.js';
 
 /**
@@ -71,6 +72,6 @@ export const DecideParamsSchema = z.strictObject({
    * stored request's (`shown_mismatch`). Every surface of this version sends it; a decision without one (a script, a
    * test) is checked as before.
    */
-  shownHash: z.string().regex(/^[0-9a-f]{64}$/, 'must be a SHA-256 hash (64 hex digits)').optional(),
+  shownHash: Sha256HexSchema.optional(),
 });
 export type DecideParams = z.infer<typeof DecideParamsSchema>;

@@ -10,7 +10,7 @@ import type { StoreIo } from '../store/journal-store.js';
 import { LedgerEntrySchema, type LedgerEntry, type LedgerEvent } from './ledger-format.js';
 import { ledgerKey } from './ledger-key.js';
 import { LEDGER_DIR, LedgerStore, SEGMENT_FILE, segmentName } from './ledger-store.js';
-import { changeEvents, requestEvents, ruleEvents } from './request-events.js';
+import { changeEvents, requestEventTypes, requestEvents, ruleEvents } from './request-events.js';
 
 export const RECEIPT_VERIFY = 'elicitly-companion audit verify --receipt <file with this receipt>';
 
@@ -115,13 +115,14 @@ export class DecisionLedger implements EngineLedger {
     const events: LedgerEvent[] = [];
     for (const [id, types] of have) {
       const record = records.get(id);
-      const expected = new Set<string>(record ? requestEvents(record).map((e) => e.type) : []);
+      const expected = new Set<string>(record ? requestEventTypes(record) : []);
       for (const type of types) if (!expected.has(type)) events.push({ type: 'request.unrecorded', id, event: type });
     }
     const unrecorded = new Set(events.map((e) => (e.type === 'request.unrecorded' ? `${e.id} ${e.event}` : '')));
     for (const record of options.records) {
       const types = have.get(record.id);
-      for (const e of requestEvents(record)) if (!types?.has(e.type)) events.push(e);
+      const lacking = requestEventTypes(record).filter((type) => !types?.has(type));
+      if (lacking.length > 0) events.push(...requestEvents(record, lacking));
     }
     const ledgerRules = [...ruleHashes].map(([id, hash]) => ({ id, hash }));
     events.push(...ruleEvents([], options.rules).filter((e) => e.type !== 'rule.saved' || !ledgerRules.some((r) => r.id === e.ruleId && r.hash === e.ruleHash)));

@@ -5,14 +5,14 @@
 import { createHash, createPublicKey, sign, verify, type KeyObject } from 'node:crypto';
 import canonicalize from 'canonicalize';
 import * as z from 'zod';
+import { Sha256HexSchema } from '../../shared/receipt.js';
 
 export const GENESIS = '0'.repeat(64);
-const HashSchema = z.string().regex(/^[0-9a-f]{64}$/, 'must be a SHA-256 hash (64 hex digits)');
 const IdSchema = z.string().min(1).max(200);
 
 /** What happened, as the hub saw it. Hashes, never the content: the ledger proves, the journal holds. */
 export const LedgerEventSchema = z.discriminatedUnion('type', [
-  z.strictObject({ type: z.literal('request.created'), id: IdSchema, kind: z.string().min(1).max(40), requestHash: HashSchema, requester: z.string().max(200) }),
+  z.strictObject({ type: z.literal('request.created'), id: IdSchema, kind: z.string().min(1).max(40), requestHash: Sha256HexSchema, requester: z.string().max(200) }),
   z.strictObject({
     type: z.literal('request.decided'),
     id: IdSchema,
@@ -20,8 +20,8 @@ export const LedgerEventSchema = z.discriminatedUnion('type', [
     decidedVia: z.string().min(1).max(40),
     ruleId: z.string().max(100).optional(),
     decidedAt: z.number().int().nonnegative(),
-    requestHash: HashSchema,
-    decisionHash: HashSchema,
+    requestHash: Sha256HexSchema,
+    decisionHash: Sha256HexSchema,
   }),
   z.strictObject({ type: z.literal('request.collected'), id: IdSchema }),
   z.strictObject({ type: z.literal('request.expired'), id: IdSchema }),
@@ -33,18 +33,18 @@ export const LedgerEventSchema = z.discriminatedUnion('type', [
    * acknowledged, and did not happen. Appended at the next open; the event itself stays, as everything here does.
    */
   z.strictObject({ type: z.literal('request.unrecorded'), id: IdSchema, event: z.string().min(1).max(40) }),
-  z.strictObject({ type: z.literal('rule.saved'), ruleId: IdSchema, ruleHash: HashSchema }),
+  z.strictObject({ type: z.literal('rule.saved'), ruleId: IdSchema, ruleHash: Sha256HexSchema }),
   z.strictObject({ type: z.literal('rule.removed'), ruleId: IdSchema }),
-  z.strictObject({ type: z.literal('checkpoint'), size: z.number().int().nonnegative(), head: HashSchema, keyId: z.string().min(1).max(100), signature: z.string().min(1).max(200) }),
+  z.strictObject({ type: z.literal('checkpoint'), size: z.number().int().nonnegative(), head: Sha256HexSchema, keyId: z.string().min(1).max(100), signature: z.string().min(1).max(200) }),
 ]);
 export type LedgerEvent = z.infer<typeof LedgerEventSchema>;
 
 export const LedgerEntrySchema = z.strictObject({
   index: z.number().int().nonnegative(),
   at: z.number().int().nonnegative(),
-  prev: HashSchema,
+  prev: Sha256HexSchema,
   event: LedgerEventSchema,
-  hash: HashSchema,
+  hash: Sha256HexSchema,
 });
 export type LedgerEntry = z.infer<typeof LedgerEntrySchema>;
 
@@ -59,11 +59,6 @@ export const sha256 = (text: string): string => createHash('sha256').update(text
 
 /** A value's hash: SHA-256 of its canonical JSON. */
 export const hashOf = (value: unknown): string => sha256(canonical(value));
-
-/** The hash an entry carries: of everything in it but the hash. */
-export function entryHash(entry: Omit<LedgerEntry, 'hash'>): string {
-  return hashOf({ index: entry.index, at: entry.at, prev: entry.prev, event: entry.event });
-}
 
 /**
  * An entry and its line. The event is canonicalized once; the rest (integers, hex digests) is laid around it in the

@@ -13,33 +13,52 @@ export function decisionHashOf(outcome: NonNullable<ApprovalRecord['outcome']>):
   return hashOf({ decision: outcome.decision, action: outcome.action, values: outcome.values ?? null, comment: outcome.comment ?? null });
 }
 
-/** Every event the ledger holds for a request in this state, in the order they happened. */
-export function requestEvents(record: ApprovalRecord): LedgerEvent[] {
-  const requestHash = requestHashOf(record);
-  const events: LedgerEvent[] = [{ type: 'request.created', id: record.id, kind: record.kind, requestHash, requester: record.requester.client ?? '' }];
+type RequestEventType = 'request.created' | 'request.decided' | 'request.collected' | 'request.expired' | 'request.withdrawn';
+
+/** Which events the ledger holds for a request in this state, in the order they happened (from its status alone). */
+export function requestEventTypes(record: ApprovalRecord): RequestEventType[] {
+  const types: RequestEventType[] = ['request.created'];
+  if (record.outcome && (record.status === 'approved' || record.status === 'rejected' || record.status === 'consumed')) types.push('request.decided');
+  if (record.status === 'consumed') types.push('request.collected');
+  if (record.status === 'expired') types.push('request.expired');
+  if (record.status === 'canceled') types.push('request.withdrawn');
+  return types;
+}
+
+/**
+ * Those events of a request (all of them, or `types`), made in full. The request's hash is computed only when one of
+ * them carries it: collecting, expiring or withdrawing a request hashes nothing.
+ */
+export function requestEvents(record: ApprovalRecord, types: readonly RequestEventType[] = requestEventTypes(record)): LedgerEvent[] {
+  let hash: string | undefined;
+  const requestHash = () => (hash ??= requestHashOf(record));
   const { outcome } = record;
-  if (outcome && (record.status === 'approved' || record.status === 'rejected' || record.status === 'consumed')) {
-    events.push({
-      type: 'request.decided',
-      id: record.id,
-      decision: outcome.decision,
-      decidedVia: outcome.decidedVia ?? 'extension',
-      ...(outcome.ruleId !== undefined ? { ruleId: outcome.ruleId } : {}),
-      decidedAt: record.decidedAt ?? record.createdAt,
-      requestHash,
-      decisionHash: decisionHashOf(outcome),
-    });
-  }
-  if (record.status === 'consumed') events.push({ type: 'request.collected', id: record.id });
-  if (record.status === 'expired') events.push({ type: 'request.expired', id: record.id });
-  if (record.status === 'canceled') events.push({ type: 'request.withdrawn', id: record.id });
-  return events;
+  return types.map((type): LedgerEvent => {
+    switch (type) {
+      case 'request.created':
+        return { type, id: record.id, kind: record.kind, requestHash: requestHash(), requester: record.requester.client ?? '' };
+      case 'request.decided':
+        if (!outcome) throw new Error(`${record.id} has no outcome to record`);
+        return {
+          type,
+          id: record.id,
+          decision: outcome.decision,
+          decidedVia: outcome.decidedVia ?? 'extension',
+          ...(outcome.ruleId !== undefined ? { ruleId: outcome.ruleId } : {}),
+          decidedAt: record.decidedAt ?? record.createdAt,
+          requestHash: requestHash(),
+          decisionHash: decisionHashOf(outcome),
+        };
+      default:
+        return { type, id: record.id };
+    }
+  });
 }
 
 /** The events of a change: those the new state has and the old one had not. */
 export function changeEvents(before: ApprovalRecord | undefined, after: ApprovalRecord): LedgerEvent[] {
-  const had = new Set((before ? requestEvents(before) : []).map((e) => e.type));
-  return requestEvents(after).filter((e) => !had.has(e.type));
+  const had = new Set(before ? requestEventTypes(before) : []);
+  return requestEvents(after, requestEventTypes(after).filter((type) => !had.has(type)));
 }
 
 /** A rule as the person made it: its counts are not part of it. */

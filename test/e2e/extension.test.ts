@@ -9,7 +9,7 @@ import type { Locator, Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { WebSocketServer } from 'ws';
 import { randomHex } from '../../shared/hub-auth.js';
-import type { ReviewRequest } from '../../shared/review-request.js';
+import { readStoredRow } from './stored-row.js';
 import { shownHash } from '../../shared/shown-hash.js';
 import { PAIRING_SUBPROTOCOL, PROTOCOL_VERSION, SUBPROTOCOL } from '../../shared/wire-protocol.js';
 import { REFUSAL_TEXT } from '../../extension/ui/labels.js';
@@ -73,28 +73,13 @@ describe.skipIf(!browserFound)(title, () => {
     }
   }
 
-  /** A request's row as the extension stores it (its IndexedDB, read in the popup), or undefined. */
-  async function storedRow(page: Page, id: string): Promise<{ request: ReviewRequest; renderedTemplate: string | null } | undefined> {
-    return page.evaluate((key) => new Promise<{ request: ReviewRequest; renderedTemplate: string | null } | undefined>((resolve, reject) => {
-      const open = indexedDB.open('elicitly');
-      open.onerror = () => reject(open.error ?? new Error('the database did not open'));
-      open.onsuccess = () => {
-        const get = open.result.transaction('requests').objectStore('requests').get(key);
-        get.onerror = () => reject(get.error ?? new Error('the row could not be read'));
-        get.onsuccess = () => {
-          open.result.close();
-          resolve(get.result as { request: ReviewRequest; renderedTemplate: string | null } | undefined);
-        };
-      };
-    }), id);
-  }
 
   /**
    * The hash of what the extension shows for `id` (its stored row's request and template): the hub took the decision
    * only if it is its own request's, and its receipt's `requestHash` says which.
    */
   async function shownByExtension(id: string): Promise<string> {
-    const row = await storedRow(popup, id);
+    const row = await popup.evaluate(readStoredRow, id);
     if (!row) throw new Error(`no row for ${id} in the extension`);
     return shownHash(row);
   }

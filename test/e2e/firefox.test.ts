@@ -7,7 +7,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { Page } from 'puppeteer-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import type { ReviewRequest } from '../../shared/review-request.js';
+import { readStoredRow } from './stored-row.js';
 import { shownHash } from '../../shared/shown-hash.js';
 import { connect, type Harness } from '../helpers/mcp-harness.js';
 import { freePort } from '../helpers/scripted-extension.js';
@@ -101,18 +101,8 @@ function pairAndDecide(title: string, prefs: Record<string, unknown>): void {
       expect(awaited.structuredContent).toEqual({ status: 'approved' });
       // The row the popup showed, read from the extension's database: the hub took the decision made on it, and its
       // receipt names the request's hash, which is that row's.
-      const row = await popup.evaluate((key) => new Promise<{ request: ReviewRequest; renderedTemplate: string | null }>((resolve, reject) => {
-        const open = indexedDB.open('elicitly');
-        open.onerror = () => reject(open.error ?? new Error('the database did not open'));
-        open.onsuccess = () => {
-          const get = open.result.transaction('requests').objectStore('requests').get(key);
-          get.onerror = () => reject(get.error ?? new Error('the row could not be read'));
-          get.onsuccess = () => {
-            open.result.close();
-            resolve(get.result as { request: ReviewRequest; renderedTemplate: string | null });
-          };
-        };
-      }), String(id));
+      const row = await popup.evaluate(readStoredRow, String(id));
+      if (!row) throw new Error(`no stored row for ${String(id)}`);
       expect((await agent.callTool('elicit_result', { elicitationId: id })).structuredContent).toEqual({
         status: 'consumed', decision: 'approved', action: 'submit', decidedVia: 'extension', context, values: {},
         receipt: expect.objectContaining({ decidedVia: 'extension', ledgerIndex: expect.any(Number), requestHash: await shownHash(row) }),
