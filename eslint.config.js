@@ -54,6 +54,8 @@ export default tseslint.config(
   ...serverLayers([
     { folder: 'server/store', forbidden: ['approvals', 'hub', 'mcp', 'hook'] },
     { folder: 'server/approvals', forbidden: ['hub', 'mcp', 'hook'] },
+    // The person's passkeys: kept by the engine, in a file of the store's kind; the command that lists them is the hub's.
+    { folder: 'server/passkeys', forbidden: ['approvals', 'hub', 'mcp', 'hook'] },
     { folder: 'server/hub', forbidden: ['mcp', 'store', 'hook'] },
     // The phone reviewer's page, notifications and commands: the hub serves and wires them (main → hub → remote).
     { folder: 'server/remote', forbidden: ['hub', 'mcp', 'store', 'hook'] },

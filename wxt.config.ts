@@ -2,7 +2,7 @@ import { fileURLToPath } from 'node:url';
 import preact from '@preact/preset-vite';
 import { defineConfig } from 'wxt';
 import { leanZod } from './scripts/lean-zod.mjs';
-import { EXTENSION_PUBLIC_KEY } from './shared/extension-id.js';
+import { EXTENSION_PUBLIC_KEY, FIREFOX_EXTENSION_ID } from './shared/extension-id.js';
 
 // The companion extension: Chrome MV3 and Firefox (WXT's default MV2, whose persistent background page keeps the
 // socket open; an MV3 Firefox background is not kept alive by a socket).
@@ -44,8 +44,11 @@ export default defineConfig({
       ? {
           browser_specific_settings: {
             // Nothing leaves the machine: the only connection is to the hub on 127.0.0.1.
-            gecko: { id: 'companion@elicitly.dev', strict_min_version: '115.0', data_collection_permissions: { required: ['none'] } },
+            gecko: { id: FIREFOX_EXTENSION_ID, strict_min_version: '115.0', data_collection_permissions: { required: ['none'] } },
           },
+          // Asked for only when the person adds a passkey: Firefox has no WebAuthn RP ID of its own for an extension, and
+          // borrows this name, which nothing else uses (docs/passkeys-research.md). Firefox 150 and later.
+          optional_permissions: ['http://elicitly.localhost/*'],
         }
       : {
           minimum_chrome_version: '116',

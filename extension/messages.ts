@@ -15,6 +15,10 @@ type DecideRequest = z.infer<typeof DecideRequestSchema>;
 /** A decision as a page makes it: the request without its message type. */
 export type Decision = Omit<DecideRequest, 'type'>;
 
+/** The hub's passkey calls a page may make through the background. */
+export const PASSKEY_METHODS = ['passkey.info', 'passkey.nonce', 'passkey.register', 'passkey.remove', 'passkey.require'] as const;
+export type PasskeyMethod = (typeof PASSKEY_METHODS)[number];
+
 export const UiMessageSchema = z.discriminatedUnion('type', [
   DecideRequestSchema,
   // Settings changed (port, pairing code): drop the socket and connect again now.
@@ -24,6 +28,8 @@ export const UiMessageSchema = z.discriminatedUnion('type', [
   // The Rules view: save a rule (no id: a new one; an id: replaces that rule whole) or delete one, through the hub.
   z.strictObject({ type: z.literal('rule.save'), id: RuleIdSchema.optional(), rule: RuleDraftSchema }),
   z.strictObject({ type: z.literal('rule.delete'), id: RuleIdSchema }),
+  // Settings and a review needing a passkey: one of the hub's passkey calls, passed through (the hub checks the params).
+  z.strictObject({ type: z.literal('passkey'), method: z.enum(PASSKEY_METHODS), params: z.record(z.string(), z.unknown()) }),
 ]);
 export type UiMessage = z.infer<typeof UiMessageSchema>;
 
@@ -60,6 +66,19 @@ export const RuleReplySchema = z.discriminatedUnion('state', [
 ]);
 export type RuleReply = z.infer<typeof RuleReplySchema>;
 
+/**
+ * The background's answer to a passkey call: the hub's result (checked by the page against that call's schema), the
+ * hub's error, or why it was not asked. Like a rule change, never queued: a ceremony needs the hub now.
+ */
+export const PasskeyReplySchema = z.union([
+  z.strictObject({ state: z.literal('answered'), ok: z.literal(true), value: z.unknown() }),
+  z.strictObject({ state: z.literal('answered'), ok: z.literal(false), code: z.string(), message: z.string() }),
+  z.strictObject({ state: z.literal('not_connected') }),
+  z.strictObject({ state: z.literal('no_answer') }),
+  z.strictObject({ state: z.literal('error'), message: z.string() }),
+]);
+export type PasskeyReply = z.infer<typeof PasskeyReplySchema>;
+
 /** How a review sends its decision: all the review components need of the surface that shows them. */
 export type Decide = (decision: Decision) => Promise<DecideReply>;
 
@@ -73,4 +92,6 @@ export interface BackgroundClient {
    */
   saveRule?(id: string | undefined, rule: RuleDraft): Promise<RuleReply>;
   deleteRule?(id: string): Promise<RuleReply>;
+  /** Only the extension's own client: the person's passkeys are registered and used in its pages. */
+  passkey?(method: PasskeyMethod, params: Record<string, unknown>): Promise<PasskeyReply>;
 }

@@ -38,8 +38,8 @@ export function createPhoneSession(wiring: Wiring): { session: PhoneSession; con
       const reply = await connection.decide(decision);
       if (reply.state === 'answered' && reply.ok) {
         // The shown hash was for the hub's check; the row remembers what the person decided.
-        const { elicitationId, shownHash: _shown, ...outcome } = decision;
-        lists.set(recordOutcome(lists.get(), elicitationId, outcome));
+        const { elicitationId, shownHash: _shown, passkey, ...outcome } = decision;
+        lists.set(recordOutcome(lists.get(), elicitationId, passkey ? { ...outcome, passkey: true } : outcome));
       }
       return reply;
     },

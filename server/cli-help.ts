@@ -21,6 +21,10 @@ Usage:
       List your rules ("Always allow" / "Always deny", made in the extension), or remove one so its
       questions come to you again. Through the running hub (or as the hub, when none runs). Rules
       are made only in the extension, never here. Exit code 0: done; 1: no such rule, or no hub.
+  elicitly-companion passkey [--list [--json] | --remove <id> | --require <permission,proposal,everything|none>]
+      Your passkeys (added in the extension's Settings) with the fingerprint to pin, and what needs
+      one. --remove a lost passkey, or --require none to stop needing one, from this terminal: no
+      passkey is asked here, and the ledger records the change. Exit code 0: done; 1: refused.
   elicitly-companion audit verify [--receipt F] [--key F] | audit export [--since T] [--format jsonl|csv] | audit key
       The ledger of every decision: verify checks each line's hash, the chain and every signed
       checkpoint (with --receipt, that receipt's entry; with --key, against a public key you pinned)

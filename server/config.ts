@@ -3,6 +3,7 @@ import { join } from 'node:path';
 import * as z from 'zod';
 import { DEFAULT_HUB_PORT } from '../shared/extension-id.js';
 import { RuleIdSchema } from '../shared/rules.js';
+import { CredentialIdSchema, PASSKEY_SCOPES, PasskeyScopeSchema } from '../shared/passkey-wire.js';
 import { HostAgentSchema } from '../shared/permission.js';
 import { DeviceNameSchema, GRANTS, GrantSchema, KeyIdSchema } from '../shared/wire-fields.js';
 import { HookEventSchema, type HookEvent } from './hook/hook-input.js';
@@ -89,6 +90,17 @@ export type RemoteHub = NonNullable<z.output<typeof RemoteHubSchema>>;
 const RulesActionSchema = z.discriminatedUnion('kind', [z.strictObject({ kind: z.literal('list') }), z.strictObject({ kind: z.literal('remove'), id: RuleIdSchema })]);
 export type RulesAction = z.infer<typeof RulesActionSchema>;
 
+/**
+ * What `elicitly-companion passkey` does: `--list` the person's passkeys (default), `--remove <id>` one (a lost one: the
+ * terminal is the root of trust, as for pairing), or `--require <scopes|none>` set which requests need one.
+ */
+const PasskeyActionSchema = z.discriminatedUnion('kind', [
+  z.strictObject({ kind: z.literal('list') }),
+  z.strictObject({ kind: z.literal('remove'), id: CredentialIdSchema }),
+  z.strictObject({ kind: z.literal('require'), require: z.array(PasskeyScopeSchema).max(PASSKEY_SCOPES.length) }),
+]);
+export type PasskeyAction = z.infer<typeof PasskeyActionSchema>;
+
 /** A hook waits at most this long: the host's timeout is 10 s more, and one `await` call holds at most 600 s. */
 const WaitSecondsSchema = z.coerce.number().int().min(1).max(590);
 
@@ -114,7 +126,7 @@ const RemoteListenSchema = z.strictObject({
 });
 
 const ConfigSchema = z.strictObject({
-  command: z.enum(['serve', 'pair', 'status', 'rules', 'hook', 'hooks', 'hub', 'remote', 'key', 'audit']),
+  command: z.enum(['serve', 'pair', 'status', 'rules', 'passkey', 'hook', 'hooks', 'hub', 'remote', 'key', 'audit']),
   hook: HookArgsSchema.optional(),
   hooks: HooksActionSchema.optional(),
   /** `elicitly-companion hub`: stop after this long with no pending request and no agent connected. */
@@ -124,6 +136,7 @@ const ConfigSchema = z.strictObject({
   /** What `elicitly-companion pair` does: print a code (default), `--list` the paired extensions and devices, `--remove`. */
   pair: PairActionSchema,
   rules: RulesActionSchema,
+  passkey: PasskeyActionSchema,
   remote: RemoteActionSchema.optional(),
   key: KeyActionSchema.optional(),
   audit: AuditActionSchema.optional(),
@@ -161,6 +174,7 @@ const SOURCES: Record<keyof Config, string> = {
   hostDirs: 'CLAUDE_CONFIG_DIR / CODEX_HOME',
   pair: 'pair --remove <origin|keyId>',
   rules: 'rules --remove <id>',
+  passkey: 'passkey --remove <id> | passkey --require <permission,proposal,everything|none>',
   remote: 'remote enable|pair|disable|status|notify',
   key: 'key export|list|revoke',
   audit: 'audit verify [--receipt F] [--key F] | audit export [--since T] [--format jsonl|csv] | audit key',
@@ -246,13 +260,14 @@ type ParsedConfig = { ok: true; config: Config } | { ok: false; issues: string[]
 
 export const USAGE =
   'elicitly-companion [--port N] | pair [--list | --remove <origin|keyId>] | status [--json] | rules [--list [--json] | --remove <id>] | ' +
+  'passkey [--list [--json] | --remove <id> | --require <permission,proposal,everything|none>] | ' +
   'hook --host <claude-code|codex> [--wait S] <event> | hooks install|uninstall <claude-code|codex> [--scope user|project] [--events E,E] [--wait S] | ' +
   'hooks status | hub | remote enable [--origin <https origin>]… | remote pair | remote disable | remote status [--json] | ' +
   'remote notify [--ntfy <topic URL> [--token T]] [--webhook <url>] [--remind M] [--before-expiry M] [--off] | ' +
   'key export [--name N] [--allow permission] | key list | key revoke <keyId> | ' +
   'audit verify [--receipt F] [--key F] | audit export [--since T] [--format jsonl|csv] | audit key | --help | --version';
 
-const COMMANDS = ['pair', 'status', 'rules', 'hook', 'hooks', 'hub', 'remote', 'key', 'audit'] as const;
+const COMMANDS = ['pair', 'status', 'rules', 'passkey', 'hook', 'hooks', 'hub', 'remote', 'key', 'audit'] as const;
 type Command = (typeof COMMANDS)[number] | 'serve';
 
 /** The arguments of `hook`, `hooks` and `hub` (raw: the schema checks them and names what is wrong). */
@@ -439,6 +454,8 @@ export function parseConfig(
   let portArg: string | undefined;
   let pair: z.input<typeof PairActionSchema> = { kind: 'code' };
   let rules: z.input<typeof RulesActionSchema> = { kind: 'list' };
+  // Checked by the schema, which names a scope it does not know.
+  let passkey: unknown = { kind: 'list' };
   let json = action.json;
   for (let i = 0; i < args.length; i++) {
     const arg = args[i] ?? '';
@@ -446,7 +463,13 @@ export function parseConfig(
     else if (arg.startsWith('--port=')) portArg = arg.slice('--port='.length);
     else if (command === 'pair' && arg === '--list') pair = { kind: 'list' };
     else if (command === 'pair' && arg === '--remove') pair = { kind: 'remove', target: args[++i] ?? '' };
-    else if ((command === 'status' || command === 'rules') && arg === '--json') json = true;
+    else if ((command === 'status' || command === 'rules' || command === 'passkey') && arg === '--json') json = true;
+    else if (command === 'passkey' && arg === '--list') passkey = { kind: 'list' };
+    else if (command === 'passkey' && arg === '--remove') passkey = { kind: 'remove', id: args[++i] ?? '' };
+    else if (command === 'passkey' && arg === '--require') {
+      const scopes = args[++i] ?? '';
+      passkey = { kind: 'require', require: scopes === 'none' ? [] : scopes.split(',').map((s) => s.trim()) };
+    }
     else if (command === 'rules' && arg === '--list') rules = { kind: 'list' };
     else if (command === 'rules' && arg === '--remove') rules = { kind: 'remove', id: args[++i] ?? '' };
     else issues.push(`${JSON.stringify(arg)}: unknown argument (usage: ${USAGE})`);
@@ -471,6 +494,7 @@ export function parseConfig(
     ),
     pair,
     rules,
+    passkey,
     ...(action.remote !== undefined ? { remote: action.remote } : {}),
     ...(action.key !== undefined ? { key: action.key } : {}),
     ...(action.audit !== undefined ? { audit: action.audit } : {}),

@@ -13,6 +13,7 @@ export interface DurableRequest {
   surfaces: NonNullable<CreateParams['surfaces']>;
   /** Withdrawn when the connection that files it closes (`CreateParams.bound`). */
   bound?: true;
+  assurance?: CreateParams['assurance'];
 }
 
 const ID_BYTES = 12;
@@ -45,5 +46,6 @@ export function createDurableRequest(service: ApprovalService, filed: DurableReq
     requester: { client: filed.client, pid: process.pid },
     surfaces: filed.surfaces,
     ...(filed.bound ? { bound: true } : {}),
+    ...(filed.assurance ? { assurance: filed.assurance } : {}),
   });
 }

@@ -79,6 +79,12 @@ if (config.command === 'pair') {
     },
     (text) => process.stdout.write(text),
   );
+} else if (config.command === 'passkey') {
+  const { runPasskeyCommand } = await import('./hub/passkey-command.js');
+  process.exitCode = await runPasskeyCommand(
+    { port: config.port, state, openEngine: () => openEngine(config), action: config.passkey, json: config.json },
+    (text) => process.stdout.write(text),
+  );
 } else if (config.command === 'audit' && config.audit) {
   const { runAuditCommand } = await import('./ledger/audit-command.js');
   process.exitCode = await runAuditCommand(config.stateDir, config.audit, (text) => process.stdout.write(text), (text) => process.stderr.write(text));

@@ -2,6 +2,7 @@
 // runs before storing a request, and the check of a reviewer's decision against that request.
 // Shared by the Node server and the browser extension, so it imports nothing but zod and shared/.
 import * as z from 'zod';
+import { AssuranceSchema } from './passkey-wire.js';
 import { duplicateOf, fromZod, isObject, issue, list, quote, wrongType, type FieldIssue } from './field-issues.js';
 import { clamp } from './limits.js';
 import { RequestedSchemaSchema, checkRequestedSchema, duplicates, validateValues, type RequestedSchema } from './requested-schema.js';
@@ -59,6 +60,11 @@ export const ElicitProposalInputSchema = z.strictObject({
   timeoutSeconds: z.number().optional(),
   /** Where the request may be decided (default both); checked by `checkSurfaces` in app-surface.ts. */
   surfaces: z.array(z.enum(['extension', 'app'])).optional(),
+  /**
+   * "passkey": only a decision the person signs with one of their registered passkeys counts (in the browser extension
+   * or the phone page, never the chat); the receipt then carries the signature. Refused when they have none.
+   */
+  assurance: AssuranceSchema.optional(),
 });
 export type ElicitProposalInput = z.infer<typeof ElicitProposalInputSchema>;
 
@@ -71,6 +77,11 @@ export const ElicitApprovalInputSchema = z.strictObject({
   timeoutSeconds: z.number().optional(),
   /** Where the request may be decided (default both); checked by `checkSurfaces` in app-surface.ts. */
   surfaces: z.array(z.enum(['extension', 'app'])).optional(),
+  /**
+   * "passkey": only a decision the person signs with one of their registered passkeys counts (in the browser extension
+   * or the phone page, never the chat); the receipt then carries the signature. Refused when they have none.
+   */
+  assurance: AssuranceSchema.optional(),
 });
 
 const ReviewLabelsSchema = z.strictObject({ ok: z.string().min(1), cancel: z.string().min(1) });

@@ -1,4 +1,5 @@
 import * as z from 'zod';
+import { PasskeyEvidenceSchema } from './passkey-wire.js';
 import { ReceiptSchema } from './receipt.js';
 import { STATUSES } from './statuses.js';
 
@@ -23,6 +24,8 @@ export const OutcomeSchema = z.strictObject({
   action: z.enum(['submit', 'cancel']),
   values: z.record(z.string(), z.unknown()).optional(),
   comment: z.string().max(4000).optional(),
+  /** The person's passkey assertion over this decision, when the request needed one (`shared/passkey.ts`). */
+  passkey: PasskeyEvidenceSchema.optional(),
   idempotencyKey: z.string().min(1).max(200),
 });
 export type Outcome = z.infer<typeof OutcomeSchema>;

@@ -3,6 +3,7 @@ import { FieldIssueSchema } from './field-issues.js';
 import { DecidedViaSchema, StatusSchema, SurfaceSchema } from './lifecycle.js';
 import { RequestViewSchema, ResultEnvelopeSchema, ReviewRequestSchema } from './review-request.js';
 import { MAX_RULES, RuleDraftSchema, RuleIdSchema, RuleSchema } from './rules.js';
+import { AssertionSchema, AssuranceSchema, CredentialIdSchema, PasskeyInfoSchema, PasskeyLabelSchema, PasskeyScopeSchema, RegistrationSchema } from './passkey-wire.js';
 import { DecideParamsSchema, DecisionAnswerSchema, DeviceNameSchema, ElicitationIdSchema, KeyIdSchema, NONCE_HEX_LENGTH, RequesterSchema, type Grant } from './wire-fields.js';
 
 /**
@@ -84,6 +85,8 @@ const CreateParamsSchema = z.strictObject({
    * hook's process ended, by any signal), and at start for any left from a hub that is gone.
    */
   bound: z.literal(true).optional(),
+  /** `passkey`: only a decision signed by one of the person's passkeys counts (refused when they have none). */
+  assurance: AssuranceSchema.optional(),
 });
 export type CreateParams = z.infer<typeof CreateParamsSchema>;
 /** A create of a host's own permission prompt: what the `permission` grant is for. */
@@ -119,6 +122,22 @@ const MAX_WAIT_MS = 600_000;
 
 /** The answer to a rule change, once it is on disk; `issues` name the field of a refused one. */
 const RuleChangeResultSchema = z.strictObject({ ok: z.boolean(), id: RuleIdSchema.optional(), issues: z.array(FieldIssueSchema).optional() });
+
+/** A ceremony's one-time nonce (base64url of 32 random bytes). */
+const NonceSchema = z.string().regex(/^[A-Za-z0-9_-]{43}$/, 'must be a nonce from passkey.nonce');
+/**
+ * The answer to a change to the passkeys or their setting, once it is on disk; a refusal names the field, and says
+ * `passkey_required` when a passkey must approve the change first.
+ */
+const PasskeyChangeResultSchema = z.strictObject({
+  ok: z.boolean(),
+  id: CredentialIdSchema.optional(),
+  removed: z.boolean().optional(),
+  reason: z.enum(['passkey_required', 'passkey_invalid', 'invalid']).optional(),
+  issues: z.array(FieldIssueSchema).optional(),
+});
+/** Proof for a change made from a page: an assertion by one of the passkeys over `manageChallenge` of this nonce and change. */
+const ProofFields = { nonce: NonceSchema.optional(), proof: AssertionSchema.optional() };
 
 interface MethodSpec {
   params: z.ZodType;
@@ -167,6 +186,26 @@ export const PEER_CALLS = {
   rules: { params: z.strictObject({}), result: z.strictObject({ rules: RulesSchema }), callers: ['local'], what: "list the person's rules" },
   /** Save a rule (no `id`: a new one; an `id`: that rule replaced whole): only in the extension, never an agent. */
   'rule.save': { params: z.strictObject({ id: RuleIdSchema.optional(), rule: RuleDraftSchema }), result: RuleChangeResultSchema, callers: ['extension'], what: 'save a rule' },
+  /** The hub's key id, the person's setting and passkeys, and the RP ID the caller's origin uses. */
+  'passkey.info': { params: z.strictObject({}), result: PasskeyInfoSchema, callers: ['local', 'extension', 'device'], what: "list the person's passkeys and setting" },
+  /** A one-time nonce for a ceremony (a new passkey, or a change a passkey approves). */
+  'passkey.nonce': { params: z.strictObject({}), result: z.strictObject({ nonce: NonceSchema, expiresAt: z.number() }), callers: ['extension', 'device'], what: 'start a passkey ceremony' },
+  /** A new passkey: its registration over the nonce; once one exists, approved by an existing one (`proof`). */
+  'passkey.register': {
+    params: z.strictObject({ nonce: NonceSchema, registration: RegistrationSchema, label: PasskeyLabelSchema, proof: AssertionSchema.optional() }),
+    result: PasskeyChangeResultSchema,
+    callers: ['extension', 'device'],
+    what: 'register a passkey (the first freely, more with an existing one)',
+  },
+  /** Remove a passkey: from a page with a passkey's proof, or from the terminal for a lost one (`passkey remove`). */
+  'passkey.remove': { params: z.strictObject({ id: CredentialIdSchema, ...ProofFields }), result: PasskeyChangeResultSchema, callers: ['local', 'extension', 'device'], what: 'remove a passkey (from a page: approved with a passkey)' },
+  /** The setting: which requests need a passkey. Loosening it from a page needs a passkey's proof. */
+  'passkey.require': {
+    params: z.strictObject({ require: z.array(PasskeyScopeSchema).max(3), ...ProofFields }),
+    result: PasskeyChangeResultSchema,
+    callers: ['local', 'extension', 'device'],
+    what: 'set which requests need a passkey (loosening from a page: approved with a passkey)',
+  },
   /** Remove a rule: the question it answered goes back to the person, so a local command may too (`rules --remove`). */
   'rule.delete': { params: z.strictObject({ id: RuleIdSchema }), result: z.strictObject({ removed: z.boolean() }), callers: ['local', 'extension'], what: 'remove a rule' },
 } as const satisfies Record<string, MethodSpec>;

@@ -7,6 +7,7 @@ import { AskResultSchema, ConfirmAskSchema, FormAskSchema, SelectionAskSchema, a
 import { ApprovalEnvelopeSchema, OutcomeSchema, StatusSchema, approvalEnvelope, type Outcome } from './lifecycle.js';
 import { PermissionRequestSchema, PermissionResultSchema, checkPermissionValues, permissionResult } from './permission.js';
 import { ElicitationIdSchema, RequesterSchema } from './wire-fields.js';
+import { AssuranceSchema } from './passkey-wire.js';
 import type { FieldIssue } from './field-issues.js';
 
 /** The normalized request that is stored, relayed and shown: one schema for records, relay create, wire views and rows. */
@@ -49,5 +50,7 @@ export const RequestViewSchema = z.strictObject({
   request: ReviewRequestSchema,
   renderedTemplate: z.string().nullable(),
   outcome: OutcomeSchema.omit({ idempotencyKey: true }).optional(),
+  /** `passkey`: decided only with one of the person's passkeys (asked for by the agent, or by the person's setting). */
+  assurance: AssuranceSchema.optional(),
 });
 export type RequestView = z.infer<typeof RequestViewSchema>;

@@ -1,6 +1,7 @@
 import * as z from 'zod';
 import { FieldIssueSchema } from './field-issues.js';
 import { StatusSchema } from './lifecycle.js';
+import { AssertionSchema } from './passkey-wire.js';
 import { Sha256HexSchema } from './receipt.js';
 import { RuleDraftSchema } from './rules.js';
 
@@ -14,7 +15,7 @@ import { RuleDraftSchema } from './rules.js';
  * incompatible change: the hub closes a peer that says another version with `CLOSE_PROTOCOL_MISMATCH`, and the peer
  * tells its user which side to update. Here, not there, so the handshake's crypto (hub-auth.ts) needs no message shape.
  */
-export const PROTOCOL_VERSION = 11;
+export const PROTOCOL_VERSION = 12;
 
 /** 32 random bytes, hex: each side's fresh nonce in the handshake (`hub-auth.ts`). */
 export const NONCE_HEX_LENGTH = 64;
@@ -36,7 +37,7 @@ export type Grant = z.infer<typeof GrantSchema>;
 export const KeyIdSchema = z.string().regex(/^k_[0-9a-f]{16}$/, 'must be a key id (k_ and 16 hex digits)');
 
 /** Why a decision was refused. One the hub could not record at all is the call's error `unavailable`, never one of these. */
-export const DecisionRefusalSchema = z.enum(['invalid', 'already_decided', 'expired', 'withdrawn', 'not_found', 'shown_mismatch']);
+export const DecisionRefusalSchema = z.enum(['invalid', 'already_decided', 'expired', 'withdrawn', 'not_found', 'shown_mismatch', 'passkey_required', 'passkey_invalid']);
 export type DecisionRefusal = z.infer<typeof DecisionRefusalSchema>;
 
 /**
@@ -73,5 +74,11 @@ export const DecideParamsSchema = z.strictObject({
    * test) is checked as before.
    */
   shownHash: Sha256HexSchema.optional(),
+  /**
+   * For a request that needs a passkey: the person's WebAuthn assertion whose challenge is `decisionChallenge` of this
+   * request and of exactly this decision (`shared/passkey.ts`). Without it such a decision is refused
+   * (`passkey_required`); one over anything else is refused too (`passkey_invalid`).
+   */
+  passkey: AssertionSchema.optional(),
 });
 export type DecideParams = z.infer<typeof DecideParamsSchema>;

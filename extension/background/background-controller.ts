@@ -1,5 +1,6 @@
 import type { Status } from '../../shared/lifecycle.js';
 import { firstIssue, type DecisionRefusal, type RequestView } from '../../shared/wire-protocol.js';
+import { parseParams } from '../../shared/peer-calls.js';
 import type { ElicitlyDb } from '../db/database.js';
 import { queueDecision, queuedDecisions, refuseQueued, settleDecision } from '../db/outbox-repo.js';
 import { applyStatus, applyWelcome, pendingCount, pruneHistory, sweepExpired, upsertView } from '../db/requests-repo.js';
@@ -9,7 +10,7 @@ import { forgetHubKey, forgetPairingCode, readSettings, savePairing, writeConnec
 import { answeredReply } from '../hub/decision-reply.js';
 import { HubConnection, type AfterRefusal, type Clock, type HubEvent, type HubTarget, type SocketFactory } from '../hub/hub-connection.js';
 import { replaceRules } from '../db/rules-repo.js';
-import { UiMessageSchema, type DecideReply, type Decision, type RuleReply, type UiMessage } from '../messages.js';
+import { UiMessageSchema, type DecideReply, type Decision, type PasskeyMethod, type PasskeyReply, type RuleReply, type UiMessage } from '../messages.js';
 import type { DecisionAnswer } from '../../shared/wire-fields.js';
 import type { Rule } from '../../shared/rules.js';
 import { decideParams, oversizedIssue } from './decide-frame.js';
@@ -113,6 +114,7 @@ export class BackgroundController {
       return { ok: true };
     }
     if (message.type === 'rule.save' || message.type === 'rule.delete') return this.changeRule(message);
+    if (message.type === 'passkey') return this.passkey(message.method, message.params);
     return this.decide(message);
   }
 
@@ -134,6 +136,15 @@ export class BackgroundController {
     return { state: 'answered', ok, ...(id ? { id } : {}), ...(issues ? { issues } : {}) };
   }
 
+  /** A passkey call from a page, checked against its schema here and answered by the hub within a bounded time. */
+  private async passkey(method: PasskeyMethod, raw: Record<string, unknown>): Promise<PasskeyReply> {
+    const params = parseParams(method, raw);
+    if (!params.success) return { state: 'error', message: `invalid ${method}: ${firstIssue(params.error)}` };
+    const answer = await this.connection.call(method, params.data, this.o.answerTimeoutMs ?? 5000);
+    if ('unanswered' in answer) return answer.unanswered === 'not_connected' ? { state: 'not_connected' } : { state: 'no_answer' };
+    return answer.ok ? { state: 'answered', ok: true, value: answer.value } : { state: 'answered', ok: false, code: answer.error.code, message: answer.error.message };
+  }
+
   /**
    * One decision per request from this browser: it is queued only if nothing else decided it here first (another popup
    * or tab), and only if it can ever be sent. Then it goes to the hub, and the page waits a bounded time for the answer.
@@ -150,6 +161,7 @@ export class BackgroundController {
       ...(request.comment === undefined || request.comment === '' ? {} : { comment: request.comment }),
       ...(request.rule === undefined ? {} : { rule: request.rule }),
       ...(request.shownHash === undefined ? {} : { shownHash: request.shownHash }),
+      ...(request.passkey === undefined ? {} : { passkey: request.passkey }),
     };
     const queued = await queueDecision(db, entry, oversizedIssue(decideParams(entry)));
     switch (queued.state) {
@@ -191,8 +203,8 @@ export class BackgroundController {
     else if (answer.error.code === 'invalid' && !('unanswered' in answer)) decided = { ok: false, reason: 'invalid', issues: answer.error.issues ?? [{ path: '(decision)', rule: 'invalid', message: answer.error.message }] };
     else return null;
     const settled = await settleDecision(this.o.db, entry.idempotencyKey, decided, this.o.clock.now());
-    // Refused as invalid, the request still waits for the person: its notification stays.
-    if (settled && !(!decided.ok && decided.reason === 'invalid')) await this.o.platform.clearNotification(settled.elicitationId);
+    // Refused but still waiting for the person (invalid values, a passkey that did not sign it): its notification stays.
+    if (settled && !(!decided.ok && (decided.reason === 'invalid' || decided.status === 'pending'))) await this.o.platform.clearNotification(settled.elicitationId);
     return decided;
   }
 

@@ -19,8 +19,8 @@ type QueueOutcome =
 
 function localOutcome(entry: OutboxRow): LocalOutcome {
   // The shown hash is for the hub's check, not part of what the person decided.
-  const { idempotencyKey: _key, elicitationId: _id, queuedAt: _at, shownHash: _shown, ...decided } = entry;
-  return { ...decided, action: entry.decision === 'approved' ? 'submit' : 'cancel' };
+  const { idempotencyKey: _key, elicitationId: _id, queuedAt: _at, shownHash: _shown, passkey, ...decided } = entry;
+  return { ...decided, action: entry.decision === 'approved' ? 'submit' : 'cancel', ...(passkey ? { passkey: true as const } : {}) };
 }
 
 /**

@@ -2,6 +2,7 @@ import * as z from 'zod';
 import { RequestKindSchema, ReviewRequestSchema } from '../../shared/review-request.js';
 import { DecidedViaSchema, StatusSchema } from '../../shared/lifecycle.js';
 import { RuleDraftSchema } from '../../shared/rules.js';
+import { AssuranceSchema } from '../../shared/passkey-wire.js';
 import type { RequestView } from '../../shared/wire-protocol.js';
 import { FieldIssueSchema } from '../../shared/field-issues.js';
 import { DecideParamsSchema, DecisionRefusalSchema, ElicitationIdSchema, IdempotencyKeySchema, RequesterSchema } from '../../shared/wire-fields.js';
@@ -20,6 +21,8 @@ export const LocalOutcomeSchema = z.strictObject({
   comment: z.string().optional(),
   /** The rule the person saved with this decision ("Always allow …"), as sent. */
   rule: RuleDraftSchema.optional(),
+  /** Signed with one of the person's passkeys (the assertion itself stays with the hub's ledger and the receipt). */
+  passkey: z.literal(true).optional(),
 });
 export type LocalOutcome = z.infer<typeof LocalOutcomeSchema>;
 
@@ -65,6 +68,8 @@ export const RequestRowSchema = z.strictObject({
    * history can filter on it by index; a row on its way in carries the verdict known before the write, or none.
    */
   verdict: VerdictSchema.optional(),
+  /** `passkey`: decided only with one of the person's passkeys (`shared/passkey.ts`). */
+  assurance: AssuranceSchema.optional(),
 });
 export type RequestRow = z.infer<typeof RequestRowSchema>;
 
@@ -86,6 +91,8 @@ export const OutboxRowSchema = z.strictObject({
   rule: RuleDraftSchema.optional(),
   /** The hash of what the reviewer was shown (`shared/shown-hash.ts`): the hub refuses the decision when it is not the stored request's. */
   shownHash: DecideParamsSchema.shape.shownHash,
+  /** The person's passkey assertion over this decision: sent again with it, and still valid (its challenge names no time). */
+  passkey: DecideParamsSchema.shape.passkey,
   queuedAt: z.number(),
 });
 export type OutboxRow = z.infer<typeof OutboxRowSchema>;
@@ -143,13 +150,14 @@ export function rowFromView(view: RequestView, previous?: RequestRow): RequestRo
     renderedTemplate: view.renderedTemplate,
   };
   if (view.decidedAt !== undefined) row.decidedAt = view.decidedAt;
+  if (view.assurance !== undefined) row.assurance = view.assurance;
   // The reviewer's side survives a re-sent view: the hub does not know about drafts or queued decisions.
   if (previous?.outcome) row.outcome = previous.outcome;
   if (previous?.delivery) row.delivery = previous.delivery;
   if (previous?.refusal) row.refusal = previous.refusal;
   if (view.outcome && !row.outcome) {
-    const { decidedVia, ruleId, ...outcome } = view.outcome;
-    row.outcome = outcome;
+    const { decidedVia, ruleId, passkey, ...outcome } = view.outcome;
+    row.outcome = passkey ? { ...outcome, passkey: true } : outcome;
     if (decidedVia) row.decidedVia = decidedVia;
     if (ruleId !== undefined) row.ruleId = ruleId;
   }

@@ -1,7 +1,7 @@
 import { useCallback, useEffect, useRef, useState } from 'preact/hooks';
 import type { ElicitlyDb } from '../db/database.js';
 import type { RequestRow } from '../db/rows.js';
-import type { BackgroundClient } from '../messages.js';
+import type { BackgroundClient, Decision } from '../messages.js';
 import { ConnectionHeader } from './connection-header.js';
 import { isShortcut } from './keyboard.js';
 import { Inbox, usePendingRequests } from './inbox.js';
@@ -102,6 +102,13 @@ function InboxLink({ db, current }: { db: ElicitlyDb; current: boolean }) {
   );
 }
 
+/** The extension's passkey ceremony, loaded when a request that needs one is decided. */
+function signPasskeyWith(client: BackgroundClient) {
+  const passkey = client.passkey;
+  if (!passkey) return undefined;
+  return async (row: RequestRow, decision: Decision) => (await import('./passkey-ceremony.js')).signDecision({ passkey }, row, decision);
+}
+
 function ReviewRoute({ db, client, id, known, mode, openInTab }: {
   db: ElicitlyDb;
   client: BackgroundClient;
@@ -125,6 +132,7 @@ function ReviewRoute({ db, client, id, known, mode, openInTab }: {
       <ReviewView
         row={row}
         decide={client.decide}
+        signPasskey={signPasskeyWith(client)}
         offerRules={client.saveRule !== undefined}
         ruleDryRun={(draft) => <RuleDryRun db={db} draft={draft} />}
         onDone={() => go('#/inbox')}

@@ -67,6 +67,8 @@ export const REFUSAL_TEXT: Record<RefusalReason, string> = {
   withdrawn: 'The agent withdrew this request.',
   not_found: 'The hub no longer knows this request.',
   shown_mismatch: 'What you were shown is not what the agent asked (it changed, or this view is stale); nothing was decided. Look at it again.',
+  passkey_required: 'This request is decided only with one of your passkeys; nothing was decided.',
+  passkey_invalid: 'Your passkey did not sign this decision (it changed after you approved it, or the passkey is not registered); nothing was decided.',
   too_large: 'This decision is too large to send to the hub; shorten the field named below.',
 };
 

@@ -1,8 +1,9 @@
-import type { BackgroundClient, DecideReply, RuleReply, UiMessage } from '../messages.js';
+import type { BackgroundClient, DecideReply, PasskeyReply, RuleReply, UiMessage } from '../messages.js';
 import { loadChecks } from './page-reads.js';
 
 const NO_ANSWER: DecideReply = { state: 'error', message: 'The extension background did not answer.' };
 const NO_RULE_ANSWER: RuleReply = { state: 'error', message: 'The extension background did not answer.' };
+const NO_PASSKEY_ANSWER: PasskeyReply = { state: 'error', message: 'The extension background did not answer.' };
 
 /**
  * The pages' side of runtime messaging. The answer is validated like any other boundary: a worker that was restarting
@@ -21,6 +22,14 @@ export function createRuntimeClient(send: (message: UiMessage) => Promise<unknow
   return {
     saveRule: (id, rule) => ruleChange({ type: 'rule.save', ...(id === undefined ? {} : { id }), rule }),
     deleteRule: (id) => ruleChange({ type: 'rule.delete', id }),
+    async passkey(method, params) {
+      try {
+        const parsed = (await loadChecks()).PasskeyReplySchema.safeParse(await send({ type: 'passkey', method, params }));
+        return parsed.success ? parsed.data : NO_PASSKEY_ANSWER;
+      } catch {
+        return NO_PASSKEY_ANSWER;
+      }
+    },
     async decide(request) {
       let answer: unknown;
       try {

@@ -1,6 +1,7 @@
 import type { ElicitlyDb } from '../db/database.js';
 import type { BackgroundClient } from '../messages.js';
 import { PairingForm } from './pairing-form.js';
+import { PasskeysForm } from './passkeys-form.js';
 import { SettingsForm } from './settings-form.js';
 
 /** Settings: pairing first (the one step without which nothing connects), then the rest. */
@@ -9,6 +10,7 @@ export function SettingsView({ db, client }: { db: ElicitlyDb; client: Backgroun
     <>
       <PairingForm db={db} client={client} />
       <SettingsForm db={db} client={client} />
+      <PasskeysForm client={client} />
     </>
   );
 }

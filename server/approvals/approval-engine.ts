@@ -5,7 +5,7 @@ import type { DecidedVia, Outcome, Status, Surface } from '../../shared/lifecycl
 import type { FieldIssue } from '../../shared/field-issues.js';
 import { ruleSubject, ruleVerdict, type PathContext } from '../../shared/rule-match.js';
 import { MAX_RULES, RuleSchema, describeRule, type Rule, type RuleDraft } from '../../shared/rules.js';
-import { checkAnswer, resultEnvelope, type ResultEnvelope } from '../../shared/review-request.js';
+import { resultEnvelope, type ResultEnvelope } from '../../shared/review-request.js';
 import { requestSizeIssues } from '../../shared/approval-input.js';
 import { formatIssues, issue } from '../../shared/field-issues.js';
 import { consume, decide, effectiveStatus, expire, withdraw } from '../../shared/lifecycle.js';
@@ -17,6 +17,10 @@ import { JournalStore } from '../store/journal-store.js';
 import { RulesFile } from '../store/rules-file.js';
 import { DecisionLedger, NO_LEDGER, type EngineLedger } from '../ledger/decision-ledger.js';
 import { requestHashOf } from '../ledger/request-events.js';
+import { keyIdOf } from '../ledger/ledger-format.js';
+import { ledgerKey } from '../ledger/ledger-key.js';
+import { PasskeyRegistry, type PasskeyChange } from '../passkeys/passkey-registry.js';
+import { decisionChallenge, decisionCore, decisionHash, needsPasskey } from '../../shared/passkey.js';
 import type { ApprovalRecord } from './approval-record.js';
 import { ApprovalRecordSchema, toView } from './approval-record.js';
 
@@ -143,12 +147,17 @@ export class ApprovalEngine {
     private readonly store: JournalStore<ApprovalRecord>,
     private readonly rules: RulesFile<Rule>,
     private readonly ledger: EngineLedger,
+    /** The person's passkeys and setting; their changes go to the ledger like every other. */
+    readonly passkeys: PasskeyRegistry,
+    /** The ledger signing key's id, bound into every passkey challenge: an assertion for another hub means nothing here. */
+    private readonly hubKeyId: string,
     private readonly options: EngineOptions,
     private readonly now: () => number,
   ) {
     const failed = (error: Error) => this.failed(error);
     store.onFailure(failed);
     rules.onFailure(failed);
+    passkeys.onFailure(failed);
   }
 
   /** The first failure of a store (journal, rules, ledger), told to the owner once: it steps the hub down. */
@@ -198,7 +207,16 @@ export class ApprovalEngine {
       await store.close();
       throw error;
     }
-    const engine = new ApprovalEngine(store, rules, ledger, options, options.now ?? Date.now);
+    const hubKeyId = keyIdOf(ledgerKey(options.dir).publicKey);
+    let passkeys: PasskeyRegistry;
+    try {
+      passkeys = await PasskeyRegistry.open({ dir: options.dir, hub: hubKeyId, io: options.io, now: options.now, onChange: (change: PasskeyChange) => ledger.recordPasskey(change) });
+    } catch (error) {
+      await store.close();
+      await ledger.close();
+      throw error;
+    }
+    const engine = new ApprovalEngine(store, rules, ledger, passkeys, hubKeyId, options, options.now ?? Date.now);
     for (const record of store.all()) if (record.status === 'pending') engine.pending.add(record.id);
     // A request bound to a connection left by a hub that is gone: that connection is gone with it, and so is its asker.
     await engine.withdrawBound(store.all().filter((r) => r.bound && r.status === 'pending').map((r) => r.id));
@@ -460,15 +478,27 @@ export class ApprovalEngine {
     if (message.shownHash !== undefined && message.shownHash !== requestHashOf(record)) {
       return { ok: false, reason: 'shown_mismatch', status: effectiveStatus(record, this.now()), issues: [issue(['shownHash'], 'shown_mismatch', 'what was shown is not the stored request (a changed or stale view): show it again and decide on what is shown')] };
     }
-    let outcome: Outcome = { decision: message.decision, decidedVia: surface, action: message.decision === 'approved' ? 'submit' : 'cancel', idempotencyKey: message.idempotencyKey };
-    if (message.comment !== undefined && message.comment.trim() !== '') outcome = { ...outcome, comment: message.comment };
-    if (message.decision === 'approved') {
-      const checked = checkAnswer(record.request, message.values ?? {}, message.included);
-      if (!checked.ok) return { ok: false, reason: 'invalid', status: effectiveStatus(record, this.now()), issues: checked.issues };
-      outcome = { ...outcome, values: checked.values };
-    }
+    const core = decisionCore(record.request, message);
+    if (!core.ok) return { ok: false, reason: 'invalid', status: effectiveStatus(record, this.now()), issues: core.issues };
+    let outcome: Outcome = { ...core.core, decidedVia: surface, idempotencyKey: message.idempotencyKey };
     let result = decide(record, outcome, this.now());
     if (!result.ok) return { ok: false, reason: result.reason, status: effectiveStatus(record, this.now()) };
+    if (record.assurance === 'passkey' && !result.duplicate) {
+      // The passkey signed a challenge derived from this request and exactly these values: recomputed here from what
+      // the hub is about to record, so a value changed after the assertion no longer matches.
+      if (message.passkey === undefined) {
+        return { ok: false, reason: 'passkey_required', status: 'pending', issues: [issue(['passkey'], 'passkey_required', 'this request is decided only with one of your passkeys' + (surface === 'app' ? ': decide it in the browser extension' : ''))] };
+      }
+      const challenge = decisionChallenge({ hub: this.hubKeyId, requestId: record.id, requestHash: requestHashOf(record), decisionHash: decisionHash(core.core) });
+      const verified = await this.passkeys.verify(message.passkey, challenge, ['passkey']);
+      if (!verified.ok) {
+        if (verified.code === 'unavailable') return UNRECORDED;
+        return { ok: false, reason: verified.code === 'passkey_required' ? 'passkey_required' : verified.code === 'invalid' ? 'invalid' : 'passkey_invalid', status: 'pending', issues: verified.issues };
+      }
+      outcome = { ...outcome, passkey: verified.evidence };
+      result = decide(record, outcome, this.now());
+      if (!result.ok) return { ok: false, reason: result.reason, status: effectiveStatus(record, this.now()) };
+    }
     // A repeat reads the committed record (its rule was saved with the first one); only a first decision saves one.
     if (message.rule && !result.duplicate) {
       if (surface !== 'extension') return { ok: false, reason: 'invalid', status: 'pending', issues: [issue(['rule'], 'forbidden', 'only the browser extension may save a rule')] };
@@ -506,11 +536,11 @@ export class ApprovalEngine {
   }
 
   private unusable(): boolean {
-    return this.closing || this.store.failed !== undefined || this.rules.failed !== undefined || this.ledger.failed !== undefined;
+    return this.closing || this.store.failed !== undefined || this.rules.failed !== undefined || this.ledger.failed !== undefined || this.passkeys.failed !== undefined;
   }
 
   private unavailable() {
-    const failed = this.store.failed ?? this.rules.failed ?? this.ledger.failed;
+    const failed = this.store.failed ?? this.rules.failed ?? this.ledger.failed ?? this.passkeys.failed;
     const why = failed ? `its store failed (${failed.message})` : 'it is shutting down';
     return fail('unavailable', `the approval hub cannot take this now: ${why}; another process takes over. Call again in a moment.`);
   }
@@ -590,6 +620,9 @@ export class ApprovalEngine {
       // The one size cap of every kind, here where every create from every relay passes.
       const tooLarge = requestSizeIssues(params.request);
       if (tooLarge.length > 0) return fail('invalid', `refused (too_large): ${formatIssues(tooLarge)}`);
+      if (params.assurance === 'passkey' && this.passkeys.credentials().length === 0) {
+        return fail('invalid', 'assurance: the person has no passkey registered, so nothing could decide this request (refused: no_passkey); ask without assurance, or ask the person to add a passkey in the extension\'s Settings');
+      }
       const max = this.options.maxPending ?? MAX_PENDING;
       const held = this.pending.size + this.reserved;
       if (held >= max) {
@@ -620,6 +653,8 @@ export class ApprovalEngine {
       ...(params.surfaces ? { surfaces: params.surfaces } : {}),
       ...(scope === null ? {} : { owner: scope }),
       ...(params.bound ? { bound: true as const } : {}),
+      // The person's setting as it is now, with passkeys to meet it: a later change does not move a request filed before.
+      ...(needsPasskey(params.request.kind, params.assurance, this.passkeys.credentials().length > 0 ? this.passkeys.require() : []) ? { assurance: 'passkey' as const } : {}),
     };
     const byRule = this.decidedByRule(pending, now);
     const record = byRule?.record ?? pending;
@@ -639,6 +674,8 @@ export class ApprovalEngine {
   private decidedByRule(record: ApprovalRecord, now: number): { record: ApprovalRecord; used: Rule[] } | null {
     const { request } = record;
     if (request.kind !== 'permission' && request.kind !== 'confirm') return null;
+    // A rule is no passkey: what needs the person's passkey is never answered in advance.
+    if (record.assurance === 'passkey') return null;
     const verdict = ruleVerdict(this.rules.all(), ruleSubject(request, record.requester.client), now, this.options.paths);
     if (!verdict) return null;
     const { rule } = verdict;

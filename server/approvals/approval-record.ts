@@ -3,6 +3,7 @@ import { ElicitationIdSchema, KeyIdSchema, RequesterSchema } from '../../shared/
 import { RequestKindSchema, ReviewRequestSchema } from '../../shared/review-request.js';
 import { OutcomeSchema, StatusSchema, SurfaceSchema } from '../../shared/lifecycle.js';
 import type { RequestView } from '../../shared/review-request.js';
+import { AssuranceSchema } from '../../shared/passkey-wire.js';
 
 /** One stored request; every row read back from disk is validated against this before it is trusted. */
 export const ApprovalRecordSchema = z.strictObject({
@@ -27,6 +28,8 @@ export const ApprovalRecordSchema = z.strictObject({
   owner: KeyIdSchema.optional(),
   /** Lives only as long as the connection that filed it (a hook): withdrawn when it closes, or at the next hub's start. */
   bound: z.literal(true).optional(),
+  /** Decided only with one of the person's passkeys: fixed at creation (the agent's ask, or the person's setting then). */
+  assurance: AssuranceSchema.optional(),
 });
 export type ApprovalRecord = z.infer<typeof ApprovalRecordSchema>;
 
@@ -43,6 +46,7 @@ export function toView(record: ApprovalRecord): RequestView {
     renderedTemplate: record.renderedTemplate,
   };
   if (record.decidedAt !== undefined) view.decidedAt = record.decidedAt;
+  if (record.assurance !== undefined) view.assurance = record.assurance;
   if (record.outcome) {
     const { idempotencyKey: _key, ...outcome } = record.outcome;
     view.outcome = outcome;

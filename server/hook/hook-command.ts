@@ -18,7 +18,7 @@ import { parseHookInput, type AnsweredHookInput, type HookEvent } from './hook-i
 import { elicitationOutput, permissionOutput, type HookOutput } from './hook-output.js';
 import { elicitationAsk, permissionRequest, type FileReader } from './hook-request.js';
 import { readStdin } from './read-stdin.js';
-import { toolUseIdOf } from './transcript.js';
+import { findToolUseId } from './transcript.js';
 import type { WaitingPrompts} from './waiting-prompts.js';
 import { promptRequestId } from './waiting-prompts.js';
 
@@ -81,6 +81,9 @@ export async function runHook(options: HookOptions): Promise<HookRun> {
       : permissionRequest(options.host, parsed.event, parsed.input, options.waitSeconds, fileReader(parsed.input.cwd));
   if (!mapped.ok) return fallBack(mapped.why);
 
+  // The call this prompt is about, when the host's transcript names it: its PostToolUse hook finds the request by it.
+  // Looked for while the hub is reached, as the line may come a little after the hook starts.
+  const toolUseIdFound = parsed.kind === 'tool' && options.host === 'claude-code' && options.event === 'PermissionRequest' ? findToolUseId(parsed.input.transcript_path, parsed.input.tool_name, parsed.input.tool_input) : Promise.resolve(null);
   const remote = options.remoteHub;
   if (!remote && !(await listening(options.port))) {
     options.spawnHub();
@@ -90,8 +93,7 @@ export async function runHook(options: HookOptions): Promise<HookRun> {
   const connection = await RelayClient.connect({ ...target, handshakeTimeoutMs: HANDSHAKE_TIMEOUT_MS, callTimeoutMs: CALL_TIMEOUT_MS });
   if (!connection.ok) return fallBack(`cannot reach the hub: ${connection.detail}`);
   const relay = connection.relay;
-  // The call this prompt is about, when the host's transcript names it: its PostToolUse hook finds the request by it.
-  const toolUseId = parsed.kind === 'tool' && options.host === 'claude-code' && options.event === 'PermissionRequest' ? toolUseIdOf(parsed.input.transcript_path, parsed.input.tool_name, parsed.input.tool_input) : null;
+  const toolUseId = await toolUseIdFound;
   const id = toolUseId === null ? newElicitationId() : promptRequestId(options.host, parsed.input.session_id, toolUseId);
   const marked = toolUseId !== null && options.waiting.mark(id);
   options.onTerminate(() => {

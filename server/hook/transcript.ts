@@ -2,12 +2,19 @@
 // 2.1.332: PreToolUse, PostToolUse and PostToolUseFailure carry it, PermissionRequest does not), but the call's
 // `assistant` line is in the session's transcript (`transcript_path`, JSON lines) before the hook starts. Knowing the id
 // lets the PostToolUse hook of the same call find the request and withdraw it when the person answered in the terminal.
-import { closeSync, fstatSync, openSync, readSync } from 'node:fs';
+import { closeSync, existsSync, fstatSync, openSync, readSync } from 'node:fs';
 import { isDeepStrictEqual } from 'node:util';
 import * as z from 'zod';
 
 /** The end of a transcript read: the call being asked about is among its newest lines. */
 export const TRANSCRIPT_TAIL_BYTES = 4 * 1024 * 1024;
+
+/**
+ * How long a hook looks for its call: the line is usually there before the hook starts, but Claude Code under load was
+ * seen to start the hook first (1 clean-clone CI run in 6), and a prompt without its id cannot be withdrawn when the
+ * person answers it in the terminal. Bounded, so a call whose line never comes costs the prompt at most this much.
+ */
+export const TRANSCRIPT_RETRY = { attempts: 9, pauseMs: 50 } as const;
 
 const ContentSchema = z.array(z.looseObject({ type: z.string(), id: z.string().optional(), name: z.string().optional(), input: z.unknown().optional(), tool_use_id: z.string().optional() }));
 const LineSchema = z.looseObject({ type: z.enum(['assistant', 'user']), message: z.looseObject({ content: ContentSchema }) });
@@ -55,5 +62,24 @@ export function toolUseIdOf(path: string | null | undefined, tool: string, input
     return null;
   } finally {
     if (fd !== undefined) closeSync(fd);
+  }
+}
+
+/**
+ * `toolUseIdOf`, read again while the call's line has not been written yet: at most `attempts` reads with `pause`
+ * between them (injectable, so a test can write the line between two reads). Never waits when there is no transcript.
+ */
+export async function findToolUseId(
+  path: string | null | undefined,
+  tool: string,
+  input: unknown,
+  retry: { readonly attempts: number; readonly pauseMs: number } = TRANSCRIPT_RETRY,
+  pause: (ms: number) => Promise<void> = (ms) => new Promise((resolve) => setTimeout(resolve, ms)),
+): Promise<string | null> {
+  if (!path) return null;
+  for (let attempt = 1; ; attempt++) {
+    const id = toolUseIdOf(path, tool, input);
+    if (id !== null || attempt >= retry.attempts || !existsSync(path)) return id;
+    await pause(retry.pauseMs);
   }
 }

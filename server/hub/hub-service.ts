@@ -2,6 +2,7 @@ import type { Answer, Caller, Created, Params, PeerMethod, Result } from '../../
 import { fail } from '../../shared/peer-calls.js';
 import type { DecidedVia } from '../../shared/lifecycle.js';
 import type { ApprovalEngine, EngineCreated, Scope } from '../approvals/approval-engine.js';
+import type { Asker, PasskeyRefusal } from '../passkeys/passkey-registry.js';
 import type { CallContext } from './peer-dispatcher.js';
 
 /** What the hub knows of the people who can decide: its reviewers' sockets, and the keys paired with it. */
@@ -31,7 +32,33 @@ function scopeOf(context: CallContext): Scope {
   return context.principal.role === 'remote' ? context.principal.keyId : null;
 }
 
-type EngineView = Pick<ApprovalEngine, 'call' | 'pendingCount' | 'decide' | 'saveRule' | 'deleteRule'>;
+type EngineView = Pick<ApprovalEngine, 'call' | 'pendingCount' | 'decide' | 'saveRule' | 'deleteRule' | 'passkeys'>;
+
+/** The origin a reviewer's socket proved at the upgrade; null for the terminal and the hub's own tools. */
+function originOf(context: CallContext): string | null {
+  const { principal } = context;
+  return principal.role === 'extension' || principal.role === 'device' ? principal.origin : null;
+}
+
+function askerOf(context: CallContext): Asker {
+  const origin = originOf(context);
+  return origin === null ? { kind: 'terminal' } : { kind: 'surface', origin };
+}
+
+const UNRECORDED_PASSKEY = 'the hub could not record this change; try again in a moment';
+
+/** A change to the passkeys as the call answers it: a refusal names the field; one the hub could not write is `unavailable`. */
+async function passkeyChange(run: () => Promise<{ ok: true; id?: string; removed?: boolean } | PasskeyRefusal>): Promise<Answer<Result<'passkey.remove'>>> {
+  let changed: Awaited<ReturnType<typeof run>>;
+  try {
+    changed = await run();
+  } catch {
+    return fail('unavailable', UNRECORDED_PASSKEY);
+  }
+  if (changed.ok) return { ok: true, value: changed };
+  if (changed.code === 'unavailable') return fail('unavailable', UNRECORDED_PASSKEY);
+  return { ok: true, value: { ok: false, reason: changed.code, issues: changed.issues } };
+}
 
 /**
  * The hub's answers to every call but the handshake's: the engine's, with what only the hub knows added (who can
@@ -63,6 +90,15 @@ export function serviceHandlers(engine: EngineView, reviewers: Reviewers): Servi
       if (surface === undefined) return fail('forbidden', `a ${context.caller} does not decide`);
       return engine.decide(params, surface);
     },
+    'passkey.info': async (_params, context) => ({ ok: true, value: engine.passkeys.info(originOf(context)) }),
+    'passkey.nonce': async () => ({ ok: true, value: engine.passkeys.nonce() }),
+    'passkey.register': async (params, context) => {
+      const origin = originOf(context);
+      if (origin === null) return fail('forbidden', 'a passkey is registered from a page, which has an authenticator');
+      return passkeyChange(() => engine.passkeys.register(origin, params));
+    },
+    'passkey.remove': (params, context) => passkeyChange(() => engine.passkeys.remove(askerOf(context), params)),
+    'passkey.require': (params, context) => passkeyChange(() => engine.passkeys.setRequire(askerOf(context), params)),
     'rule.save': async (params) => {
       const saved = await engine.saveRule(params.rule, params.id === undefined ? {} : { id: params.id });
       if (saved.ok) return { ok: true, value: { ok: true, id: saved.rule.id } };

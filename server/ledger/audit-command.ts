@@ -61,7 +61,8 @@ export async function runAuditCommand(stateDir: string, action: AuditAction, out
     }
     const checked = await verifyReceipt(stateDir, publicKey, parsed.data);
     out(describe(checked.report));
-    out(checked.ok ? `receipt ok: entry ${parsed.data.ledgerIndex} records this decision, under a signed checkpoint\n` : `receipt NOT verified: ${checked.problem ?? ''}\n`);
+    const signedBy = parsed.data.passkey ? `, approved with the passkey ${parsed.data.passkey.credentialId} (its signature checked)` : '';
+    out(checked.ok ? `receipt ok: entry ${parsed.data.ledgerIndex} records this decision, under a signed checkpoint${signedBy}\n` : `receipt NOT verified: ${checked.problem ?? ''}\n`);
     return checked.ok ? 0 : 1;
   }
   if (action.kind === 'export') {

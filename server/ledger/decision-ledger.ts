@@ -5,9 +5,10 @@ import { createInterface } from 'node:readline';
 import type { Receipt } from '../../shared/receipt.js';
 import type { Rule } from '../../shared/rules.js';
 import type { ApprovalRecord } from '../approvals/approval-record.js';
+import type { PasskeyChange } from '../passkeys/passkey-registry.js';
 import { log } from '../log.js';
 import type { StoreIo } from '../store/journal-store.js';
-import { LedgerEntrySchema, type LedgerEntry, type LedgerEvent } from './ledger-format.js';
+import { LedgerEntrySchema, keyIdOf, type LedgerEntry, type LedgerEvent } from './ledger-format.js';
 import { ledgerKey } from './ledger-key.js';
 import { LEDGER_DIR, LedgerStore, SEGMENT_FILE, segmentName } from './ledger-store.js';
 import { changeEvents, requestEventTypes, requestEvents, ruleEvents } from './request-events.js';
@@ -32,6 +33,7 @@ export interface EngineLedger {
   recordChange(before: ApprovalRecord | undefined, after: ApprovalRecord): Promise<void>;
   recordRules(before: readonly Rule[], after: readonly Rule[]): Promise<void>;
   purged(id: string): Promise<void>;
+  recordPasskey(change: PasskeyChange): Promise<void>;
   receipt(id: string): Receipt | null;
   close(): Promise<void>;
 }
@@ -42,6 +44,7 @@ export const NO_LEDGER: EngineLedger = {
   recordChange: async () => undefined,
   recordRules: async () => undefined,
   purged: async () => undefined,
+  recordPasskey: async () => undefined,
   receipt: () => null,
   close: async () => undefined,
 };
@@ -57,11 +60,16 @@ type Decided = { entry: LedgerEntry; event: Extract<LedgerEvent, { type: 'reques
 export class DecisionLedger implements EngineLedger {
   private readonly decided = new Map<string, Decided>();
 
-  private constructor(private readonly store: LedgerStore) {}
+  private constructor(
+    private readonly store: LedgerStore,
+    /** The signing key's id: bound into every passkey challenge, so a receipt names it. */
+    private readonly keyId: string,
+  ) {}
 
   static async open(options: DecisionLedgerOptions): Promise<DecisionLedger> {
-    const store = await LedgerStore.open({ dir: options.dir, key: ledgerKey(options.dir), io: options.io, now: options.now, checkpointEvery: options.checkpointEvery, checkpointMs: options.checkpointMs, segmentEntries: options.segmentEntries });
-    const ledger = new DecisionLedger(store);
+    const key = ledgerKey(options.dir);
+    const store = await LedgerStore.open({ dir: options.dir, key, io: options.io, now: options.now, checkpointEvery: options.checkpointEvery, checkpointMs: options.checkpointMs, segmentEntries: options.segmentEntries });
+    const ledger = new DecisionLedger(store, keyIdOf(key.publicKey));
     try {
       await ledger.catchUp(options);
     } catch (error) {
@@ -157,6 +165,11 @@ export class DecisionLedger implements EngineLedger {
     await this.store.append([{ type: 'request.purged', id }]);
   }
 
+  /** A change to the passkeys or their setting, on disk before the change is answered. */
+  async recordPasskey(change: PasskeyChange): Promise<void> {
+    await this.store.append([change]);
+  }
+
   /** Where a request's decision is in the ledger, and the newest checkpoint that covers it; null before it is recorded. */
   receipt(id: string): Receipt | null {
     const found = this.decided.get(id);
@@ -171,6 +184,7 @@ export class DecisionLedger implements EngineLedger {
       decidedVia: event.decidedVia,
       decidedAt: event.decidedAt,
       checkpoint: checkpoint && checkpoint.index > entry.index ? { index: checkpoint.index, hash: checkpoint.hash } : null,
+      ...(event.passkey ? { passkey: { ...event.passkey, requestId: event.id, hub: this.keyId } } : {}),
       verify: RECEIPT_VERIFY,
     };
   }

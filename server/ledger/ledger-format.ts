@@ -6,6 +6,7 @@ import { createHash, createPublicKey, sign, verify, type KeyObject } from 'node:
 import canonicalize from 'canonicalize';
 import * as z from 'zod';
 import { Sha256HexSchema } from '../../shared/receipt.js';
+import { CredentialIdSchema, PasskeyEvidenceSchema, PasskeyScopeSchema } from '../../shared/passkey-wire.js';
 
 export const GENESIS = '0'.repeat(64);
 const IdSchema = z.string().min(1).max(200);
@@ -22,6 +23,8 @@ export const LedgerEventSchema = z.discriminatedUnion('type', [
     decidedAt: z.number().int().nonnegative(),
     requestHash: Sha256HexSchema,
     decisionHash: Sha256HexSchema,
+    /** The person's passkey assertion over this decision (`shared/passkey.ts`), when the request needed one. */
+    passkey: PasskeyEvidenceSchema.optional(),
   }),
   z.strictObject({ type: z.literal('request.collected'), id: IdSchema }),
   z.strictObject({ type: z.literal('request.expired'), id: IdSchema }),
@@ -35,6 +38,10 @@ export const LedgerEventSchema = z.discriminatedUnion('type', [
   z.strictObject({ type: z.literal('request.unrecorded'), id: IdSchema, event: z.string().min(1).max(40) }),
   z.strictObject({ type: z.literal('rule.saved'), ruleId: IdSchema, ruleHash: Sha256HexSchema }),
   z.strictObject({ type: z.literal('rule.removed'), ruleId: IdSchema }),
+  /** A passkey registered: its public key (SPKI DER, base64url) stays here, so its receipts verify after it is removed. */
+  z.strictObject({ type: z.literal('passkey.added'), credentialId: CredentialIdSchema, rpId: z.string().min(1).max(300), origin: z.string().min(1).max(300), publicKey: z.string().min(1).max(2000), label: z.string().max(60) }),
+  z.strictObject({ type: z.literal('passkey.removed'), credentialId: CredentialIdSchema }),
+  z.strictObject({ type: z.literal('passkey.policy'), require: z.array(PasskeyScopeSchema) }),
   z.strictObject({ type: z.literal('checkpoint'), size: z.number().int().nonnegative(), head: Sha256HexSchema, keyId: z.string().min(1).max(100), signature: z.string().min(1).max(200) }),
 ]);
 export type LedgerEvent = z.infer<typeof LedgerEventSchema>;

@@ -3,7 +3,10 @@ import { readdir, readFile } from 'node:fs/promises';
 import type { KeyObject } from 'node:crypto';
 import path from 'node:path';
 import { createInterface } from 'node:readline';
+import { isDeepStrictEqual } from 'node:util';
 import type { Receipt } from '../../shared/receipt.js';
+import { decisionChallenge } from '../../shared/passkey.js';
+import { assertionProblem } from '../passkeys/assertion-check.js';
 import { GENESIS, checkpointSigned, keyIdOf, readEntry, type LedgerEntry } from './ledger-format.js';
 import { CHECKPOINT_FILE, LEDGER_DIR, SEGMENT_FILE, segmentName } from './ledger-store.js';
 
@@ -93,12 +96,18 @@ export async function verifyLedger(stateDir: string, publicKey: KeyObject, onEnt
   return { ...report, ok: true };
 }
 
-/** A receipt checked against a verified ledger: its entry is there, says what the receipt says, and a checkpoint covers it. */
-export async function verifyReceipt(stateDir: string, publicKey: KeyObject, receipt: Receipt): Promise<{ ok: boolean; problem: string | null; report: VerifyReport }> {
+/**
+ * A receipt checked against a verified ledger: its entry is there, says what the receipt says, and a checkpoint covers
+ * it. A receipt with a passkey's assertion is checked offline too (`assertion-check.ts`), against the public key the
+ * ledger recorded when that passkey was added, or against `passkeyKey` (SPKI DER, base64url) pinned by the person.
+ */
+export async function verifyReceipt(stateDir: string, publicKey: KeyObject, receipt: Receipt, passkeyKey?: string): Promise<{ ok: boolean; problem: string | null; report: VerifyReport }> {
   const seen: { entry: LedgerEntry | null; covered: boolean } = { entry: null, covered: false };
+  const passkeys = new Map<string, string>();
   const report = await verifyLedger(stateDir, publicKey, (entry) => {
     if (entry.index === receipt.ledgerIndex) seen.entry = entry;
     if (entry.event.type === 'checkpoint' && entry.index > receipt.ledgerIndex) seen.covered = true;
+    if (entry.event.type === 'passkey.added' && entry.index < receipt.ledgerIndex) passkeys.set(entry.event.credentialId, entry.event.publicKey);
   });
   if (!report.ok) return { ok: false, problem: 'the ledger does not verify', report };
   const { entry, covered } = seen;
@@ -109,5 +118,18 @@ export async function verifyReceipt(stateDir: string, publicKey: KeyObject, rece
     return { ok: false, problem: `entry ${receipt.ledgerIndex} does not record the decision the receipt describes`, report };
   }
   if (!covered) return { ok: false, problem: `entry ${receipt.ledgerIndex} is not covered by a signed checkpoint yet (the hub signs one within a minute)`, report };
-  return { ok: true, problem: null, report };
+  const problem = passkeyProblem(receipt, event, keyIdOf(publicKey), passkeyKey ?? (receipt.passkey ? passkeys.get(receipt.passkey.credentialId) : undefined));
+  return problem === null ? { ok: true, problem: null, report } : { ok: false, problem, report };
+}
+
+function passkeyProblem(receipt: Receipt, event: Extract<LedgerEntry['event'], { type: 'request.decided' }>, hub: string, publicKey: string | undefined): string | null {
+  const { passkey } = receipt;
+  if (!passkey) return event.passkey ? `entry ${receipt.ledgerIndex} records a passkey the receipt leaves out` : null;
+  const { requestId, hub: receiptHub, ...evidence } = passkey;
+  if (!event.passkey || !isDeepStrictEqual(event.passkey, evidence) || event.id !== requestId) return `entry ${receipt.ledgerIndex} does not record the passkey assertion the receipt carries`;
+  if (receiptHub !== hub) return `the passkey signed for the hub ${receiptHub}, not this ledger's key ${hub}`;
+  if (publicKey === undefined) return `the passkey ${passkey.credentialId} was never added in this ledger: give its public key with --passkey-key`;
+  const challenge = decisionChallenge({ hub, requestId, requestHash: receipt.requestHash, decisionHash: receipt.decisionHash });
+  const wrong = assertionProblem(evidence, { challenge, publicKey });
+  return wrong === null ? null : `the passkey assertion does not hold: ${wrong}`;
 }

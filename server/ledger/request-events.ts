@@ -2,16 +2,15 @@
 // should hold for it), so the same function writes a change and, at open, finds what a crash kept from the ledger.
 import { hashOf, sha256, type LedgerEvent } from './ledger-format.js';
 import { shownText } from '../../shared/shown-hash.js';
+import { decisionHash } from '../../shared/passkey.js';
 import type { ApprovalRecord } from '../approvals/approval-record.js';
 import type { Rule } from '../../shared/rules.js';
 
 /** The request as a reviewer is given it (`shared/shown-hash.ts`: the same text every surface hashes). */
 export const requestHashOf = (record: Pick<ApprovalRecord, 'request' | 'renderedTemplate'>): string => sha256(shownText(record));
 
-/** What was decided, without who or how (those are in the event). */
-export function decisionHashOf(outcome: NonNullable<ApprovalRecord['outcome']>): string {
-  return hashOf({ decision: outcome.decision, action: outcome.action, values: outcome.values ?? null, comment: outcome.comment ?? null });
-}
+/** What was decided, without who or how (those are in the event): the hash a passkey's challenge binds. */
+export const decisionHashOf = (outcome: NonNullable<ApprovalRecord['outcome']>): string => decisionHash(outcome);
 
 type RequestEventType = 'request.created' | 'request.decided' | 'request.collected' | 'request.expired' | 'request.withdrawn';
 
@@ -48,6 +47,7 @@ export function requestEvents(record: ApprovalRecord, types: readonly RequestEve
           decidedAt: record.decidedAt ?? record.createdAt,
           requestHash: requestHash(),
           decisionHash: decisionHashOf(outcome),
+          ...(outcome.passkey ? { passkey: outcome.passkey } : {}),
         };
       default:
         return { type, id: record.id };

@@ -22,7 +22,17 @@ export const RULES_FILE = 'rules.json';
  * wildcard and escape (in 1 they were themselves).
  */
 export const RULES_FILE_VERSION = 2;
-const EnvelopeSchema = z.strictObject({ version: z.union([z.literal(1), z.literal(RULES_FILE_VERSION)]), rules: z.array(z.unknown()) });
+
+/** Which list file: the rules by default; the passkeys (server/passkeys/passkey-registry.ts) are kept the same way. */
+export interface ListFileFormat {
+  /** The file's name in the state dir. */
+  name: string;
+  /** The envelope's key for the list. */
+  key: string;
+  /** The version written; every version from 1 up to it is read (`migrate` turns an older entry into this one). */
+  version: number;
+}
+const RULES_FORMAT: ListFileFormat = { name: RULES_FILE, key: 'rules', version: RULES_FILE_VERSION };
 
 interface RulesFileOptions<T> {
   dir: string;
@@ -33,6 +43,7 @@ interface RulesFileOptions<T> {
   /** An entry written by an older version, as this one reads it (it is rewritten once, in the current version). */
   migrate?: (raw: unknown, from: number) => unknown;
   io?: StoreIo;
+  format?: ListFileFormat;
 }
 
 interface Quarantined {
@@ -57,17 +68,21 @@ export class RulesFile<T extends { id: string }> {
     private readonly dir: string,
     private readonly file: string,
     private readonly io: StoreIo,
+    private readonly format: ListFileFormat,
     private entries: readonly T[],
   ) {}
 
   static async open<T extends { id: string }>(options: RulesFileOptions<T>): Promise<RulesFile<T>> {
     const dir = path.resolve(options.dir);
-    const file = path.join(dir, RULES_FILE);
+    const format = options.format ?? RULES_FORMAT;
+    const file = path.join(dir, format.name);
     const io = options.io ?? REAL_IO;
     ensurePrivateDir(dir);
     for (const name of await readdir(dir)) {
-      if (/^rules\.json\.[0-9a-f]{16}\.tmp$/.test(name)) await unlink(path.join(dir, name)).catch(() => undefined);
+      if (name.startsWith(`${format.name}.`) && /\.[0-9a-f]{16}\.tmp$/.test(name)) await unlink(path.join(dir, name)).catch(() => undefined);
     }
+    const VersionSchema = z.number().int().min(1).max(format.version);
+    const EnvelopeSchema = z.strictObject({ version: VersionSchema, [format.key]: z.array(z.unknown()) });
     let text: string | undefined;
     try {
       const reading = await openJournalFile(file, fsConstants.O_RDONLY | NO_FOLLOW | NONBLOCK);
@@ -83,19 +98,19 @@ export class RulesFile<T extends { id: string }> {
     const entries: T[] = [];
     let migrated = false;
     if (text !== undefined) {
-      let envelope: z.infer<typeof EnvelopeSchema> | undefined;
+      let envelope: { version: number; list: unknown[] } | undefined;
       try {
         const parsed = EnvelopeSchema.safeParse(JSON.parse(text));
-        if (parsed.success) envelope = parsed.data;
-        else damaged.push({ reason: 'not_a_rules_file', text });
+        if (parsed.success) envelope = { version: VersionSchema.parse(parsed.data.version), list: z.array(z.unknown()).parse(parsed.data[format.key]) };
+        else damaged.push({ reason: `not_a_${format.key}_file`, text });
       } catch {
         damaged.push({ reason: 'not_json', text });
       }
       const seen = new Set<string>();
-      const from = envelope?.version ?? RULES_FILE_VERSION;
-      if (from !== RULES_FILE_VERSION) migrated = true;
-      for (const stored of envelope?.rules ?? []) {
-        const raw = from !== RULES_FILE_VERSION && options.migrate ? options.migrate(stored, from) : stored;
+      const from = envelope?.version ?? format.version;
+      if (from !== format.version) migrated = true;
+      for (const stored of envelope?.list ?? []) {
+        const raw = from !== format.version && options.migrate ? options.migrate(stored, from) : stored;
         const entry = options.parse(raw);
         const shown = JSON.stringify(raw);
         if (entry === undefined) damaged.push({ reason: 'invalid', text: shown });
@@ -107,7 +122,7 @@ export class RulesFile<T extends { id: string }> {
         }
       }
     }
-    const store = new RulesFile<T>(dir, file, io, entries);
+    const store = new RulesFile<T>(dir, file, io, format, entries);
     if (damaged.length > 0) {
       const quarantineFile = `${file}.quarantine`;
       const at = new Date().toISOString();
@@ -129,7 +144,7 @@ export class RulesFile<T extends { id: string }> {
       await store.replace(entries);
     } else if (migrated) {
       await store.replace(entries);
-      log('info', 'rules: the rules file was rewritten in the current version', { file, version: RULES_FILE_VERSION });
+      log('info', `${format.key}: the file was rewritten in the current version`, { file, version: format.version });
     }
     return store;
   }
@@ -163,12 +178,12 @@ export class RulesFile<T extends { id: string }> {
   private async write(next: readonly T[]): Promise<void> {
     const refused = this.writeFailure.failed;
     if (refused) throw refused;
-    const temp = path.join(this.dir, `${RULES_FILE}.${randomBytes(8).toString('hex')}.tmp`);
+    const temp = path.join(this.dir, `${this.format.name}.${randomBytes(8).toString('hex')}.tmp`);
     let renamed = false;
     try {
       const handle = await openJournalFile(temp, TEMP, 0o600);
       try {
-        await writeFully(handle, `${JSON.stringify({ version: RULES_FILE_VERSION, rules: next }, null, 2)}\n`);
+        await writeFully(handle, `${JSON.stringify({ version: this.format.version, [this.format.key]: next }, null, 2)}\n`);
         await this.io.sync(handle);
       } finally {
         await handle.close();
@@ -180,7 +195,7 @@ export class RulesFile<T extends { id: string }> {
     } catch (error) {
       if (!renamed) await unlink(temp).catch(() => undefined);
       const failure = error instanceof Error ? error : new Error(String(error));
-      log('error', 'rules: could not write the rules file; refusing further changes', { file: this.file, error: failure.message });
+      log('error', `${this.format.key}: could not write ${this.format.name}; refusing further changes`, { file: this.file, error: failure.message });
       this.writeFailure.record(failure);
       throw failure;
     }

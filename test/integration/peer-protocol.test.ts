@@ -180,6 +180,11 @@ describe('the role × method table', () => {
       rules: {},
       'rule.save': { rule: { effect: 'deny', match: { tool: 'Bash', commandPrefix: `walk-${randomBytes(4).toString('hex')}` }, expiresAt: null } },
       'rule.delete': { id: 'rule_0000000000000000' },
+      'passkey.info': {},
+      'passkey.nonce': {},
+      'passkey.register': { nonce: 'n'.repeat(43), registration: { id: 'AAAA', rawId: 'AAAA', type: 'public-key', response: { clientDataJSON: 'AA', attestationObject: 'AA' }, clientExtensionResults: {} }, label: 'walk' },
+      'passkey.remove': { id: 'AAAA' },
+      'passkey.require': { require: [] },
     };
     return fixtures[method];
   }

@@ -17,6 +17,7 @@ describe('parseConfig: defaults', () => {
         hostDirs: {},
         pair: { kind: 'code' },
         rules: { kind: 'list' },
+        passkey: { kind: 'list' },
         json: false,
         port: DEFAULT_HUB_PORT,
         stateDir: '/home/ada/.local/state/elicitly-companion',
@@ -99,6 +100,11 @@ describe('parseConfig: values', () => {
     [['rules'], {}, { command: 'rules', rules: { kind: 'list' }, json: false }],
     [['rules', '--list', '--json'], {}, { command: 'rules', rules: { kind: 'list' }, json: true }],
     [['rules', '--remove', 'rule_0123456789abcdef'], {}, { command: 'rules', rules: { kind: 'remove', id: 'rule_0123456789abcdef' } }],
+    [['passkey'], {}, { command: 'passkey', passkey: { kind: 'list' }, json: false }],
+    [['passkey', '--list', '--json'], {}, { command: 'passkey', passkey: { kind: 'list' }, json: true }],
+    [['passkey', '--remove', 'AbC-_1'], {}, { command: 'passkey', passkey: { kind: 'remove', id: 'AbC-_1' } }],
+    [['passkey', '--require', 'permission,proposal'], {}, { command: 'passkey', passkey: { kind: 'require', require: ['permission', 'proposal'] } }],
+    [['passkey', '--require', 'none'], {}, { command: 'passkey', passkey: { kind: 'require', require: [] } }],
     [[], { ELICITLY_RETENTION_DAYS: '0.5' }, { retentionDays: 0.5 }],
     [[], { ELICITLY_MIN_TIMEOUT_SECONDS: '1' }, { minTimeoutSeconds: 1 }],
     [[], { ELICITLY_PROBE_TIMEOUT_MS: ' 1500 ' }, { probeTimeoutMs: 1500 }],
@@ -115,6 +121,7 @@ describe('parseConfig: values', () => {
 describe('parseConfig: refusals name the variable and the rule', () => {
   it.each([
     [[], { ELICITLY_PORT: 'abc' }, /^ELICITLY_PORT \(or --port\): .*number.*, got "abc"$/],
+    [['passkey', '--require', 'permission,sometimes'], {}, /^passkey --remove <id> \| passkey --require <permission,proposal,everything\|none>: /],
     [[], { ELICITLY_PORT: '70000' }, /^ELICITLY_PORT \(or --port\): Too big: .*65535/],
     [['--port', '1.5'], {}, /^ELICITLY_PORT \(or --port\): .*expected int/],
     [['--port'], {}, /^ELICITLY_PORT \(or --port\): /],

@@ -1,10 +1,10 @@
 // Which tool call a Claude Code PermissionRequest hook is about (its stdin has no tool_use_id), and the marks of the
 // prompts hooks wait on, which the PostToolUse hooks' guard looks at.
-import { mkdtempSync, readdirSync, rmSync, writeFileSync } from 'node:fs';
+import { appendFileSync, mkdtempSync, readdirSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
-import { TRANSCRIPT_TAIL_BYTES, toolUseIdIn, toolUseIdOf } from '../../server/hook/transcript.js';
+import { TRANSCRIPT_RETRY, TRANSCRIPT_TAIL_BYTES, findToolUseId, toolUseIdIn, toolUseIdOf } from '../../server/hook/transcript.js';
 import { WaitingPrompts, promptRequestId } from '../../server/hook/waiting-prompts.js';
 
 const use = (id: string, name: string, input: unknown) => JSON.stringify({ type: 'assistant', message: { role: 'assistant', content: [{ type: 'tool_use', id, name, input }] } });
@@ -40,6 +40,48 @@ describe('toolUseIdIn: the call a prompt is about', () => {
     expect(toolUseIdOf(path, 'Bash', touch)).toBe('new');
     expect(toolUseIdOf(join(dir, 'missing.jsonl'), 'Bash', touch)).toBeNull();
     expect(toolUseIdOf(undefined, 'Bash', touch)).toBeNull();
+  });
+});
+
+describe('findToolUseId: a call whose line is written after the hook started', () => {
+  const transcript = (lines: string[]) => {
+    const dir = mkdtempSync(join(tmpdir(), 'elicitly-transcript-'));
+    dirs.push(dir);
+    const path = join(dir, 'session.jsonl');
+    writeFileSync(path, lines.map((line) => `${line}\n`).join(''));
+    return path;
+  };
+
+  it('reads again until the line is there (written during the second pause)', async () => {
+    const path = transcript([use('older', 'Edit', touch)]);
+    const pauses: number[] = [];
+    const id = await findToolUseId(path, 'Bash', touch, TRANSCRIPT_RETRY, async (ms) => {
+      pauses.push(ms);
+      if (pauses.length === 2) appendFileSync(path, `${use('late', 'Bash', touch)}\n`);
+    });
+    expect(id).toBe('late');
+    expect(pauses).toEqual([TRANSCRIPT_RETRY.pauseMs, TRANSCRIPT_RETRY.pauseMs]);
+  });
+
+  it('gives up after the bounded number of reads when the line never comes', async () => {
+    const path = transcript([use('other', 'Bash', { command: 'ls' })]);
+    let pauses = 0;
+    const id = await findToolUseId(path, 'Bash', touch, { attempts: 4, pauseMs: 10 }, async () => {
+      pauses++;
+    });
+    expect(id).toBeNull();
+    expect(pauses).toBe(3);
+  });
+
+  it('does not wait without a transcript, or when the line is there at once', async () => {
+    let pauses = 0;
+    const count = async () => {
+      pauses++;
+    };
+    expect(await findToolUseId(undefined, 'Bash', touch, TRANSCRIPT_RETRY, count)).toBeNull();
+    expect(await findToolUseId(join(tmpdir(), 'elicitly-no-such-transcript.jsonl'), 'Bash', touch, TRANSCRIPT_RETRY, count)).toBeNull();
+    expect(await findToolUseId(transcript([use('t1', 'Bash', touch)]), 'Bash', touch, TRANSCRIPT_RETRY, count)).toBe('t1');
+    expect(pauses).toBe(0);
   });
 });
 

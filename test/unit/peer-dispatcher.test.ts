@@ -36,15 +36,20 @@ const VALID: { [M in PeerMethod]: Params<M> } = {
   rules: {},
   'rule.save': { rule: { effect: 'allow', match: { tool: 'Bash' }, expiresAt: null } },
   'rule.delete': { id: 'rule_0123456789abcdef' },
+  'passkey.info': {},
+  'passkey.nonce': {},
+  'passkey.register': { nonce: 'n'.repeat(43), registration: { id: 'AAAA', rawId: 'AAAA', type: 'public-key', response: { clientDataJSON: 'AA', attestationObject: 'AA' }, clientExtensionResults: {} }, label: 'test' },
+  'passkey.remove': { id: 'AAAA' },
+  'passkey.require': { require: [] },
 };
 
 /** The role × method table, written out: a change to any method's `callers` in the map is a change to this test. */
 const TABLE: Record<Principal['role'], readonly PeerMethod[]> = {
   unproven: ['hello', 'auth'],
-  local: ['create', 'status', 'await', 'result', 'cancel', 'info', 'paired', 'view', 'decide', 'rules', 'rule.delete'],
+  local: ['create', 'status', 'await', 'result', 'cancel', 'info', 'paired', 'view', 'decide', 'rules', 'passkey.info', 'passkey.remove', 'passkey.require', 'rule.delete'],
   remote: ['create', 'status', 'await', 'result', 'cancel', 'info', 'paired'],
-  extension: ['decide', 'rule.save', 'rule.delete'],
-  device: ['decide'],
+  extension: ['decide', 'rule.save', 'passkey.info', 'passkey.nonce', 'passkey.register', 'passkey.remove', 'passkey.require', 'rule.delete'],
+  device: ['decide', 'passkey.info', 'passkey.nonce', 'passkey.register', 'passkey.remove', 'passkey.require'],
 };
 const PRINCIPALS: [string, Principal][] = [
   ['unproven', UNPROVEN],
@@ -84,6 +89,11 @@ function recording(answered: readonly PeerMethod[] = []) {
     rules: h('rules', { ok: true, value: { rules: [] } }),
     'rule.save': h('rule.save', { ok: true, value: { ok: true } }),
     'rule.delete': h('rule.delete', { ok: true, value: { removed: false } }),
+    'passkey.info': h('passkey.info', { ok: true, value: { hub: '0'.repeat(16), require: [], passkeys: [], rpId: null } }),
+    'passkey.nonce': h('passkey.nonce', { ok: true, value: { nonce: 'n'.repeat(43), expiresAt: 1 } }),
+    'passkey.register': h('passkey.register', { ok: true, value: { ok: true } }),
+    'passkey.remove': h('passkey.remove', { ok: true, value: { ok: true, removed: false } }),
+    'passkey.require': h('passkey.require', { ok: true, value: { ok: true } }),
   };
   return { ran, dispatcher: new PeerDispatcher(handlers) };
 }

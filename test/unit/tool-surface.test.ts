@@ -143,6 +143,9 @@ class FakeApprovals implements ApprovalService {
       decide: () => ok(options.decideAnswer ?? { ok: true, status: 'approved' }),
       rules: () => ok({ rules: [] }),
       'rule.delete': () => ok({ removed: false }),
+      'passkey.info': () => ok({ hub: '0'.repeat(16), require: [], passkeys: [], rpId: null, why: 'the terminal has no authenticator' }),
+      'passkey.remove': () => ok({ ok: true, removed: false }),
+      'passkey.require': () => ok({ ok: true }),
     };
   }
 

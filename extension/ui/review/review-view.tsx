@@ -3,7 +3,7 @@ import type { Reviewer } from '../labels.js';
 import { useCallback, useState } from 'preact/hooks';
 import type { RuleDraft } from '../../../shared/rules.js';
 import type { RequestRow } from '../../db/rows.js';
-import type { Decide } from '../../messages.js';
+import type { Decide, Decision } from '../../messages.js';
 import { ApprovalReview } from './approval-review.js';
 import { ConfirmReview } from './confirm-review.js';
 import { FeedbackView, alreadyDecidedHere, type Feedback } from './decision-feedback.js';
@@ -21,9 +21,14 @@ import { SelectionReview } from './selection-review.js';
  * a note names the other one that decided. `ruleDryRun`: what a rule being made would have answered (the extension's
  * history; handed in, so the surfaces without one carry none of it).
  */
-export function ReviewView({ row, decide, offerRules = false, ruleDryRun, onDone, here = 'extension' }: {
+export function ReviewView({ row, decide, signPasskey, offerRules = false, ruleDryRun, onDone, here = 'extension' }: {
   row: RequestRow;
   decide: Decide;
+  /**
+   * For a request that needs a passkey: signs the decision (the surface's WebAuthn ceremony). Absent: the surface has
+   * none, sends the decision as it is, and shows the hub's `passkey_required`.
+   */
+  signPasskey?: (row: RequestRow, decision: Decision) => Promise<{ ok: true; value: Decision } | { ok: false; message: string }>;
   offerRules?: boolean;
   ruleDryRun?: (draft: RuleDraft) => ComponentChildren;
   onDone?: () => void;
@@ -37,10 +42,17 @@ export function ReviewView({ row, decide, offerRules = false, ruleDryRun, onDone
   const watched = useCallback<Decide>(async (decision) => {
     // Loaded when a decision is made: the canonicalizer and SHA-256 stay out of the popup's first chunk.
     const { shownHash } = await import('../../../shared/shown-hash.js');
-    const reply = await decide({ ...decision, shownHash: await shownHash(row) });
+    let shown: Decision = { ...decision, shownHash: await shownHash(row) };
+    if (row.assurance === 'passkey' && signPasskey) {
+      const signed = await signPasskey(row, shown);
+      // Nothing is sent without the person's passkey: the review says why and stays open.
+      if (!signed.ok) return { state: 'error', message: signed.message };
+      shown = signed.value;
+    }
+    const reply = await decide(shown);
     if (reply.state === 'already_decided_here') setNotice({ tone: 'alert', text: alreadyDecidedHere(reply.decision, reply.delivery) });
     return reply;
-  }, [decide, row]);
+  }, [decide, row, signPasskey]);
   if (row.status !== 'pending' || row.delivery === 'queued') {
     // A queued decision explains itself in the detail ("Waiting for the hub…"); only a settled status needs the note.
     return (
@@ -55,12 +67,24 @@ export function ReviewView({ row, decide, offerRules = false, ruleDryRun, onDone
   // request schema when it was read, so its request is used as it is.
   const { request } = row;
   const common = { key: row.elicitationId, row, decide: watched, onDone };
-  switch (request.kind) {
-    case 'proposal': return <ProposalReview {...common} request={request} />;
-    case 'approval': return <ApprovalReview {...common} request={request} />;
-    case 'confirm': return <ConfirmReview {...common} request={request} />;
-    case 'form': return <FormAskReview {...common} request={request} />;
-    case 'selection': return <SelectionReview {...common} request={request} />;
-    case 'permission': return <PermissionReview {...common} request={request} offerRules={offerRules} ruleDryRun={ruleDryRun} />;
-  }
+  const review = (() => {
+    switch (request.kind) {
+      case 'proposal': return <ProposalReview {...common} request={request} />;
+      case 'approval': return <ApprovalReview {...common} request={request} />;
+      case 'confirm': return <ConfirmReview {...common} request={request} />;
+      case 'form': return <FormAskReview {...common} request={request} />;
+      case 'selection': return <SelectionReview {...common} request={request} />;
+      // A rule cannot answer what needs a passkey, so none is offered for it.
+      case 'permission': return <PermissionReview {...common} request={request} offerRules={offerRules && row.assurance !== 'passkey'} ruleDryRun={ruleDryRun} />;
+    }
+  })();
+  if (row.assurance !== 'passkey') return review;
+  return (
+    <>
+      <p class="note passkey-note" role="note">
+        {signPasskey ? 'Deciding this asks for one of your passkeys: it signs exactly what you send.' : 'This request is decided only with a passkey: decide it in the browser extension.'}
+      </p>
+      {review}
+    </>
+  );
 }

@@ -25,7 +25,7 @@ type Checked<T> = { ok: true; request: T; displayTemplate: string | null } | { o
 export async function createReviewRequest<T extends ReviewedRequest>(
   ctx: ServerContext,
   session: Session,
-  args: { timeoutSeconds?: number; surfaces?: unknown },
+  args: { timeoutSeconds?: number; surfaces?: unknown; assurance?: 'passkey' },
   check: (input: unknown) => Checked<T>,
 ): Promise<CallToolResult> {
   const checked = check(args);
@@ -53,6 +53,7 @@ export async function createReviewRequest<T extends ReviewedRequest>(
     client: hostName(ctx, session),
     // The hub enforces this: without the app here no review can be shown, so none may decide.
     surfaces: surfaces.app && session.app ? ['extension', 'app'] : ['extension'],
+    ...(args.assurance ? { assurance: args.assurance } : {}),
   });
   const result = answerResult(answer, session.retentionDays);
   return surfaces.app && answer.ok ? withAppKey(result, session, answer.value.elicitationId) : result;
