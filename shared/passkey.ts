@@ -7,6 +7,7 @@ import { bytesToHex } from '@noble/hashes/utils.js';
 import canonicalize from 'canonicalize';
 import { checkAnswer, type ReviewRequest } from './review-request.js';
 import type { FieldIssue } from './field-issues.js';
+import { notUnicodeIssue } from './well-formed.js';
 import type { Assurance, PasskeyScope } from './passkey-wire.js';
 
 /** Whether a request of this kind, created with this assurance, needs a passkey under the person's setting. */
@@ -31,6 +32,8 @@ export function decisionCore(
   request: ReviewRequest,
   params: { decision: 'approved' | 'rejected'; values?: Record<string, unknown>; included?: readonly string[]; comment?: string },
 ): { ok: true; core: DecisionCore } | { ok: false; issues: FieldIssue[] } {
+  const notText = notUnicodeIssue({ values: params.values, comment: params.comment });
+  if (notText) return { ok: false, issues: [notText] };
   let core: DecisionCore = { decision: params.decision, action: params.decision === 'approved' ? 'submit' : 'cancel' };
   if (params.comment !== undefined && params.comment.trim() !== '') core = { ...core, comment: params.comment };
   if (params.decision === 'approved') {

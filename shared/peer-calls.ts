@@ -1,5 +1,6 @@
 import * as z from 'zod';
 import { FieldIssueSchema } from './field-issues.js';
+import { ReceiptSchema } from './receipt.js';
 import { DecidedViaSchema, StatusSchema, SurfaceSchema } from './lifecycle.js';
 import { RequestViewSchema, ResultEnvelopeSchema, ReviewRequestSchema } from './review-request.js';
 import { MAX_RULES, RuleDraftSchema, RuleIdSchema, RuleSchema } from './rules.js';
@@ -227,6 +228,11 @@ export const HUB_NOTICES = {
     params: z.strictObject({ elicitationId: ElicitationIdSchema, status: StatusSchema, decidedVia: DecidedViaSchema.optional() }),
     to: ['extension', 'device'],
   },
+  /**
+   * A decided request's receipt, once its ledger entry is on disk (a moment after `request.removed`): the extension keeps
+   * it with the row, and its history export carries it.
+   */
+  'request.receipt': { params: z.strictObject({ elicitationId: ElicitationIdSchema, receipt: ReceiptSchema }), to: ['extension'] },
   /** Every rule, after any change (a save, a delete, an expiry the hub swept, `rules --remove`). */
   'rules.changed': { params: z.strictObject({ rules: RulesSchema }), to: ['extension'] },
   /** Sent on a timer to every proven peer, never in answer to anything: messages keep an MV3 worker alive. */

@@ -10,6 +10,8 @@ export const Sha256HexSchema = z.string().regex(/^[0-9a-f]{64}$/, 'must be a SHA
 export const ReceiptSchema = z.strictObject({
   /** The ledger entry that records the decision. */
   ledgerIndex: z.number().int().nonnegative(),
+  /** Where its line is (`ledger/segment-<segment>.jsonl`, byte `offset`): one receipt is checked without reading the ledger whole. */
+  at: z.strictObject({ segment: z.number().int().positive(), offset: z.number().int().nonnegative() }).optional(),
   entryHash: Sha256HexSchema,
   /** SHA-256 of the request as stored (canonical JSON of the request and its rendered template). */
   requestHash: Sha256HexSchema,

@@ -3,7 +3,7 @@ import { firstIssue, type DecisionRefusal, type RequestView } from '../../shared
 import { parseParams } from '../../shared/peer-calls.js';
 import type { ElicitlyDb } from '../db/database.js';
 import { queueDecision, queuedDecisions, refuseQueued, settleDecision } from '../db/outbox-repo.js';
-import { applyStatus, applyWelcome, pendingCount, pruneHistory, sweepExpired, upsertView } from '../db/requests-repo.js';
+import { applyStatus, applyWelcome, pendingCount, pruneHistory, storeReceipt, sweepExpired, upsertView } from '../db/requests-repo.js';
 import type { OutboxRow, PairingReason, RequestRow } from '../db/rows.js';
 import { hubKeyFor } from '../db/settings-schema.js';
 import { forgetHubKey, forgetPairingCode, readSettings, savePairing, writeConnection } from '../db/settings-repo.js';
@@ -281,6 +281,9 @@ export class BackgroundController {
       }
       case 'rules.changed':
         await this.storeRules(message.params.rules);
+        return;
+      case 'request.receipt':
+        await storeReceipt(db, message.params.elicitationId, message.params.receipt);
         return;
       case 'request.removed': {
         const { elicitationId, status, decidedVia } = message.params;

@@ -42,6 +42,8 @@ export function exportRecord(row: StoredRow) {
     ruleId: row.ruleId ?? null,
     delivery: row.delivery ?? null,
     refusal: row.refusal ?? null,
+    /** The hub ledger's receipt for the decision (`elicitly-companion audit verify --receipt`), when the hub sent it. */
+    receipt: row.receipt ?? null,
   };
 }
 

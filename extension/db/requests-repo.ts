@@ -1,5 +1,6 @@
 import type { DecidedVia, Status } from '../../shared/lifecycle.js';
 import type { RequestView } from '../../shared/wire-protocol.js';
+import type { Receipt } from '../../shared/receipt.js';
 import type { ElicitlyDb } from './database.js';
 import { PENDING, uncheckedPending } from './request-ranges.js';
 import { RequestRowSchema, StoredRowSchema, rowFromView, type RequestRow, type StoredRow } from './rows.js';
@@ -113,6 +114,13 @@ export async function applyStatus(db: ElicitlyDb, id: string, status: Status, no
     const changes: Partial<RequestRow> = { status, ...(decidedVia ? { decidedVia } : {}) };
     if (status !== 'pending' && row.decidedAt === undefined) changes.decidedAt = now;
     await db.requests.update(id, changes);
+  });
+}
+
+/** Keeps a decision's receipt with its row (a row this browser does not have, or no longer has, is left alone). */
+export async function storeReceipt(db: ElicitlyDb, id: string, receipt: Receipt): Promise<void> {
+  await db.transaction('rw', db.requests, async () => {
+    if (readRow(await db.requests.get(id))) await db.requests.update(id, { receipt });
   });
 }
 

@@ -3,6 +3,7 @@ import { RequestKindSchema, ReviewRequestSchema } from '../../shared/review-requ
 import { DecidedViaSchema, StatusSchema } from '../../shared/lifecycle.js';
 import { RuleDraftSchema } from '../../shared/rules.js';
 import { AssuranceSchema } from '../../shared/passkey-wire.js';
+import { ReceiptSchema } from '../../shared/receipt.js';
 import type { RequestView } from '../../shared/wire-protocol.js';
 import { FieldIssueSchema } from '../../shared/field-issues.js';
 import { DecideParamsSchema, DecisionRefusalSchema, ElicitationIdSchema, IdempotencyKeySchema, RequesterSchema } from '../../shared/wire-fields.js';
@@ -70,6 +71,8 @@ export const RequestRowSchema = z.strictObject({
   verdict: VerdictSchema.optional(),
   /** `passkey`: decided only with one of the person's passkeys (`shared/passkey.ts`). */
   assurance: AssuranceSchema.optional(),
+  /** Where the hub's ledger recorded the decision (`request.receipt`): what `audit verify --receipt` checks. */
+  receipt: ReceiptSchema.optional(),
 });
 export type RequestRow = z.infer<typeof RequestRowSchema>;
 
@@ -163,5 +166,6 @@ export function rowFromView(view: RequestView, previous?: RequestRow): RequestRo
   }
   // What was known before this change travels with the row: the database derives the new verdict from it on write.
   if (previous?.verdict) row.verdict = previous.verdict;
+  if (previous?.receipt) row.receipt = previous.receipt;
   return row;
 }

@@ -7,6 +7,7 @@ import { ruleSubject, ruleVerdict, type PathContext } from '../../shared/rule-ma
 import { MAX_RULES, RuleSchema, describeRule, type Rule, type RuleDraft } from '../../shared/rules.js';
 import { resultEnvelope, type ResultEnvelope } from '../../shared/review-request.js';
 import { requestSizeIssues } from '../../shared/approval-input.js';
+import { notUnicodeIssue } from '../../shared/well-formed.js';
 import { formatIssues, issue } from '../../shared/field-issues.js';
 import { consume, decide, effectiveStatus, expire, withdraw } from '../../shared/lifecycle.js';
 import type { RequestView } from '../../shared/review-request.js';
@@ -24,7 +25,7 @@ import { decisionChallenge, decisionCore, decisionHash, needsPasskey } from '../
 import type { ApprovalRecord } from './approval-record.js';
 import { ApprovalRecordSchema, toView } from './approval-record.js';
 
-export type EngineEvent = Extract<HubNotice, { method: 'request.created' | 'request.removed' | 'rules.changed' }>;
+export type EngineEvent = Extract<HubNotice, { method: 'request.created' | 'request.removed' | 'request.receipt' | 'rules.changed' }>;
 /** A change to the person's rules: the saved rule, or what is wrong with it (each issue names its field). */
 export type RuleChange = { ok: true; rule: Rule } | { ok: false; reason: 'invalid' | 'unavailable'; issues: FieldIssue[] };
 
@@ -320,6 +321,8 @@ export class ApprovalEngine {
    */
   saveRule(draft: RuleDraft, options: { id?: string; from?: string } = {}): Promise<RuleChange> {
     if (this.unusable()) return Promise.resolve({ ok: false, reason: 'unavailable', issues: [] });
+    const notText = notUnicodeIssue(draft, ['rule']);
+    if (notText) return Promise.resolve({ ok: false, reason: 'invalid', issues: [notText] });
     return this.exclusive(RULES_QUEUE, async (): Promise<RuleChange> => {
       const now = this.now();
       const all = this.rules.all();
@@ -577,9 +580,13 @@ export class ApprovalEngine {
     }
     const ledgered = this.ledger.recordChange(before, record);
     this.ledgering.set(record.id, ledgered);
+    const decidedNow = record.outcome !== undefined && before?.outcome === undefined;
     ledgered.then(
       () => {
         if (this.ledgering.get(record.id) === ledgered) this.ledgering.delete(record.id);
+        // The receipt exists once the decision's entry is on disk: the extensions keep it for the person's history.
+        const receipt = decidedNow ? this.ledger.receipt(record.id) : null;
+        if (receipt) this.emit({ method: 'request.receipt', params: { elicitationId: record.id, receipt } });
       },
       (error: unknown) => this.ledgerFailed(error),
     );
@@ -620,6 +627,8 @@ export class ApprovalEngine {
       // The one size cap of every kind, here where every create from every relay passes.
       const tooLarge = requestSizeIssues(params.request);
       if (tooLarge.length > 0) return fail('invalid', `refused (too_large): ${formatIssues(tooLarge)}`);
+      const notText = notUnicodeIssue({ request: params.request, renderedTemplate: params.renderedTemplate });
+      if (notText) return fail('invalid', `refused (unicode): ${formatIssues([notText])}`);
       if (params.assurance === 'passkey' && this.passkeys.credentials().length === 0) {
         return fail('invalid', 'assurance: the person has no passkey registered, so nothing could decide this request (refused: no_passkey); ask without assurance, or ask the person to add a passkey in the extension\'s Settings');
       }

@@ -8,9 +8,9 @@ import type { ApprovalRecord } from '../approvals/approval-record.js';
 import type { PasskeyChange } from '../passkeys/passkey-registry.js';
 import { log } from '../log.js';
 import type { StoreIo } from '../store/journal-store.js';
-import { LedgerEntrySchema, keyIdOf, type LedgerEntry, type LedgerEvent } from './ledger-format.js';
+import { LedgerEntrySchema, keyIdOf, type LedgerEvent } from './ledger-format.js';
 import { ledgerKey } from './ledger-key.js';
-import { LEDGER_DIR, LedgerStore, SEGMENT_FILE, segmentName } from './ledger-store.js';
+import { LEDGER_DIR, LedgerStore, SEGMENT_FILE, segmentName, type Placed } from './ledger-store.js';
 import { changeEvents, requestEventTypes, requestEvents, ruleEvents } from './request-events.js';
 
 export const RECEIPT_VERIFY = 'elicitly-companion audit verify --receipt <file with this receipt>';
@@ -49,7 +49,20 @@ export const NO_LEDGER: EngineLedger = {
   close: async () => undefined,
 };
 
-type Decided = { entry: LedgerEntry; event: Extract<LedgerEvent, { type: 'request.decided' }> };
+/**
+ * The events of a record written before requests were refused for text that is not Unicode (`shared/well-formed.ts`):
+ * it has no canonical form, so no hash. Left out of the ledger, said in the log, rather than stopping the hub at open.
+ */
+function hashable(id: string, events: () => LedgerEvent[]): LedgerEvent[] {
+  try {
+    return events();
+  } catch (error) {
+    log('error', 'ledger: a request that cannot be hashed (its text is not Unicode) is left out of the ledger', { id, error: String(error) });
+    return [];
+  }
+}
+
+type Decided = Placed & { event: Extract<LedgerEvent, { type: 'request.decided' }> };
 
 /**
  * The engine's side of the ledger: every change to a request or to the rules appended while the journal writes it (the
@@ -95,10 +108,13 @@ export class DecisionLedger implements EngineLedger {
     const ruleHashes = new Map<string, string>();
     const dir = path.join(path.resolve(options.dir), LEDGER_DIR);
     const numbers = (await readdir(dir)).map((n) => SEGMENT_FILE.exec(n)).filter((m) => m !== null).map((m) => Number(m[1])).sort((a, b) => a - b);
-    const entries: LedgerEntry[] = [];
+    const entries: Placed[] = [];
     for (const n of numbers) {
       const lines = createInterface({ input: createReadStream(path.join(dir, segmentName(n)), { encoding: 'utf8' }), crlfDelay: Infinity });
+      let offset = 0;
       for await (const line of lines) {
+        const at = offset;
+        offset += Buffer.byteLength(line, 'utf8') + 1;
         let raw: unknown;
         try {
           raw = JSON.parse(line);
@@ -114,7 +130,7 @@ export class DecisionLedger implements EngineLedger {
           else if (event.type === 'request.purged') have.delete(event.id);
           else types.add(event.type);
           if (event.type !== 'request.purged') have.set(event.id, types);
-          if (records.has(event.id)) entries.push(parsed.data);
+          if (records.has(event.id)) entries.push({ entry: parsed.data, segment: n, offset: at });
         }
         if (event.type === 'rule.saved') ruleHashes.set(event.ruleId, event.ruleHash);
         if (event.type === 'rule.removed') ruleHashes.delete(event.ruleId);
@@ -130,26 +146,26 @@ export class DecisionLedger implements EngineLedger {
     for (const record of options.records) {
       const types = have.get(record.id);
       const lacking = requestEventTypes(record).filter((type) => !types?.has(type));
-      if (lacking.length > 0) events.push(...requestEvents(record, lacking));
+      if (lacking.length > 0) events.push(...hashable(record.id, () => requestEvents(record, lacking)));
     }
     const ledgerRules = [...ruleHashes].map(([id, hash]) => ({ id, hash }));
     events.push(...ruleEvents([], options.rules).filter((e) => e.type !== 'rule.saved' || !ledgerRules.some((r) => r.id === e.ruleId && r.hash === e.ruleHash)));
     events.push(...ledgerRules.filter((r) => !options.rules.some((rule) => rule.id === r.id)).map((r): LedgerEvent => ({ type: 'rule.removed', ruleId: r.id })));
     // Decisions of this journal's records, unless voided.
-    for (const entry of entries) if (!('id' in entry.event) || !unrecorded.has(`${entry.event.id} ${entry.event.type}`)) this.remember(entry);
+    for (const placed of entries) if (!('id' in placed.entry.event) || !unrecorded.has(`${placed.entry.event.id} ${placed.entry.event.type}`)) this.remember(placed);
     if (events.length === 0) return;
     log('warn', 'ledger: the journal and the ledger disagreed after a crash or a failed write; the ledger now says what the journal holds', { events: events.length });
     for (const entry of await this.store.append(events)) this.remember(entry);
   }
 
-  private remember(entry: LedgerEntry): void {
-    const { event } = entry;
-    if (event.type === 'request.decided') this.decided.set(event.id, { entry, event });
+  private remember(placed: Placed): void {
+    const { event } = placed.entry;
+    if (event.type === 'request.decided') this.decided.set(event.id, { ...placed, event });
   }
 
   /** Appends what changed between the stored record and the new one; resolves once it is on disk. */
   async recordChange(before: ApprovalRecord | undefined, after: ApprovalRecord): Promise<void> {
-    const events = changeEvents(before, after);
+    const events = hashable(after.id, () => changeEvents(before, after));
     if (events.length === 0) return;
     for (const entry of await this.store.append(events)) this.remember(entry);
   }
@@ -174,10 +190,11 @@ export class DecisionLedger implements EngineLedger {
   receipt(id: string): Receipt | null {
     const found = this.decided.get(id);
     if (!found) return null;
-    const { entry, event } = found;
+    const { entry, event, segment, offset } = found;
     const checkpoint = this.store.checkpoint;
     return {
       ledgerIndex: entry.index,
+      at: { segment, offset },
       entryHash: entry.hash,
       requestHash: event.requestHash,
       decisionHash: event.decisionHash,

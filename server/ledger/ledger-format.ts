@@ -2,7 +2,7 @@
 // before it, so changing, removing or reordering any line breaks every hash after it. Checkpoints are entries too,
 // signed (Ed25519) over the chain's head and size, so a verifier who pinned the hub's public key needs to trust nothing
 // else. Pure: the store writes these lines, `audit verify` reads them.
-import { createHash, createPublicKey, sign, verify, type KeyObject } from 'node:crypto';
+import { createHash, createPublicKey, hash, sign, verify, type KeyObject } from 'node:crypto';
 import canonicalize from 'canonicalize';
 import * as z from 'zod';
 import { Sha256HexSchema } from '../../shared/receipt.js';
@@ -62,7 +62,8 @@ export function canonical(value: unknown): string {
   return text;
 }
 
-export const sha256 = (text: string): string => createHash('sha256').update(text, 'utf8').digest('hex');
+/** One-shot `crypto.hash` (Node 20.12+): about twice as fast as `createHash` on a line's few hundred bytes. */
+export const sha256 = (text: string): string => hash('sha256', text, 'hex');
 
 /** A value's hash: SHA-256 of its canonical JSON. */
 export const hashOf = (value: unknown): string => sha256(canonical(value));
@@ -83,9 +84,15 @@ export const checkpointMessage = (size: number, head: string, at: number): Buffe
 
 /** The key's id: the first 16 hex digits of the SHA-256 of its raw public key. */
 export function keyIdOf(publicKey: KeyObject): string {
-  const raw = publicKey.export({ format: 'der', type: 'spki' });
-  return createHash('sha256').update(raw).digest('hex').slice(0, 16);
+  let id = keyIds.get(publicKey);
+  if (id === undefined) {
+    id = createHash('sha256').update(publicKey.export({ format: 'der', type: 'spki' })).digest('hex').slice(0, 16);
+    keyIds.set(publicKey, id);
+  }
+  return id;
 }
+/** Key ids by key: a receipt check asks for one each time, and exporting the key costs more than the check's hashing. */
+const keyIds = new WeakMap<KeyObject, string>();
 
 export function signCheckpoint(privateKey: KeyObject, size: number, head: string, at: number): string {
   return sign(null, checkpointMessage(size, head, at), privateKey).toString('base64');

@@ -37,9 +37,17 @@ export interface LedgerOptions {
 
 export class LedgerDamagedError extends Error {}
 
+/** An entry and where its line is: a receipt names it, so one entry is checked without reading the ledger whole. */
+export interface Placed {
+  entry: LedgerEntry;
+  segment: number;
+  /** The byte offset of its line in the segment. */
+  offset: number;
+}
+
 interface Waiting {
   events: LedgerEvent[];
-  resolve(entries: LedgerEntry[]): void;
+  resolve(entries: Placed[]): void;
   reject(error: Error): void;
 }
 
@@ -57,6 +65,8 @@ export class LedgerStore {
   private failed: Error | undefined;
   private sinceCheckpoint = 0;
   private segmentCount = 0;
+  /** The current segment's length in bytes: where the next line starts. */
+  private bytes = 0;
   private readonly timer: NodeJS.Timeout;
   private readonly keyId: string;
 
@@ -120,6 +130,7 @@ export class LedgerStore {
     const store = new LedgerStore(dir, options, options.io ?? REAL_IO, options.now ?? Date.now, handle, segment, next, head, lastCheckpoint);
     store.segmentCount = count;
     store.sinceCheckpoint = since;
+    store.bytes = Buffer.byteLength(text === '' ? '' : text.endsWith('\n') ? text : text.slice(0, text.lastIndexOf('\n') + 1), 'utf8');
     return store;
   }
 
@@ -138,8 +149,8 @@ export class LedgerStore {
     return this.lastCheckpoint;
   }
 
-  /** Appends these events in order; resolves with their entries once they are on disk. */
-  append(events: LedgerEvent[]): Promise<LedgerEntry[]> {
+  /** Appends these events in order; resolves with their entries, and where they are, once they are on disk. */
+  append(events: LedgerEvent[]): Promise<Placed[]> {
     if (this.failed) return Promise.reject(this.failed);
     return new Promise((resolve, reject) => {
       this.queue.push({ events, resolve, reject });
@@ -163,26 +174,35 @@ export class LedgerStore {
       if (this.failed) throw this.failed;
       const at = this.now();
       const lines: string[] = [];
-      const add = (event: LedgerEvent): LedgerEntry => {
+      let offset = this.bytes;
+      const add = (event: LedgerEvent): Placed => {
         const { entry, line } = entryLine(this.next, at, this.head, event);
         lines.push(line);
+        const placed = { entry, segment: this.segment, offset };
+        offset += Buffer.byteLength(line, 'utf8') + 1;
         this.next++;
         this.head = entry.hash;
         this.sinceCheckpoint++;
         this.segmentCount++;
-        return entry;
+        return placed;
       };
-      const results: LedgerEntry[][] = [];
+      const results: Placed[][] = [];
       let checkpoint: LedgerEntry | null = null;
+      const every = this.options.checkpointEvery ?? 1000;
       for (const waiting of batch) {
-        results.push(waiting.events.map(add));
-        if (this.sinceCheckpoint >= (this.options.checkpointEvery ?? 1000)) checkpoint = this.addCheckpoint(add, at);
+        // Checked after every entry: a batch of thousands (the catch-up at open) still gets one every `every` entries.
+        results.push(waiting.events.map((event) => {
+          const placed = add(event);
+          if (this.sinceCheckpoint >= every) checkpoint = this.addCheckpoint(add, at);
+          return placed;
+        }));
       }
       // An empty append is the minute's checkpoint.
       if (batch.every((w) => w.events.length === 0) && this.sinceCheckpoint > 0) checkpoint = this.addCheckpoint(add, at);
       if (lines.length > 0) {
         await writeFully(this.handle, `${lines.join('\n')}\n`);
         await this.io.sync(this.handle);
+        this.bytes = offset;
       }
       if (checkpoint) await this.sealed(checkpoint);
       batch.forEach((waiting, i) => waiting.resolve(results[i] ?? []));
@@ -195,8 +215,8 @@ export class LedgerStore {
     }
   }
 
-  private addCheckpoint(add: (event: LedgerEvent) => LedgerEntry, at: number): LedgerEntry {
-    const entry = add({ type: 'checkpoint', size: this.next, head: this.head, keyId: this.keyId, signature: signCheckpoint(this.options.key.privateKey, this.next, this.head, at) });
+  private addCheckpoint(add: (event: LedgerEvent) => Placed, at: number): LedgerEntry {
+    const { entry } = add({ type: 'checkpoint', size: this.next, head: this.head, keyId: this.keyId, signature: signCheckpoint(this.options.key.privateKey, this.next, this.head, at) });
     this.sinceCheckpoint = 0;
     this.lastCheckpoint = entry;
     return entry;
@@ -217,13 +237,16 @@ export class LedgerStore {
       await handle.close();
     }
     await rename(temp, file);
-    if (this.segmentCount >= (this.options.segmentEntries ?? 100_000)) {
+    // Sealed only at a checkpoint that is the segment's last line: a sealed segment ends with its checkpoint.
+    if (this.segmentCount >= (this.options.segmentEntries ?? 100_000) && checkpoint.index === this.next - 1) {
       await this.handle.close();
       this.segment++;
       this.handle = await openJournalFile(path.join(this.dir, segmentName(this.segment)), APPEND, 0o600);
-      await writeFully(this.handle, `${canonical(checkpoint)}\n`);
+      const copy = `${canonical(checkpoint)}\n`;
+      await writeFully(this.handle, copy);
       await this.io.sync(this.handle);
       this.segmentCount = 1;
+      this.bytes = Buffer.byteLength(copy, 'utf8');
     }
     await syncDir(this.dir);
   }

@@ -1,4 +1,4 @@
-import { createReadStream, existsSync } from 'node:fs';
+import { closeSync, createReadStream, existsSync, openSync, readSync } from 'node:fs';
 import { readdir, readFile } from 'node:fs/promises';
 import type { KeyObject } from 'node:crypto';
 import path from 'node:path';
@@ -7,7 +7,7 @@ import { isDeepStrictEqual } from 'node:util';
 import type { Receipt } from '../../shared/receipt.js';
 import { decisionChallenge } from '../../shared/passkey.js';
 import { assertionProblem } from '../passkeys/assertion-check.js';
-import { GENESIS, checkpointSigned, keyIdOf, readEntry, type LedgerEntry } from './ledger-format.js';
+import { GENESIS, checkpointSigned, keyIdOf, readEntry, sha256, type LedgerEntry } from './ledger-format.js';
 import { CHECKPOINT_FILE, LEDGER_DIR, SEGMENT_FILE, segmentName } from './ledger-store.js';
 
 /** Where the first problem is: the file, the line (1-based), the entry's index when it could be read, and what. */
@@ -97,29 +97,175 @@ export async function verifyLedger(stateDir: string, publicKey: KeyObject, onEnt
 }
 
 /**
- * A receipt checked against a verified ledger: its entry is there, says what the receipt says, and a checkpoint covers
- * it. A receipt with a passkey's assertion is checked offline too (`assertion-check.ts`), against the public key the
- * ledger recorded when that passkey was added, or against `passkeyKey` (SPKI DER, base64url) pinned by the person.
+ * A receipt checked against the ledger's files, reading only what proves it: its entry's line (found where the receipt
+ * says, or by a scan for a receipt without `at`) and the lines after it up to the signed checkpoint that covers it,
+ * each chained to the one before. The checkpoint signs the chain's head, and the head's hash covers every line back to
+ * the entry, so the entry is in the signed ledger as it is. A receipt with a passkey's assertion is checked too
+ * (`assertion-check.ts`), against `passkeyKey` (SPKI DER, base64url, pinned by the person) or the key the ledger
+ * recorded when that passkey was added.
+ */
+export async function checkReceipt(stateDir: string, publicKey: KeyObject, receipt: Receipt, passkeyKey?: string): Promise<{ ok: boolean; problem: string | null }> {
+  const dir = path.join(stateDir, LEDGER_DIR);
+  const found = receipt.at ? { segment: receipt.at.segment, offset: receipt.at.offset } : await locate(dir, receipt.ledgerIndex);
+  if (found === null) return { ok: false, problem: `no entry ${receipt.ledgerIndex} in the ledger` };
+  const keyId = keyIdOf(publicKey);
+  // Set inside the visitor: a holder, so the checks below see what it found.
+  const seen: { decided: LedgerEntry | null; covered: boolean } = { decided: null, covered: false };
+  let head = '';
+  const problem = readLinesFrom(path.join(dir, segmentName(found.segment)), found.offset, (line) => {
+    // Between the entry and the checkpoint only the chain matters: a line's hash over its own text, naming the one
+    // before. Read from the line's fixed canonical tail, without parsing what the event says.
+    if (seen.decided !== null && !isCheckpointLine(line)) {
+      const tail = chainTail(line);
+      if (tail === null) return 'a line that is not a ledger entry (a changed or torn line)';
+      if (tail.prev !== head) return `entry ${tail.index} does not name the hash of the entry before it (an entry changed, removed or moved)`;
+      if (sha256(tail.hashed) !== tail.hash) return `entry ${tail.index}: its hash does not match its text (the line was changed)`;
+      head = tail.hash;
+      return null;
+    }
+    const read = readEntry(line);
+    if (!read.ok) return read.problem;
+    const { entry } = read;
+    if (seen.decided === null) {
+      if (entry.index !== receipt.ledgerIndex || entry.hash !== receipt.entryHash) return `entry ${receipt.ledgerIndex} is not where the receipt says, or is not the one it names (another hash)`;
+      seen.decided = entry;
+      head = entry.hash;
+      return null;
+    }
+    if (entry.prev !== head) return `entry ${entry.index} does not name the hash of the entry before it (an entry changed, removed or moved)`;
+    head = entry.hash;
+    if (entry.event.type !== 'checkpoint') return null;
+    if (entry.event.size !== entry.index || entry.event.head !== entry.prev) return `entry ${entry.index}: a checkpoint that does not sign the chain as it stands`;
+    if (entry.event.keyId !== keyId || !checkpointSigned(publicKey, entry)) return `entry ${entry.index}: a checkpoint not signed by the key ${keyId}`;
+    seen.covered = true;
+    return 'done';
+  });
+  if (problem !== null && problem !== 'done') return { ok: false, problem };
+  const entry = seen.decided;
+  if (entry === null) return { ok: false, problem: `no entry ${receipt.ledgerIndex} where the receipt says` };
+  const { event } = entry;
+  if (event.type !== 'request.decided' || event.requestHash !== receipt.requestHash || event.decisionHash !== receipt.decisionHash || event.decidedVia !== receipt.decidedVia || event.decidedAt !== receipt.decidedAt) {
+    return { ok: false, problem: `entry ${receipt.ledgerIndex} does not record the decision the receipt describes` };
+  }
+  if (!seen.covered) return { ok: false, problem: `entry ${receipt.ledgerIndex} is not covered by a signed checkpoint yet (the hub signs one within a minute)` };
+  let key = passkeyKey;
+  if (key === undefined && receipt.passkey) key = await addedKey(dir, receipt.passkey.credentialId, receipt.ledgerIndex);
+  const wrong = passkeyProblem(receipt, event, keyId, key);
+  return wrong === null ? { ok: true, problem: null } : { ok: false, problem: wrong };
+}
+
+/**
+ * `audit verify --receipt`: the whole ledger walked (every hash, every signature), then the receipt checked against it
+ * (`checkReceipt`), a passkey's public key taken from the walk unless one was pinned.
  */
 export async function verifyReceipt(stateDir: string, publicKey: KeyObject, receipt: Receipt, passkeyKey?: string): Promise<{ ok: boolean; problem: string | null; report: VerifyReport }> {
-  const seen: { entry: LedgerEntry | null; covered: boolean } = { entry: null, covered: false };
-  const passkeys = new Map<string, string>();
+  const added = new Map<string, string>();
   const report = await verifyLedger(stateDir, publicKey, (entry) => {
-    if (entry.index === receipt.ledgerIndex) seen.entry = entry;
-    if (entry.event.type === 'checkpoint' && entry.index > receipt.ledgerIndex) seen.covered = true;
-    if (entry.event.type === 'passkey.added' && entry.index < receipt.ledgerIndex) passkeys.set(entry.event.credentialId, entry.event.publicKey);
+    if (entry.event.type === 'passkey.added' && entry.index < receipt.ledgerIndex) added.set(entry.event.credentialId, entry.event.publicKey);
   });
   if (!report.ok) return { ok: false, problem: 'the ledger does not verify', report };
-  const { entry, covered } = seen;
-  if (entry === null) return { ok: false, problem: `no entry ${receipt.ledgerIndex} in the ledger`, report };
-  const { event } = entry;
-  if (entry.hash !== receipt.entryHash) return { ok: false, problem: `entry ${receipt.ledgerIndex} is not the one the receipt names (another hash)`, report };
-  if (event.type !== 'request.decided' || event.requestHash !== receipt.requestHash || event.decisionHash !== receipt.decisionHash || event.decidedVia !== receipt.decidedVia || event.decidedAt !== receipt.decidedAt) {
-    return { ok: false, problem: `entry ${receipt.ledgerIndex} does not record the decision the receipt describes`, report };
+  const checked = await checkReceipt(stateDir, publicKey, receipt, passkeyKey ?? (receipt.passkey ? (added.get(receipt.passkey.credentialId) ?? NO_KEY) : undefined));
+  return { ...checked, report };
+}
+
+const HASH_FIELD = ',"hash":"';
+const PREV_FIELD = ',"prev":"';
+
+/**
+ * A canonical entry line's end (`ledger-format.ts` `entryLine`: `…,"hash":"<64 hex>","index":<n>,"prev":"<64 hex>"}`):
+ * its hash, index, the hash before it, and the text its hash is over (the line without its hash field). Null when the
+ * line does not end that way.
+ */
+function chainTail(line: string): { hash: string; index: string; prev: string; hashed: string } | null {
+  // `,"prev":"` + 64 hex digits + `"}` close every line; the hash field comes just before `,"index":<n>`. Hex is not
+  // checked here: a hash that is not one never equals a digest, and the prev is compared with one.
+  const prevAt = line.length - (PREV_FIELD.length + 64 + 2);
+  const at = line.lastIndexOf(HASH_FIELD, prevAt);
+  if (at === -1 || !line.startsWith(PREV_FIELD, prevAt) || !line.startsWith(INDEX_FIELD, at + HASH_FIELD.length + 65)) return null;
+  return {
+    hash: line.slice(at + HASH_FIELD.length, at + HASH_FIELD.length + 64),
+    index: line.slice(at + HASH_FIELD.length + 65 + INDEX_FIELD.length, prevAt),
+    prev: line.slice(prevAt + PREV_FIELD.length, line.length - 2),
+    hashed: line.slice(0, at) + line.slice(at + HASH_FIELD.length + 65),
+  };
+}
+
+const INDEX_FIELD = ',"index":';
+const EVENT_FIELD = '"event":';
+
+/**
+ * Whether a canonical line holds a checkpoint: its event's keys are sorted, and only a checkpoint's starts with `head`
+ * (`{"at":<ms>,"event":{"head":…`), so the test reads a few characters near the start instead of the whole line.
+ */
+function isCheckpointLine(line: string): boolean {
+  const at = line.indexOf(EVENT_FIELD);
+  return at !== -1 && line.startsWith('{"head":', at + EVENT_FIELD.length);
+}
+
+/** Said when the ledger never added the passkey a receipt names (and none was pinned). */
+const NO_KEY = '';
+
+/** Reads lines from `offset` on, 64 KiB at a time, until `visit` answers (a problem, or 'done'); null at the end. */
+function readLinesFrom(file: string, offset: number, visit: (line: string) => string | null): string | null {
+  let fd: number;
+  try {
+    fd = openSync(file, 'r');
+  } catch {
+    return `${path.basename(file)} cannot be read`;
   }
-  if (!covered) return { ok: false, problem: `entry ${receipt.ledgerIndex} is not covered by a signed checkpoint yet (the hub signs one within a minute)`, report };
-  const problem = passkeyProblem(receipt, event, keyIdOf(publicKey), passkeyKey ?? (receipt.passkey ? passkeys.get(receipt.passkey.credentialId) : undefined));
-  return problem === null ? { ok: true, problem: null, report } : { ok: false, problem, report };
+  try {
+    const buffer = Buffer.alloc(64 * 1024);
+    let position = offset;
+    let rest = '';
+    for (;;) {
+      const read = readSync(fd, buffer, 0, buffer.length, position);
+      if (read === 0) return null;
+      position += read;
+      const text = rest + buffer.toString('utf8', 0, read);
+      const lines = text.split('\n');
+      rest = lines.pop() ?? '';
+      for (const line of lines) {
+        const answer = visit(line);
+        if (answer !== null) return answer;
+      }
+    }
+  } finally {
+    closeSync(fd);
+  }
+}
+
+/** Where the entry of this index is, for a receipt that does not say: a scan of the segments. */
+async function locate(dir: string, index: number): Promise<{ segment: number; offset: number } | null> {
+  const numbers = existsSync(dir) ? (await readdir(dir)).map((n) => SEGMENT_FILE.exec(n)).filter((m) => m !== null).map((m) => Number(m[1])).sort((a, b) => a - b) : [];
+  for (const n of numbers) {
+    let offset = 0;
+    const lines = createInterface({ input: createReadStream(path.join(dir, segmentName(n)), { encoding: 'utf8' }), crlfDelay: Infinity });
+    for await (const line of lines) {
+      const at = offset;
+      offset += Buffer.byteLength(line, 'utf8') + 1;
+      const read = readEntry(line);
+      if (read.ok && read.entry.index === index && read.entry.event.type !== 'checkpoint') {
+        lines.close();
+        return { segment: n, offset: at };
+      }
+    }
+  }
+  return null;
+}
+
+/** The public key the ledger recorded for a passkey added before `before`, by a scan; NO_KEY when it never was. */
+async function addedKey(dir: string, credentialId: string, before: number): Promise<string> {
+  let key = NO_KEY;
+  const numbers = existsSync(dir) ? (await readdir(dir)).map((n) => SEGMENT_FILE.exec(n)).filter((m) => m !== null).map((m) => Number(m[1])).sort((a, b) => a - b) : [];
+  for (const n of numbers) {
+    const lines = createInterface({ input: createReadStream(path.join(dir, segmentName(n)), { encoding: 'utf8' }), crlfDelay: Infinity });
+    for await (const line of lines) {
+      if (!line.includes('"passkey.added"')) continue;
+      const read = readEntry(line);
+      if (read.ok && read.entry.index < before && read.entry.event.type === 'passkey.added' && read.entry.event.credentialId === credentialId) key = read.entry.event.publicKey;
+    }
+  }
+  return key;
 }
 
 function passkeyProblem(receipt: Receipt, event: Extract<LedgerEntry['event'], { type: 'request.decided' }>, hub: string, publicKey: string | undefined): string | null {
@@ -128,7 +274,7 @@ function passkeyProblem(receipt: Receipt, event: Extract<LedgerEntry['event'], {
   const { requestId, hub: receiptHub, ...evidence } = passkey;
   if (!event.passkey || !isDeepStrictEqual(event.passkey, evidence) || event.id !== requestId) return `entry ${receipt.ledgerIndex} does not record the passkey assertion the receipt carries`;
   if (receiptHub !== hub) return `the passkey signed for the hub ${receiptHub}, not this ledger's key ${hub}`;
-  if (publicKey === undefined) return `the passkey ${passkey.credentialId} was never added in this ledger: give its public key with --passkey-key`;
+  if (publicKey === undefined || publicKey === NO_KEY) return `the passkey ${passkey.credentialId} was never added in this ledger: check it against the public key you pinned`;
   const challenge = decisionChallenge({ hub, requestId, requestHash: receipt.requestHash, decisionHash: receipt.decisionHash });
   const wrong = assertionProblem(evidence, { challenge, publicKey });
   return wrong === null ? null : `the passkey assertion does not hold: ${wrong}`;

@@ -7,6 +7,7 @@ import type * as SimpleWebAuthn from '@simplewebauthn/server';
 import type * as SimpleWebAuthnHelpers from '@simplewebauthn/server/helpers';
 import * as z from 'zod';
 import { issue, type FieldIssue } from '../../shared/field-issues.js';
+import { notUnicodeIssue } from '../../shared/well-formed.js';
 import { base64url, fromBase64url, manageChallenge } from '../../shared/passkey.js';
 import {
   CredentialIdSchema,
@@ -144,6 +145,8 @@ export class PasskeyRegistry {
   async register(origin: string, params: { nonce: string; registration: Registration; label: string; proof?: Assertion }): Promise<{ ok: true; id: string } | PasskeyRefusal> {
     const rp = relyingPartyOf(origin);
     if (!rp.ok) return refuse('invalid', ['registration'], 'origin', rp.why);
+    const notText = notUnicodeIssue(params.label, ['label']);
+    if (notText) return { ok: false, code: 'invalid', issues: [notText] };
     if (!this.spend(params.nonce)) return refuse('invalid', ['nonce'], 'expired', 'this ceremony expired or was used already: start again');
     const existing = this.credentials();
     if (existing.length >= MAX_PASSKEYS) return refuse('invalid', ['registration'], 'limit', `there are already ${existing.length} passkeys, the most kept: remove one first`);

@@ -15,6 +15,7 @@ import { decisionChallenge, decisionCore, decisionHash } from '../../shared/pass
 import { shownHash } from '../../shared/shown-hash.js';
 import { ReceiptSchema } from '../../shared/receipt.js';
 import { connect, SERVER_ENTRY, type Harness } from '../helpers/mcp-harness.js';
+import { until } from '../helpers/poll.js';
 import { runCommand } from '../helpers/run-command.js';
 import { freePort } from '../helpers/scripted-extension.js';
 import { readStoredRow } from './stored-row.js';
@@ -96,6 +97,13 @@ describe.skipIf(!browserFound)(chromiumSuite('passkeys end to end'), () => {
     expect(receipt.passkey).toMatchObject({ rpId: EXTENSION_ORIGIN, origin: EXTENSION_ORIGIN, requestId: id });
     const signed = JSON.parse(Buffer.from(receipt.passkey?.clientDataJSON ?? '', 'base64url').toString('utf8')) as { type: string; origin: string };
     expect(signed).toMatchObject({ type: 'webauthn.get', origin: EXTENSION_ORIGIN });
+
+    // The extension keeps the same receipt with the row (`request.receipt`): its history export carries it.
+    const kept = await until('the receipt in the extension', async () => {
+      const stored = (await tab.evaluate(readStoredRow, id)) as { receipt?: unknown } | undefined;
+      return stored?.receipt;
+    });
+    expect(kept).toEqual(result.receipt);
 
     // The hub goes away (its ledger signs a checkpoint as it closes), and the receipt is checked from the files alone.
     await agent.close();

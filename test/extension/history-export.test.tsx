@@ -128,6 +128,17 @@ describe('the export of the filtered history', () => {
     expect(records[0]).toEqual(JSON.parse(JSON.stringify(exportRecord((await getRequest(db, 'el_000003'))!))));
     expect(records[0]).toMatchObject({ createdAt: new Date(T + 3000).toISOString(), decidedAt: new Date(T + 3500).toISOString(), outcome: null, request: rows[2]!.request });
     expect(records[0]).not.toHaveProperty('words');
+    expect(records[0]).toMatchObject({ receipt: null });
+  });
+
+  it("JSON Lines: a decision's receipt, as the hub sent it, is exported with its row", async () => {
+    const receipt = {
+      ledgerIndex: 41, entryHash: 'a'.repeat(64), requestHash: 'b'.repeat(64), decisionHash: 'c'.repeat(64), decidedVia: 'extension', decidedAt: T + 3500,
+      checkpoint: { index: 1000, hash: 'd'.repeat(64) }, verify: 'elicitly-companion audit verify --receipt <file with this receipt>',
+    };
+    await db.requests.bulkPut([{ ...approvalRow(3, { status: 'approved', decidedAt: T + 3500 }), receipt }]);
+    const { blob } = await exportBlob(db, {}, 'jsonl');
+    expect(JSON.parse((await blob.text()).trim())).toMatchObject({ elicitationId: 'el_000003', receipt });
   });
 
   it('exports exactly what the filters show, across pages', async () => {

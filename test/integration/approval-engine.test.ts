@@ -202,6 +202,22 @@ describe('every create is held to the same caps', () => {
     expect((await engine.call('create', { id: 'el_ok', request: form('x'.repeat(500 * 1024)), renderedTemplate: null, timeoutMs: 60_000, requester: { client: null, pid: 1 } }, null)).ok).toBe(true);
   });
 
+  it('text that is not Unicode (a lone surrogate) is refused at every door, naming the field, and the hub goes on', async () => {
+    const engine = await open();
+    const lone = JSON.parse('"a \\ud800 b"') as string;
+    const refused = await engine.call('create', { id: 'el_lone', request: { ...form('x'), message: lone }, renderedTemplate: null, timeoutMs: 60_000, requester: { client: null, pid: 1 } }, null);
+    expect(refused).toMatchObject({ ok: false, error: { code: 'invalid', message: expect.stringMatching(/unicode.*request\.message: holds a lone UTF-16 surrogate/) } });
+    expect((await engine.call('create', { id: 'el_fine', request: form('x'), renderedTemplate: null, timeoutMs: 60_000, requester: { client: null, pid: 1 } }, null)).ok).toBe(true);
+    const decided = await engine.decide({ elicitationId: 'el_fine', idempotencyKey: 'k', decision: 'approved', values: { v: lone } }, 'extension');
+    expect(decided).toMatchObject({ ok: true, value: { ok: false, reason: 'invalid', issues: [{ path: 'values.v', rule: 'unicode' }] } });
+    const rule = await engine.saveRule({ effect: 'allow', match: { tool: 'Bash', commandPrefix: lone }, expiresAt: null });
+    expect(rule).toMatchObject({ ok: false, reason: 'invalid', issues: [{ path: 'rule.match.commandPrefix', rule: 'unicode' }] });
+    // Nothing of it reached the ledger, which still hashes and signs as before.
+    expect(await engine.decide({ elicitationId: 'el_fine', idempotencyKey: 'k2', decision: 'approved', values: { v: 'ok' } }, 'extension')).toMatchObject({ ok: true, value: { ok: true } });
+    const result = await engine.call('result', { id: 'el_fine' }, null);
+    expect(result.ok).toBe(true);
+  });
+
   it('finding 9: parallel creates past the pending cap: exactly the cap succeed, the rest are refused as limit', async () => {
     const io = new FaultIo();
     const engine = await open({ io, maxPending: 5 });

@@ -26,6 +26,9 @@ const CASES: Case[] = [
   ['elicit_app_view', 'arguments its input schema refuses', 'invalid_arguments', () => ({})],
   ['elicit_approval', 'a requestedSchema outside the subset', 'invalid_arguments', () => ({ message: 'm', requestedSchema: FORM })],
   ['elicit_approval', 'arguments its input schema refuses', 'invalid_arguments', () => ({ message: 'm', bogus: 1 })],
+  // A lone surrogate is valid JSON but no text: it has no canonical form, so no hash for the ledger (shared/well-formed.ts).
+  ['elicit_approval', 'a lone surrogate in its context', 'invalid', () => JSON.parse('{"message":"m","context":{"note":"\\ud800"}}') as Record<string, unknown>],
+  ['elicit_approval', 'assurance "passkey" while the person has no passkey', 'invalid', () => ({ message: 'm', context: { a: 1 }, assurance: 'passkey' })],
   ['elicit_await', 'an unknown id', 'not_found', () => ({ elicitationId: NOPE, waitSeconds: 1 })],
   ['elicit_await', 'arguments its input schema refuses', 'invalid_arguments', () => ({ elicitationId: '' })],
   ['elicit_cancel', 'an unknown id', 'not_found', () => ({ elicitationId: NOPE })],

@@ -3,9 +3,10 @@ import { mkdtempSync, readFileSync, readdirSync, rmSync, writeFileSync } from 'n
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
-import type { LedgerEvent } from '../../server/ledger/ledger-format.js';
+import { entryLine, keyIdOf, signCheckpoint, type LedgerEvent } from '../../server/ledger/ledger-format.js';
+import type { Receipt } from '../../shared/receipt.js';
 import { LEDGER_DIR, LedgerStore, segmentName, type LedgerKey } from '../../server/ledger/ledger-store.js';
-import { verifyLedger } from '../../server/ledger/ledger-verify.js';
+import { checkReceipt, verifyLedger } from '../../server/ledger/ledger-verify.js';
 
 // The ledger on disk, and `audit verify`'s walk over it: a clean ledger verifies; each way of tampering with it is
 // named, at the first entry it breaks.
@@ -48,7 +49,8 @@ describe('the ledger verifies, and names the first thing wrong', () => {
   it('reopened, it goes on from where it was', async () => {
     const dir = await ledger(12);
     const store = await LedgerStore.open({ dir, key: KEY, checkpointEvery: 10, segmentEntries: 25 });
-    const [entry] = await store.append([event(99)]);
+    const [placed] = await store.append([event(99)]);
+    const entry = placed?.entry;
     await store.close();
     expect(entry?.index).toBeGreaterThan(12);
     expect((await verifyLedger(dir, KEY.publicKey)).ok).toBe(true);
@@ -72,9 +74,13 @@ describe('the ledger verifies, and names the first thing wrong', () => {
       write(file, all);
     }, /line 3: index 3 where 2 was due/],
     ['the tail cut', (dir) => {
-      const last = Math.max(...readdirSync(join(dir, LEDGER_DIR)).filter((f) => f.startsWith('segment-')).map((f) => Number(f.slice(8, 14))));
+      // The last segment that holds more than the checkpoint it opens with (a ledger closed right after sealing one
+      // starts the next with that copy alone).
+      const numbers = readdirSync(join(dir, LEDGER_DIR)).filter((f) => f.startsWith('segment-')).map((f) => Number(f.slice(8, 14))).sort((a, b) => b - a);
+      const last = numbers.find((n) => lines(segmentFile(dir, n)).length > 1) ?? 1;
       const file = segmentFile(dir, last);
       write(file, lines(file).slice(0, 1));
+      for (const n of numbers.filter((m) => m > last)) rmSync(segmentFile(dir, n));
     }, /entries were cut from the end/],
     ['a segment replaced', (dir) => {
       writeFileSync(segmentFile(dir, 2), readFileSync(segmentFile(dir, 1)));
@@ -102,6 +108,70 @@ describe('the ledger verifies, and names the first thing wrong', () => {
     await store.append([event(100)]);
     await store.close();
     expect((await verifyLedger(dir, KEY.publicKey)).ok).toBe(true);
+  });
+});
+
+describe('one receipt checked from its entry to the checkpoint that covers it (checkReceipt)', () => {
+  const decided = { type: 'request.decided' as const, id: 'el_r', decision: 'approved' as const, decidedVia: 'extension', decidedAt: 5, requestHash: 'a'.repeat(64), decisionHash: 'b'.repeat(64) };
+
+  /** 12 entries, the decision, 20 more (a checkpoint every 10, segments of 25): its receipt, as the hub makes one. */
+  async function withReceipt(): Promise<{ dir: string; receipt: Receipt }> {
+    const dir = mkdtempSync(join(tmpdir(), 'elicitly-receipt-'));
+    dirs.push(dir);
+    const store = await LedgerStore.open({ dir, key: KEY, checkpointEvery: 10, segmentEntries: 25 });
+    await store.append(Array.from({ length: 12 }, (_, i) => event(i)));
+    const [placed] = await store.append([decided]);
+    await store.append(Array.from({ length: 20 }, (_, i) => event(100 + i)));
+    await store.close();
+    if (!placed) throw new Error('not appended');
+    const receipt: Receipt = { ledgerIndex: placed.entry.index, at: { segment: placed.segment, offset: placed.offset }, entryHash: placed.entry.hash, requestHash: decided.requestHash, decisionHash: decided.decisionHash, decidedVia: 'extension', decidedAt: 5, checkpoint: null, verify: 'test' };
+    return { dir, receipt };
+  }
+
+  it('holds where the receipt says, and found by a scan for a receipt without its place', async () => {
+    const { dir, receipt } = await withReceipt();
+    expect(await checkReceipt(dir, KEY.publicKey, receipt)).toEqual({ ok: true, problem: null });
+    const { at: _at, ...placeless } = receipt;
+    expect(await checkReceipt(dir, KEY.publicKey, placeless)).toEqual({ ok: true, problem: null });
+  });
+
+  it.each<[string, (dir: string, receipt: Receipt) => Receipt, RegExp]>([
+    ['a place that is not its line', (_dir, r) => ({ ...r, at: { segment: r.at?.segment ?? 1, offset: (r.at?.offset ?? 0) + 1 } }), /not a ledger entry|not JSON|not where the receipt says/],
+    ['another decision than the entry records', (_dir, r) => ({ ...r, decisionHash: 'c'.repeat(64) }), /does not record the decision the receipt describes/],
+    ['a byte flipped between it and the checkpoint', (dir, r) => {
+      const file = segmentFile(dir, r.at?.segment ?? 1);
+      const all = lines(file);
+      const i = all.findIndex((l) => l.includes('"el_101"'));
+      all[i] = all[i]!.replace('"el_101"', '"el_1O1"');
+      write(file, all);
+      return r;
+    }, /hash does not match its text/],
+    ['a line deleted between it and the checkpoint', (dir, r) => {
+      const file = segmentFile(dir, r.at?.segment ?? 1);
+      write(file, lines(file).filter((l) => !l.includes('"el_101"')));
+      return r;
+    }, /does not name the hash of the entry before it/],
+    ['a checkpoint signed by another key', (dir, r) => {
+      const file = segmentFile(dir, r.at?.segment ?? 1);
+      const all = lines(file);
+      const i = all.findIndex((l, n) => n > all.findIndex((x) => x.includes('"el_r"')) && l.includes('"type":"checkpoint"}'));
+      const other = keyPair();
+      const entry = JSON.parse(all[i]!) as { at: number; index: number; prev: string; event: { head: string; size: number } };
+      all[i] = entryLine(entry.index, entry.at, entry.prev, { type: 'checkpoint', size: entry.event.size, head: entry.event.head, keyId: keyIdOf(other.publicKey), signature: signCheckpoint(other.privateKey, entry.event.size, entry.event.head, entry.at) }).line;
+      write(file, all);
+      return r;
+    }, /not signed by the key/],
+    ['everything after it cut (no checkpoint covers it any more)', (dir, r) => {
+      const file = segmentFile(dir, r.at?.segment ?? 1);
+      const all = lines(file);
+      write(file, all.slice(0, all.findIndex((l) => l.includes('"el_r"')) + 1));
+      return r;
+    }, /not covered by a signed checkpoint/],
+  ])('%s is named', async (_name, tamper, expected) => {
+    const { dir, receipt } = await withReceipt();
+    const checked = await checkReceipt(dir, KEY.publicKey, tamper(dir, receipt));
+    expect(checked.ok).toBe(false);
+    expect(checked.problem).toMatch(expected);
   });
 });
 
