@@ -2,7 +2,8 @@ import * as z from 'zod';
 import { StatusSchema } from '../shared/lifecycle.js';
 import { RuleDraftSchema, RuleIdSchema, type RuleDraft } from '../shared/rules.js';
 import { FieldIssueSchema } from '../shared/field-issues.js';
-import { DecideParamsSchema, DecisionRefusalSchema } from '../shared/wire-fields.js';
+import { DecideParamsSchema, DecisionRefusalSchema, ElicitationIdSchema } from '../shared/wire-fields.js';
+import { Sha256HexSchema } from '../shared/receipt.js';
 import { LocalOutcomeSchema } from './db/rows.js';
 
 /**
@@ -28,6 +29,8 @@ export const UiMessageSchema = z.discriminatedUnion('type', [
   // The Rules view: save a rule (no id: a new one; an id: replaces that rule whole) or delete one, through the hub.
   z.strictObject({ type: z.literal('rule.save'), id: RuleIdSchema.optional(), rule: RuleDraftSchema }),
   z.strictObject({ type: z.literal('rule.delete'), id: RuleIdSchema }),
+  // A review shows a pending request to the person: the hub's ledger records it (`request.shown`), once.
+  z.strictObject({ type: z.literal('shown'), elicitationId: ElicitationIdSchema, shownHash: Sha256HexSchema }),
   // Settings and a review needing a passkey: one of the hub's passkey calls, passed through (the hub checks the params).
   z.strictObject({ type: z.literal('passkey'), method: z.enum(PASSKEY_METHODS), params: z.record(z.string(), z.unknown()) }),
 ]);
@@ -92,6 +95,8 @@ export interface BackgroundClient {
    */
   saveRule?(id: string | undefined, rule: RuleDraft): Promise<RuleReply>;
   deleteRule?(id: string): Promise<RuleReply>;
+  /** Tells the hub this review is on the person's screen, rendered to this hash (surfaces with a socket of their own). */
+  shown?(elicitationId: string, shownHash: string): void;
   /** Only the extension's own client: the person's passkeys are registered and used in its pages. */
   passkey?(method: PasskeyMethod, params: Record<string, unknown>): Promise<PasskeyReply>;
 }

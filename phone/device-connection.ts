@@ -127,6 +127,11 @@ export class DeviceConnection {
     this.link.restart('pairing');
   }
 
+  /** Tells the hub a review is on this phone's screen (its ledger's `request.shown`); nothing when not connected. */
+  shown(elicitationId: string, shownHash: string): void {
+    this.link.notify({ method: 'request.shown', params: { elicitationId, shownHash } });
+  }
+
   async decide(decision: Decision): Promise<DecideReply> {
     const fingerprint = JSON.stringify(decision);
     const idempotencyKey = this.unanswered?.fingerprint === fingerprint ? this.unanswered.key : crypto.randomUUID();

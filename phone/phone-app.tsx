@@ -207,7 +207,7 @@ function Review({ session, id, welcomed, onDone }: { session: PhoneSession; id: 
   return (
     <>
       <RequestMeta row={row} />
-      <ReviewView row={row} decide={session.client.decide} onDone={onDone} here={null} />
+      <ReviewView row={row} decide={session.client.decide} onShown={session.client.shown} onDone={onDone} here={null} />
     </>
   );
 }

@@ -43,6 +43,9 @@ export function createPhoneSession(wiring: Wiring): { session: PhoneSession; con
       }
       return reply;
     },
+    shown: (elicitationId, shownHash) => {
+      connection.shown(elicitationId, shownHash);
+    },
     reconnect: () => {
       connection.ensure();
       return Promise.resolve();

@@ -1,6 +1,6 @@
 import * as z from 'zod';
 import { FieldIssueSchema } from './field-issues.js';
-import { ReceiptSchema } from './receipt.js';
+import { ReceiptSchema, Sha256HexSchema } from './receipt.js';
 import { DecidedViaSchema, StatusSchema, SurfaceSchema } from './lifecycle.js';
 import { RequestViewSchema, ResultEnvelopeSchema, ReviewRequestSchema } from './review-request.js';
 import { MAX_RULES, RuleDraftSchema, RuleIdSchema, RuleSchema } from './rules.js';
@@ -246,6 +246,11 @@ export const PEER_NOTICES = {
   heartbeat: { params: z.strictObject({ t: z.number() }) },
   /** The caller gave up on its call `id` (the host cancelled `elicit_await`): the hub stops waiting and answers it at once. */
   abort: { params: z.strictObject({ id: z.string().min(1).max(100) }) },
+  /**
+   * A reviewer (an extension, a phone) shows this request to the person now, rendered to this hash: the hub's ledger
+   * records it (`request.shown`) once per request and surface.
+   */
+  'request.shown': { params: z.strictObject({ elicitationId: ElicitationIdSchema, shownHash: Sha256HexSchema }) },
 } as const satisfies Record<string, { params: z.ZodType }>;
 export type PeerNoticeName = keyof typeof PEER_NOTICES;
 export type PeerNotice = { [N in PeerNoticeName]: { method: N; params: z.infer<(typeof PEER_NOTICES)[N]['params']> } }[PeerNoticeName];

@@ -115,6 +115,7 @@ export class BackgroundController {
     }
     if (message.type === 'rule.save' || message.type === 'rule.delete') return this.changeRule(message);
     if (message.type === 'passkey') return this.passkey(message.method, message.params);
+    if (message.type === 'shown') return { ok: this.connection.notify({ method: 'request.shown', params: { elicitationId: message.elicitationId, shownHash: message.shownHash } }) };
     return this.decide(message);
   }
 

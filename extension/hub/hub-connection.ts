@@ -139,6 +139,13 @@ export class HubConnection<T extends HubTarget = HubTarget> {
     return this.welcomed && this.socket?.readyState === OPEN;
   }
 
+  /** A notice to a hub that welcomed us (never answered); false when there is none to tell. */
+  notify(notice: Exclude<PeerNotice, { method: 'heartbeat' }>): boolean {
+    if (!this.connected || !this.socket) return false;
+    this.socket.send(JSON.stringify(notice));
+    return true;
+  }
+
   /** Connects now unless a socket is open or opening; a pending backoff is cut short. */
   ensure(): void {
     if (this.socket) return;

@@ -132,6 +132,7 @@ function ReviewRoute({ db, client, id, known, mode, openInTab }: {
       <ReviewView
         row={row}
         decide={client.decide}
+        onShown={client.shown}
         signPasskey={signPasskeyWith(client)}
         offerRules={client.saveRule !== undefined}
         ruleDryRun={(draft) => <RuleDryRun db={db} draft={draft} />}

@@ -22,6 +22,10 @@ export function createRuntimeClient(send: (message: UiMessage) => Promise<unknow
   return {
     saveRule: (id, rule) => ruleChange({ type: 'rule.save', ...(id === undefined ? {} : { id }), rule }),
     deleteRule: (id) => ruleChange({ type: 'rule.delete', id }),
+    shown(elicitationId, shownHash) {
+      // Best effort: a showing the hub does not hear of is only missing from its ledger.
+      send({ type: 'shown', elicitationId, shownHash }).catch(() => undefined);
+    },
     async passkey(method, params) {
       try {
         const parsed = (await loadChecks()).PasskeyReplySchema.safeParse(await send({ type: 'passkey', method, params }));

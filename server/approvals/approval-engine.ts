@@ -16,9 +16,9 @@ import { log } from '../log.js';
 import type { StoreIo } from '../store/journal-store.js';
 import { JournalStore } from '../store/journal-store.js';
 import { RulesFile } from '../store/rules-file.js';
-import { DecisionLedger, NO_LEDGER, type EngineLedger } from '../ledger/decision-ledger.js';
+import { DecisionLedger, NO_LEDGER, type EngineLedger, type KeyDescriptor } from '../ledger/decision-ledger.js';
 import { requestHashOf } from '../ledger/request-events.js';
-import { keyIdOf } from '../ledger/ledger-format.js';
+import { keyIdOf, type KeyRole } from '../ledger/ledger-format.js';
 import { ledgerKey } from '../ledger/ledger-key.js';
 import { PasskeyRegistry, type PasskeyChange } from '../passkeys/passkey-registry.js';
 import { decisionChallenge, decisionCore, decisionHash, needsPasskey } from '../../shared/passkey.js';
@@ -122,6 +122,8 @@ export class ApprovalEngine {
   private sweeping = false;
   private closing = false;
   private closed: Promise<void> | undefined;
+  /** Which surfaces were recorded showing which pending request (`surface id`): said once each, forgotten as it ends. */
+  private readonly shown = new Set<string>();
   /** Pending requests by id, kept as changes commit: the cap is checked on every create without a scan. */
   private readonly pending = new Set<string>();
   /**
@@ -139,6 +141,8 @@ export class ApprovalEngine {
     view: async (p, scope) => {
       const record = this.visible(p.id, scope);
       if (!record) return fail('not_found', `no request ${p.id} (unknown, or removed after the retention period)`);
+      // The chat's review reads a request to show it: that is its showing.
+      this.recordShown(record.id, 'app', requestHashOf(record));
       return { ok: true, value: toView({ ...record, status: effectiveStatus(record, this.now()) }) };
     },
     rules: async () => ({ ok: true, value: { rules: [...this.rules.all()] } }),
@@ -593,6 +597,29 @@ export class ApprovalEngine {
     return true;
   }
 
+  /**
+   * A reviewer showed a pending request to the person (an extension's or a phone's notice, the chat's `view`): the
+   * ledger records it once per request and surface, with the hash the surface rendered.
+   */
+  recordShown(id: string, surface: Exclude<DecidedVia, 'rule'>, requestHash: string): void {
+    const record = this.store.get(id);
+    if (this.unusable() || !record || effectiveStatus(record, this.now()) !== 'pending') return;
+    const key = `${surface} ${id}`;
+    if (this.shown.has(key)) return;
+    this.shown.add(key);
+    this.ledger.recordShown(id, surface, requestHash).catch((error: unknown) => this.ledgerFailed(error));
+  }
+
+  /**
+   * The keys of one role that may call the hub, as the hub read them (a pairing, `pair --remove`, `key revoke`, and at
+   * start): the ledger records what appeared, went or was replaced. Never fails the caller; a ledger that cannot
+   * append fails the engine, as for every other change.
+   */
+  recordKeys(role: KeyRole, keys: readonly KeyDescriptor[]): Promise<void> {
+    if (this.unusable()) return Promise.resolve();
+    return this.ledger.recordKeys(role, keys).catch((error: unknown) => this.ledgerFailed(error));
+  }
+
   private ledgerFailed(error: unknown): void {
     const failure = error instanceof Error ? error : new Error(String(error));
     log('error', 'could not append to the ledger', { error: failure.message });
@@ -600,7 +627,10 @@ export class ApprovalEngine {
   }
 
   private changed(record: ApprovalRecord): void {
-    if (record.status !== 'pending') this.pending.delete(record.id);
+    if (record.status !== 'pending') {
+      this.pending.delete(record.id);
+      for (const surface of ['extension', 'phone', 'app']) this.shown.delete(`${surface} ${record.id}`);
+    }
     this.wake(record.id);
     this.emit({ method: 'request.removed', params: { elicitationId: record.id, status: record.status, ...(record.outcome?.decidedVia ? { decidedVia: record.outcome.decidedVia } : {}) } });
   }

@@ -1,4 +1,5 @@
 import type { FSWatcher } from 'node:fs';
+import { createHash } from 'node:crypto';
 import { readFileSync, watch } from 'node:fs';
 import { createServer } from 'node:http';
 import type { IncomingMessage, RequestListener, Server } from 'node:http';
@@ -245,9 +246,11 @@ export class HubServer {
     this.dispatcher = dispatcher;
     this.unsubscribe = engine.onEvent((event) => this.notify(event));
     this.watch();
-    // Counted once now; the watcher and this hub's own pairings keep the counts from then on.
+    // Counted once now (and the ledger told of any key changed while no hub ran); the watcher and this hub's own
+    // pairings keep the counts from then on.
     this.recheck('extension');
     this.recheck('device');
+    this.recheck('relay');
     this.accepting = true;
     log('info', 'hub listening', { port: this.options.port });
     // The hub's own tools: no socket, nothing to bind a request to.
@@ -342,7 +345,7 @@ export class HubServer {
    * The keys of the peers of one role (the paired extensions, the paired devices, the exported relay keys), read once
    * for every socket they concern; null when the file cannot be trusted, which is said in the log: that role is refused.
    */
-  private keysOf(role: PeerRole): { keyId: string; key: string; origin?: string; allow?: readonly Grant[] }[] | null {
+  private keysOf(role: PeerRole): { keyId: string; key: string; origin?: string; name?: string; allow?: readonly Grant[] }[] | null {
     const { state } = this.options;
     try {
       return role === 'extension' ? state.pairedExtensions() : role === 'device' ? state.pairedDevices() : state.relayKeys();
@@ -381,6 +384,16 @@ export class HubServer {
   private recheck(role: PeerRole): void {
     const keys = this.keysOf(role);
     if (role !== 'relay') this.pairedCount.set(role, keys === null ? null : keys.length);
+    // The ledger records every key that appeared or went: the hub reads them here whatever changed them.
+    if (keys !== null) {
+      void this.engine?.recordKeys(role, keys.map((k) => ({
+        keyId: k.keyId,
+        fingerprint: createHash('sha256').update(k.key).digest('hex'),
+        ...(k.origin === undefined ? {} : { origin: k.origin }),
+        ...(k.name === undefined ? {} : { name: k.name }),
+        ...(k.allow === undefined ? {} : { grants: k.allow }),
+      })));
+    }
     for (const peer of this.peers) {
       if (peer.role !== role || peer.stage !== 'ready' || peer.leaving) continue;
       const refused = this.refusal(peer, keys);
@@ -542,6 +555,9 @@ export class HubServer {
       return;
     }
     if (notice.message.method === 'abort') peer.calls.get(notice.message.params.id)?.abort();
+    if (notice.message.method === 'request.shown' && (peer.principal.role === 'extension' || peer.principal.role === 'device')) {
+      this.engine?.recordShown(notice.message.params.elicitationId, peer.principal.role === 'device' ? 'phone' : 'extension', notice.message.params.shownHash);
+    }
   }
 
   private async call(peer: Peer, frame: CallFrame): Promise<void> {

@@ -8,7 +8,7 @@ import type { ApprovalRecord } from '../approvals/approval-record.js';
 import type { PasskeyChange } from '../passkeys/passkey-registry.js';
 import { log } from '../log.js';
 import type { StoreIo } from '../store/journal-store.js';
-import { LedgerEntrySchema, keyIdOf, type LedgerEvent } from './ledger-format.js';
+import { LedgerEntrySchema, keyIdOf, type KeyRole, type LedgerEvent } from './ledger-format.js';
 import { ledgerKey } from './ledger-key.js';
 import { LEDGER_DIR, LedgerStore, SEGMENT_FILE, segmentName, type Placed } from './ledger-store.js';
 import { changeEvents, requestEventTypes, requestEvents, ruleEvents } from './request-events.js';
@@ -34,6 +34,8 @@ export interface EngineLedger {
   recordRules(before: readonly Rule[], after: readonly Rule[]): Promise<void>;
   purged(id: string): Promise<void>;
   recordPasskey(change: PasskeyChange): Promise<void>;
+  recordKeys(role: KeyRole, keys: readonly KeyDescriptor[]): Promise<void>;
+  recordShown(id: string, surface: string, requestHash: string): Promise<void>;
   receipt(id: string): Receipt | null;
   close(): Promise<void>;
 }
@@ -45,6 +47,8 @@ export const NO_LEDGER: EngineLedger = {
   recordRules: async () => undefined,
   purged: async () => undefined,
   recordPasskey: async () => undefined,
+  recordKeys: async () => undefined,
+  recordShown: async () => undefined,
   receipt: () => null,
   close: async () => undefined,
 };
@@ -62,6 +66,16 @@ function hashable(id: string, events: () => LedgerEvent[]): LedgerEvent[] {
   }
 }
 
+/** A key as the ledger records it: never the key itself, and `fingerprint` (its SHA-256) only to tell a replaced one. */
+export interface KeyDescriptor {
+  keyId: string;
+  fingerprint: string;
+  origin?: string;
+  name?: string;
+  grants?: readonly string[];
+}
+const describeKey = (k: Omit<KeyDescriptor, 'keyId'>): string => JSON.stringify([k.fingerprint, k.origin ?? null, k.name ?? null, k.grants ?? null]);
+
 type Decided = Placed & { event: Extract<LedgerEvent, { type: 'request.decided' }> };
 
 /**
@@ -72,6 +86,8 @@ type Decided = Placed & { event: Extract<LedgerEvent, { type: 'request.decided' 
  */
 export class DecisionLedger implements EngineLedger {
   private readonly decided = new Map<string, Decided>();
+  /** The keys the ledger says may call, by role: what a change of the state dir's key files is compared with. */
+  private readonly keys = new Map<KeyRole, Map<string, string>>();
 
   private constructor(
     private readonly store: LedgerStore,
@@ -124,7 +140,8 @@ export class DecisionLedger implements EngineLedger {
         const parsed = LedgerEntrySchema.safeParse(raw);
         if (!parsed.success) continue;
         const { event } = parsed.data;
-        if ('id' in event) {
+        // A showing is not a change of the request: the journal does not hold it, so it is not reconciled with it.
+        if ('id' in event && event.type !== 'request.shown') {
           const types = have.get(event.id) ?? new Set<string>();
           if (event.type === 'request.unrecorded') types.delete(event.event);
           else if (event.type === 'request.purged') have.delete(event.id);
@@ -132,6 +149,8 @@ export class DecisionLedger implements EngineLedger {
           if (event.type !== 'request.purged') have.set(event.id, types);
           if (records.has(event.id)) entries.push({ entry: parsed.data, segment: n, offset: at });
         }
+        if (event.type === 'key.added') this.keyMap(event.role).set(event.keyId, describeKey(event));
+        if (event.type === 'key.removed') this.keyMap(event.role).delete(event.keyId);
         if (event.type === 'rule.saved') ruleHashes.set(event.ruleId, event.ruleHash);
         if (event.type === 'rule.removed') ruleHashes.delete(event.ruleId);
       }
@@ -179,6 +198,36 @@ export class DecisionLedger implements EngineLedger {
   async purged(id: string): Promise<void> {
     this.decided.delete(id);
     await this.store.append([{ type: 'request.purged', id }]);
+  }
+
+  private keyMap(role: KeyRole): Map<string, string> {
+    let map = this.keys.get(role);
+    if (!map) this.keys.set(role, (map = new Map()));
+    return map;
+  }
+
+  /**
+   * The keys of one role as the state dir holds them now: what appeared, went or was replaced since the ledger last said
+   * is appended. Called by the hub whenever it reads them again, and as it starts.
+   */
+  async recordKeys(role: KeyRole, keys: readonly KeyDescriptor[]): Promise<void> {
+    const known = this.keyMap(role);
+    const now = new Map(keys.map((k) => [k.keyId, describeKey(k)]));
+    const events: LedgerEvent[] = [];
+    for (const [keyId, was] of known) if (now.get(keyId) !== was) events.push({ type: 'key.removed', role, keyId });
+    for (const k of keys) {
+      const described = describeKey(k);
+      if (known.get(k.keyId) === described) continue;
+      events.push({ type: 'key.added', role, keyId: k.keyId, fingerprint: k.fingerprint, ...(k.origin ? { origin: k.origin } : {}), ...(k.name ? { name: k.name } : {}), ...(k.grants?.length ? { grants: [...k.grants] } : {}) });
+    }
+    if (events.length === 0) return;
+    // Known at once, so a second read before this append is on disk does not say it again.
+    this.keys.set(role, now);
+    await this.store.append(events);
+  }
+
+  async recordShown(id: string, surface: string, requestHash: string): Promise<void> {
+    await this.store.append([{ type: 'request.shown', id, surface, requestHash }]);
   }
 
   /** A change to the passkeys or their setting, on disk before the change is answered. */

@@ -9,6 +9,8 @@ import { Sha256HexSchema } from '../../shared/receipt.js';
 import { CredentialIdSchema, PasskeyEvidenceSchema, PasskeyScopeSchema } from '../../shared/passkey-wire.js';
 
 export const GENESIS = '0'.repeat(64);
+export const KeyRoleSchema = z.enum(['extension', 'device', 'relay']);
+export type KeyRole = z.infer<typeof KeyRoleSchema>;
 const IdSchema = z.string().min(1).max(200);
 
 /** What happened, as the hub saw it. Hashes, never the content: the ledger proves, the journal holds. */
@@ -26,6 +28,8 @@ export const LedgerEventSchema = z.discriminatedUnion('type', [
     /** The person's passkey assertion over this decision (`shared/passkey.ts`), when the request needed one. */
     passkey: PasskeyEvidenceSchema.optional(),
   }),
+  /** A reviewer showed it to the person, rendered to this hash (the surface's own, to compare with the created one). */
+  z.strictObject({ type: z.literal('request.shown'), id: IdSchema, surface: z.string().min(1).max(40), requestHash: Sha256HexSchema }),
   z.strictObject({ type: z.literal('request.collected'), id: IdSchema }),
   z.strictObject({ type: z.literal('request.expired'), id: IdSchema }),
   z.strictObject({ type: z.literal('request.withdrawn'), id: IdSchema }),
@@ -41,6 +45,13 @@ export const LedgerEventSchema = z.discriminatedUnion('type', [
   /** A passkey registered: its public key (SPKI DER, base64url) stays here, so its receipts verify after it is removed. */
   z.strictObject({ type: z.literal('passkey.added'), credentialId: CredentialIdSchema, rpId: z.string().min(1).max(300), origin: z.string().min(1).max(300), publicKey: z.string().min(1).max(2000), label: z.string().max(60) }),
   z.strictObject({ type: z.literal('passkey.removed'), credentialId: CredentialIdSchema }),
+  /**
+   * A key that may call the hub appeared or went: a paired extension or device, or a relay key exported (with what it
+   * was granted). Read from the state dir whenever it changes (the hub's own pairing, `pair --remove`, `key revoke`),
+   * and reconciled when a hub starts, so a change made while no hub ran is recorded then.
+   */
+  z.strictObject({ type: z.literal('key.added'), role: KeyRoleSchema, keyId: z.string().min(1).max(40), fingerprint: Sha256HexSchema, origin: z.string().max(300).optional(), name: z.string().max(60).optional(), grants: z.array(z.string().max(40)).max(10).optional() }),
+  z.strictObject({ type: z.literal('key.removed'), role: KeyRoleSchema, keyId: z.string().min(1).max(40) }),
   z.strictObject({ type: z.literal('passkey.policy'), require: z.array(PasskeyScopeSchema) }),
   z.strictObject({ type: z.literal('checkpoint'), size: z.number().int().nonnegative(), head: Sha256HexSchema, keyId: z.string().min(1).max(100), signature: z.string().min(1).max(200) }),
 ]);

@@ -3,7 +3,7 @@
 // (CDP `WebAuthn` domain) on the extension's tab. The passkey is added in Settings, the agent asks with
 // `assurance: "passkey"`, the person approves in the review, and the receipt's assertion verifies offline; a decision
 // whose values were changed after the assertion is refused and decides nothing.
-import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { mkdtempSync, readFileSync, readdirSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { CDPSession, Page } from 'playwright-core';
@@ -107,6 +107,12 @@ describe.skipIf(!browserFound)(chromiumSuite('passkeys end to end'), () => {
 
     // The hub goes away (its ledger signs a checkpoint as it closes), and the receipt is checked from the files alone.
     await agent.close();
+    // The review told the hub it was on the screen: the ledger says so, with the hash the extension rendered.
+    const storedRow = await tab.evaluate(readStoredRow, id);
+    if (!storedRow) throw new Error(`no row for ${id}`);
+    const ledgerText = readdirSync(join(stateDir, 'ledger')).filter((f) => f.startsWith('segment-')).map((f) => readFileSync(join(stateDir, 'ledger', f), 'utf8')).join('');
+    const shown = ledgerText.split('\n').filter(Boolean).map((l) => (JSON.parse(l) as { event: { type: string; id?: string } }).event).filter((e) => e.type === 'request.shown' && e.id === id);
+    expect(shown).toEqual([{ type: 'request.shown', id, surface: 'extension', requestHash: await shownHash(storedRow) }]);
     const file = join(stateDir, 'receipt.json');
     writeFileSync(file, JSON.stringify(result));
     const verified = await runCommand(process.execPath, [SERVER_ENTRY, 'audit', 'verify', '--receipt', file], { env });

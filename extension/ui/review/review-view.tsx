@@ -1,6 +1,6 @@
 import type { ComponentChildren } from 'preact';
 import type { Reviewer } from '../labels.js';
-import { useCallback, useState } from 'preact/hooks';
+import { useCallback, useEffect, useState } from 'preact/hooks';
 import type { RuleDraft } from '../../../shared/rules.js';
 import type { RequestRow } from '../../db/rows.js';
 import type { Decide, Decision } from '../../messages.js';
@@ -21,9 +21,11 @@ import { SelectionReview } from './selection-review.js';
  * a note names the other one that decided. `ruleDryRun`: what a rule being made would have answered (the extension's
  * history; handed in, so the surfaces without one carry none of it).
  */
-export function ReviewView({ row, decide, signPasskey, offerRules = false, ruleDryRun, onDone, here = 'extension' }: {
+export function ReviewView({ row, decide, onShown, signPasskey, offerRules = false, ruleDryRun, onDone, here = 'extension' }: {
   row: RequestRow;
   decide: Decide;
+  /** Told once this pending review is on the screen, with the hash of what it renders: the hub's ledger records it. */
+  onShown?: (elicitationId: string, shownHash: string) => void;
   /**
    * For a request that needs a passkey: signs the decision (the surface's WebAuthn ceremony). Absent: the surface has
    * none, sends the decision as it is, and shows the hub's `passkey_required`.
@@ -37,6 +39,19 @@ export function ReviewView({ row, decide, signPasskey, offerRules = false, ruleD
   // The first decision made in this browser turns this review into its read-only detail at once; a second surface
   // whose decision was refused for it must still say so there, so the notice lives here, above both.
   const [notice, setNotice] = useState<Feedback | null>(null);
+  const pending = row.status === 'pending';
+  useEffect(() => {
+    if (!pending || !onShown) return;
+    let live = true;
+    void import('../../../shared/shown-hash.js').then(async ({ shownHash }) => {
+      const hash = await shownHash(row);
+      if (live) onShown(row.elicitationId, hash);
+    });
+    return () => {
+      live = false;
+    };
+    // Once per request shown; a new row object for the same request (a status change) is not a new showing.
+  }, [row.elicitationId, pending]);
   // Every decision carries the hash of what this view renders (the row's request and template): the hub refuses it
   // (`shown_mismatch`) when that is not the request it holds, so a stale or altered view cannot decide.
   const watched = useCallback<Decide>(async (decision) => {
