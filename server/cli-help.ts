@@ -74,6 +74,7 @@ Environment:
   ELICITLY_PROBE_TIMEOUT_MS     how long elicit_doctor's probe waits for a person
   ELICITLY_AUTOMATIC_NO_MS      a host's "no" faster than this (default 250 ms) is its own: auto asks go on in the extension
   ELICITLY_RETENTION_DAYS       how long decided requests are kept (default 7)
+  ELICITLY_LEDGER_RETENTION_DAYS how long the ledger keeps a sealed segment (default: for ever; at least the above)
   ELICITLY_MIN_TIMEOUT_SECONDS  the shortest timeoutSeconds an approval may ask for (default 60)
   ELICITLY_HUB_URL              join the hub on another machine: ws:// or wss:// URL of its tunnel
                                 (this process then never runs a hub; needs ELICITLY_HUB_KEY)

@@ -19,7 +19,12 @@ export interface BuiltFiles {
 /** The store's engine as this configuration opens it: the role election's hub, and the `rules` command with no hub running. */
 export async function openEngine(config: Config) {
   const [{ ApprovalEngine }, { realPath }] = await Promise.all([import('./approvals/approval-engine.js'), import('./real-path.js')]);
-  return ApprovalEngine.open({ dir: config.stateDir, retentionMs: config.retentionDays * DAY_MS, paths: { home: config.userHome, real: realPath } });
+  return ApprovalEngine.open({
+    dir: config.stateDir,
+    retentionMs: config.retentionDays * DAY_MS,
+    ...(config.ledgerRetentionDays === null ? {} : { ledgerRetentionMs: config.ledgerRetentionDays * DAY_MS }),
+    paths: { home: config.userHome, real: realPath },
+  });
 }
 
 /**

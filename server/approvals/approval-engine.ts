@@ -48,6 +48,8 @@ interface EngineOptions {
   ledgerCheckpoint?: { every?: number; ms?: number };
   /** False: no ledger at all (the bench's baseline, to measure what the ledger costs). Default true. */
   ledger?: boolean;
+  /** How long the ledger keeps a sealed segment (`ELICITLY_LEDGER_RETENTION_DAYS`); absent: for ever. */
+  ledgerRetentionMs?: number;
 }
 
 /** A rule of rules file version 1, where a pattern's `?` and `\` were themselves: kept meaning exactly that. */
@@ -458,6 +460,8 @@ export class ApprovalEngine {
     );
     const count = removed.filter(Boolean).length;
     if (count > 0) log('info', 'purged ended requests past retention', { count });
+    const keep = this.options.ledgerRetentionMs;
+    if (keep !== undefined) await this.ledger.prune(this.now() - keep).catch((error: unknown) => this.ledgerFailed(error));
     return count;
   }
 

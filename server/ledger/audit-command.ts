@@ -9,7 +9,8 @@ import { verifyLedger, verifyReceipt, type VerifyReport } from './ledger-verify.
 type Out = (text: string) => void;
 
 function describe(report: VerifyReport): string {
-  if (report.ok) return `ledger ok: ${report.entries} entries in ${report.segments} segment(s), ${report.checkpoints} signed checkpoint(s), ${report.unsigned} after the last checkpoint\n`;
+  const pruned = report.pruned > 0 ? ` (the ${report.pruned} before them removed by retention; the first kept starts from a signed checkpoint)` : '';
+  if (report.ok) return `ledger ok: ${report.entries} entries in ${report.segments} segment(s)${pruned}, ${report.checkpoints} signed checkpoint(s), ${report.unsigned} after the last checkpoint\n`;
   const at = report.first;
   return `ledger BROKEN: ${at?.file ?? '?'} line ${at?.line ?? '?'}${at?.index === undefined ? '' : ` (entry ${at.index})`}: ${at?.problem ?? 'unknown'}\n`;
 }

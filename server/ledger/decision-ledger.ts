@@ -36,6 +36,8 @@ export interface EngineLedger {
   recordPasskey(change: PasskeyChange): Promise<void>;
   recordKeys(role: KeyRole, keys: readonly KeyDescriptor[]): Promise<void>;
   recordShown(id: string, surface: string, requestHash: string): Promise<void>;
+  /** Removes whole sealed segments older than `before` (retention). */
+  prune(before: number): Promise<void>;
   receipt(id: string): Receipt | null;
   close(): Promise<void>;
 }
@@ -49,6 +51,7 @@ export const NO_LEDGER: EngineLedger = {
   recordPasskey: async () => undefined,
   recordKeys: async () => undefined,
   recordShown: async () => undefined,
+  prune: async () => undefined,
   receipt: () => null,
   close: async () => undefined,
 };
@@ -224,6 +227,10 @@ export class DecisionLedger implements EngineLedger {
     // Known at once, so a second read before this append is on disk does not say it again.
     this.keys.set(role, now);
     await this.store.append(events);
+  }
+
+  async prune(before: number): Promise<void> {
+    await this.store.prune(before);
   }
 
   async recordShown(id: string, surface: string, requestHash: string): Promise<void> {

@@ -53,6 +53,8 @@ export const LedgerEventSchema = z.discriminatedUnion('type', [
   z.strictObject({ type: z.literal('key.added'), role: KeyRoleSchema, keyId: z.string().min(1).max(40), fingerprint: Sha256HexSchema, origin: z.string().max(300).optional(), name: z.string().max(60).optional(), grants: z.array(z.string().max(40)).max(10).optional() }),
   z.strictObject({ type: z.literal('key.removed'), role: KeyRoleSchema, keyId: z.string().min(1).max(40) }),
   z.strictObject({ type: z.literal('passkey.policy'), require: z.array(PasskeyScopeSchema) }),
+  /** Whole sealed segments removed by retention (`ELICITLY_LEDGER_RETENTION_DAYS`): the ledger kept starts from the checkpoint that sealed the last. */
+  z.strictObject({ type: z.literal('segments.pruned'), first: z.number().int().positive(), last: z.number().int().positive(), through: z.number().int().nonnegative() }),
   z.strictObject({ type: z.literal('checkpoint'), size: z.number().int().nonnegative(), head: Sha256HexSchema, keyId: z.string().min(1).max(100), signature: z.string().min(1).max(200) }),
 ]);
 export type LedgerEvent = z.infer<typeof LedgerEventSchema>;

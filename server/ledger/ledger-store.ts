@@ -1,5 +1,5 @@
 import { constants as fsConstants } from 'node:fs';
-import { readdir, readFile, rename, truncate } from 'node:fs/promises';
+import { readdir, readFile, rename, truncate, unlink } from 'node:fs/promises';
 import type { FileHandle } from 'node:fs/promises';
 import type { KeyObject } from 'node:crypto';
 import path from 'node:path';
@@ -249,6 +249,32 @@ export class LedgerStore {
       this.bytes = Buffer.byteLength(copy, 'utf8');
     }
     await syncDir(this.dir);
+  }
+
+  /**
+   * Removes whole sealed segments whose last entry is older than `before`, oldest first and never the one being
+   * written: the first segment kept opens with the checkpoint that sealed the last one removed, so the ledger still
+   * verifies from a signed point. Returns what was removed, after saying so in the ledger itself.
+   */
+  async prune(before: number): Promise<{ first: number; last: number; through: number } | null> {
+    const numbers = (await readdir(this.dir)).map((name) => SEGMENT_FILE.exec(name)).filter((m) => m !== null).map((m) => Number(m[1])).sort((a, b) => a - b);
+    let removable: { n: number; through: number }[] = [];
+    for (const n of numbers) {
+      if (n >= this.segment) break;
+      const text = await readFile(path.join(this.dir, segmentName(n)), 'utf8');
+      const read = readEntry(text.trimEnd().slice(text.trimEnd().lastIndexOf('\n') + 1));
+      if (!read.ok || read.entry.event.type !== 'checkpoint' || read.entry.at >= before) break;
+      removable = [...removable, { n, through: read.entry.index }];
+    }
+    const first = removable[0];
+    const last = removable.at(-1);
+    if (!first || !last) return null;
+    const pruned = { first: first.n, last: last.n, through: last.through };
+    await this.append([{ type: 'segments.pruned', ...pruned }]);
+    for (const { n } of removable) await unlink(path.join(this.dir, segmentName(n)));
+    await syncDir(this.dir);
+    log('info', 'ledger: sealed segments past retention removed', pruned);
+    return pruned;
   }
 
   /** Signs what is not signed yet, then closes. */

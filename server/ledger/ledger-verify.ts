@@ -25,6 +25,8 @@ export interface VerifyReport {
   checkpoints: number;
   /** Entries after the last checkpoint: chained, not signed yet. */
   unsigned: number;
+  /** Segments removed by retention before the first one kept (which opens with the signed checkpoint it starts from). */
+  pruned: number;
   first: LedgerProblem | null;
 }
 
@@ -36,7 +38,7 @@ export interface VerifyReport {
  */
 export async function verifyLedger(stateDir: string, publicKey: KeyObject, onEntry?: (entry: LedgerEntry) => void): Promise<VerifyReport> {
   const dir = path.join(stateDir, LEDGER_DIR);
-  const report: VerifyReport = { ok: false, entries: 0, segments: 0, checkpoints: 0, unsigned: 0, first: null };
+  const report: VerifyReport = { ok: false, entries: 0, segments: 0, checkpoints: 0, unsigned: 0, pruned: 0, first: null };
   if (!existsSync(dir)) return { ...report, ok: true };
   const numbers = (await readdir(dir)).map((n) => SEGMENT_FILE.exec(n)).filter((m) => m !== null).map((m) => Number(m[1])).sort((a, b) => a - b);
   const keyId = keyIdOf(publicKey);
@@ -54,6 +56,22 @@ export async function verifyLedger(stateDir: string, publicKey: KeyObject, onEnt
     const lines = createInterface({ input: createReadStream(path.join(dir, file), { encoding: 'utf8' }), crlfDelay: Infinity });
     for await (const line of lines) {
       lineNo++;
+      if (lineNo === 1 && s === 0 && n > 1) {
+        // The segments before were removed by retention: this one starts from the checkpoint that sealed the last of
+        // them, which must be signed by the key and sign the chain it names. The walk goes on from there.
+        const read = readEntry(line);
+        if (!read.ok) return fail(file, 1, read.problem);
+        const anchor = read.entry;
+        if (anchor.event.type !== 'checkpoint' || anchor.event.size !== anchor.index || anchor.event.head !== anchor.prev) return fail(file, 1, 'the first segment kept does not open with a checkpoint (segments before it were removed, or it was replaced)', anchor.index);
+        if (anchor.event.keyId !== keyId || !checkpointSigned(publicKey, anchor)) return fail(file, 1, `the checkpoint the kept ledger starts from is not signed by the key ${keyId}`, anchor.index);
+        report.pruned = n - 1;
+        head = anchor.hash;
+        next = anchor.index + 1;
+        report.entries = next;
+        lastCheckpoint = anchor;
+        last = line;
+        continue;
+      }
       if (lineNo === 1 && s > 0) {
         // A sealed segment's successor opens with the checkpoint that sealed it.
         if (line !== previousLast) return fail(file, 1, 'does not open with the checkpoint that sealed the segment before it (a segment was replaced)');
@@ -210,8 +228,8 @@ function readLinesFrom(file: string, offset: number, visit: (line: string) => st
   let fd: number;
   try {
     fd = openSync(file, 'r');
-  } catch {
-    return `${path.basename(file)} cannot be read`;
+  } catch (error) {
+    return (error as NodeJS.ErrnoException).code === 'ENOENT' ? `${path.basename(file)} is gone: removed by retention (ELICITLY_LEDGER_RETENTION_DAYS), or deleted` : `${path.basename(file)} cannot be read`;
   }
   try {
     const buffer = Buffer.alloc(64 * 1024);

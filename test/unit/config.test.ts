@@ -22,6 +22,7 @@ describe('parseConfig: defaults', () => {
         port: DEFAULT_HUB_PORT,
         stateDir: '/home/ada/.local/state/elicitly-companion',
         retentionDays: 7,
+        ledgerRetentionDays: null,
         minTimeoutSeconds: 60,
         probeTimeoutMs: DEFAULT_PROBE_TIMEOUT_MS,
         automaticNoMs: 250,
@@ -106,6 +107,7 @@ describe('parseConfig: values', () => {
     [['passkey', '--require', 'permission,proposal'], {}, { command: 'passkey', passkey: { kind: 'require', require: ['permission', 'proposal'] } }],
     [['passkey', '--require', 'none'], {}, { command: 'passkey', passkey: { kind: 'require', require: [] } }],
     [[], { ELICITLY_RETENTION_DAYS: '0.5' }, { retentionDays: 0.5 }],
+    [[], { ELICITLY_LEDGER_RETENTION_DAYS: '400' }, { ledgerRetentionDays: 400 }],
     [[], { ELICITLY_MIN_TIMEOUT_SECONDS: '1' }, { minTimeoutSeconds: 1 }],
     [[], { ELICITLY_PROBE_TIMEOUT_MS: ' 1500 ' }, { probeTimeoutMs: 1500 }],
     [[], {}, { automaticNoMs: 250 }],
@@ -121,6 +123,7 @@ describe('parseConfig: values', () => {
 describe('parseConfig: refusals name the variable and the rule', () => {
   it.each([
     [[], { ELICITLY_PORT: 'abc' }, /^ELICITLY_PORT \(or --port\): .*number.*, got "abc"$/],
+    [[], { ELICITLY_LEDGER_RETENTION_DAYS: '3' }, /^ELICITLY_LEDGER_RETENTION_DAYS: must be at least ELICITLY_RETENTION_DAYS \(7\), got 3$/],
     [['passkey', '--require', 'permission,sometimes'], {}, /^passkey --remove <id> \| passkey --require <permission,proposal,everything\|none>: /],
     [[], { ELICITLY_PORT: '70000' }, /^ELICITLY_PORT \(or --port\): Too big: .*65535/],
     [['--port', '1.5'], {}, /^ELICITLY_PORT \(or --port\): .*expected int/],

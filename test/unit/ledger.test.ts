@@ -111,6 +111,41 @@ describe('the ledger verifies, and names the first thing wrong', () => {
   });
 });
 
+describe('retention: whole sealed segments go, the ledger kept verifies from a signed checkpoint', () => {
+  it('removes the old sealed segments, never the one being written, says so in the ledger, and still verifies', async () => {
+    const dir = mkdtempSync(join(tmpdir(), 'elicitly-prune-'));
+    dirs.push(dir);
+    let t = 1_000;
+    const store = await LedgerStore.open({ dir, key: KEY, now: () => t, checkpointEvery: 10, segmentEntries: 25 });
+    const placed: Awaited<ReturnType<LedgerStore['append']>> = [];
+    for (let i = 0; i < 80; i += 10) {
+      placed.push(...(await store.append(Array.from({ length: 10 }, (_, j) => event(i + j)))));
+      t += 1_000;
+    }
+    const segments = () => readdirSync(join(dir, LEDGER_DIR)).filter((f) => f.startsWith('segment-')).sort();
+    const before = segments();
+    expect(before.length).toBeGreaterThanOrEqual(3);
+    // Older than t = 3,500: the segments whose last entry was written before then.
+    const pruned = await store.prune(3_500);
+    expect(pruned).toMatchObject({ first: 1 });
+    const kept = segments();
+    expect(kept[0]).toBe(segmentName((pruned?.last ?? 0) + 1));
+    expect(kept.at(-1)).toBe(before.at(-1));
+    await store.close();
+    const report = await verifyLedger(dir, KEY.publicKey);
+    expect(report).toMatchObject({ ok: true, pruned: pruned?.last });
+    // A receipt whose segment went is named, not crashed on.
+    const gone = placed[0];
+    if (!gone) throw new Error('nothing appended');
+    const receipt: Receipt = { ledgerIndex: gone.entry.index, at: { segment: gone.segment, offset: gone.offset }, entryHash: gone.entry.hash, requestHash: 'a'.repeat(64), decisionHash: 'b'.repeat(64), decidedVia: 'extension', decidedAt: 1, checkpoint: null, verify: 'test' };
+    expect((await checkReceipt(dir, KEY.publicKey, receipt)).problem).toMatch(/removed by retention|cannot be read/);
+    // Without its opening checkpoint, the first kept segment is not trusted.
+    const first = segmentFile(dir, (pruned?.last ?? 0) + 1);
+    write(first, lines(first).slice(1));
+    expect((await verifyLedger(dir, KEY.publicKey)).first?.problem).toMatch(/does not open with a checkpoint/);
+  });
+});
+
 describe('one receipt checked from its entry to the checkpoint that covers it (checkReceipt)', () => {
   const decided = { type: 'request.decided' as const, id: 'el_r', decision: 'approved' as const, decidedVia: 'extension', decidedAt: 5, requestHash: 'a'.repeat(64), decisionHash: 'b'.repeat(64) };
 
