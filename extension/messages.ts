@@ -97,6 +97,11 @@ export interface BackgroundClient {
   deleteRule?(id: string): Promise<RuleReply>;
   /** Tells the hub this review is on the person's screen, rendered to this hash (surfaces with a socket of their own). */
   shown?(elicitationId: string, shownHash: string): void;
+  /**
+   * A page's own ability, not the background's: asks the person for host permissions. Firefox lets an extension page
+   * use WebAuthn only with an RP ID its host permissions cover (`elicitly.localhost`), asked when a passkey is added.
+   */
+  grantOrigins?(origins: string[]): Promise<boolean>;
   /** Only the extension's own client: the person's passkeys are registered and used in its pages. */
   passkey?(method: PasskeyMethod, params: Record<string, unknown>): Promise<PasskeyReply>;
 }

@@ -4,4 +4,5 @@ import { mountApp } from '../../extension/ui/mount-app.js';
 mountApp('popup', {
   sendMessage: (message) => browser.runtime.sendMessage(message),
   openTab: (path) => browser.tabs.create({ url: browser.runtime.getURL(path) }),
+  grantOrigins: (origins) => browser.permissions.request({ origins }),
 });

@@ -10,6 +10,8 @@ import './styles.css';
 interface PageBrowser {
   sendMessage(message: UiMessage): Promise<unknown>;
   openTab(path: string): Promise<unknown>;
+  /** Asks the person for host permissions (Firefox's passkeys borrow `elicitly.localhost`); called in a click handler. */
+  grantOrigins(origins: string[]): Promise<boolean>;
 }
 
 /** The popup and the review tab are the same app; the entrypoints only hand it the browser. */
@@ -19,7 +21,7 @@ export function mountApp(mode: 'popup' | 'tab', page: PageBrowser): void {
   void loadChecks();
   const db = openDb();
   db.open().catch(() => undefined); // a failure to open is each read's to report
-  const client = createRuntimeClient((m) => page.sendMessage(m));
+  const client = { ...createRuntimeClient((m) => page.sendMessage(m)), grantOrigins: (origins: string[]) => page.grantOrigins(origins) };
   // The worker may be asleep; a page opening is reason enough to reconnect. No answer is fine.
   page.sendMessage({ type: 'wake' }).catch(() => undefined);
   const root = document.getElementById('app');

@@ -11,6 +11,8 @@ import type { BackgroundClient, Decision, PasskeyMethod } from '../messages.js';
 /** How long the browser's passkey dialog may stay open. */
 const CEREMONY_MS = 120_000;
 
+export const NOT_CONNECTED = 'The hub is not connected: passkeys are checked by the hub, so try again once it is.';
+
 export type Ceremony<T> = { ok: true; value: T } | { ok: false; message: string };
 
 const NonceSchema = z.strictObject({ nonce: z.string(), expiresAt: z.number() });
@@ -26,7 +28,7 @@ type Passkeys = Required<Pick<BackgroundClient, 'passkey'>>;
 
 async function call<T>(client: Passkeys, method: PasskeyMethod, params: Record<string, unknown>, schema: z.ZodType<T>): Promise<Ceremony<T>> {
   const reply = await client.passkey(method, params);
-  if (reply.state === 'not_connected') return { ok: false, message: 'The hub is not connected: passkeys are checked by the hub, so try again once it is.' };
+  if (reply.state === 'not_connected') return { ok: false, message: NOT_CONNECTED };
   if (reply.state === 'no_answer') return { ok: false, message: 'The hub did not answer in time; try again.' };
   if (reply.state === 'error') return { ok: false, message: reply.message };
   if (!reply.ok) return { ok: false, message: reply.message };

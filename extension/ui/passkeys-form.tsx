@@ -1,7 +1,12 @@
 import { useEffect, useState } from 'preact/hooks';
 import type { PasskeyInfo, PasskeyScope } from '../../shared/passkey-wire.js';
+import type { ElicitlyDb } from '../db/database.js';
 import type { BackgroundClient } from '../messages.js';
-import { addPasskey, passkeyInfo, removePasskey, setRequire } from './passkey-ceremony.js';
+import { readConnection } from './page-reads.js';
+import { useLiveQuery } from './use-live-query.js';
+import { NOT_CONNECTED, addPasskey, passkeyInfo, removePasskey, setRequire } from './passkey-ceremony.js';
+
+const NOT_READ = 'The passkeys could not be read from the hub yet.';
 
 const SCOPES: { scope: PasskeyScope; label: string }[] = [
   { scope: 'permission', label: "Agents' permission prompts" },
@@ -10,10 +15,21 @@ const SCOPES: { scope: PasskeyScope; label: string }[] = [
 ];
 
 /**
+ * The host permission an RP ID that is a host name needs in this browser (Firefox: `elicitly.localhost`); the Chrome
+ * extension's own RP ID (its origin) needs none.
+ */
+function hostPermission(client: BackgroundClient, rpId: string | null): Promise<boolean> {
+  if (rpId === null || rpId.includes('://') || !client.grantOrigins) return Promise.resolve(true);
+  return client.grantOrigins([`http://${rpId}/*`]).catch(() => false);
+}
+
+/**
  * The person's passkeys (Settings): add one, remove one, and choose which requests need one. The list and the setting
  * are the hub's, read again after every change, so what is shown is what the hub enforces.
  */
-export function PasskeysForm({ client }: { client: BackgroundClient }) {
+export function PasskeysForm({ db, client }: { db: ElicitlyDb; client: BackgroundClient }) {
+  // Read again whenever the hub connects: the list and the setting are the hub's (Settings is often open while pairing).
+  const connected = useLiveQuery(async () => (await readConnection(db))?.state === 'connected', [db]);
   const [info, setInfo] = useState<PasskeyInfo | null>(null);
   const [required, setRequired] = useState<PasskeyScope[]>([]);
   const [label, setLabel] = useState('');
@@ -27,9 +43,12 @@ export function PasskeysForm({ client }: { client: BackgroundClient }) {
     if (read.ok) {
       setInfo(read.value);
       setRequired(read.value.require);
-    } else setStatus(read.message);
+      setStatus((now) => (now === NOT_READ ? '' : now));
+    } else setStatus(read.message === NOT_CONNECTED ? NOT_READ : read.message);
   };
-  useEffect(() => void load(), []);
+  useEffect(() => {
+    if (connected) void load();
+  }, [connected]);
   if (!passkey) return null;
 
   const run = async (what: () => Promise<{ ok: true } | { ok: false; message: string }>, done: string) => {
@@ -45,7 +64,10 @@ export function PasskeysForm({ client }: { client: BackgroundClient }) {
     }
   };
 
-  if (info === null) return <section class="settings" aria-label="Passkeys"><h2>Passkeys</h2><p class="muted" role="status">{status || 'Loading…'}</p></section>;
+  if (info === null) {
+    const waiting = connected === false ? 'Passkeys are kept by the hub: they show here once it is connected.' : 'Loading…';
+    return <section class="settings" aria-label="Passkeys"><h2>Passkeys</h2><p class="muted" role="status">{status || waiting}</p></section>;
+  }
   const name = label.trim();
   const toggle = (scope: PasskeyScope, on: boolean) => setRequired((now) => (on ? [...now, scope] : now.filter((s) => s !== scope)));
   return (
@@ -74,7 +96,11 @@ export function PasskeysForm({ client }: { client: BackgroundClient }) {
         <input id="passkey-label" value={label} maxLength={60} placeholder="e.g. This laptop" onInput={(e) => setLabel(e.currentTarget.value)} />
       </div>
       <div class="actions">
-        <button type="button" disabled={busy || name === '' || info.rpId === null} onClick={() => void run(() => addPasskey({ passkey }, info, name), `Added ${name}.`)}>
+        <button type="button" disabled={busy || name === '' || info.rpId === null} onClick={() => {
+          // Asked here, in the click itself: Firefox grants a permission only from a user's input, not after an await.
+          const granted = hostPermission(client, info.rpId);
+          void run(async () => ((await granted) ? addPasskey({ passkey }, info, name) : { ok: false, message: `Passkeys here need the permission for ${info.rpId ?? ''}: nothing was added.` }), `Added ${name}.`);
+        }}>
           Add a passkey
         </button>
       </div>

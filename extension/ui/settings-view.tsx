@@ -10,7 +10,7 @@ export function SettingsView({ db, client }: { db: ElicitlyDb; client: Backgroun
     <>
       <PairingForm db={db} client={client} />
       <SettingsForm db={db} client={client} />
-      <PasskeysForm client={client} />
+      <PasskeysForm db={db} client={client} />
     </>
   );
 }
