@@ -4,6 +4,7 @@ import { RuleDraftSchema, RuleIdSchema, type RuleDraft } from '../shared/rules.j
 import { FieldIssueSchema } from '../shared/field-issues.js';
 import { DecideParamsSchema, DecisionRefusalSchema, ElicitationIdSchema } from '../shared/wire-fields.js';
 import { Sha256HexSchema } from '../shared/receipt.js';
+import { AssertionSchema, type Assertion } from '../shared/passkey-wire.js';
 import { LocalOutcomeSchema } from './db/rows.js';
 
 /**
@@ -27,7 +28,7 @@ export const UiMessageSchema = z.discriminatedUnion('type', [
   // A page opened: make sure the worker is awake and connecting.
   z.strictObject({ type: z.literal('wake') }),
   // The Rules view: save a rule (no id: a new one; an id: replaces that rule whole) or delete one, through the hub.
-  z.strictObject({ type: z.literal('rule.save'), id: RuleIdSchema.optional(), rule: RuleDraftSchema }),
+  z.strictObject({ type: z.literal('rule.save'), id: RuleIdSchema.optional(), rule: RuleDraftSchema, approval: z.strictObject({ nonce: z.string().max(100), proof: AssertionSchema }).optional() }),
   z.strictObject({ type: z.literal('rule.delete'), id: RuleIdSchema }),
   // A review shows a pending request to the person: the hub's ledger records it (`request.shown`), once.
   z.strictObject({ type: z.literal('shown'), elicitationId: ElicitationIdSchema, shownHash: Sha256HexSchema }),
@@ -93,7 +94,8 @@ export interface BackgroundClient {
    * Only the extension's own client has these: rules are the person's, made in the extension. A surface without them
    * (the review inside the chat, whose decisions can never carry a rule) offers no "Always allow…".
    */
-  saveRule?(id: string | undefined, rule: RuleDraft): Promise<RuleReply>;
+  /** `approval`: a passkey's over this save, when the person's setting asks for one (`passkey-ceremony.ts` `approveRule`). */
+  saveRule?(id: string | undefined, rule: RuleDraft, approval?: { nonce: string; proof: Assertion }): Promise<RuleReply>;
   deleteRule?(id: string): Promise<RuleReply>;
   /** Tells the hub this review is on the person's screen, rendered to this hash (surfaces with a socket of their own). */
   shown?(elicitationId: string, shownHash: string): void;

@@ -2,8 +2,12 @@
 // pages share. The hashing that binds a passkey to a decision is `passkey.ts`, loaded only where a ceremony happens.
 import * as z from 'zod';
 
-/** Which requests need a passkey by the person's setting. */
-export const PASSKEY_SCOPES = ['permission', 'proposal', 'everything'] as const;
+/**
+ * What needs a passkey by the person's setting: requests of a kind (or all), and `rules`: saving a rule (in the Rules
+ * view, approved with a passkey; a decision's "Always allow…" is refused then). Removing or ending a rule never needs
+ * one: that only brings a question back to the person.
+ */
+export const PASSKEY_SCOPES = ['permission', 'proposal', 'everything', 'rules'] as const;
 export const PasskeyScopeSchema = z.enum(PASSKEY_SCOPES);
 export type PasskeyScope = z.infer<typeof PasskeyScopeSchema>;
 

@@ -186,7 +186,8 @@ export const PEER_CALLS = {
   /** The person's rules, for `elicitly-companion rules --list` and the hook. */
   rules: { params: z.strictObject({}), result: z.strictObject({ rules: RulesSchema }), callers: ['local'], what: "list the person's rules" },
   /** Save a rule (no `id`: a new one; an `id`: that rule replaced whole): only in the extension, never an agent. */
-  'rule.save': { params: z.strictObject({ id: RuleIdSchema.optional(), rule: RuleDraftSchema }), result: RuleChangeResultSchema, callers: ['extension'], what: 'save a rule' },
+  /** With the person's setting `rules`: approved by a passkey over `manageChallenge({ rule: { id, draft } })`. */
+  'rule.save': { params: z.strictObject({ id: RuleIdSchema.optional(), rule: RuleDraftSchema, ...ProofFields }), result: RuleChangeResultSchema, callers: ['extension'], what: 'save a rule' },
   /** The hub's key id, the person's setting and passkeys, and the RP ID the caller's origin uses. */
   'passkey.info': { params: z.strictObject({}), result: PasskeyInfoSchema, callers: ['local', 'extension', 'device'], what: "list the person's passkeys and setting" },
   /** A one-time nonce for a ceremony (a new passkey, or a change a passkey approves). */
@@ -202,7 +203,7 @@ export const PEER_CALLS = {
   'passkey.remove': { params: z.strictObject({ id: CredentialIdSchema, ...ProofFields }), result: PasskeyChangeResultSchema, callers: ['local', 'extension', 'device'], what: 'remove a passkey (from a page: approved with a passkey)' },
   /** The setting: which requests need a passkey. Loosening it from a page needs a passkey's proof. */
   'passkey.require': {
-    params: z.strictObject({ require: z.array(PasskeyScopeSchema).max(3), ...ProofFields }),
+    params: z.strictObject({ require: z.array(PasskeyScopeSchema).max(4), ...ProofFields }),
     result: PasskeyChangeResultSchema,
     callers: ['local', 'extension', 'device'],
     what: 'set which requests need a passkey (loosening from a page: approved with a passkey)',

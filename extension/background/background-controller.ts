@@ -128,7 +128,7 @@ export class BackgroundController {
   private async changeRule(message: Extract<UiMessage, { type: 'rule.save' | 'rule.delete' }>): Promise<RuleReply> {
     const timeoutMs = this.o.answerTimeoutMs ?? 5000;
     const answer = message.type === 'rule.save'
-      ? await this.connection.call('rule.save', { ...(message.id === undefined ? {} : { id: message.id }), rule: message.rule }, timeoutMs)
+      ? await this.connection.call('rule.save', { ...(message.id === undefined ? {} : { id: message.id }), rule: message.rule, ...(message.approval ?? {}) }, timeoutMs)
       : await this.connection.call('rule.delete', { id: message.id }, timeoutMs);
     if ('unanswered' in answer) return answer.unanswered === 'not_connected' ? { state: 'not_connected' } : { state: 'no_answer' };
     if (!answer.ok) return { state: 'answered', ok: false, issues: answer.error.issues ?? [{ path: '(hub)', rule: answer.error.code, message: answer.error.message }] };

@@ -6,6 +6,7 @@ import { base64url, decisionChallenge, decisionCore, decisionHash, fromBase64url
 import { AssertionSchema, PasskeyInfoSchema, RegistrationSchema, type Assertion, type PasskeyInfo, type PasskeyScope } from '../../shared/passkey-wire.js';
 import { FieldIssueSchema } from '../../shared/field-issues.js';
 import type { RequestRow } from '../db/rows.js';
+import type { RuleDraft } from '../../shared/rules.js';
 import type { BackgroundClient, Decision, PasskeyMethod } from '../messages.js';
 
 /** How long the browser's passkey dialog may stay open. */
@@ -144,6 +145,20 @@ export async function addPasskey(client: Passkeys, info: PasskeyInfo, label: str
     proof = approvedBy.value;
   }
   return changed(await call(client, 'passkey.register', { nonce: nonce.value.nonce, registration: registration.value, label, ...(proof ? { proof } : {}) }, ChangeSchema));
+}
+
+/**
+ * A passkey's approval of a rule save when the person's setting asks for one (`rules`), over exactly this id and draft;
+ * null when it does not.
+ */
+export async function approveRule(client: Passkeys, id: string | undefined, draft: RuleDraft): Promise<Ceremony<{ nonce: string; proof: Assertion } | null>> {
+  const info = await passkeyInfo(client);
+  if (!info.ok) return info;
+  if (!info.value.require.includes('rules')) return { ok: true, value: null };
+  const nonce = await call(client, 'passkey.nonce', {}, NonceSchema);
+  if (!nonce.ok) return nonce;
+  const proof = await assertOver(info.value, manageChallenge({ hub: info.value.hub, nonce: nonce.value.nonce, change: { rule: { id: id ?? null, draft } } }));
+  return proof.ok ? { ok: true, value: { nonce: nonce.value.nonce, proof: proof.value } } : proof;
 }
 
 export const removePasskey = (client: Passkeys, info: PasskeyInfo, id: string) => approved(client, info, 'passkey.remove', { id }, { remove: id }, true);

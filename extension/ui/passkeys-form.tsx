@@ -12,6 +12,7 @@ const SCOPES: { scope: PasskeyScope; label: string }[] = [
   { scope: 'permission', label: "Agents' permission prompts" },
   { scope: 'proposal', label: 'Proposals' },
   { scope: 'everything', label: 'Everything' },
+  { scope: 'rules', label: 'Saving a rule' },
 ];
 
 /**

@@ -86,6 +86,18 @@ export function RulesView({ db, client }: { db: ElicitlyDb; client: BackgroundCl
   // Drawn again when the rules or the history change, not on every tick of the clock.
   const suggestions = useMemo(() => (rules && history ? ruleSuggestions(history, rules, Date.now()) : []), [rules, history]);
   const dryRun = (draft: RuleDraft) => <DryRunView rows={history} draft={draft} />;
+  // A save the person's setting asks a passkey for (`rules`): the hub says so, and the save is made again with the
+  // passkey's approval over exactly this id and draft. Without that setting it costs nothing more.
+  const approvedSave = async (id: string | undefined, draft: RuleDraft): Promise<RuleReply> => {
+    if (!saveRule) return { state: 'error', message: 'Rules can be changed only in the browser extension.' };
+    const first = await saveRule(id, draft);
+    const passkey = client.passkey;
+    const asked = first.state === 'answered' && !first.ok && first.issues?.some((i) => i.path === 'proof' && i.rule === 'passkey_required');
+    if (!asked || !passkey) return first;
+    const approval = await (await import('./passkey-ceremony.js')).approveRule({ passkey }, id, draft);
+    if (!approval.ok) return { state: 'error', message: approval.message };
+    return approval.value ? saveRule(id, draft, approval.value) : first;
+  };
 
   if (rules === undefined) return <p class="muted">Loading…</p>;
   return (
@@ -115,7 +127,7 @@ export function RulesView({ db, client }: { db: ElicitlyDb; client: BackgroundCl
                     dryRun={dryRun}
                     saveLabel="Save the rule"
                     busy={busy}
-                    onSave={(draft) => void change(() => saveRule(rule.id, draft), 'Rule saved.', () => setEditing(null))}
+                    onSave={(draft) => void change(() => approvedSave(rule.id, draft), 'Rule saved.', () => setEditing(null))}
                     onCancel={() => setEditing(null)}
                   />
                 ) : saveRule && deleteRule ? (
@@ -139,7 +151,7 @@ export function RulesView({ db, client }: { db: ElicitlyDb; client: BackgroundCl
           editing={editing}
           busy={busy}
           onEdit={setEditing}
-          onSave={(draft) => void change(() => saveRule(undefined, draft), 'Rule saved.', () => setEditing(null))}
+          onSave={(draft) => void change(() => approvedSave(undefined, draft), 'Rule saved.', () => setEditing(null))}
         />
       )}
     </section>

@@ -20,7 +20,7 @@ export function createRuntimeClient(send: (message: UiMessage) => Promise<unknow
     }
   };
   return {
-    saveRule: (id, rule) => ruleChange({ type: 'rule.save', ...(id === undefined ? {} : { id }), rule }),
+    saveRule: (id, rule, approval) => ruleChange({ type: 'rule.save', ...(id === undefined ? {} : { id }), rule, ...(approval ? { approval } : {}) }),
     deleteRule: (id) => ruleChange({ type: 'rule.delete', id }),
     shown(elicitationId, shownHash) {
       // Best effort: a showing the hub does not hear of is only missing from its ledger.

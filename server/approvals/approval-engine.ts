@@ -332,7 +332,9 @@ export class ApprovalEngine {
     return this.exclusive(RULES_QUEUE, async (): Promise<RuleChange> => {
       const now = this.now();
       const all = this.rules.all();
-      if (draft.expiresAt !== null && draft.expiresAt <= now) {
+      // An existing rule ended now (the Rules view's "End now", whose clock is the page's) stops applying; a new rule that
+      // would never apply is a mistake.
+      if (draft.expiresAt !== null && draft.expiresAt <= now && options.id === undefined) {
         return { ok: false, reason: 'invalid', issues: [issue(['rule', 'expiresAt'], 'in_the_past', 'must be in the future (or null: until removed)')] };
       }
       let next: Rule[];
@@ -511,6 +513,9 @@ export class ApprovalEngine {
       if (!result.ok) return { ok: false, reason: result.reason, status: effectiveStatus(record, this.now()) };
     }
     // A repeat reads the committed record (its rule was saved with the first one); only a first decision saves one.
+    if (message.rule && !result.duplicate && this.passkeys.require().includes('rules')) {
+      return { ok: false, reason: 'invalid', status: 'pending', issues: [issue(['rule'], 'passkey_required', 'saving a rule needs your passkey (your setting): decide without "Always", and make the rule in the Rules view')] };
+    }
     if (message.rule && !result.duplicate) {
       if (surface !== 'extension') return { ok: false, reason: 'invalid', status: 'pending', issues: [issue(['rule'], 'forbidden', 'only the browser extension may save a rule')] };
       if (record.kind !== 'permission' && record.kind !== 'confirm') {

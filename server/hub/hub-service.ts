@@ -1,6 +1,7 @@
 import type { Answer, Caller, Created, Params, PeerMethod, Result } from '../../shared/peer-calls.js';
 import { fail } from '../../shared/peer-calls.js';
 import type { DecidedVia } from '../../shared/lifecycle.js';
+import type { RuleDraft } from '../../shared/rules.js';
 import type { ApprovalEngine, EngineCreated, Scope } from '../approvals/approval-engine.js';
 import type { Asker, PasskeyRefusal } from '../passkeys/passkey-registry.js';
 import type { CallContext } from './peer-dispatcher.js';
@@ -32,7 +33,7 @@ function scopeOf(context: CallContext): Scope {
   return context.principal.role === 'remote' ? context.principal.keyId : null;
 }
 
-type EngineView = Pick<ApprovalEngine, 'call' | 'pendingCount' | 'decide' | 'saveRule' | 'deleteRule' | 'passkeys'>;
+type EngineView = Pick<ApprovalEngine, 'call' | 'pendingCount' | 'decide' | 'saveRule' | 'deleteRule' | 'passkeys' | 'ruleList'>;
 
 /** The origin a reviewer's socket proved at the upgrade; null for the terminal and the hub's own tools. */
 function originOf(context: CallContext): string | null {
@@ -43,6 +44,13 @@ function originOf(context: CallContext): string | null {
 function askerOf(context: CallContext): Asker {
   const origin = originOf(context);
   return origin === null ? { kind: 'terminal' } : { kind: 'surface', origin };
+}
+
+/** A save that only ends an existing rule now (its expiry set to the past or present): the Rules view's "End now". */
+function endsRule(params: { id?: string; rule: RuleDraft }, engine: EngineView): boolean {
+  if (params.id === undefined || params.rule.expiresAt === null || params.rule.expiresAt > Date.now()) return false;
+  const existing = engine.ruleList().find((r) => r.id === params.id);
+  return existing !== undefined && existing.effect === params.rule.effect && JSON.stringify(existing.match) === JSON.stringify(params.rule.match);
 }
 
 const UNRECORDED_PASSKEY = 'the hub could not record this change; try again in a moment';
@@ -100,6 +108,12 @@ export function serviceHandlers(engine: EngineView, reviewers: Reviewers): Servi
     'passkey.remove': (params, context) => passkeyChange(() => engine.passkeys.remove(askerOf(context), params)),
     'passkey.require': (params, context) => passkeyChange(() => engine.passkeys.setRequire(askerOf(context), params)),
     'rule.save': async (params) => {
+      // With the person's setting `rules`, a passkey approves every save but ending a rule (which only brings questions back).
+      if (engine.passkeys.require().includes('rules') && !endsRule(params, engine)) {
+        const { nonce, proof } = params;
+        const approved = await engine.passkeys.approve({ ...(nonce ? { nonce } : {}), ...(proof ? { proof } : {}) }, { rule: { id: params.id ?? null, draft: params.rule } });
+        if (!approved.ok) return approved.code === 'unavailable' ? fail('unavailable', UNRECORDED_PASSKEY) : { ok: true, value: { ok: false, issues: approved.issues } };
+      }
       const saved = await engine.saveRule(params.rule, params.id === undefined ? {} : { id: params.id });
       if (saved.ok) return { ok: true, value: { ok: true, id: saved.rule.id } };
       return saved.reason === 'unavailable' ? fail('unavailable', 'the hub could not record this change; try again in a moment') : { ok: true, value: { ok: false, issues: saved.issues } };

@@ -222,6 +222,11 @@ export class PasskeyRegistry {
     return true;
   }
 
+  /** A change approved by one of the passkeys: an assertion over `manageChallenge` of this nonce (spent) and change. */
+  approve(params: { nonce?: string; proof?: Assertion }, change: unknown): Promise<{ ok: true } | PasskeyRefusal> {
+    return this.proveWithNonce(params, change);
+  }
+
   private async proveWithNonce(params: { nonce?: string; proof?: Assertion }, change: unknown): Promise<{ ok: true } | PasskeyRefusal> {
     if (params.nonce === undefined || params.proof === undefined) return refuse('passkey_required', ['proof'], 'passkey_required', 'approve this change with one of your passkeys');
     if (!this.spend(params.nonce)) return refuse('invalid', ['nonce'], 'expired', 'this ceremony expired or was used already: start again');

@@ -13,6 +13,7 @@ import { ledgerKey } from '../../server/ledger/ledger-key.js';
 import { verifyReceipt } from '../../server/ledger/ledger-verify.js';
 import { requestHashOf } from '../../server/ledger/request-events.js';
 import { PASSKEYS_FILE } from '../../server/passkeys/passkey-registry.js';
+import { serviceHandlers } from '../../server/hub/hub-service.js';
 import { firefoxWebAuthnOrigin } from '../../server/passkeys/passkey-origins.js';
 import { checkApprovalInput } from '../../shared/approval-input.js';
 import { EXTENSION_ORIGIN, FIREFOX_EXTENSION_ID } from '../../shared/extension-id.js';
@@ -170,6 +171,45 @@ describe('a request that needs a passkey', () => {
     expect(types).toEqual(['passkey.added', 'passkey.added', 'passkey.removed', 'passkey.removed']);
     engine = await open();
     expect(engine.passkeys.credentials()).toEqual([]);
+  });
+});
+
+describe("the setting 'rules': a rule is saved only with a passkey's approval", () => {
+  it('a save needs an assertion over exactly that rule; ending one does not; a decision cannot carry one', async () => {
+    const { authenticator } = await register();
+    const service = serviceHandlers(engine, { connected: () => 1, lastSeenAt: () => null, paired: () => 1 });
+    const context = { principal: { role: 'extension' as const, keyId: 'k_0123456789abcdef', origin: EXTENSION_ORIGIN }, caller: 'extension' as const };
+    const draft = { effect: 'allow' as const, match: { tool: 'Bash', commandPrefix: 'npm test' }, expiresAt: null };
+    // Without the setting a rule saves as before.
+    const plain = await service['rule.save']({ rule: draft }, context);
+    expect(plain).toMatchObject({ ok: true, value: { ok: true } });
+    expect(await engine.passkeys.setRequire({ kind: 'terminal' }, { require: ['rules'] })).toEqual({ ok: true });
+
+    const other = { ...draft, match: { tool: 'Bash', commandPrefix: 'npm run build' } };
+    expect(await service['rule.save']({ rule: other }, context)).toMatchObject({ ok: true, value: { ok: false, issues: [{ path: 'proof', rule: 'passkey_required' }] } });
+    // Approved for one rule, sent with another: refused.
+    const { nonce } = engine.passkeys.nonce();
+    const proof = authenticator.assert(manageChallenge({ hub: hub(), nonce, change: { rule: { id: null, draft: other } } }));
+    const swapped = { ...other, match: { tool: 'Bash', commandPrefix: 'rm' } };
+    expect(await service['rule.save']({ rule: swapped, nonce, proof }, context)).toMatchObject({ ok: true, value: { ok: false, issues: [{ rule: 'challenge_mismatch' }] } });
+    const second = engine.passkeys.nonce().nonce;
+    const approved = authenticator.assert(manageChallenge({ hub: hub(), nonce: second, change: { rule: { id: null, draft: other } } }));
+    expect(await service['rule.save']({ rule: other, nonce: second, proof: approved }, context)).toMatchObject({ ok: true, value: { ok: true } });
+    expect(engine.ruleList().map((r) => r.match.commandPrefix)).toEqual(['npm test', 'npm run build']);
+
+    // "End now" only brings the questions back: no passkey asked.
+    const first = engine.ruleList()[0];
+    if (!first || !plain.ok) throw new Error('no rule');
+    expect(await service['rule.save']({ id: first.id, rule: { ...draft, expiresAt: Date.now() } }, context)).toMatchObject({ ok: true, value: { ok: true } });
+
+    // A decision's "Always allow…" would save a rule without one: refused, and nothing is decided.
+    const checked = checkApprovalInput({ message: 'x', context: {} });
+    if (!checked.ok) throw new Error('fixture');
+    const request = { kind: 'permission' as const, message: 'Run npm ci?', host: 'claude-code' as const, event: 'PermissionRequest' as const, tool: 'Bash', input: { command: 'npm ci' }, command: 'npm ci', cwd: '/p', sessionId: 's', editable: false, suggestions: [], timeoutSeconds: 60 };
+    expect((await engine.call('create', { id: 'el_perm', request, renderedTemplate: null, timeoutMs: 60_000, requester: { client: 'test', pid: 1 } }, null)).ok).toBe(true);
+    const withRule = await engine.decide({ elicitationId: 'el_perm', idempotencyKey: 'k', decision: 'approved', values: {}, rule: { effect: 'allow', match: { tool: 'Bash', commandPrefix: 'npm ci' }, expiresAt: null } }, 'extension');
+    expect(withRule).toMatchObject({ ok: true, value: { ok: false, reason: 'invalid', issues: [{ path: 'rule', rule: 'passkey_required' }] } });
+    expect(engine.pendingViews().some((v) => v.elicitationId === 'el_perm')).toBe(true);
   });
 });
 
