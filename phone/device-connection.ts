@@ -1,10 +1,10 @@
 import { normalizePairingCode } from '../shared/hub-auth.js';
 import { MAX_FRAME_BYTES, type DecideParams, type RequestView } from '../shared/wire-protocol.js';
-import type { HubNotice } from '../shared/peer-calls.js';
+import { parseParams, type HubNotice } from '../shared/peer-calls.js';
 import type { HubKey } from '../extension/db/settings-schema.js';
 import { answeredReply } from '../extension/hub/decision-reply.js';
 import { HubConnection, type Clock, type HubTarget, type LinkState, type SocketFactory } from '../extension/hub/hub-connection.js';
-import type { DecideReply, Decision } from '../extension/messages.js';
+import type { DecideReply, Decision, PasskeyMethod, PasskeyReply } from '../extension/messages.js';
 
 export { WELCOME_TIMEOUT_MS, type Clock, type SocketLike } from '../extension/hub/hub-connection.js';
 
@@ -125,6 +125,15 @@ export class DeviceConnection {
   pair(code: string, deviceName: string): void {
     this.pairing = { code: normalizePairingCode(code), deviceName };
     this.link.restart('pairing');
+  }
+
+  /** One of the hub's passkey calls (the page's Passkeys view, a review that needs one), answered within a bound. */
+  async passkey(method: PasskeyMethod, raw: Record<string, unknown>): Promise<PasskeyReply> {
+    const params = parseParams(method, raw);
+    if (!params.success) return { state: 'error', message: `invalid ${method}: ${params.error.issues[0]?.message ?? ''}` };
+    const answer = await this.link.call(method, params.data, this.options.answerTimeoutMs ?? DECIDE_TIMEOUT_MS);
+    if ('unanswered' in answer) return answer.unanswered === 'not_connected' ? { state: 'not_connected' } : { state: 'no_answer' };
+    return answer.ok ? { state: 'answered', ok: true, value: answer.value } : { state: 'answered', ok: false, code: answer.error.code, message: answer.error.message };
   }
 
   /** Tells the hub a review is on this phone's screen (its ledger's `request.shown`); nothing when not connected. */

@@ -7,6 +7,9 @@ import { dateTime, timeLeft } from '../extension/ui/format-time.js';
 import { decisionSummary } from '../extension/ui/request-summary.js';
 import { KIND_LABEL } from '../extension/ui/labels.js';
 import { ReviewView } from '../extension/ui/review/review-view.js';
+import { PasskeysForm } from '../extension/ui/passkeys-form.js';
+import { signDecision } from '../extension/ui/passkey-ceremony.js';
+import type { Decision } from '../extension/messages.js';
 import { useNow } from '../extension/ui/use-now.js';
 import { VisibleText } from '../extension/ui/visible-text.js';
 import type { DeviceState, NotPairedReason } from './device-connection.js';
@@ -199,6 +202,9 @@ function History({ rows }: { rows: StoredRow[] }) {
 
 function Review({ session, id, welcomed, onDone }: { session: PhoneSession; id: string; welcomed: boolean; onDone(): void }) {
   const lists = useStore(session.lists);
+  const passkey = session.client.passkey;
+  // This page's own WebAuthn ceremony, on an origin that can hold one (elicitly.localhost, or the tailnet's https name).
+  const signPasskey = passkey ? (r: RequestRow, decision: Decision) => signDecision({ passkey }, r, decision) : undefined;
   const row = lists.pending.find((r) => r.elicitationId === id) ?? lists.recent.find((r) => r.elicitationId === id);
   if (!row) {
     if (!welcomed) return <p class="muted">Waiting for the hub…</p>;
@@ -207,7 +213,7 @@ function Review({ session, id, welcomed, onDone }: { session: PhoneSession; id: 
   return (
     <>
       <RequestMeta row={row} />
-      <ReviewView row={row} decide={session.client.decide} onShown={session.client.shown} onDone={onDone} here={null} />
+      <ReviewView row={row} decide={session.client.decide} onShown={session.client.shown} signPasskey={signPasskey} onDone={onDone} here={null} />
     </>
   );
 }
@@ -240,6 +246,7 @@ function Nav({ route, pendingCount }: { route: Route; pendingCount: number }) {
     <nav class="phone-nav" aria-label="Views">
       <a href="#/" aria-current={route.view === 'inbox' ? 'page' : undefined}>Inbox{pendingCount > 0 ? ` (${pendingCount})` : ''}</a>
       <a href="#/history" aria-current={route.view === 'history' ? 'page' : undefined}>History</a>
+      <a href="#/passkeys" aria-current={route.view === 'passkeys' ? 'page' : undefined}>Passkeys</a>
     </nav>
   );
 }
@@ -280,6 +287,8 @@ export function PhoneApp({ session, pairCode, suggestedName }: { session: PhoneS
     );
   } else if (route.view === 'history') {
     body = <History rows={lists.recent} />;
+  } else if (route.view === 'passkeys') {
+    body = <PasskeysForm client={session.client} connected={state === null ? undefined : connected} />;
   } else {
     body = <Inbox rows={lists.pending} connected={connected} flash={flash} />;
   }

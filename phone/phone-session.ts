@@ -43,6 +43,7 @@ export function createPhoneSession(wiring: Wiring): { session: PhoneSession; con
       }
       return reply;
     },
+    passkey: (method, params) => connection.passkey(method, params),
     shown: (elicitationId, shownHash) => {
       connection.shown(elicitationId, shownHash);
     },

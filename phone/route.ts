@@ -2,7 +2,7 @@
  * Where the page is, from its fragment (which never reaches a server): `#pair=<code>` from the QR code, a review link
  * `#/r/<elicitationId>` (a notification's), the history, or the inbox (anything else).
  */
-export type Route = { view: 'pair'; code: string } | { view: 'review'; id: string } | { view: 'history' } | { view: 'inbox' };
+export type Route = { view: 'pair'; code: string } | { view: 'review'; id: string } | { view: 'history' } | { view: 'passkeys' } | { view: 'inbox' };
 
 export function parseRoute(hash: string): Route {
   const pair = /^#pair=([^&]+)$/.exec(hash);
@@ -10,6 +10,7 @@ export function parseRoute(hash: string): Route {
   const review = /^#\/r\/(.+)$/.exec(hash);
   if (review?.[1]) return { view: 'review', id: safeDecode(review[1]) };
   if (hash === '#/history') return { view: 'history' };
+  if (hash === '#/passkeys') return { view: 'passkeys' };
   return { view: 'inbox' };
 }
 

@@ -146,8 +146,8 @@ const ConfigSchema = z.strictObject({
   port: z.coerce.number().int().min(1).max(65_535),
   stateDir: z.string().min(1),
   retentionDays: z.coerce.number().positive().max(36_500),
-  /** How long the ledger keeps a sealed segment; null: for ever (the default). At least `retentionDays`. */
-  ledgerRetentionDays: z.coerce.number().positive().max(36_500).nullable(),
+  /** How long the ledger keeps a sealed segment; unset: for ever (the default). At least `retentionDays`. */
+  ledgerRetentionDays: z.coerce.number().positive().max(36_500).optional(),
   minTimeoutSeconds: z.coerce.number().positive().max(86_400),
   probeTimeoutMs: z.coerce.number().int().positive().max(3_600_000),
   /**
@@ -506,7 +506,7 @@ export function parseConfig(
     port,
     stateDir,
     retentionDays: set(env.ELICITLY_RETENTION_DAYS) ?? 7,
-    ledgerRetentionDays: set(env.ELICITLY_LEDGER_RETENTION_DAYS) ?? null,
+    ...(set(env.ELICITLY_LEDGER_RETENTION_DAYS) === undefined ? {} : { ledgerRetentionDays: set(env.ELICITLY_LEDGER_RETENTION_DAYS) }),
     minTimeoutSeconds: set(env.ELICITLY_MIN_TIMEOUT_SECONDS) ?? 60,
     probeTimeoutMs: set(env.ELICITLY_PROBE_TIMEOUT_MS) ?? DEFAULT_PROBE_TIMEOUT_MS,
     automaticNoMs: set(env.ELICITLY_AUTOMATIC_NO_MS) ?? DEFAULT_AUTOMATIC_NO_MS,
@@ -547,7 +547,7 @@ export function parseConfig(
       issues.push(`${SOURCES[key] ?? String(key)}: ${issue.message}, got ${JSON.stringify(raw[key as keyof typeof raw])}`);
     }
   }
-  if (parsed.success && parsed.data.ledgerRetentionDays !== null && parsed.data.ledgerRetentionDays < parsed.data.retentionDays) {
+  if (parsed.success && parsed.data.ledgerRetentionDays !== undefined && parsed.data.ledgerRetentionDays < parsed.data.retentionDays) {
     // The ledger must outlive the journal: a request still in the journal whose events were removed would be appended again.
     issues.push(`ELICITLY_LEDGER_RETENTION_DAYS: must be at least ELICITLY_RETENTION_DAYS (${parsed.data.retentionDays}), got ${parsed.data.ledgerRetentionDays}`);
   }

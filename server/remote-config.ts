@@ -75,7 +75,9 @@ export type Listener = 'loopback' | 'network';
  */
 export function allowedOrigins(config: RemoteConfig, port: number, listener: Listener = 'loopback'): string[] {
   if (!config.enabled) return [];
-  return listener === 'network' ? [...config.origins] : [`http://127.0.0.1:${port}`, `http://localhost:${port}`, ...config.origins];
+  // `elicitly.localhost`: the name a page can use WebAuthn on (an IP address is no RP ID); browsers resolve every
+  // `*.localhost` to loopback themselves, so no DNS answer can point it elsewhere.
+  return listener === 'network' ? [...config.origins] : [`http://127.0.0.1:${port}`, `http://localhost:${port}`, `http://elicitly.localhost:${port}`, ...config.origins];
 }
 
 /**
@@ -85,5 +87,5 @@ export function allowedOrigins(config: RemoteConfig, port: number, listener: Lis
 export function allowedHosts(config: RemoteConfig, port: number, listener: Listener = 'loopback'): string[] {
   const configured = config.enabled ? config.origins.map((origin) => new URL(origin).host) : [];
   if (listener === 'network') return configured;
-  return [`127.0.0.1:${port}`, `localhost:${port}`, `[::1]:${port}`, ...configured];
+  return [`127.0.0.1:${port}`, `localhost:${port}`, `elicitly.localhost:${port}`, `[::1]:${port}`, ...configured];
 }

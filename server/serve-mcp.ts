@@ -22,7 +22,7 @@ export async function openEngine(config: Config) {
   return ApprovalEngine.open({
     dir: config.stateDir,
     retentionMs: config.retentionDays * DAY_MS,
-    ...(config.ledgerRetentionDays === null ? {} : { ledgerRetentionMs: config.ledgerRetentionDays * DAY_MS }),
+    ...(config.ledgerRetentionDays === undefined ? {} : { ledgerRetentionMs: config.ledgerRetentionDays * DAY_MS }),
     paths: { home: config.userHome, real: realPath },
   });
 }

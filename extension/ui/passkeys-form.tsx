@@ -1,9 +1,6 @@
 import { useEffect, useState } from 'preact/hooks';
 import type { PasskeyInfo, PasskeyScope } from '../../shared/passkey-wire.js';
-import type { ElicitlyDb } from '../db/database.js';
 import type { BackgroundClient } from '../messages.js';
-import { readConnection } from './page-reads.js';
-import { useLiveQuery } from './use-live-query.js';
 import { NOT_CONNECTED, addPasskey, passkeyInfo, removePasskey, setRequire } from './passkey-ceremony.js';
 
 const NOT_READ = 'The passkeys could not be read from the hub yet.';
@@ -28,9 +25,11 @@ function hostPermission(client: BackgroundClient, rpId: string | null): Promise<
  * The person's passkeys (Settings): add one, remove one, and choose which requests need one. The list and the setting
  * are the hub's, read again after every change, so what is shown is what the hub enforces.
  */
-export function PasskeysForm({ db, client }: { db: ElicitlyDb; client: BackgroundClient }) {
-  // Read again whenever the hub connects: the list and the setting are the hub's (Settings is often open while pairing).
-  const connected = useLiveQuery(async () => (await readConnection(db))?.state === 'connected', [db]);
+/**
+ * `connected`: whether the hub is connected now (undefined: not known yet). The list is read again whenever it
+ * connects: the list and the setting are the hub's, and Settings is often open while pairing.
+ */
+export function PasskeysForm({ client, connected }: { client: BackgroundClient; connected: boolean | undefined }) {
   const [info, setInfo] = useState<PasskeyInfo | null>(null);
   const [required, setRequired] = useState<PasskeyScope[]>([]);
   const [label, setLabel] = useState('');

@@ -2,15 +2,18 @@ import type { ElicitlyDb } from '../db/database.js';
 import type { BackgroundClient } from '../messages.js';
 import { PairingForm } from './pairing-form.js';
 import { PasskeysForm } from './passkeys-form.js';
+import { readConnection } from './page-reads.js';
+import { useLiveQuery } from './use-live-query.js';
 import { SettingsForm } from './settings-form.js';
 
 /** Settings: pairing first (the one step without which nothing connects), then the rest. */
 export function SettingsView({ db, client }: { db: ElicitlyDb; client: BackgroundClient }) {
+  const connected = useLiveQuery(async () => (await readConnection(db))?.state === 'connected', [db]);
   return (
     <>
       <PairingForm db={db} client={client} />
       <SettingsForm db={db} client={client} />
-      <PasskeysForm db={db} client={client} />
+      <PasskeysForm client={client} connected={connected} />
     </>
   );
 }

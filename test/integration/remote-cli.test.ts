@@ -113,7 +113,7 @@ describe('remote enable / pair / disable / status', () => {
       port,
       page: 'https://desk.tail1234.ts.net/phone/',
       origins: ['https://desk.tail1234.ts.net'],
-      allowedOrigins: [`http://127.0.0.1:${port}`, `http://localhost:${port}`, 'https://desk.tail1234.ts.net'],
+      allowedOrigins: [`http://127.0.0.1:${port}`, `http://localhost:${port}`, `http://elicitly.localhost:${port}`, 'https://desk.tail1234.ts.net'],
       devices: [{ name: 'Pixel 8', keyId: phone.keyId, pairedAt: new Date(phone.pairedAt).toISOString() }],
       notify: { ntfy: null, webhook: null, remindMinutes: 10, beforeExpiryMinutes: 5 },
     });

@@ -22,7 +22,6 @@ describe('parseConfig: defaults', () => {
         port: DEFAULT_HUB_PORT,
         stateDir: '/home/ada/.local/state/elicitly-companion',
         retentionDays: 7,
-        ledgerRetentionDays: null,
         minTimeoutSeconds: 60,
         probeTimeoutMs: DEFAULT_PROBE_TIMEOUT_MS,
         automaticNoMs: 250,
