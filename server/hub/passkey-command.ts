@@ -1,15 +1,9 @@
 import type { ApprovalService } from '../../shared/peer-calls.js';
 import type { PasskeyInfo } from '../../shared/passkey-wire.js';
-import type { ApprovalEngine } from '../approvals/approval-engine.js';
 import type { PasskeyAction } from '../config.js';
-import { RoleElection } from './role-election.js';
-import type { StateDir } from '../state-dir.js';
+import { throughHub, type HubCommandOptions } from './role-election.js';
 
-interface PasskeyCommandOptions {
-  port: number;
-  state: StateDir;
-  /** Opens the store when no hub runs: this command is then the hub for the moment it takes, like `rules`. */
-  openEngine: () => Promise<ApprovalEngine>;
+interface PasskeyCommandOptions extends HubCommandOptions {
   action: PasskeyAction;
   json: boolean;
 }
@@ -19,13 +13,8 @@ interface PasskeyCommandOptions {
  * through the hub (the one writer of `passkeys.json`). The terminal needs no passkey to do it: it is where a person who
  * lost theirs starts again (docs/security.md "A lost passkey"), and every change it makes is in the ledger.
  */
-export async function runPasskeyCommand(options: PasskeyCommandOptions, out: (text: string) => void): Promise<number> {
-  const election = new RoleElection({ port: options.port, state: options.state, openEngine: options.openEngine, findHubWithinMs: 5000 });
-  try {
-    return await passkeyCommand(election, options, out);
-  } finally {
-    await election.close();
-  }
+export function runPasskeyCommand(options: PasskeyCommandOptions, out: (text: string) => void): Promise<number> {
+  return throughHub(options, (service) => passkeyCommand(service, options, out));
 }
 
 async function passkeyCommand(service: ApprovalService, { action, json }: PasskeyCommandOptions, out: (text: string) => void): Promise<number> {

@@ -199,3 +199,24 @@ async function closeRole(role: Role): Promise<void> {
   await role.engine.close();
   await role.hub.close();
 }
+
+/** Where a command that asks the hub finds it: the port and the state dir, and how to open the store if it is the hub. */
+export interface HubCommandOptions {
+  port: number;
+  state: StateDir;
+  /** Opens the store, as the server's own election does: used only when no hub is running and the command becomes it. */
+  openEngine: () => Promise<ApprovalEngine>;
+}
+
+/**
+ * Runs a command through the hub: a running hub is asked as a relay would (the install key, proved both ways); with
+ * none running the command is the hub for the moment it takes, so every file keeps its one writer.
+ */
+export async function throughHub(options: HubCommandOptions, run: (service: ApprovalService) => Promise<number>): Promise<number> {
+  const election = new RoleElection({ port: options.port, state: options.state, openEngine: options.openEngine, findHubWithinMs: 5000 });
+  try {
+    return await run(election);
+  } finally {
+    await election.close();
+  }
+}

@@ -6,19 +6,13 @@ function answered(rule: Rule): string {
   if (!rule.hits) return ' (not used yet)';
   return ` (answered ${rule.hits} time${rule.hits === 1 ? '' : 's'}, last ${new Date(rule.lastHitAt ?? 0).toISOString()})`;
 }
-import type { ApprovalEngine } from '../approvals/approval-engine.js';
 import type { RulesAction } from '../config.js';
-import type { StateDir } from '../state-dir.js';
-import { RoleElection } from './role-election.js';
+import { throughHub, type HubCommandOptions } from './role-election.js';
 
 /** `elicitly-companion rules` exit codes (README "Command line"). */
 export const RULES_EXIT = { ok: 0, failed: 1 } as const;
 
-interface RulesCommandOptions {
-  port: number;
-  state: StateDir;
-  /** Opens the store, as the server's own election does: used only when no hub is running and this command becomes it. */
-  openEngine: () => Promise<ApprovalEngine>;
+interface RulesCommandOptions extends HubCommandOptions {
   action: RulesAction;
   json: boolean;
 }
@@ -29,13 +23,8 @@ interface RulesCommandOptions {
  * exactly as an agent's first approval call would be. It never writes the file itself. It can remove a rule but never
  * make one: removing only brings a question back to the person.
  */
-export async function runRulesCommand(options: RulesCommandOptions, out: (text: string) => void): Promise<number> {
-  const election = new RoleElection({ port: options.port, state: options.state, openEngine: options.openEngine, findHubWithinMs: 5000 });
-  try {
-    return await rulesCommand(election, options, out);
-  } finally {
-    await election.close();
-  }
+export function runRulesCommand(options: RulesCommandOptions, out: (text: string) => void): Promise<number> {
+  return throughHub(options, (service) => rulesCommand(service, options, out));
 }
 
 async function rulesCommand(service: ApprovalService, options: RulesCommandOptions, out: (text: string) => void): Promise<number> {
