@@ -17,7 +17,7 @@ import { ReceiptSchema } from '../../shared/receipt.js';
 import { connect, SERVER_ENTRY, type Harness } from '../helpers/mcp-harness.js';
 import { until } from '../helpers/poll.js';
 import { runCommand } from '../helpers/run-command.js';
-import { freePort } from '../helpers/scripted-extension.js';
+import { freePort, pairedKey, ScriptedExtension } from '../helpers/scripted-extension.js';
 import { readStoredRow } from './stored-row.js';
 import { browserFound, chromiumSuite, launchExtension, pairedPopup, pairingCode, type ExtensionBrowser } from './extension-browser.js';
 
@@ -151,6 +151,33 @@ describe.skipIf(!browserFound)(chromiumSuite('passkeys end to end'), () => {
     // The same kind of assertion over the values actually sent is taken: the refusal was the values', not the passkey's.
     expect(await tab.evaluate(send, { elicitationId: id, challenge, replicas: 3 })).toMatchObject({ state: 'answered', ok: true, status: 'approved' });
     expect((await agent.callTool('elicit_result', { elicitationId: id })).structuredContent).toMatchObject({ values: { replicas: 3 } });
+  });
+
+  it('with "Saving a rule" in the setting, editing a rule in the Rules view asks for the passkey, which approves exactly that rule', async () => {
+    // A rule to edit, saved over the extension's own paired key (as a review's "Always allow…" saves one).
+    const ext = await ScriptedExtension.connect(port, { key: pairedKey(stateDir) });
+    const saved = await ext.call('rule.save', { rule: { effect: 'allow', match: { tool: 'Bash', commandPrefix: 'npm test' }, expiresAt: null } });
+    ext.close();
+    expect(saved.result).toMatchObject({ ok: true });
+
+    await tab.evaluate(() => (location.hash = '#/settings'));
+    await tab.getByLabel('Saving a rule').check({ timeout: UI_TIMEOUT });
+    await tab.getByRole('button', { name: 'Save what needs a passkey' }).click();
+    await tab.getByRole('status').filter({ hasText: 'Saved.' }).waitFor({ timeout: UI_TIMEOUT });
+    const before = (await cdp.send('WebAuthn.getCredentials', { authenticatorId })).credentials[0]?.signCount ?? 0;
+
+    await tab.evaluate(() => (location.hash = '#/rules'));
+    await tab.getByRole('button', { name: /^Edit: / }).first().click({ timeout: UI_TIMEOUT });
+    await tab.getByLabel('Command starts with').fill('npm run test');
+    await tab.getByRole('button', { name: 'Save the rule' }).click();
+    await tab.getByText('Rule saved.').waitFor({ timeout: UI_TIMEOUT });
+    // The authenticator signed once more: the approval of this save.
+    expect((await cdp.send('WebAuthn.getCredentials', { authenticatorId })).credentials[0]?.signCount).toBe(before + 1);
+    // What the hub holds now, as a welcome gives it.
+    const reader = await ScriptedExtension.connect(port, { key: pairedKey(stateDir), hello: false });
+    const { rules } = await reader.handshake();
+    reader.close();
+    expect(rules.map((r) => r.match.commandPrefix)).toEqual(['npm run test']);
   });
 
   it('a person the authenticator does not verify decides nothing, and the review says why', async () => {
