@@ -1,0 +1,82 @@
+// Issue 35 (2), first item: at 320 px nothing on the phone page may scroll sideways. A long word (a commit hash, a URL)
+// in a request's message widened the review to 510–835 px. Debian's Chromium at 320×640, the built server started by
+// a real MCP client, the page the hub serves.
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { chromium, type Browser, type Page } from 'playwright-core';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { StateDir } from '../../server/state-dir.js';
+import { connect, type Harness } from '../helpers/mcp-harness.js';
+import { freePort } from '../helpers/scripted-extension.js';
+import { expectAccessibleInEachScheme } from './axe-schemes.js';
+import { CHROMIUM_PATH, browserFound, chromiumSuite } from './extension-browser.js';
+
+const UI_TIMEOUT = 15_000;
+const WIDTH = 320;
+const HASH = '9fceb02d0ae598e95dc970b74767f19372d61af8';
+const URL_WORD = `https://example.com/${'deploy-pipeline-artifact-'.repeat(8)}`;
+
+describe.skipIf(!browserFound)(chromiumSuite('the phone page at 320 px'), () => {
+  const stateDir = mkdtempSync(join(tmpdir(), 'elicitly-phone-narrow-'));
+  const port = freePort();
+  const env = { ELICITLY_STATE_DIR: stateDir, ELICITLY_PORT: String(port) };
+  let agent: Harness;
+  let browser: Browser;
+  let page: Page;
+
+  /** How far the page scrolls sideways: 0 when nothing is wider than the screen. */
+  const sideways = () => page.evaluate(() => document.documentElement.scrollWidth - document.documentElement.clientWidth);
+
+  beforeAll(async () => {
+    new StateDir(stateDir).updateRemote((c) => ({ ...c, enabled: true }));
+    agent = await connect('v2-2025', { env });
+    await agent.callTool('elicit_status', { elicitationId: 'el_warmup' });
+    browser = await chromium.launch({ executablePath: CHROMIUM_PATH, headless: true, args: ['--no-sandbox', '--disable-gpu', '--no-first-run'] });
+    const context = await browser.newContext({ viewport: { width: WIDTH, height: 640 }, isMobile: true, hasTouch: true });
+    page = await context.newPage();
+    const { code } = new StateDir(stateDir).createPairing();
+    await page.goto(`http://127.0.0.1:${port}/phone/#pair=${code}`);
+    await page.getByLabel('Name this device').fill('Narrow phone', { timeout: UI_TIMEOUT });
+    await page.getByRole('button', { name: 'Pair', exact: true }).tap();
+    await page.locator('[data-state="connected"]').waitFor({ timeout: UI_TIMEOUT });
+  }, 60_000);
+
+  afterAll(async () => {
+    await browser?.close();
+    await agent?.close();
+    rmSync(stateDir, { recursive: true, force: true });
+  });
+
+  it('a message with a commit hash and a long URL wraps: the inbox and the review scroll only down', async () => {
+    const message = `Revert commit ${HASH} and redeploy from ${URL_WORD}`;
+    const created = await agent.callTool('elicit_approval', { message, context: { commit: HASH, artifact: URL_WORD } });
+    expect(created.isError).toBeFalsy();
+    const id = String(created.structuredContent?.elicitationId);
+    await page.getByRole('link', { name: new RegExp(HASH) }).waitFor({ timeout: UI_TIMEOUT });
+    expect(await sideways()).toBe(0);
+    await page.goto(`http://127.0.0.1:${port}/phone/#/r/${encodeURIComponent(id)}`);
+    await page.getByRole('button', { name: 'Approve' }).waitFor({ timeout: UI_TIMEOUT });
+    expect(await sideways()).toBe(0);
+    // Every control of the verdict stays on the screen without scrolling sideways.
+    const approve = await page.getByRole('button', { name: 'Approve' }).boundingBox();
+    expect((approve?.x ?? WIDTH) + (approve?.width ?? 0)).toBeLessThanOrEqual(WIDTH);
+  });
+
+  it('a proposal whose values hold long words wraps too', async () => {
+    const created = await agent.callTool('elicit_proposal', {
+      message: `Point the release at ${HASH}`,
+      columns: { sources: [{ key: 'ci', label: 'CI' }], current: { label: 'Release' } },
+      requestedSchema: { type: 'object', properties: { commit: { type: 'string', title: 'Commit' }, artifact: { type: 'string', title: 'Artifact' } } },
+      fields: { commit: { sources: { ci: HASH }, current: 'main' }, artifact: { sources: { ci: URL_WORD }, current: null } },
+    });
+    expect(created.isError, JSON.stringify(created.structuredContent)).toBeFalsy();
+    const id = String(created.structuredContent?.elicitationId);
+    await page.goto(`http://127.0.0.1:${port}/phone/#/r/${encodeURIComponent(id)}`);
+    await page.getByRole('button', { name: /Submit/ }).waitFor({ timeout: UI_TIMEOUT });
+    expect(await sideways()).toBe(0);
+    // A row left out: its Proposed cell is dimmed, and must still read (axe, light and dark).
+    await page.getByRole('checkbox', { name: 'Include Artifact' }).uncheck();
+    await expectAccessibleInEachScheme(page, 'the phone proposal review at 320 px, a row left out');
+  });
+});
