@@ -1,5 +1,6 @@
 import { createHash } from 'node:crypto';
 import { readFile } from 'node:fs/promises';
+import { brotliCompressSync, constants as zlibConstants, gzipSync } from 'node:zlib';
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import { join } from 'node:path';
 import { log } from '../log.js';
@@ -96,7 +97,10 @@ const MANIFEST = JSON.stringify({
   ],
 });
 
-/** On every answer, refusals too: nothing here is for another site, a frame, a cache or a sniffer. */
+/**
+ * On every answer, refusals too: nothing here is for another site, a frame or a sniffer, and no answer is stored by a
+ * cache unless it is one of the page's own files (below, revalidated by their content hash).
+ */
 const COMMON_HEADERS = {
   'x-content-type-options': 'nosniff',
   'referrer-policy': 'no-referrer',
@@ -112,6 +116,29 @@ interface Body {
   type: string;
   body: Buffer;
   csp: string;
+  /** The same bytes compressed, made once with the file: what a browser that accepts them gets. */
+  br?: Buffer;
+  gzip?: Buffer;
+  /** A strong validator: the SHA-256 of the bytes, so a browser keeps the page and asks only whether it changed. */
+  etag: string;
+}
+
+/** What a file is answered with: its bytes as read, and, for text, both compressions, made once. */
+function asBody(type: string, body: Buffer, csp: string): Body {
+  const etag = `"${createHash('sha256').update(body).digest('base64url')}"`;
+  if (type.startsWith('image/')) return { type, body, csp, etag };
+  return { type, body, csp, etag, br: brotliCompressSync(body, { params: { [zlibConstants.BROTLI_PARAM_QUALITY]: 9 } }), gzip: gzipSync(body, { level: 9 }) };
+}
+
+/** The encoding to answer with, by the request's Accept-Encoding (a `q=0` refuses one): brotli, then gzip, else none. */
+function encodingFor(accept: string | undefined): 'br' | 'gzip' | null {
+  const accepted = new Set<string>();
+  for (const part of (accept ?? '').split(',')) {
+    const [name = '', ...params] = part.split(';').map((p) => p.trim().toLowerCase());
+    const q = params.find((p) => p.startsWith('q='));
+    if (name !== '' && (q === undefined || Number(q.slice(2)) > 0)) accepted.add(name);
+  }
+  return accepted.has('br') ? 'br' : accepted.has('gzip') ? 'gzip' : null;
 }
 
 export interface PhonePageOptions {
@@ -133,7 +160,7 @@ export function phoneRequestHandler(options: PhonePageOptions): (req: IncomingMe
   const loaded = new Map<PhoneAsset, Promise<Body | { status: 404 | 500 }>>();
 
   const load = async (asset: PhoneAsset): Promise<Body | { status: 404 | 500 }> => {
-    if (asset === 'manifest') return { type: 'application/manifest+json', body: Buffer.from(MANIFEST), csp: NOTHING_ELSE };
+    if (asset === 'manifest') return asBody('application/manifest+json', Buffer.from(MANIFEST), NOTHING_ELSE);
     const name = FILES[asset];
     if (options.dir === undefined) {
       log('error', 'the reviewer page was asked for, but this build has no phone directory', { file: name });
@@ -147,13 +174,13 @@ export function phoneRequestHandler(options: PhonePageOptions): (req: IncomingMe
       log('error', 'cannot read a file of the reviewer page; it is answered 404 until the hub restarts', { file, error: String(error) });
       return { status: 404 };
     }
-    if (asset !== 'page') return { type: 'image/png', body: bytes, csp: NOTHING_ELSE };
+    if (asset !== 'page') return asBody('image/png', bytes, NOTHING_ELSE);
     const page = preparePage(bytes.toString('utf8'), options.port);
     if (!page.ok) {
       log('error', 'the reviewer page cannot be served with its CSP; it is answered 500 until the hub restarts', { file, error: page.error });
       return { status: 500 };
     }
-    return { type: 'text/html; charset=utf-8', body: Buffer.from(page.html), csp: page.csp };
+    return asBody('text/html; charset=utf-8', Buffer.from(page.html), page.csp);
   };
 
   const answer = async (req: IncomingMessage, res: ServerResponse): Promise<void> => {
@@ -176,8 +203,18 @@ export function phoneRequestHandler(options: PhonePageOptions): (req: IncomingMe
       plain(res, body.status, body.status === 404 ? 'not found\n' : 'the reviewer page is broken; see the hub log\n');
       return;
     }
-    res.writeHead(200, { ...COMMON_HEADERS, 'content-type': body.type, 'content-security-policy': body.csp, 'content-length': String(body.body.length) });
-    res.end(req.method === 'HEAD' ? undefined : body.body);
+    // The page's files may be kept by the browser, revalidated every time (`no-cache`, by their content hash): the
+    // live data never comes from here but from the socket, so a kept page is never a stale review.
+    const cached = { ...COMMON_HEADERS, 'cache-control': 'no-cache', etag: body.etag, vary: 'accept-encoding', 'content-security-policy': body.csp };
+    if (req.headers['if-none-match'] === body.etag) {
+      res.writeHead(304, cached).end();
+      return;
+    }
+    const encoding = encodingFor(req.headers['accept-encoding']);
+    const bytes = encoding === null ? body.body : (body[encoding] ?? body.body);
+    const encoded = encoding !== null && body[encoding] !== undefined ? { 'content-encoding': encoding } : {};
+    res.writeHead(200, { ...cached, ...encoded, 'content-type': body.type, 'content-length': String(bytes.length) });
+    res.end(req.method === 'HEAD' ? undefined : bytes);
   };
 
   return (req, res) => {

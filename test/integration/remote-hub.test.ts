@@ -1,4 +1,5 @@
 import { createHash } from 'node:crypto';
+import { brotliDecompressSync, gunzipSync } from 'node:zlib';
 import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { request as httpRequest } from 'node:http';
 import type { IncomingHttpHeaders, IncomingMessage } from 'node:http';
@@ -424,11 +425,36 @@ describe('the page', () => {
     expect(csp).toBe(
       `default-src 'none'; script-src ${sha(SCRIPT)}; style-src ${sha(STYLE)}; connect-src 'self'; img-src 'self' data:; manifest-src 'self'; base-uri 'none'; form-action 'none'; frame-ancestors 'none'`,
     );
-    expect(res.headers).toMatchObject({ 'x-content-type-options': 'nosniff', 'referrer-policy': 'no-referrer', 'cache-control': 'no-store', 'x-frame-options': 'DENY' });
+    // Kept by the browser but revalidated by its content hash: a kept page is never a stale review (its data is the socket's).
+    expect(res.headers).toMatchObject({ 'x-content-type-options': 'nosniff', 'referrer-policy': 'no-referrer', 'cache-control': 'no-cache', 'x-frame-options': 'DENY', vary: 'accept-encoding' });
+    expect(res.headers['content-encoding']).toBeUndefined();
     const head = await fetchHub('/phone/', { method: 'HEAD' });
     expect(head.status).toBe(200);
     expect(head.body.length).toBe(0);
     expect(head.headers['content-security-policy']).toBe(csp);
+  });
+
+  it('issue 35: compressed by Accept-Encoding (brotli, else gzip), the same bytes once decoded; unchanged, a 304 by its hash', async () => {
+    const plainPage = await fetchHub('/phone/');
+    const br = await fetchHub('/phone/', { headers: { 'accept-encoding': 'gzip, deflate, br' } });
+    expect(br.headers['content-encoding']).toBe('br');
+    expect(brotliDecompressSync(br.body).equals(plainPage.body)).toBe(true);
+    expect(br.body.length).toBeLessThan(plainPage.body.length);
+    const gz = await fetchHub('/phone/', { headers: { 'accept-encoding': 'gzip, br;q=0' } });
+    expect(gz.headers['content-encoding']).toBe('gzip');
+    expect(gunzipSync(gz.body).equals(plainPage.body)).toBe(true);
+    expect((await fetchHub('/phone/', { headers: { 'accept-encoding': 'identity' } })).body.equals(plainPage.body)).toBe(true);
+    // The icons are PNG already: sent as they are.
+    expect((await fetchHub('/phone/icon-192.png', { headers: { 'accept-encoding': 'br' } })).headers['content-encoding']).toBeUndefined();
+
+    const etag = plainPage.headers.etag;
+    expect(etag).toMatch(/^"[A-Za-z0-9_-]{43}"$/);
+    const again = await fetchHub('/phone/', { headers: { 'if-none-match': String(etag) } });
+    expect(again.status).toBe(304);
+    expect(again.body.length).toBe(0);
+    expect((await fetchHub('/phone/', { headers: { 'if-none-match': '"another"' } })).status).toBe(200);
+    // A refusal is never kept.
+    expect((await fetchHub('/phone/', { headers: { host: `evil.example:${port}` } })).headers['cache-control']).toBe('no-store');
   });
 
   it('the manifest, the icons, /phone → /phone/', async () => {
