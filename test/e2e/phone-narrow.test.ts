@@ -63,7 +63,7 @@ describe.skipIf(!browserFound)(chromiumSuite('the phone page at 320 px'), () => 
     expect((approve?.x ?? WIDTH) + (approve?.width ?? 0)).toBeLessThanOrEqual(WIDTH);
   });
 
-  it('a proposal whose values hold long words wraps too', async () => {
+  it('a proposal whose values hold long words wraps too; its controls are 44 px tap targets', async () => {
     const created = await agent.callTool('elicit_proposal', {
       message: `Point the release at ${HASH}`,
       columns: { sources: [{ key: 'ci', label: 'CI' }], current: { label: 'Release' } },
@@ -76,6 +76,16 @@ describe.skipIf(!browserFound)(chromiumSuite('the phone page at 320 px'), () => 
     await page.getByRole('button', { name: /Submit/ }).waitFor({ timeout: UI_TIMEOUT });
     expect(await sideways()).toBe(0);
     // A row left out: its Proposed cell is dimmed, and must still read (axe, light and dark).
+    // Every control is a tap target of at least 44×44 px (WCAG 2.5.5), and the header keeps to 15 % of a 390×844 screen.
+    await page.setViewportSize({ width: 390, height: 844 });
+    const small = await page.evaluate(() => Array.from(document.querySelectorAll('input[type=checkbox], input[type=radio], button, a'))
+      .map((e) => ({ name: e.getAttribute('aria-label') ?? (e.textContent ?? '').trim().slice(0, 30), box: e.getBoundingClientRect() }))
+      .filter(({ box }) => box.width > 0 && (box.width < 44 || box.height < 44))
+      .map(({ name, box }) => `${name} ${Math.round(box.width)}x${Math.round(box.height)}`));
+    expect(small).toEqual([]);
+    expect(await page.evaluate(() => document.querySelector('.phone-header')?.getBoundingClientRect().height ?? 844)).toBeLessThanOrEqual(844 * 0.15);
+    await page.setViewportSize({ width: WIDTH, height: 640 });
+    expect(await sideways()).toBe(0);
     await page.getByRole('checkbox', { name: 'Include Artifact' }).uncheck();
     await expectAccessibleInEachScheme(page, 'the phone proposal review at 320 px, a row left out');
   });
