@@ -4,7 +4,8 @@ import { PAIRING_TTL_MINUTES } from '../shared/hub-auth.js';
 import { useStore } from '../app/store.js';
 import type { RequestRow, StoredRow } from '../extension/db/rows.js';
 import { dateTime, timeLeft } from '../extension/ui/format-time.js';
-import { decisionSummary } from '../extension/ui/request-summary.js';
+import { decidedText, decisionSummary } from '../extension/ui/request-summary.js';
+import { clip } from '../shared/field-issues.js';
 import { KIND_LABEL } from '../extension/ui/labels.js';
 import { ReviewView } from '../extension/ui/review/review-view.js';
 import { PasskeysForm } from '../extension/ui/passkeys-form.js';
@@ -231,6 +232,17 @@ function RequestMeta({ row }: { row: RequestRow }) {
   );
 }
 
+/**
+ * The inbox's confirmation of what the person just decided, naming it: "Approved: Revert commit 9fceb02…". The row
+ * carries this page's own decision by then (`recordOutcome`).
+ */
+function decidedFlash(session: PhoneSession, id: string): string {
+  const { pending, recent } = session.lists.get();
+  const row = pending.find((r) => r.elicitationId === id) ?? recent.find((r) => r.elicitationId === id);
+  if (!row?.outcome) return 'Decision sent.';
+  return `${decidedText(row.request, row.outcome)}: ${clip(row.message, 80)}`;
+}
+
 function useRoute(): Route {
   const [route, setRoute] = useState(() => parseRoute(location.hash));
   useEffect(() => {
@@ -280,7 +292,7 @@ export function PhoneApp({ session, pairCode, suggestedName }: { session: PhoneS
         id={route.id}
         welcomed={connected || lists.pending.length + lists.recent.length > 0}
         onDone={() => {
-          setFlash('Decision sent.');
+          setFlash(decidedFlash(session, route.id));
           location.hash = '#/';
         }}
       />

@@ -105,7 +105,8 @@ describe.skipIf(!browserFound)(title, () => {
     await approve.waitFor({ timeout: UI_TIMEOUT });
     await shoot('phone-review.png');
     await approve.tap();
-    await page.getByText('Decision sent.').waitFor({ timeout: UI_TIMEOUT });
+    // Back in the inbox, a confirmation that names what was decided.
+    await page.getByRole('status').filter({ hasText: `Approved: ${message}` }).waitFor({ timeout: UI_TIMEOUT });
     expect(await outcome(id)).toEqual({
       status: 'consumed', decision: 'approved', action: 'submit', values: {}, decidedVia: 'phone', context: { build: 812, target: 'staging' },
       receipt: expect.objectContaining({ decidedVia: 'phone', ledgerIndex: expect.any(Number), requestHash: expect.stringMatching(/^[0-9a-f]{64}$/) }),
@@ -131,7 +132,7 @@ describe.skipIf(!browserFound)(title, () => {
     const shown = { branch: await branch.inputValue(), tag: await page.getByLabel('Tag it').isChecked() };
     expect(shown).toEqual({ branch: 'release/2.1', tag: true });
     await page.getByRole('button', { name: 'Approve', exact: true }).tap();
-    await page.getByText('Decision sent.').waitFor({ timeout: UI_TIMEOUT });
+    await page.getByRole('status').filter({ hasText: `Approved: ${message}` }).waitFor({ timeout: UI_TIMEOUT });
     expect(await outcome(id)).toMatchObject({ status: 'consumed', decision: 'approved', decidedVia: 'phone', values: shown });
   }, 60_000);
 

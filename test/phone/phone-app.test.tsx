@@ -132,7 +132,8 @@ describe('the inbox, a review and the history', () => {
     expect(decide).toEqual({ id: expect.any(String), method: 'decide', params: { elicitationId: 'el_a', decision: 'approved', idempotencyKey: expect.any(String), shownHash: await shownHash(view) } });
     socket.answer(decide.id, { ok: true, status: 'approved' });
     socket.deliver({ method: 'request.removed', params: { elicitationId: 'el_a', status: 'approved', decidedVia: 'phone' } });
-    await screen.findByText('Decision sent.');
+    // Back in the inbox, the confirmation names what was decided.
+    await screen.findByText('Approved: Restart the web service?');
     await waitFor(() => expect(location.hash).toBe('#/'));
     expect(screen.getByText(/Nothing to review/)).toBeTruthy();
 
