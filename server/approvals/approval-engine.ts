@@ -214,7 +214,8 @@ export class ApprovalEngine {
       await store.close();
       throw error;
     }
-    const hubKeyId = keyIdOf(ledgerKey(options.dir).publicKey);
+    // The ledger has read its key already; only the bench's run without one reads it here.
+    const hubKeyId = ledger.keyId ?? keyIdOf(ledgerKey(options.dir).publicKey);
     let passkeys: PasskeyRegistry;
     try {
       passkeys = await PasskeyRegistry.open({ dir: options.dir, hub: hubKeyId, io: options.io, now: options.now, onChange: (change: PasskeyChange) => ledger.recordPasskey(change) });

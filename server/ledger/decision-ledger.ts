@@ -30,6 +30,8 @@ interface DecisionLedgerOptions {
 /** What the engine asks of its ledger. */
 export interface EngineLedger {
   readonly failed: Error | undefined;
+  /** The signing key's id (bound into every passkey challenge); null without a ledger. */
+  readonly keyId: string | null;
   recordChange(before: ApprovalRecord | undefined, after: ApprovalRecord): Promise<void>;
   recordRules(before: readonly Rule[], after: readonly Rule[]): Promise<void>;
   purged(id: string): Promise<void>;
@@ -45,6 +47,7 @@ export interface EngineLedger {
 /** No ledger: the bench's baseline, to measure what the ledger costs. Never in the product. */
 export const NO_LEDGER: EngineLedger = {
   failed: undefined,
+  keyId: null,
   recordChange: async () => undefined,
   recordRules: async () => undefined,
   purged: async () => undefined,
@@ -95,7 +98,7 @@ export class DecisionLedger implements EngineLedger {
   private constructor(
     private readonly store: LedgerStore,
     /** The signing key's id: bound into every passkey challenge, so a receipt names it. */
-    private readonly keyId: string,
+    readonly keyId: string,
   ) {}
 
   static async open(options: DecisionLedgerOptions): Promise<DecisionLedger> {

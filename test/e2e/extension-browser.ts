@@ -1,7 +1,7 @@
 import { existsSync } from 'node:fs';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import type { Page } from 'playwright-core';
+import type { CDPSession, Page } from 'playwright-core';
 import { describe, expect, it } from 'vitest';
 import {
   launchWithExtension, pairInSettings, pairingCode as serverPairingCode, setHubPort, type ExtensionBrowser as LaunchedBrowser,
@@ -65,4 +65,16 @@ export async function pairedPopup(browser: ExtensionBrowser, options: { port: nu
   await setHubPort(popup, options.port, options.timeout);
   await pairInSettings(popup, await options.code(), options.timeout);
   return popup;
+}
+
+/**
+ * A CTAP 2.1 platform authenticator that verifies its user and answers at once, through Chromium's CDP `WebAuthn`
+ * domain on the page `cdp` was opened for: what the passkey tests sign with.
+ */
+export async function addVirtualAuthenticator(cdp: CDPSession): Promise<string> {
+  await cdp.send('WebAuthn.enable', { enableUI: false });
+  const { authenticatorId } = await cdp.send('WebAuthn.addVirtualAuthenticator', {
+    options: { protocol: 'ctap2', ctap2Version: 'ctap2_1', transport: 'internal', hasResidentKey: true, hasUserVerification: true, isUserVerified: true, automaticPresenceSimulation: true },
+  });
+  return authenticatorId;
 }

@@ -19,7 +19,7 @@ import { until } from '../helpers/poll.js';
 import { runCommand } from '../helpers/run-command.js';
 import { freePort, pairedKey, ScriptedExtension } from '../helpers/scripted-extension.js';
 import { readStoredRow } from './stored-row.js';
-import { browserFound, chromiumSuite, launchExtension, pairedPopup, pairingCode, type ExtensionBrowser } from './extension-browser.js';
+import { addVirtualAuthenticator, browserFound, chromiumSuite, launchExtension, pairedPopup, pairingCode, type ExtensionBrowser } from './extension-browser.js';
 
 const UI_TIMEOUT = 15_000;
 
@@ -46,10 +46,7 @@ describe.skipIf(!browserFound)(chromiumSuite('passkeys end to end'), () => {
     await tab.goto(`chrome-extension://${browser.extensionId}/review.html#/settings`);
     await tab.bringToFront();
     cdp = await browser.context.newCDPSession(tab);
-    await cdp.send('WebAuthn.enable', { enableUI: false });
-    ({ authenticatorId } = await cdp.send('WebAuthn.addVirtualAuthenticator', {
-      options: { protocol: 'ctap2', ctap2Version: 'ctap2_1', transport: 'internal', hasResidentKey: true, hasUserVerification: true, isUserVerified: true, automaticPresenceSimulation: true },
-    }));
+    authenticatorId = await addVirtualAuthenticator(cdp);
   }, 60_000);
 
   afterAll(async () => {
@@ -62,6 +59,12 @@ describe.skipIf(!browserFound)(chromiumSuite('passkeys end to end'), () => {
     expect(result.isError).toBeFalsy();
     return result.structuredContent?.elicitationId as string;
   };
+  /** An approval that needs a passkey, with one field to fill: how many replicas. */
+  const askReplicas = async (message: string) =>
+    created(await agent.callTool('elicit_approval', {
+      message, assurance: 'passkey',
+      requestedSchema: { type: 'object', properties: { replicas: { type: 'integer', title: 'Replicas' } }, required: ['replicas'] },
+    }));
 
   it('an agent cannot ask for a passkey before the person has one: the refusal names the field', async () => {
     const refused = await agent.callTool('elicit_approval', { message: 'Too early', context: { a: 1 }, assurance: 'passkey' });
@@ -81,10 +84,7 @@ describe.skipIf(!browserFound)(chromiumSuite('passkeys end to end'), () => {
 
   it('the person approves with the passkey: elicit_result carries an assertion over exactly those values, which audit verify checks offline', async () => {
     const message = 'Scale the API (passkey)';
-    const id = created(await agent.callTool('elicit_approval', {
-      message, assurance: 'passkey',
-      requestedSchema: { type: 'object', properties: { replicas: { type: 'integer', title: 'Replicas' } }, required: ['replicas'] },
-    }));
+    const id = await askReplicas(message);
     await tab.evaluate((hash) => (location.hash = hash), `#/review/${encodeURIComponent(id)}`);
     await tab.getByRole('note').filter({ hasText: 'Deciding this asks for one of your passkeys' }).waitFor({ timeout: UI_TIMEOUT });
     await tab.getByLabel('Replicas').fill('3');
@@ -125,10 +125,7 @@ describe.skipIf(!browserFound)(chromiumSuite('passkeys end to end'), () => {
 
   it('values changed after the assertion are refused (passkey_invalid), and the request still waits', async () => {
     const message = 'Scale the worker (passkey, tampered)';
-    const id = created(await agent.callTool('elicit_approval', {
-      message, assurance: 'passkey',
-      requestedSchema: { type: 'object', properties: { replicas: { type: 'integer', title: 'Replicas' } }, required: ['replicas'] },
-    }));
+    const id = await askReplicas(message);
     await tab.evaluate((hash) => (location.hash = hash), `#/review/${encodeURIComponent(id)}`);
     await tab.getByLabel('Replicas').waitFor({ timeout: UI_TIMEOUT });
     // The person's passkey signs 3 replicas (the challenge the review would make), and what reaches the hub says 300,

@@ -11,6 +11,7 @@ import { connect, type Harness } from '../helpers/mcp-harness.js';
 import { freePort } from '../helpers/scripted-extension.js';
 import { expectAccessibleInEachScheme } from './axe-schemes.js';
 import { CHROMIUM_PATH, browserFound, chromiumSuite } from './extension-browser.js';
+import { pairPhonePage } from './phone-page.js';
 
 const UI_TIMEOUT = 15_000;
 const WIDTH = 320;
@@ -35,11 +36,7 @@ describe.skipIf(!browserFound)(chromiumSuite('the phone page at 320 px'), () => 
     browser = await chromium.launch({ executablePath: CHROMIUM_PATH, headless: true, args: ['--no-sandbox', '--disable-gpu', '--no-first-run'] });
     const context = await browser.newContext({ viewport: { width: WIDTH, height: 640 }, isMobile: true, hasTouch: true });
     page = await context.newPage();
-    const { code } = new StateDir(stateDir).createPairing();
-    await page.goto(`http://127.0.0.1:${port}/phone/#pair=${code}`);
-    await page.getByLabel('Name this device').fill('Narrow phone', { timeout: UI_TIMEOUT });
-    await page.getByRole('button', { name: 'Pair', exact: true }).tap();
-    await page.locator('[data-state="connected"]').waitFor({ timeout: UI_TIMEOUT });
+    await pairPhonePage(page, { stateDir, origin: `http://127.0.0.1:${port}`, name: 'Narrow phone', timeout: UI_TIMEOUT });
   }, 60_000);
 
   afterAll(async () => {

@@ -12,7 +12,8 @@ import { StateDir } from '../../server/state-dir.js';
 import { ReceiptSchema } from '../../shared/receipt.js';
 import { connect, type Harness } from '../helpers/mcp-harness.js';
 import { freePort } from '../helpers/scripted-extension.js';
-import { CHROMIUM_PATH, browserFound, chromiumSuite } from './extension-browser.js';
+import { CHROMIUM_PATH, addVirtualAuthenticator, browserFound, chromiumSuite } from './extension-browser.js';
+import { pairPhonePage } from './phone-page.js';
 
 const UI_TIMEOUT = 15_000;
 
@@ -35,16 +36,8 @@ describe.skipIf(!browserFound)(chromiumSuite('passkeys on the phone page'), () =
     context = await browser.newContext({ viewport: { width: 390, height: 844 } });
     page = await context.newPage();
     page.on('pageerror', (error) => problems.push(error.message));
-    const cdp = await context.newCDPSession(page);
-    await cdp.send('WebAuthn.enable', { enableUI: false });
-    await cdp.send('WebAuthn.addVirtualAuthenticator', {
-      options: { protocol: 'ctap2', ctap2Version: 'ctap2_1', transport: 'internal', hasResidentKey: true, hasUserVerification: true, isUserVerified: true, automaticPresenceSimulation: true },
-    });
-    const { code } = new StateDir(stateDir).createPairing();
-    await page.goto(`${origin}/phone/#pair=${code}`);
-    await page.getByLabel('Name this device').fill('Passkey phone', { timeout: UI_TIMEOUT });
-    await page.getByRole('button', { name: 'Pair', exact: true }).click();
-    await page.locator('[data-state="connected"]').waitFor({ timeout: UI_TIMEOUT });
+    await addVirtualAuthenticator(await context.newCDPSession(page));
+    await pairPhonePage(page, { stateDir, origin, name: 'Passkey phone', timeout: UI_TIMEOUT });
   }, 60_000);
 
   afterAll(async () => {
@@ -76,11 +69,7 @@ describe.skipIf(!browserFound)(chromiumSuite('passkeys on the phone page'), () =
   it('on 127.0.0.1 the Passkeys view says where passkeys work, and offers no ceremony that would fail', async () => {
     const other = await context.newPage();
     other.on('pageerror', (error) => problems.push(error.message));
-    const { code } = new StateDir(stateDir).createPairing();
-    await other.goto(`http://127.0.0.1:${port}/phone/#pair=${code}`);
-    await other.getByLabel('Name this device').fill('IP phone', { timeout: UI_TIMEOUT });
-    await other.getByRole('button', { name: 'Pair', exact: true }).click();
-    await other.locator('[data-state="connected"]').waitFor({ timeout: UI_TIMEOUT });
+    await pairPhonePage(other, { stateDir, origin: `http://127.0.0.1:${port}`, name: 'IP phone', timeout: UI_TIMEOUT });
     await other.getByRole('link', { name: 'Passkeys' }).click();
     await other.getByText(`open the page as http://${LOCAL_RP_ID}:${port}/phone/ instead`, { exact: false }).waitFor({ timeout: UI_TIMEOUT });
     expect(await other.getByRole('button', { name: 'Add a passkey' }).isDisabled()).toBe(true);
