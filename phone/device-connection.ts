@@ -1,17 +1,18 @@
 import { normalizePairingCode } from '../shared/hub-auth.js';
 import { MAX_FRAME_BYTES, type DecideParams, type RequestView } from '../shared/wire-protocol.js';
-import { parseParams, type HubNotice } from '../shared/peer-calls.js';
+import { parseParams, type HubNotice, type Params, type Result } from '../shared/peer-calls.js';
 import type { HubKey } from '../extension/db/settings-schema.js';
 import { answeredReply } from '../extension/hub/decision-reply.js';
-import { HubConnection, type Clock, type HubTarget, type LinkState, type SocketFactory } from '../extension/hub/hub-connection.js';
+import { HubConnection, type Clock, type HubCredential, type HubTarget, type LinkState, type SocketFactory } from '../extension/hub/hub-connection.js';
 import type { DecideReply, Decision, PasskeyMethod, PasskeyReply } from '../extension/messages.js';
 
 export { WELCOME_TIMEOUT_MS, type Clock, type SocketLike } from '../extension/hub/hub-connection.js';
 
-/** Where this phone keeps the key it was paired with (`device-key.ts` over localStorage). */
+/** Where this phone keeps the key it was paired with (`device-key.ts` over IndexedDB; read from memory once loaded). */
 export interface KeyStore {
-  read(): HubKey | null;
-  write(key: HubKey): void;
+  read(): HubCredential | null;
+  /** Done before the welcome is applied: a key not kept is a pairing lost. */
+  write(key: HubKey): void | Promise<void>;
   clear(): void;
 }
 
@@ -86,9 +87,9 @@ export class DeviceConnection {
       target: () => ({ port: options.hubPort, key: keys.read(), pairingCode: this.pairing?.code ?? '', deviceName: this.pairing?.deviceName ?? '' }),
       pairingHello: (target) => ({ deviceName: target.deviceName }),
       onPaired: (_target, key) => {
-        keys.write(key);
         // The code is spent: from now on this phone proves its own key.
         this.pairing = null;
+        return keys.write(key);
       },
       onRefused: (_target, reason) => {
         if (reason === 'key_unknown') {
@@ -134,6 +135,13 @@ export class DeviceConnection {
     const answer = await this.link.call(method, params.data, this.options.answerTimeoutMs ?? DECIDE_TIMEOUT_MS);
     if ('unanswered' in answer) return answer.unanswered === 'not_connected' ? { state: 'not_connected' } : { state: 'no_answer' };
     return answer.ok ? { state: 'answered', ok: true, value: answer.value } : { state: 'answered', ok: false, code: answer.error.code, message: answer.error.message };
+  }
+
+  /** This device's push subscription at the hub: the VAPID key to subscribe with, and turning it on or off. */
+  async push<M extends 'push.info' | 'push.subscribe'>(method: M, params: Params<M>): Promise<{ ok: true; value: Result<M> } | { ok: false; message: string }> {
+    const answer = await this.link.call(method, params, this.options.answerTimeoutMs ?? DECIDE_TIMEOUT_MS);
+    if ('unanswered' in answer) return { ok: false, message: answer.unanswered === 'not_connected' ? 'Not connected to the hub.' : 'The hub did not answer.' };
+    return answer.ok ? { ok: true, value: answer.value } : { ok: false, message: answer.error.message };
   }
 
   /** Tells the hub a review is on this phone's screen (its ledger's `request.shown`); nothing when not connected. */

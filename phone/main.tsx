@@ -2,7 +2,9 @@
 import '../extension/zod-config.js';
 import { render } from 'preact';
 import { openBrowserSocket } from '../extension/hub/browser-socket.js';
-import { clearDeviceKey, readDeviceKey, writeDeviceKey } from './device-key.js';
+import { openKeyStore } from './device-key.js';
+import { createPushControl } from './push-control.js';
+import { browserPushPlatform } from './push-platform.js';
 import { suggestedDeviceName } from './device-name.js';
 import { PhoneApp } from './phone-app.js';
 import { createPhoneSession } from './phone-session.js';
@@ -24,26 +26,51 @@ function takePairCode(): string | null {
   return route.code;
 }
 
-const root = document.getElementById('app');
-const port = hubPort();
-if (root && port === null) {
-  render(<p role="alert" class="error">This page works only as the Elicitly hub serves it, at /phone/ on the hub's address.</p>, root);
-} else if (root && port !== null) {
+/** The page's service worker: it shows pushed notifications and sends their Approve / Deny (`worker/push-worker.ts`). */
+function registerWorker(): void {
+  if (!('serviceWorker' in navigator)) return;
+  navigator.serviceWorker.register('worker.js', { scope: './' }).catch((error: unknown) => console.warn(`elicitly: the service worker could not be registered: ${String(error)}`));
+}
+
+async function start(root: HTMLElement, port: number): Promise<void> {
   const pairCode = takePairCode();
+  const origin = location.origin;
+  const log = (message: string) => console.warn(`elicitly: ${message}`);
+  const keys = await openKeyStore(indexedDB, { hubPort: port, origin }, { legacy: localStorage, log });
   const { session, connection } = createPhoneSession({
-    url: `${location.origin.replace(/^http/, 'ws')}/phone/socket`,
+    url: `${origin.replace(/^http/, 'ws')}/phone/socket`,
     hubPort: port,
-    origin: location.origin,
+    origin,
     socketFactory: openBrowserSocket,
     clock: { now: () => Date.now(), random: () => Math.random(), setTimeout: (fn, ms) => setTimeout(fn, ms), clearTimeout: (h) => clearTimeout(h as number) },
-    keys: { read: () => readDeviceKey(localStorage), write: (key) => writeDeviceKey(localStorage, key), clear: () => clearDeviceKey(localStorage) },
+    keys,
     client: { name: 'elicitly-phone', version: __ELICITLY_VERSION__ },
-    log: (message) => console.warn(`elicitly: ${message}`),
+    log,
   });
   // A phone suspends a page in the background and its socket with it: coming back, connect now rather than after the backoff.
   document.addEventListener('visibilitychange', () => {
     if (document.visibilityState === 'visible') connection.ensure();
   });
-  render(<PhoneApp session={session} pairCode={pairCode} suggestedName={suggestedDeviceName(navigator.userAgent)} />, root);
+  const push = createPushControl(browserPushPlatform(), {
+    info: () => connection.push('push.info', {}),
+    subscribe: (subscription) => connection.push('push.subscribe', { subscription }),
+  });
+  // Each connection brings the hub in step with this browser's subscription (renewed, or revoked in its settings).
+  let wasConnected = false;
+  session.state.subscribe(() => {
+    const connected = session.state.get()?.state === 'connected';
+    if (connected && !wasConnected) void push.refresh();
+    wasConnected = connected;
+  });
+  render(<PhoneApp session={session} pairCode={pairCode} suggestedName={suggestedDeviceName(navigator.userAgent)} push={push} />, root);
   connection.ensure();
+  registerWorker();
+}
+
+const root = document.getElementById('app');
+const port = hubPort();
+if (root && port === null) {
+  render(<p role="alert" class="error">This page works only as the Elicitly hub serves it, at /phone/ on the hub's address.</p>, root);
+} else if (root && port !== null) {
+  void start(root, port);
 }

@@ -9,6 +9,8 @@ import { clip } from '../shared/field-issues.js';
 import { KIND_LABEL } from '../extension/ui/labels.js';
 import { ReviewView } from '../extension/ui/review/review-view.js';
 import { PasskeysForm } from '../extension/ui/passkeys-form.js';
+import type { PushControl } from './push-control.js';
+import { PushSettings } from './push-settings.js';
 import { signDecision } from '../extension/ui/passkey-ceremony.js';
 import type { Decision } from '../extension/messages.js';
 import { useNow } from '../extension/ui/use-now.js';
@@ -157,7 +159,7 @@ function InboxItem({ row, now }: { row: RequestRow; now: number }) {
 }
 
 /** The requests waiting for a decision; one whose deadline has passed leaves by the clock, one decided here at once. */
-function Inbox({ rows, connected, flash }: { rows: RequestRow[]; connected: boolean; flash: string | null }) {
+function Inbox({ rows, connected, flash, push }: { rows: RequestRow[]; connected: boolean; flash: string | null; push: PushControl | undefined }) {
   const now = useNow();
   const open = rows.filter((r) => r.expiresAt > now && r.delivery !== 'delivered');
   return (
@@ -167,6 +169,7 @@ function Inbox({ rows, connected, flash }: { rows: RequestRow[]; connected: bool
       {open.length === 0
         ? <p class="empty muted">{connected ? 'Nothing to review. Requests your agents file appear here.' : 'Nothing to show until the hub answers.'}</p>
         : <ul class="phone-list" aria-label="Pending requests">{open.map((row) => <InboxItem key={row.elicitationId} row={row} now={now} />)}</ul>}
+      {push && <PushSettings push={push} connected={connected} />}
     </section>
   );
 }
@@ -268,7 +271,7 @@ function Nav({ route, pendingCount }: { route: Route; pendingCount: number }) {
  * (the extension's own components, so what is decided is what is sent) and the recent history. `pairCode`: the code the
  * page was opened with, already taken out of its address.
  */
-export function PhoneApp({ session, pairCode, suggestedName }: { session: PhoneSession; pairCode: string | null; suggestedName: string }) {
+export function PhoneApp({ session, pairCode, suggestedName, push }: { session: PhoneSession; pairCode: string | null; suggestedName: string; push?: PushControl }) {
   const state = useStore(session.state);
   const lists = useStore(session.lists);
   const route = useRoute();
@@ -302,7 +305,7 @@ export function PhoneApp({ session, pairCode, suggestedName }: { session: PhoneS
   } else if (route.view === 'passkeys') {
     body = <PasskeysForm client={session.client} connected={state === null ? undefined : connected} />;
   } else {
-    body = <Inbox rows={lists.pending} connected={connected} flash={flash} />;
+    body = <Inbox rows={lists.pending} connected={connected} flash={flash} push={push} />;
   }
   const showNav = code === null && state?.state !== 'not_paired';
   return (

@@ -3,7 +3,9 @@
 // exactly the hashes of those two), plus the two icons its web app manifest names.
 // The page runs in a phone's browser on the hub's origin: no IndexedDB, no extension APIs, no server code. The
 // extension's hub socket (extension/hub/) is allowed: it is the one client of the handshake, and lint keeps it to that.
-import { writeFileSync } from 'node:fs';
+import { readFileSync, writeFileSync } from 'node:fs';
+import { build } from 'vite';
+import { leanZod } from './lean-zod.mjs';
 import { iconPng } from './phone-icons.mjs';
 import { buildSingleFile, reportSize, root, singleFileProblems } from './single-file-build.mjs';
 
@@ -17,6 +19,28 @@ if ((html.match(/<meta name="elicitly-hub-port" content="0"\s*\/?>/g)?.length ??
 const markup = html.replace(/(<script\b[^>]*>)[\s\S]*?(<\/script)/gi, '$1$2').replace(/(<style\b[^>]*>)[\s\S]*?(<\/style)/gi, '$1$2');
 if (/\sstyle\s*=/i.test(markup)) problems.push('an inline style attribute (the CSP allows only the hashed <style>)');
 if (problems.length) throw new Error(`dist/phone/phone.html:\n  ${problems.join('\n  ')}`);
+
+// The service worker (phone/worker/): one classic script the hub serves at /phone/worker.js, beside the page.
+const workerStarted = performance.now();
+const { version } = JSON.parse(readFileSync(`${root}package.json`, 'utf8'));
+await build({
+  configFile: false,
+  root: `${root}phone/worker`,
+  logLevel: 'warn',
+  mode: 'production',
+  define: { __ELICITLY_VERSION__: JSON.stringify(version) },
+  plugins: [leanZod({ root: root.replaceAll('\\', '/') })],
+  build: {
+    outDir: `${root}dist/phone`,
+    emptyOutDir: false,
+    target: 'es2022',
+    reportCompressedSize: false,
+    lib: { entry: `${root}phone/worker/push-worker.ts`, formats: ['iife'], name: 'elicitlyPushWorker', fileName: () => 'worker.js' },
+  },
+});
+const worker = readFileSync(`${root}dist/phone/worker.js`, 'utf8');
+if (/\bimportScripts\s*\(|\beval\s*\(|new Function\s*\(/.test(worker.replace(/"[^"]*"|'[^']*'/g, ''))) throw new Error('dist/phone/worker.js: loads or evaluates code (its CSP allows neither)');
+reportSize('dist/phone/worker.js', worker, workerStarted);
 
 for (const size of [192, 512]) writeFileSync(`${root}dist/phone/icon-${size}.png`, iconPng(size));
 reportSize('dist/phone/phone.html', html, started);

@@ -96,7 +96,7 @@ if (!existsSync('dist/app/review.html')) throw new Error('dist/app/review.html i
 copyFileSync('dist/app/review.html', 'dist/server/review-app.html');
 
 // The phone reviewer page and its icons ship beside the bundle too; the hub serves them at /phone/ while remote is on.
-const PHONE_FILES = ['phone.html', 'icon-192.png', 'icon-512.png'];
+const PHONE_FILES = ['phone.html', 'worker.js', 'icon-192.png', 'icon-512.png'];
 const missing = PHONE_FILES.filter((f) => !existsSync(`dist/phone/${f}`));
 if (missing.length) throw new Error(`dist/phone/${missing.join(', ')} missing: run node scripts/build-phone.mjs first (npm run build:server does)`);
 mkdirSync('dist/server/phone', { recursive: true });

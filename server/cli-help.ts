@@ -81,6 +81,7 @@ Environment:
   ELICITLY_HUB_KEY              the token \`key export\` printed on the hub's computer
   ELICITLY_REMOTE_LISTEN        host:port of an optional HTTPS listener for the phone page, with
   ELICITLY_REMOTE_CERT/_KEY     the PEM certificate and key it serves (both required)
+  ELICITLY_PUSH_SERVICES        origins of push services besides the browsers' own, comma-separated
 
 Exit code 2: an argument or environment variable did not parse (the message names it).
 Docs: https://github.com/elicitly/elicitly-companion#readme

@@ -125,6 +125,16 @@ const RemoteListenSchema = z.strictObject({
   keyFile: z.string().min(1),
 });
 
+/** A push service's origin, exactly (`https://push.example.com`, or http on loopback for a stand-in). */
+const PushServiceSchema = z.string().max(200).refine((value) => {
+  try {
+    const url = new URL(value);
+    return (url.protocol === 'https:' || url.protocol === 'http:') && url.origin === value;
+  } catch {
+    return false;
+  }
+}, 'must be an http(s) origin alone, such as https://push.example.com');
+
 const ConfigSchema = z.strictObject({
   command: z.enum(['serve', 'pair', 'status', 'rules', 'passkey', 'hook', 'hooks', 'hub', 'remote', 'key', 'audit']),
   hook: HookArgsSchema.optional(),
@@ -164,6 +174,11 @@ const ConfigSchema = z.strictObject({
    */
   phoneDir: z.string().min(1).optional(),
   remoteListen: RemoteListenSchema.optional(),
+  /**
+   * Push services besides the browsers' own the hub may post a phone's notifications to (`ELICITLY_PUSH_SERVICES`,
+   * comma-separated origins): a self-hosted one, or a test's stand-in on loopback.
+   */
+  pushServices: z.array(PushServiceSchema).min(1).max(8).optional(),
 });
 export type Config = z.infer<typeof ConfigSchema>;
 
@@ -193,6 +208,7 @@ const SOURCES: Record<keyof Config, string> = {
   logLevel: 'ELICITLY_LOG_LEVEL',
   phoneDir: 'ELICITLY_PHONE_DIR',
   remoteListen: 'ELICITLY_REMOTE_LISTEN',
+  pushServices: 'ELICITLY_PUSH_SERVICES',
 };
 
 type Env = Readonly<Record<string, string | undefined>>;
@@ -515,6 +531,7 @@ export function parseConfig(
     userHome: set(env.HOME) ?? null,
     ...(phoneDir !== undefined ? { phoneDir } : {}),
     ...(listen !== undefined ? { remoteListen: listen } : {}),
+    ...(set(env.ELICITLY_PUSH_SERVICES) === undefined ? {} : { pushServices: String(set(env.ELICITLY_PUSH_SERVICES)).split(',').map((s) => s.trim()).filter((s) => s !== '') }),
   };
   const parsed = ConfigSchema.safeParse(raw);
   if (!parsed.success) {

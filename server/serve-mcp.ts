@@ -40,7 +40,8 @@ export async function newElection(config: Config, state: StateDir, files: Pick<B
     openEngine: () => openEngine(config),
     phoneDir: config.phoneDir ?? files.phoneDir,
     remoteListen: config.remoteListen,
-    onHub: (engine) => startNotifier({ engine, settings: state.remoteReader(), port: config.port }),
+    pushServices: config.pushServices,
+    onHub: (engine) => startNotifier({ engine, settings: state.remoteReader(), port: config.port, push: { state, services: config.pushServices ?? [] } }),
   });
 }
 

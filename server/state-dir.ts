@@ -2,12 +2,14 @@ import { statSync } from 'node:fs';
 import { join } from 'node:path';
 import * as z from 'zod';
 import { PAIRING_CODE_PATTERN, PAIRING_TTL_MINUTES, isKeyHex, randomHex } from '../shared/hub-auth.js';
+import { PushSubscriptionSchema, type PushSubscription } from '../shared/push-notice.js';
 import { DeviceNameSchema, GRANTS, GrantSchema, KeyIdSchema, type Grant } from '../shared/wire-fields.js';
 import { withFileLock } from './file-lock.js';
 import { log } from './log.js';
 import { createPrivateFile, ensurePrivateDir, readPrivateFile, writePrivateFile } from './private-files.js';
 import type { RemoteConfig } from './remote-config.js';
 import { REMOTE_OFF, RemoteConfigSchema } from './remote-config.js';
+import { VapidKeysSchema, newVapidKeys, type VapidKeys } from './remote/web-push.js';
 
 const KeySchema = z.string().refine(isKeyHex, 'must be 64 lowercase hex digits');
 
@@ -33,7 +35,15 @@ const PairedFileSchema = z.strictObject({ version: z.literal(1), extensions: z.a
  * the origin it was paired on, the only one its key opens a socket from. Devices paired before origins were recorded
  * have none: their key opens nothing, and they pair again.
  */
-const PairedDeviceSchema = z.strictObject({ keyId: KeyIdSchema, name: DeviceNameSchema, key: KeySchema, pairedAt: z.number(), origin: z.string().min(1).max(200).optional() });
+const PairedDeviceSchema = z.strictObject({
+  keyId: KeyIdSchema,
+  name: DeviceNameSchema,
+  key: KeySchema,
+  pairedAt: z.number(),
+  origin: z.string().min(1).max(200).optional(),
+  /** Its Web Push subscription, when the person turned notifications on there: forgotten with the device. */
+  push: z.strictObject({ subscription: PushSubscriptionSchema, at: z.number() }).optional(),
+});
 export type PairedDevice = z.infer<typeof PairedDeviceSchema>;
 const DevicesFileSchema = z.strictObject({ version: z.literal(1), devices: z.array(PairedDeviceSchema) });
 
@@ -49,6 +59,7 @@ export const PAIRED_EXTENSIONS_FILE = 'paired-extensions.json';
 export const PAIRED_DEVICES_FILE = 'paired-devices.json';
 export const RELAY_KEYS_FILE = 'relay-keys.json';
 export const REMOTE_FILE = 'remote.json';
+export const PUSH_KEYS_FILE = 'push-keys.json';
 
 /** A state file that is a list of keys by id (devices, exported relay keys): its name, shape, and what losing it costs. */
 interface KeyList<K extends string, T extends { keyId: string }> {
@@ -183,6 +194,34 @@ export class StateDir {
   /** Forgets one device by its key id; false when there was none. */
   removePairedDevice(keyId: string): boolean {
     return this.removeKey(DEVICES, keyId);
+  }
+
+  /** Sets (or, with null, drops) a device's push subscription; false when the device is not paired (any more). */
+  setDevicePush(keyId: string, subscription: PushSubscription | null, now = Date.now()): boolean {
+    return this.update(DEVICES.name, () => {
+      const all = this.readList(DEVICES);
+      const device = all.find((d) => d.keyId === keyId);
+      if (!device) return false;
+      const { push: _old, ...rest } = device;
+      const next: PairedDevice = subscription ? { ...rest, push: { subscription, at: now } } : rest;
+      this.writeList(DEVICES, all.map((d) => (d === device ? next : d)));
+      return true;
+    });
+  }
+
+  /** The hub's VAPID key pair for Web Push, made on first use and kept (a new one would void every subscription). */
+  vapidKeys(): VapidKeys {
+    return this.update(PUSH_KEYS_FILE, () => {
+      const raw = this.readJson(PUSH_KEYS_FILE);
+      if (raw !== undefined) {
+        const parsed = VapidKeysSchema.safeParse(raw);
+        if (parsed.success) return parsed.data;
+        log('error', `the file ${PUSH_KEYS_FILE} is damaged; a new key is made and every phone turns its notifications on again`, { file: this.file(PUSH_KEYS_FILE) });
+      }
+      const keys = newVapidKeys();
+      writePrivateFile(this.file(PUSH_KEYS_FILE), JSON.stringify(keys));
+      return keys;
+    });
   }
 
   /** Keys exported for relays on other machines; a damaged file counts as none (they are refused until exported again). */

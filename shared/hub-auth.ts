@@ -67,17 +67,28 @@ export function isKeyHex(value: unknown): value is string {
   return typeof value === 'string' && value.length === KEY_HEX_LENGTH && HEX.test(value);
 }
 
-async function hmac(key: string, message: string): Promise<Uint8Array> {
+/**
+ * A key as proofs are made with it: its text, or that text imported once as an HMAC key that cannot be exported (what
+ * the phone keeps in IndexedDB, so neither a script on its page nor its service worker can read the key back).
+ */
+export type HubSecret = string | CryptoKey;
+
+/** A paired key's text as a non-extractable HMAC key: the same proofs as the text gives. */
+export function importHubSecret(keyHex: string): Promise<CryptoKey> {
   // A key is the UTF-8 text it is stored as (hex for keys, the printed pairing code): the same bytes on every side.
-  const imported = await crypto.subtle.importKey('raw', encoder.encode(key), { name: 'HMAC', hash: 'SHA-256' }, false, ['sign']);
+  return crypto.subtle.importKey('raw', encoder.encode(keyHex), { name: 'HMAC', hash: 'SHA-256' }, false, ['sign']);
+}
+
+async function hmac(key: HubSecret, message: string): Promise<Uint8Array> {
+  const imported = typeof key === 'string' ? await importHubSecret(key) : key;
   return new Uint8Array(await crypto.subtle.sign('HMAC', imported, encoder.encode(message)));
 }
 
-export async function hubProof(key: string, binding: ProofBinding, peerNonce: string, hubNonce: string): Promise<string> {
+export async function hubProof(key: HubSecret, binding: ProofBinding, peerNonce: string, hubNonce: string): Promise<string> {
   return toHex(await hmac(key, `elicitly hub v2|${PROTOCOL_VERSION}|${bound(binding)}|${peerNonce}|${hubNonce}`));
 }
 
-export async function peerProof(key: string, binding: ProofBinding, hubNonce: string, peerNonce: string): Promise<string> {
+export async function peerProof(key: HubSecret, binding: ProofBinding, hubNonce: string, peerNonce: string): Promise<string> {
   return toHex(await hmac(key, `elicitly peer v2|${PROTOCOL_VERSION}|${bound(binding)}|${hubNonce}|${peerNonce}`));
 }
 

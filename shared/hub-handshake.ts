@@ -1,4 +1,4 @@
-import { constantTimeEqual, hubProof, newNonce, openSealedKey, peerProof, type AuthRole, type ProofBinding } from './hub-auth.js';
+import { constantTimeEqual, hubProof, newNonce, openSealedKey, peerProof, type AuthRole, type HubSecret, type ProofBinding } from './hub-auth.js';
 import { parseResult, type Params, type Welcome } from './peer-calls.js';
 import { HubFrameSchema, PROTOCOL_VERSION, firstIssue, isAnswer, isLegacyError, type CallFrame } from './wire-protocol.js';
 
@@ -25,7 +25,7 @@ export interface HandshakeOptions {
   role: AuthRole;
   client: { name: string; version: string };
   /** What both sides prove: a paired or exported key, the install key, or the normalized pairing code. */
-  secret: string;
+  secret: HubSecret;
   claim: HandshakeClaim;
   binding: ProofBinding;
   /** Our nonce; a fresh one when not given (a test fixes it). */
@@ -120,7 +120,9 @@ async function welcome(state: ClientHandshake, result: unknown): Promise<Handsha
   if (frame.protocol !== PROTOCOL_VERSION) return { refusal: { kind: 'mismatch', hubProtocol: frame.protocol, why: `the hub speaks protocol ${frame.protocol}` } };
   if (!('pairing' in state.options.claim)) return { welcome: frame };
   if (!paired) return { refusal: { kind: 'broken', why: 'the hub welcomed this browser without handing over a key' } };
-  const key = await openSealedKey(paired.sealedKey, state.options.secret, state.options.binding.port, state.hubNonce, state.nonce);
+  const code = state.options.secret;
+  if (typeof code !== 'string') return { refusal: { kind: 'broken', why: 'a pairing is proved with a code' } };
+  const key = await openSealedKey(paired.sealedKey, code, state.options.binding.port, state.hubNonce, state.nonce);
   if (key === null) return { refusal: { kind: 'broken', why: 'the hub handed over a key that does not open' } };
   return { welcome: frame, paired: { keyId: paired.keyId, key } };
 }

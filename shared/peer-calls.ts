@@ -3,6 +3,7 @@ import { FieldIssueSchema } from './field-issues.js';
 import { ReceiptSchema, Sha256HexSchema } from './receipt.js';
 import { DecidedViaSchema, StatusSchema, SurfaceSchema } from './lifecycle.js';
 import { RequestViewSchema, ResultEnvelopeSchema, ReviewRequestSchema } from './review-request.js';
+import { PushSubscriptionSchema } from './push-notice.js';
 import { MAX_RULES, RuleDraftSchema, RuleIdSchema, RuleSchema } from './rules.js';
 import { AssertionSchema, AssuranceSchema, CredentialIdSchema, PasskeyInfoSchema, PasskeyLabelSchema, PasskeyScopeSchema, RegistrationSchema } from './passkey-wire.js';
 import { DecideParamsSchema, DecisionAnswerSchema, DeviceNameSchema, ElicitationIdSchema, KeyIdSchema, NONCE_HEX_LENGTH, RequesterSchema, type Grant } from './wire-fields.js';
@@ -207,6 +208,15 @@ export const PEER_CALLS = {
     result: PasskeyChangeResultSchema,
     callers: ['local', 'extension', 'device'],
     what: 'set which requests need a passkey (loosening from a page: approved with a passkey)',
+  },
+  /** The hub's VAPID public key (a page's `applicationServerKey`) and whether this device has a push subscription. */
+  'push.info': { params: z.strictObject({}), result: z.strictObject({ publicKey: z.string().regex(/^[A-Za-z0-9_-]{87}$/), subscribed: z.boolean() }), callers: ['device'], what: 'read the push key and this device\'s subscription' },
+  /** This device's push subscription (null: notifications off here); refused when the push service is not one the hub posts to. */
+  'push.subscribe': {
+    params: z.strictObject({ subscription: PushSubscriptionSchema.nullable() }),
+    result: z.strictObject({ subscribed: z.boolean(), issues: z.array(FieldIssueSchema).optional() }),
+    callers: ['device'],
+    what: 'turn push notifications on or off for this device',
   },
   /** Remove a rule: the question it answered goes back to the person, so a local command may too (`rules --remove`). */
   'rule.delete': { params: z.strictObject({ id: RuleIdSchema }), result: z.strictObject({ removed: z.boolean() }), callers: ['local', 'extension'], what: 'remove a rule' },

@@ -1,6 +1,6 @@
 import { backoffDelay } from '../core/backoff.js';
 import { DEFAULT_HUB_PORT } from '../../shared/extension-id.js';
-import { normalizePairingCode, type ProofBinding } from '../../shared/hub-auth.js';
+import { normalizePairingCode, type HubSecret, type ProofBinding } from '../../shared/hub-auth.js';
 import { nextHandshake, startHandshake, type ClientHandshake, type HandshakeClaim, type HandshakeRefusal } from '../../shared/hub-handshake.js';
 import type { HubNotice, PeerMethod, PeerNotice, Params, Result, Welcome } from '../../shared/peer-calls.js';
 import { CallClient, type CallAnswer } from '../../shared/peer-client.js';
@@ -31,8 +31,11 @@ export interface Clock {
   clearTimeout(handle: unknown): void;
 }
 
+/** A paired key by its id: its text (the extension's settings), or a non-extractable key (the phone's IndexedDB). */
+export interface HubCredential { keyId: string; key: HubSecret }
+
 /** Where to connect and what to prove there: the key paired for that port, or a code the person entered (it wins). */
-export interface HubTarget { port: number; key: HubKey | null; pairingCode: string }
+export interface HubTarget { port: number; key: HubCredential | null; pairingCode: string }
 
 /** The hub's notices the connection does not handle itself (it passes over heartbeats). */
 export type HubEvent = Exclude<HubNotice, { method: 'heartbeat' }>;
@@ -427,7 +430,7 @@ export class HubConnection<T extends HubTarget = HubTarget> {
  * What this browser proves to the hub on `target`: a code the person entered (pairing) wins over a stored key, since
  * entering one means "pair now". Null when there is neither.
  */
-function credentialOf(target: HubTarget): { secret: string; claim: HandshakeClaim } | null {
+function credentialOf(target: HubTarget): { secret: HubSecret; claim: HandshakeClaim } | null {
   const code = normalizePairingCode(target.pairingCode);
   if (code) return { secret: code, claim: { pairing: true } };
   return target.key ? { secret: target.key.key, claim: { keyId: target.key.keyId } } : null;

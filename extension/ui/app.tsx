@@ -3,6 +3,7 @@ import type { ElicitlyDb } from '../db/database.js';
 import type { RequestRow } from '../db/rows.js';
 import type { BackgroundClient, Decision } from '../messages.js';
 import { ConnectionHeader } from './connection-header.js';
+import { permissionRuleEditor } from './permission-rule-editor.js';
 import { isShortcut } from './keyboard.js';
 import { Inbox, usePendingRequests } from './inbox.js';
 import { lazyView, prefetchWhenIdle } from './lazy-view.js';
@@ -134,8 +135,7 @@ function ReviewRoute({ db, client, id, known, mode, openInTab }: {
         decide={client.decide}
         onShown={client.shown}
         signPasskey={signPasskeyWith(client)}
-        offerRules={client.saveRule !== undefined}
-        ruleDryRun={(draft) => <RuleDryRun db={db} draft={draft} />}
+        {...(client.saveRule ? { ruleEditor: permissionRuleEditor((draft) => <RuleDryRun db={db} draft={draft} />) } : {})}
         onDone={() => go('#/inbox')}
       />
     </>

@@ -34,7 +34,7 @@ import { phoneRequestHandler } from '../remote/phone-page.js';
 import type { StateDir } from '../state-dir.js';
 import { PAIRED_DEVICES_FILE, PAIRED_EXTENSIONS_FILE, RELAY_KEYS_FILE, REMOTE_FILE } from '../state-dir.js';
 import { DROPPED, HubHandshake, type HandshakePeer, type HubStep } from './hub-handshake.js';
-import { serviceHandlers, type ServiceContext } from './hub-service.js';
+import { devicePush, serviceHandlers, type ServiceContext } from './hub-service.js';
 import { ANSWERED, LOCAL, PeerDispatcher, UNPROVEN, callersOf, type Handlers, type Principal } from './peer-dispatcher.js';
 import { TokenBucket } from './rate-limit.js';
 import type { PeerRole } from './upgrade-guard.js';
@@ -57,6 +57,8 @@ interface HubOptions {
   phoneDir?: string;
   /** A second, HTTPS-only listener (`ELICITLY_REMOTE_LISTEN`) with the same page, for a phone on the network. */
   remoteListen?: RemoteListen;
+  /** Push services besides the browsers' own a device may subscribe with (`ELICITLY_PUSH_SERVICES`). */
+  pushServices?: readonly string[];
 }
 
 /** `ELICITLY_REMOTE_LISTEN` with `ELICITLY_REMOTE_CERT` and `ELICITLY_REMOTE_KEY` (PEM file paths). */
@@ -227,7 +229,7 @@ export class HubServer {
       connected: () => this.connected('extension') + this.connected('device'),
       lastSeenAt: () => this.lastSeenAt,
       paired: () => this.pairedReviewers(),
-    });
+    }, devicePush(this.options.state, this.options.pushServices ?? []));
     const handlers: Handlers<SocketContext> = {
       ...service,
       hello: async (params, { socket }) => {

@@ -5,6 +5,9 @@ import type { RuleDraft } from '../../shared/rules.js';
 import type { ApprovalEngine, EngineCreated, Scope } from '../approvals/approval-engine.js';
 import type { Asker, PasskeyRefusal } from '../passkeys/passkey-registry.js';
 import type { CallContext } from './peer-dispatcher.js';
+import { pushEndpointProblem, type PushSubscription } from '../../shared/push-notice.js';
+import type { StateDir } from '../state-dir.js';
+import { vapidPublicKey } from '../remote/web-push.js';
 
 /** What the hub knows of the people who can decide: its reviewers' sockets, and the keys paired with it. */
 export interface Reviewers {
@@ -14,6 +17,25 @@ export interface Reviewers {
   lastSeenAt(): number | null;
   /** Extensions and devices paired; null when their files cannot be read. Kept by the hub, so asking reads no file. */
   paired(): number | null;
+}
+
+/** Devices' push subscriptions, kept with their pairing (`paired-devices.json`): gone when the device is removed. */
+export interface DevicePush {
+  info(keyId: string): Result<'push.info'>;
+  subscribe(keyId: string, subscription: PushSubscription | null): Result<'push.subscribe'>;
+}
+
+/** The state dir's push subscriptions and VAPID key, with the one rule on where the hub posts. */
+export function devicePush(state: Pick<StateDir, 'pairedDevices' | 'setDevicePush' | 'vapidKeys'>, services: readonly string[]): DevicePush {
+  return {
+    info: (keyId) => ({ publicKey: vapidPublicKey(state.vapidKeys()), subscribed: state.pairedDevices().some((d) => d.keyId === keyId && d.push !== undefined) }),
+    subscribe: (keyId, subscription) => {
+      const problem = subscription === null ? null : pushEndpointProblem(subscription.endpoint, services);
+      if (problem !== null) return { subscribed: false, issues: [{ path: 'subscription.endpoint', rule: 'push_service', message: `subscription.endpoint: ${problem}` }] };
+      if (!state.setDevicePush(keyId, subscription)) return { subscribed: false, issues: [{ path: '(device)', rule: 'not_paired', message: 'this device is no longer paired' }] };
+      return { subscribed: subscription !== null };
+    },
+  };
 }
 
 /** What a service handler is told of its call besides the caller. */
@@ -73,7 +95,7 @@ async function passkeyChange(run: () => Promise<{ ok: true; id?: string; removed
  * decide, and what an agent should tell the person when nobody can). The engine stays a domain object that knows
  * nothing of sockets, keys or pairing; the dispatcher has checked who may call what before any of these runs.
  */
-export function serviceHandlers(engine: EngineView, reviewers: Reviewers): ServiceHandlers {
+export function serviceHandlers(engine: EngineView, reviewers: Reviewers, push: DevicePush): ServiceHandlers {
   return {
     create: async (params, context) => {
       const answer = await engine.call('create', params, scopeOf(context), context.signal);
@@ -107,6 +129,14 @@ export function serviceHandlers(engine: EngineView, reviewers: Reviewers): Servi
     },
     'passkey.remove': (params, context) => passkeyChange(() => engine.passkeys.remove(askerOf(context), params)),
     'passkey.require': (params, context) => passkeyChange(() => engine.passkeys.setRequire(askerOf(context), params)),
+    'push.info': async (_params, context) => {
+      if (context.principal.role !== 'device') return fail('forbidden', 'push notifications are a device\'s');
+      return { ok: true, value: push.info(context.principal.keyId) };
+    },
+    'push.subscribe': async (params, context) => {
+      if (context.principal.role !== 'device') return fail('forbidden', 'push notifications are a device\'s');
+      return { ok: true, value: push.subscribe(context.principal.keyId, params.subscription) };
+    },
     'rule.save': async (params) => {
       // With the person's setting `rules`, a passkey approves every save but ending a rule (which only brings questions back).
       if (engine.passkeys.require().includes('rules') && !endsRule(params, engine)) {

@@ -29,6 +29,8 @@ interface RoleElectionOptions {
   /** Passed to the hub this process may become: the reviewer page's files, and the optional HTTPS listener. */
   phoneDir?: string;
   remoteListen?: RemoteListen;
+  /** Push services besides the browsers' own a device may subscribe with (`ELICITLY_PUSH_SERVICES`). */
+  pushServices?: readonly string[];
   /** Called once this process is the hub, its engine attached (the notifier); what it returns runs when the hub closes or steps down. */
   onHub?: (engine: ApprovalEngine) => () => void;
 }
@@ -148,8 +150,8 @@ export class RoleElection implements ApprovalService {
   }
 
   private async becomeHub(): Promise<Role | null> {
-    const { port, state, heartbeatMs, phoneDir, remoteListen } = this.options;
-    const hub = await HubServer.listen({ port, state, heartbeatMs, phoneDir, remoteListen }).catch((error: unknown) => {
+    const { port, state, heartbeatMs, phoneDir, remoteListen, pushServices } = this.options;
+    const hub = await HubServer.listen({ port, state, heartbeatMs, phoneDir, remoteListen, ...(pushServices ? { pushServices } : {}) }).catch((error: unknown) => {
       log('warn', 'could not listen', { port, error: String(error) });
       return null;
     });

@@ -1,4 +1,5 @@
 import { createHmac } from 'node:crypto';
+import { agentName, kindWord, type NotificationType } from '../../shared/push-notice.js';
 import type { RequestKind } from '../../shared/review-request.js';
 import type { RemoteConfig } from '../remote-config.js';
 import { PHONE_PATH } from '../remote-config.js';
@@ -8,8 +9,6 @@ import { PHONE_PATH } from '../remote-config.js';
  * client's name), what sort of thing it is, its id and its times. The request's message, context, values, template and
  * tool input never reach these functions, so no notification can carry them.
  */
-
-export type NotificationType = 'request.waiting' | 'request.reminder' | 'request.expiring';
 
 /** The fields a notification may use; nothing else of a request is passed in. */
 export interface NotifiedRequest {
@@ -21,29 +20,8 @@ export interface NotifiedRequest {
   expiresAt: number;
 }
 
-const AGENT_MAX = 60;
 /** A self-hosted ntfy server's own rule for topic names; anything else is a configuration we cannot publish to. */
 const TOPIC = /^[-_A-Za-z0-9]{1,64}$/;
-
-/**
- * The agent's name as a notification shows it: the client chose it, so line breaks, bidi overrides and zero-width
- * characters (which could forge or hide a title on a lock screen) are removed, and it is clipped.
- */
-export function agentName(client: string | null): string {
-  const clean = (client ?? '')
-    .replace(/\p{Cf}/gu, '')
-    .replace(/[\s\p{Cc}\p{Zl}\p{Zp}]+/gu, ' ')
-    .trim();
-  const chars = Array.from(clean);
-  const name = chars.length > AGENT_MAX ? `${chars.slice(0, AGENT_MAX - 1).join('')}…` : clean;
-  return name === '' ? 'an agent' : name;
-}
-
-/** The one word a notification may say about what is asked. */
-export function kindWord(kind: RequestKind): 'approval' | 'question' | 'permission' {
-  if (kind === 'permission') return 'permission';
-  return kind === 'approval' || kind === 'proposal' ? 'approval' : 'question';
-}
 
 /** The review's link on the phone page: at the first origin the person configured, else loopback on the hub's port. */
 export function reviewUrl(config: RemoteConfig, port: number, elicitationId: string): string {

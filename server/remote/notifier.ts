@@ -1,12 +1,18 @@
+import { createHash } from 'node:crypto';
+import { kindWord, pushEndpointProblem, pushNotice, type NotificationType, type PushSubscription } from '../../shared/push-notice.js';
+import { shownText } from '../../shared/shown-hash.js';
 import type { RequestView } from '../../shared/wire-protocol.js';
 import type { ApprovalEngine } from '../approvals/approval-engine.js';
 import { log } from '../log.js';
 import type { RemoteConfig } from '../remote-config.js';
-import type { NotificationType, NotifiedRequest } from './notification.js';
-import { kindWord, ntfyPublish, reviewUrl, title, webhookBody, webhookSignature } from './notification.js';
+import type { StateDir } from '../state-dir.js';
+import type { NotifiedRequest } from './notification.js';
+import { ntfyPublish, reviewUrl, title, webhookBody, webhookSignature } from './notification.js';
+import { pushRequest, pushTopic } from './web-push.js';
 
 type Fetch = (url: string, init: RequestInit) => Promise<Response>;
-type Destination = 'ntfy' | 'webhook';
+/** ntfy, the webhook, or one paired device's Web Push subscription (by its key id). */
+type Destination = 'ntfy' | 'webhook' | `push:${string}`;
 
 export interface NotifierOptions {
   engine: Pick<ApprovalEngine, 'onEvent' | 'pendingViews'>;
@@ -19,6 +25,8 @@ export interface NotifierOptions {
   schedule?: (run: () => void, ms: number) => () => void;
   fetch?: Fetch;
   sendTimeoutMs?: number;
+  /** Web Push to the devices that subscribed: their subscriptions and the hub's VAPID key, and the extra push services allowed. */
+  push?: { state: Pick<StateDir, 'pairedDevices' | 'setDevicePush' | 'vapidKeys'>; services: readonly string[] };
 }
 
 /** Sockets open to notification servers at once. */
@@ -33,6 +41,8 @@ const PRIORITY: Record<NotificationType, number> = { 'request.waiting': 4, 'requ
 
 interface Tracked {
   request: NotifiedRequest;
+  /** The whole view, for Web Push alone: its message goes only to a device's subscription, encrypted to it. */
+  view: RequestView;
   cancels: (() => void)[];
 }
 
@@ -44,9 +54,14 @@ interface Job {
   destination: Destination;
 }
 
-function destinations(config: RemoteConfig | null): Destination[] {
+function configured(config: RemoteConfig | null): Destination[] {
   if (!config?.enabled) return [];
   return [...(config.ntfy ? (['ntfy'] as const) : []), ...(config.webhook ? (['webhook'] as const) : [])];
+}
+
+/** SHA-256 of what a reviewer is shown (`shared/shown-hash.ts`): a push action's decision is bound to it. */
+function hashOf(view: RequestView): string {
+  return createHash('sha256').update(shownText(view)).digest('hex');
 }
 
 function defaultSchedule(run: () => void, ms: number): () => void {
@@ -57,9 +72,10 @@ function defaultSchedule(run: () => void, ms: number): () => void {
 }
 
 /**
- * Tells the person a request is waiting (ntfy and/or a signed webhook, while the phone page is enabled), reminds them
- * once after `remindMinutes` and once more `beforeExpiryMinutes` before it expires. Only the agent's name and a link
- * leave this computer. Sends are bounded, logged when they fail, never retried and never awaited by the engine.
+ * Tells the person a request is waiting (ntfy, a signed webhook, and Web Push to each device that turned it on, while
+ * the phone page is enabled), reminds them once after `remindMinutes` and once more `beforeExpiryMinutes` before it
+ * expires. To ntfy and the webhook only the agent's name and a link leave this computer; a push carries the question,
+ * encrypted to the one device's subscription (RFC 8291), so its push service sees ciphertext only. Sends are bounded, logged when they fail, never retried and never awaited by the engine.
  * Returns what stops it (the hub closing or stepping down).
  */
 export function startNotifier(options: NotifierOptions): () => void {
@@ -82,6 +98,22 @@ export function startNotifier(options: NotifierOptions): () => void {
       log('warn', 'could not read the notification settings (remote.json): nothing sent', { error: String(error) });
       return null;
     }
+  };
+
+  /** Devices with a push subscription now; none when the file cannot be read (said in the log by the state dir). */
+  const subscribed = (): { keyId: string; subscription: PushSubscription }[] => {
+    if (!options.push) return [];
+    try {
+      return options.push.state.pairedDevices().flatMap((d) => (d.push ? [{ keyId: d.keyId, subscription: d.push.subscription }] : []));
+    } catch (error) {
+      log('warn', 'could not read the paired devices: no push sent', { error: String(error) });
+      return [];
+    }
+  };
+
+  const destinations = (config: RemoteConfig | null): Destination[] => {
+    if (!config?.enabled) return [];
+    return [...configured(config), ...subscribed().map((d): Destination => `push:${d.keyId}`)];
   };
 
   const enqueue = (id: string, type: NotificationType) => {
@@ -122,7 +154,12 @@ export function startNotifier(options: NotifierOptions): () => void {
     const entry = tracked.get(job.id);
     if (!entry || stopping.signal.aborted) return;
     const config = settings();
-    if (!config || !destinations(config).includes(job.destination)) return;
+    if (!config?.enabled) return;
+    if (job.destination.startsWith('push:')) {
+      await sendPush(job, entry, job.destination.slice('push:'.length));
+      return;
+    }
+    if (!configured(config).includes(job.destination)) return;
     const sentAt = now();
     const click = reviewUrl(config, options.port, job.id);
     let target: { url: string; headers: Record<string, string>; body: string } | null = null;
@@ -163,6 +200,42 @@ export function startNotifier(options: NotifierOptions): () => void {
     }
   };
 
+  /** One push to one device: encrypted to its subscription; a subscription its push service says is gone is dropped. */
+  const sendPush = async (job: Job, entry: Tracked, keyId: string): Promise<void> => {
+    const push = options.push;
+    const device = subscribed().find((d) => d.keyId === keyId);
+    if (!push || !device) return;
+    const problem = pushEndpointProblem(device.subscription.endpoint, push.services);
+    if (problem !== null) {
+      log('warn', 'a device\'s push subscription names a push service the hub does not post to: nothing sent', { keyId, problem });
+      return;
+    }
+    const sentAt = now();
+    const payload = pushNotice(entry.view, job.type, hashOf(entry.view), sentAt);
+    const request = pushRequest({
+      keys: push.state.vapidKeys(),
+      subscription: device.subscription,
+      plaintext: new TextEncoder().encode(JSON.stringify(payload)),
+      ttlSeconds: (entry.request.expiresAt - sentAt) / 1000,
+      topic: pushTopic(entry.request.elicitationId),
+      now: sentAt,
+    });
+    const where = { to: 'push', host: new URL(request.url).host, keyId, type: job.type };
+    try {
+      const response = await fetchNow(request.url, { method: 'POST', headers: request.headers, body: new Uint8Array(request.body), redirect: 'error', signal: AbortSignal.any([AbortSignal.timeout(timeoutMs), stopping.signal]) });
+      await response.body?.cancel();
+      // RFC 8030 §7.3: 404 and 410 say the subscription is gone for good (the person revoked it, or the browser renewed it).
+      if (response.status === 404 || response.status === 410) {
+        push.state.setDevicePush(keyId, null);
+        log('info', 'a device\'s push subscription has expired; it turns notifications on again from its page', { ...where, status: response.status });
+      } else if (!response.ok) log('warn', 'a push was refused', { ...where, status: response.status });
+    } catch (error) {
+      if (stopping.signal.aborted) return;
+      const cause = error instanceof Error && error.cause !== undefined ? error.cause : error;
+      log('warn', 'a push could not be sent', { ...where, error: String(cause) });
+    }
+  };
+
   const at = (entry: Tracked, when: number, type: NotificationType) => {
     entry.cancels.push(schedule(() => enqueue(entry.request.elicitationId, type), Math.max(0, when - now())));
   };
@@ -173,7 +246,7 @@ export function startNotifier(options: NotifierOptions): () => void {
     const config = settings();
     if (!config || destinations(config).length === 0) return;
     const request: NotifiedRequest = { elicitationId: view.elicitationId, kind: view.kind, client: view.requester.client, createdAt: view.createdAt, expiresAt: view.expiresAt };
-    const entry: Tracked = { request, cancels: [] };
+    const entry: Tracked = { request, view, cancels: [] };
     tracked.set(request.elicitationId, entry);
     if (isNew) enqueue(request.elicitationId, 'request.waiting');
     const current = now();

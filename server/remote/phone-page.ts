@@ -14,7 +14,7 @@ import { PHONE_PATH, allowedHosts, allowedOrigins, type Listener } from '../remo
  * nothing in a response is taken from the URL, so no path ever reaches the file system.
  */
 
-export type PhoneAsset = 'page' | 'manifest' | 'icon-192' | 'icon-512';
+export type PhoneAsset = 'page' | 'worker' | 'manifest' | 'icon-192' | 'icon-512';
 
 export type PhoneRoute =
   | { kind: 'asset'; asset: PhoneAsset }
@@ -31,6 +31,7 @@ export interface PhoneRequest {
 
 const ASSETS: Readonly<Record<string, PhoneAsset>> = {
   [PHONE_PATH]: 'page',
+  [`${PHONE_PATH}worker.js`]: 'worker',
   [`${PHONE_PATH}manifest.webmanifest`]: 'manifest',
   [`${PHONE_PATH}icon-192.png`]: 'icon-192',
   [`${PHONE_PATH}icon-512.png`]: 'icon-512',
@@ -76,6 +77,8 @@ export function preparePage(html: string, port: number): { ok: true; html: strin
     `script-src ${sha256(script[2] ?? '')}`,
     `style-src ${styles[0] ? sha256(styles[0][1] ?? '') : "'none'"}`,
     "connect-src 'self'",
+    // Its service worker (/phone/worker.js), which shows pushed notifications: nothing else may run as a worker.
+    "worker-src 'self'",
     "img-src 'self' data:",
     "manifest-src 'self'",
     "base-uri 'none'",
@@ -110,7 +113,10 @@ const COMMON_HEADERS = {
 } as const;
 const NOTHING_ELSE = "default-src 'none'; frame-ancestors 'none'";
 
-const FILES: Readonly<Record<Exclude<PhoneAsset, 'manifest'>, string>> = { page: 'phone.html', 'icon-192': 'icon-192.png', 'icon-512': 'icon-512.png' };
+const FILES: Readonly<Record<Exclude<PhoneAsset, 'manifest'>, string>> = { page: 'phone.html', worker: 'worker.js', 'icon-192': 'icon-192.png', 'icon-512': 'icon-512.png' };
+
+/** The service worker's own policy: it loads nothing and evaluates nothing, and talks to the hub's socket alone. */
+const WORKER_CSP = "default-src 'none'; connect-src 'self'";
 
 interface Body {
   type: string;
@@ -174,6 +180,7 @@ export function phoneRequestHandler(options: PhonePageOptions): (req: IncomingMe
       log('error', 'cannot read a file of the reviewer page; it is answered 404 until the hub restarts', { file, error: String(error) });
       return { status: 404 };
     }
+    if (asset === 'worker') return asBody('text/javascript; charset=utf-8', bytes, WORKER_CSP);
     if (asset !== 'page') return asBody('image/png', bytes, NOTHING_ELSE);
     const page = preparePage(bytes.toString('utf8'), options.port);
     if (!page.ok) {

@@ -86,4 +86,50 @@ describe.skipIf(!browserFound)(chromiumSuite('the phone page at 320 px'), () => 
     await page.getByRole('checkbox', { name: 'Include Artifact' }).uncheck();
     await expectAccessibleInEachScheme(page, 'the phone proposal review at 320 px, a row left out');
   });
+
+  it('a proposal of many fields is one scroll: nothing scrolls inside the page, and the verdict bar with full-width buttons stays on screen', async () => {
+    await page.setViewportSize({ width: 390, height: 844 });
+    const keys = ['name', 'email', 'phone', 'street', 'city', 'country', 'plan', 'seats'];
+    const created = await agent.callTool('elicit_proposal', {
+      message: 'Update the customer record',
+      columns: { sources: [{ key: 'crm', label: 'CRM' }], current: { label: 'Billing' } },
+      requestedSchema: { type: 'object', properties: Object.fromEntries(keys.map((k) => [k, { type: 'string', title: k }])) },
+      fields: Object.fromEntries(keys.map((k) => [k, { sources: { crm: `${k} from the CRM, a value long enough to wrap on a phone` }, current: `${k} in billing` }])),
+    });
+    expect(created.isError, JSON.stringify(created.structuredContent)).toBeFalsy();
+    await page.goto(`http://127.0.0.1:${port}/phone/#/r/${encodeURIComponent(String(created.structuredContent?.elicitationId))}`);
+    const submit = page.getByRole('button', { name: /Submit/ });
+    await submit.waitFor({ timeout: UI_TIMEOUT });
+    // Opened straight from the review before it (a notification's link does that): this request's eight rows, not the
+    // last one's.
+    expect(await page.locator('.counter').textContent()).toMatch(/ of 8 included$/);
+    // No element but the page itself holds content it scrolls.
+    const scrollers = await page.evaluate(() => Array.from(document.querySelectorAll('.phone *')).filter((e) => {
+      const style = getComputedStyle(e);
+      return /(auto|scroll)/.test(style.overflowY) && e.scrollHeight > e.clientHeight + 1;
+    }).map((e) => e.className || e.tagName));
+    expect(scrollers).toEqual([]);
+    const bar = async () => page.evaluate(() => {
+      const footer = document.querySelector('.review-footer')?.getBoundingClientRect();
+      const buttons = Array.from(document.querySelectorAll('.review-footer button'), (b) => b.getBoundingClientRect());
+      return { top: footer?.top ?? -1, bottom: footer?.bottom ?? -1, widths: buttons.map((b) => Math.round(b.width)), height: window.innerHeight, scrolled: window.scrollY, page: document.documentElement.scrollHeight };
+    });
+    const atTop = await bar();
+    expect(atTop.page).toBeGreaterThan(atTop.height * 1.5);
+    expect(atTop.bottom).toBeLessThanOrEqual(atTop.height);
+    expect(atTop.top).toBeGreaterThan(atTop.height * 0.7);
+    // Two buttons side by side, each close to half the screen.
+    expect(atTop.widths).toHaveLength(2);
+    for (const w of atTop.widths) expect(w).toBeGreaterThan(150);
+    // Half-way down the page the bar is where it was: the last field is reached with Submit in reach.
+    await page.evaluate(() => window.scrollTo(0, document.documentElement.scrollHeight / 2));
+    const midway = await bar();
+    expect(midway.scrolled).toBeGreaterThan(0);
+    expect(midway.bottom).toBeLessThanOrEqual(midway.height);
+    expect(midway.top).toBeGreaterThan(midway.height * 0.7);
+    await page.getByRole('checkbox', { name: 'Include seats' }).scrollIntoViewIfNeeded();
+    expect(await page.getByRole('checkbox', { name: 'Include seats' }).isVisible()).toBe(true);
+    await expectAccessibleInEachScheme(page, 'the phone proposal review at 390 px, one scroll and the verdict bar');
+    await page.setViewportSize({ width: WIDTH, height: 640 });
+  });
 });

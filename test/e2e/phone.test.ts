@@ -10,7 +10,9 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { StateDir } from '../../server/state-dir.js';
 import { connect, type Harness } from '../helpers/mcp-harness.js';
 import { ScriptedExtension, freePort, pairedKey } from '../helpers/scripted-extension.js';
+import { until } from '../helpers/poll.js';
 import { CHROMIUM_PATH, browserFound, chromiumSuite } from './extension-browser.js';
+import { storedDeviceKey } from './phone-page.js';
 
 const UI_TIMEOUT = 15_000;
 /** `ELICITLY_SCREENSHOTS=1` writes the README's phone screenshots (390 px wide) into docs/screenshots/. */
@@ -86,8 +88,7 @@ describe.skipIf(!browserFound)(title, () => {
     await page.locator('[data-state="connected"]').waitFor({ timeout: UI_TIMEOUT });
     // Kept with the origin the page was opened from: the only one its key opens a socket from.
     expect(new StateDir(stateDir).pairedDevices().map((d) => [d.name, d.origin])).toEqual([['E2E phone', `http://127.0.0.1:${port}`]]);
-    const stored = await page.evaluate(() => localStorage.getItem('elicitly.device'));
-    expect(JSON.parse(stored ?? 'null')).toMatchObject({ keyId: new StateDir(stateDir).pairedDevices()[0]?.keyId });
+    expect(await storedDeviceKey(page)).toMatchObject({ keyId: new StateDir(stateDir).pairedDevices()[0]?.keyId, extractable: false, legacy: null });
     await page.getByText('Nothing to review.', { exact: false }).waitFor({ timeout: UI_TIMEOUT });
     expect(problems).toEqual([]);
   }, 60_000);
@@ -172,7 +173,7 @@ describe.skipIf(!browserFound)(title, () => {
     expect(new StateDir(stateDir).removePairedDevice(device.keyId)).toBe(true);
     await page.getByText('This phone is no longer paired.').waitFor({ timeout: UI_TIMEOUT });
     expect(await page.locator('.connection').getAttribute('data-state')).toBe('not_paired');
-    expect(await page.evaluate(() => localStorage.getItem('elicitly.device'))).toBeNull();
+    await until('the key to be dropped', async () => ((await storedDeviceKey(page)) === null ? true : undefined), UI_TIMEOUT);
     // A reload finds no key: it opens no socket and says how to pair.
     await page.reload();
     await page.getByText(/elicitly-companion remote pair/).waitFor({ timeout: UI_TIMEOUT });

@@ -28,10 +28,19 @@ function setup(input: Record<string, unknown>, replies: DecideReply[] = [], temp
 const button = (name: string) => screen.getByRole('button', { name });
 
 describe('ApprovalReview: json mode', () => {
-  it('shows the message and the context as JSON text, never as HTML', () => {
+  it('a context that is not an object is its JSON alone', () => {
+    setup({ context: ['a', 'b'] });
+    const pre = screen.getByLabelText('Context');
+    expect(pre.tagName).toBe('PRE');
+    expect(pre.textContent).toBe(JSON.stringify(['a', 'b'], null, 2));
+  });
+
+  it('shows the message and the context as text rows and JSON text, never as HTML', () => {
     setup({ context: { tool: 'rm', path: '<img src=x onerror=alert(1)>' } });
     expect(screen.getByRole('heading', { name: 'Send the payout?' })).toBeTruthy();
-    const pre = screen.getByLabelText('Context');
+    const rows = screen.getByRole('region', { name: 'Context' });
+    expect(Array.from(rows.querySelectorAll('dd'), (dd) => dd.textContent)).toEqual(['rm', '<img src=x onerror=alert(1)>']);
+    const pre = screen.getByLabelText('Context as JSON');
     expect(pre.tagName).toBe('PRE');
     expect(pre.textContent).toBe(JSON.stringify({ tool: 'rm', path: '<img src=x onerror=alert(1)>' }, null, 2));
     expect(document.querySelector('img')).toBeNull();

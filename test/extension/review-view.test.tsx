@@ -107,6 +107,62 @@ describe('ReviewView', () => {
     expect(screen.queryByRole('button', { name: 'Decline' })).toBeNull();
   });
 
+  it.each(['already_decided', 'expired', 'withdrawn', 'not_found'] as const)('a decision the hub refused as final (%s): the buttons go at once and the review says why', async (reason) => {
+    const pending = rowFor(approval({ message: 'Deploy?', context: { env: 'prod' } }));
+    const { client } = fakeClient({ state: 'answered', ok: false, reason });
+    render(<ReviewView row={pending} decide={client.decide} />);
+    fireEvent.click(screen.getByRole('button', { name: 'Approve' }));
+    await waitFor(() => expect(screen.getByRole('alert').textContent).toBe(REFUSAL_TEXT[reason]));
+    expect(screen.queryByRole('button', { name: 'Approve' })).toBeNull();
+    expect(screen.queryByRole('button', { name: 'Decline' })).toBeNull();
+  });
+
+  it('a refusal a second try can mend (an invalid value) keeps the buttons', async () => {
+    const pending = rowFor(approval({ message: 'Deploy?', context: { env: 'prod' } }));
+    const { client } = fakeClient({ state: 'answered', ok: false, reason: 'invalid', issues: [] });
+    render(<ReviewView row={pending} decide={client.decide} />);
+    fireEvent.click(screen.getByRole('button', { name: 'Approve' }));
+    await waitFor(() => expect(screen.getByRole('alert').textContent).toBe(REFUSAL_TEXT.invalid));
+    expect((screen.getByRole('button', { name: 'Approve' }) as HTMLButtonElement).disabled).toBe(false);
+  });
+
+  it('opening another request of the same kind starts from that request, never from the first one\'s rows', async () => {
+    const first = proposal({
+      message: 'First',
+      columns: { sources: [{ key: 'crm', label: 'CRM' }], current: { label: 'Billing' } },
+      requestedSchema: { type: 'object', properties: { a: { type: 'string', title: 'Alpha' }, b: { type: 'string', title: 'Beta' } } },
+      fields: { a: { sources: { crm: 'a1' }, current: 'a0' }, b: { sources: { crm: 'b1' }, current: 'b0' } },
+    });
+    const second = proposal({
+      message: 'Second',
+      columns: { sources: [{ key: 'crm', label: 'CRM' }], current: { label: 'Billing' } },
+      requestedSchema: { type: 'object', properties: { c: { type: 'string', title: 'Gamma' } } },
+      fields: { c: { sources: { crm: 'c1' }, current: 'c0' } },
+    });
+    const { client, calls } = fakeClient();
+    const { rerender } = render(<ReviewView row={rowFor(first, { elicitationId: 'el-a' })} decide={client.decide} />);
+    const counter = () => document.querySelector('.counter')?.textContent;
+    expect(counter()).toBe('0 of 2 included');
+    rerender(<ReviewView row={rowFor(second, { elicitationId: 'el-b' })} decide={client.decide} />);
+    expect(counter()).toBe('0 of 1 included');
+    expect(screen.getByRole('table', { name: 'Proposed changes' }).querySelectorAll('tbody tr')).toHaveLength(1);
+    fireEvent.click(screen.getByRole('button', { name: /Submit/ }));
+    await waitFor(() => expect(calls).toHaveLength(1));
+    expect(calls[0]).toMatchObject({ elicitationId: 'el-b', included: [] });
+  });
+
+  it('a json context reads as one label and value per key, with the exact JSON one tap away', () => {
+    view(rowFor(approval({ message: 'Deploy?', context: { env: 'prod', build: 812, canary: false } })));
+    const region = screen.getByRole('region', { name: 'Context' });
+    const rows = Array.from(region.querySelectorAll('dt'), (dt) => [dt.textContent, dt.nextElementSibling?.textContent]);
+    expect(rows).toEqual([['env', 'prod'], ['build', '812'], ['canary', 'false']]);
+    // A string reads as itself, anything else as its JSON in code type, so "812" and 812 never look alike.
+    expect(region.querySelectorAll('dd code')).toHaveLength(2);
+    const raw = within(region).getByText('Raw JSON').closest('details');
+    expect(raw?.open).toBe(false);
+    expect(raw?.querySelector('pre')?.textContent).toBe(JSON.stringify({ env: 'prod', build: 812, canary: false }, null, 2));
+  });
+
   describe('sends the hash of what it shows, which the hub checks against the request it holds', () => {
     const held = approval({ message: 'Deploy?', context: { env: 'prod' } });
     /** A hub holding `held` (template: `heldTemplate`): it refuses a decision whose shown hash is not its request's, as the engine does. */

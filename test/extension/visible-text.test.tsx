@@ -42,7 +42,8 @@ describe('the approval review', () => {
     const token = within(screen.getByRole('heading')).getByText('⟨U+202E⟩');
     expect(token.className).toBe('hidden-char');
     expect(token.getAttribute('title')).toBe('U+202E RIGHT-TO-LEFT OVERRIDE: a character that does not show');
-    expect(shown(screen.getByLabelText('Context'))).toBe(JSON.stringify({ to: 'ops⟨U+200B⟩@example.com' }, null, 2));
+    expect(shown(screen.getByRole('region', { name: 'Context' }).querySelector('dd'))).toBe('ops⟨U+200B⟩@example.com');
+    expect(shown(screen.getByLabelText('Context as JSON'))).toBe(JSON.stringify({ to: 'ops⟨U+200B⟩@example.com' }, null, 2));
     expect(shown(screen.getByRole('button', { name: /^Pay/ }))).toBe('Pay⟨U+E006F⟩⟨U+E006B⟩');
     expect(screen.getByTitle('U+E006F TAG "o": a character that does not show')).toBeTruthy();
   });

@@ -7,6 +7,8 @@ export interface Received {
   path: string;
   headers: Record<string, string | string[] | undefined>;
   body: string;
+  /** The bytes as they arrived (a push's body is ciphertext, not text). */
+  raw: Buffer;
   at: number;
 }
 
@@ -20,16 +22,18 @@ export class FakeNtfy {
 
   private constructor(private readonly server: Server) {}
 
-  static async start(): Promise<FakeNtfy> {
+  /** `status`: what each request is answered (200 unless it says otherwise: a push service's 410 for a gone subscription). */
+  static async start(status: (path: string) => number = () => 200): Promise<FakeNtfy> {
     const server = createServer();
     const fake = new FakeNtfy(server);
     server.on('request', (req, res) => {
       const chunks: Buffer[] = [];
       req.on('data', (chunk: Buffer) => chunks.push(chunk));
       req.on('end', () => {
-        const entry: Received = { path: req.url ?? '', headers: req.headers, body: Buffer.concat(chunks).toString('utf8'), at: performance.now() };
+        const raw = Buffer.concat(chunks);
+        const entry: Received = { path: req.url ?? '', headers: req.headers, body: raw.toString('utf8'), raw, at: performance.now() };
         fake.received.push(entry);
-        res.writeHead(200, { 'content-type': 'application/json' }).end('{}');
+        res.writeHead(status(entry.path), { 'content-type': 'application/json' }).end('{}');
         fake.arrivals.emit('request', entry);
       });
     });

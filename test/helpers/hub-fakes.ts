@@ -1,3 +1,4 @@
+import type { DevicePush } from '../../server/hub/hub-service.js';
 import { checkProposalInput } from '../../shared/approval-input.js';
 import { hubProof, newNonce, peerProof, sealKey, type ProofBinding } from '../../shared/hub-auth.js';
 import type { HubFrame, PeerFrame, RequestView } from '../../shared/wire-protocol.js';
@@ -195,3 +196,13 @@ export function fakeSockets(): { sockets: FakeSocket[]; factory: (url: string, p
     },
   };
 }
+
+/** For handlers under test that no device calls for push: any use of it is a test's mistake. */
+export const NO_PUSH: DevicePush = {
+  info: () => {
+    throw new Error('push.info was not expected here');
+  },
+  subscribe: () => {
+    throw new Error('push.subscribe was not expected here');
+  },
+};

@@ -13,6 +13,7 @@ import { ledgerKey } from '../../server/ledger/ledger-key.js';
 import { verifyReceipt } from '../../server/ledger/ledger-verify.js';
 import { requestHashOf } from '../../server/ledger/request-events.js';
 import { PASSKEYS_FILE } from '../../server/passkeys/passkey-registry.js';
+import { NO_PUSH } from '../helpers/hub-fakes.js';
 import { serviceHandlers } from '../../server/hub/hub-service.js';
 import { firefoxWebAuthnOrigin } from '../../server/passkeys/passkey-origins.js';
 import { checkApprovalInput } from '../../shared/approval-input.js';
@@ -177,7 +178,7 @@ describe('a request that needs a passkey', () => {
 describe("the setting 'rules': a rule is saved only with a passkey's approval", () => {
   it('a save needs an assertion over exactly that rule; ending one does not; a decision cannot carry one', async () => {
     const { authenticator } = await register();
-    const service = serviceHandlers(engine, { connected: () => 1, lastSeenAt: () => null, paired: () => 1 });
+    const service = serviceHandlers(engine, { connected: () => 1, lastSeenAt: () => null, paired: () => 1 }, NO_PUSH);
     const context = { principal: { role: 'extension' as const, keyId: 'k_0123456789abcdef', origin: EXTENSION_ORIGIN }, caller: 'extension' as const };
     const draft = { effect: 'allow' as const, match: { tool: 'Bash', commandPrefix: 'npm test' }, expiresAt: null };
     // Without the setting a rule saves as before.

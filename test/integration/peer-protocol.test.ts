@@ -185,6 +185,8 @@ describe('the role × method table', () => {
       'passkey.register': { nonce: 'n'.repeat(43), registration: { id: 'AAAA', rawId: 'AAAA', type: 'public-key', response: { clientDataJSON: 'AA', attestationObject: 'AA' }, clientExtensionResults: {} }, label: 'walk' },
       'passkey.remove': { id: 'AAAA' },
       'passkey.require': { require: [] },
+      'push.info': {},
+      'push.subscribe': { subscription: null },
     };
     return fixtures[method];
   }

@@ -423,7 +423,7 @@ describe('the page', () => {
     expect(body).not.toContain('content="0"');
     const csp = res.headers['content-security-policy'];
     expect(csp).toBe(
-      `default-src 'none'; script-src ${sha(SCRIPT)}; style-src ${sha(STYLE)}; connect-src 'self'; img-src 'self' data:; manifest-src 'self'; base-uri 'none'; form-action 'none'; frame-ancestors 'none'`,
+      `default-src 'none'; script-src ${sha(SCRIPT)}; style-src ${sha(STYLE)}; connect-src 'self'; worker-src 'self'; img-src 'self' data:; manifest-src 'self'; base-uri 'none'; form-action 'none'; frame-ancestors 'none'`,
     );
     // Kept by the browser but revalidated by its content hash: a kept page is never a stale review (its data is the socket's).
     expect(res.headers).toMatchObject({ 'x-content-type-options': 'nosniff', 'referrer-policy': 'no-referrer', 'cache-control': 'no-cache', 'x-frame-options': 'DENY', vary: 'accept-encoding' });

@@ -1,9 +1,10 @@
 // Issue 20: the phone page's views on a real session over a fake hub socket: pairing from the QR's link, the inbox
 // (agent text shown as text), a review decided with the extension's components, the history, and the header's states.
 import { fireEvent, render, screen, waitFor, within } from '@testing-library/preact';
-import { describe, expect, it } from 'vitest';
+import { beforeEach, describe, expect, it } from 'vitest';
 import { Store } from '../../app/store.js';
-import { DEVICE_KEY_ITEM, clearDeviceKey, readDeviceKey, writeDeviceKey } from '../../phone/device-key.js';
+import { IDBFactory } from 'fake-indexeddb';
+import { loadDeviceKey, openKeyStore, saveDeviceKey } from '../../phone/device-key.js';
 import type { DeviceState, NotPairedReason } from '../../phone/device-connection.js';
 import { PhoneApp } from '../../phone/phone-app.js';
 import { createPhoneSession, type PhoneSession } from '../../phone/phone-session.js';
@@ -11,7 +12,7 @@ import { NO_REQUESTS, type RequestLists } from '../../phone/request-lists.js';
 import { shownHash } from '../../shared/shown-hash.js';
 import { PROTOCOL_VERSION, type RequestView } from '../../shared/wire-protocol.js';
 import {
-  HUB_PORT, ManualClock, fakeSockets, ORIGIN, TEST_CODE, TEST_KEY, TEST_KEY_ID, nextSent, pairHub, proposalView, proveHub, until, welcome,
+  HUB_PORT, ManualClock, fakeSockets, ORIGIN, TEST_CODE, TEST_KEY, TEST_KEY_ID, nextSent, pairHub, proposalView, proveHub, welcome,
 } from './phone-fakes.js';
 
 const HOSTILE = '<img src=x onerror="alert(1)"> Deploy to production?';
@@ -32,8 +33,14 @@ function approvalView(id: string, message = HOSTILE, overrides: Partial<RequestV
   };
 }
 
-/** The page as main.tsx builds it, on a fake socket and the DOM's localStorage. */
-function mountLive(pairCode: string | null) {
+/** The page's IndexedDB, fresh for each test. */
+let idb = new IDBFactory();
+beforeEach(() => {
+  idb = new IDBFactory();
+});
+
+/** The page as main.tsx builds it, on a fake socket and a fresh IndexedDB. */
+async function mountLive(pairCode: string | null) {
   const { sockets, factory, last } = fakeSockets();
   const clock = new ManualClock();
   clock.t = Date.now();
@@ -43,7 +50,7 @@ function mountLive(pairCode: string | null) {
     origin: ORIGIN,
     socketFactory: factory,
     clock,
-    keys: { read: () => readDeviceKey(localStorage), write: (key) => writeDeviceKey(localStorage, key), clear: () => clearDeviceKey(localStorage) },
+    keys: await openKeyStore(idb, { hubPort: HUB_PORT, origin: ORIGIN }),
     client: { name: 'elicitly-phone', version: 'test' },
   });
   render(<PhoneApp session={session} pairCode={pairCode} suggestedName="iPhone (Safari)" />);
@@ -67,7 +74,7 @@ function staticSession(state: DeviceState | null, lists: RequestLists = NO_REQUE
 describe('pairing from the QR\'s link', () => {
   it('names the device (prefilled, editable), pairs on tap, keeps the key, then shows the inbox with agent text as text', async () => {
     location.hash = '';
-    const { last } = mountLive(TEST_CODE);
+    const { last } = await mountLive(TEST_CODE);
     const name = screen.getByLabelText('Name this device') as HTMLInputElement;
     expect(name.value).toBe('iPhone (Safari)');
     expect(screen.queryByText(TEST_CODE)).toBeNull();
@@ -80,10 +87,13 @@ describe('pairing from the QR\'s link', () => {
     await screen.findByRole('button', { name: 'Pairing…' });
     // The key, sealed with the code, and the welcome come in one answer to the auth call.
     await pairHub(socket, TEST_CODE, TEST_KEY, TEST_KEY_ID, welcome([approvalView('el_a')]));
-    await until(() => localStorage.getItem(DEVICE_KEY_ITEM) !== null, 'the key to be stored');
-    expect(readDeviceKey(localStorage)).toEqual({ keyId: TEST_KEY_ID, key: TEST_KEY });
 
     const list = await screen.findByRole('list', { name: 'Pending requests' });
+    // The key was kept before the welcome was applied, as a key that cannot be read back.
+    const kept = await loadDeviceKey(idb);
+    expect(kept).toMatchObject({ keyId: TEST_KEY_ID, hubPort: HUB_PORT, origin: ORIGIN });
+    // Kept as a key that cannot be read back, which proves as the key's text does.
+    expect(kept?.key.extractable).toBe(false);
     const item = within(list).getByRole('link');
     expect(item.getAttribute('href')).toBe('#/r/el_a');
     expect(item.textContent).toContain(HOSTILE);
@@ -114,8 +124,8 @@ describe('pairing from the QR\'s link', () => {
 describe('the inbox, a review and the history', () => {
   it('opens a request, approves it with the extension\'s review, and shows it in the history as decided on a phone', async () => {
     location.hash = '';
-    writeDeviceKey(localStorage, { keyId: TEST_KEY_ID, key: TEST_KEY });
-    const { last } = mountLive(null);
+    await saveDeviceKey(idb, { keyId: TEST_KEY_ID, key: TEST_KEY }, { hubPort: HUB_PORT, origin: ORIGIN });
+    const { last } = await mountLive(null);
     const socket = last();
     socket.open();
     const { authId } = await proveHub(socket, TEST_KEY);

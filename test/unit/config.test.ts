@@ -31,6 +31,14 @@ describe('parseConfig: defaults', () => {
     });
   });
 
+  it('ELICITLY_PUSH_SERVICES: origins, comma-separated; anything else is refused naming the variable', () => {
+    const parsed = parse([], { ELICITLY_PUSH_SERVICES: 'https://push.example.com, http://127.0.0.1:9000' });
+    expect(parsed.ok && parsed.config.pushServices).toEqual(['https://push.example.com', 'http://127.0.0.1:9000']);
+    const bad = parse([], { ELICITLY_PUSH_SERVICES: 'https://push.example.com/path' });
+    expect(bad.ok).toBe(false);
+    expect(bad.ok ? '' : bad.issues.join('\n')).toMatch(/ELICITLY_PUSH_SERVICES.*origin/);
+  });
+
   it("a rule's ~ is $HOME, as a shell's is; unset, it is none (the passwd entry is not asked for)", () => {
     const parsed = parse([], { HOME: '/home/grace' });
     expect(parsed.ok && parsed.config.userHome).toBe('/home/grace');

@@ -6,6 +6,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
 import { ApprovalEngine } from '../../server/approvals/approval-engine.js';
+import { NO_PUSH } from '../helpers/hub-fakes.js';
 import { serviceHandlers, type Reviewers, type ServiceContext, type ServiceHandlers } from '../../server/hub/hub-service.js';
 import { LOCAL, type Principal } from '../../server/hub/peer-dispatcher.js';
 import type { Caller, CreateParams, Params } from '../../shared/peer-calls.js';
@@ -25,7 +26,7 @@ beforeEach(async () => {
   engine = await ApprovalEngine.open({ dir, retentionMs: 86_400_000 });
   reviewers = { connected: 0, lastSeenAt: null, paired: 1 };
   const live: Reviewers = { connected: () => reviewers.connected, lastSeenAt: () => reviewers.lastSeenAt, paired: () => reviewers.paired };
-  handlers = serviceHandlers(engine, live);
+  handlers = serviceHandlers(engine, live, NO_PUSH);
 });
 afterEach(async () => {
   await engine.close();

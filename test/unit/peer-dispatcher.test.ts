@@ -41,6 +41,8 @@ const VALID: { [M in PeerMethod]: Params<M> } = {
   'passkey.register': { nonce: 'n'.repeat(43), registration: { id: 'AAAA', rawId: 'AAAA', type: 'public-key', response: { clientDataJSON: 'AA', attestationObject: 'AA' }, clientExtensionResults: {} }, label: 'test' },
   'passkey.remove': { id: 'AAAA' },
   'passkey.require': { require: [] },
+  'push.info': {},
+  'push.subscribe': { subscription: null },
 };
 
 /** The role × method table, written out: a change to any method's `callers` in the map is a change to this test. */
@@ -49,7 +51,7 @@ const TABLE: Record<Principal['role'], readonly PeerMethod[]> = {
   local: ['create', 'status', 'await', 'result', 'cancel', 'info', 'paired', 'view', 'decide', 'rules', 'passkey.info', 'passkey.remove', 'passkey.require', 'rule.delete'],
   remote: ['create', 'status', 'await', 'result', 'cancel', 'info', 'paired'],
   extension: ['decide', 'rule.save', 'passkey.info', 'passkey.nonce', 'passkey.register', 'passkey.remove', 'passkey.require', 'rule.delete'],
-  device: ['decide', 'passkey.info', 'passkey.nonce', 'passkey.register', 'passkey.remove', 'passkey.require'],
+  device: ['decide', 'passkey.info', 'passkey.nonce', 'passkey.register', 'passkey.remove', 'passkey.require', 'push.info', 'push.subscribe'],
 };
 const PRINCIPALS: [string, Principal][] = [
   ['unproven', UNPROVEN],
@@ -94,6 +96,8 @@ function recording(answered: readonly PeerMethod[] = []) {
     'passkey.register': h('passkey.register', { ok: true, value: { ok: true } }),
     'passkey.remove': h('passkey.remove', { ok: true, value: { ok: true, removed: false } }),
     'passkey.require': h('passkey.require', { ok: true, value: { ok: true } }),
+    'push.info': h('push.info', { ok: true, value: { publicKey: 'A'.repeat(87), subscribed: false } }),
+    'push.subscribe': h('push.subscribe', { ok: true, value: { subscribed: false } }),
   };
   return { ran, dispatcher: new PeerDispatcher(handlers) };
 }

@@ -24,6 +24,7 @@ describe('routePhone', () => {
     ['a query changes nothing', get('/phone/?utm=1'), ON, { kind: 'asset', asset: 'page' }],
     ['the manifest', get('/phone/manifest.webmanifest'), ON, { kind: 'asset', asset: 'manifest' }],
     ['an icon', get('/phone/icon-512.png'), ON, { kind: 'asset', asset: 'icon-512' }],
+    ['the service worker', get('/phone/worker.js'), ON, { kind: 'asset', asset: 'worker' }],
     ['/phone redirects', get('/phone'), ON, { kind: 'redirect', location: '/phone/' }],
     ['no path is normalised', get('/phone/./'), ON, { kind: 'refuse', status: 404 }],
     ['an unknown file', get('/phone/phone.html'), ON, { kind: 'refuse', status: 404 }],
@@ -66,6 +67,8 @@ describe('preparePage', () => {
     expect(prepared.csp).toContain(`script-src ${sha(script)};`);
     expect(prepared.csp).toContain(`style-src ${sha('a{b:c}')};`);
     expect(prepared.csp).toContain("frame-ancestors 'none'");
+    // Its own service worker may run, nothing else as a worker.
+    expect(prepared.csp).toContain("worker-src 'self';");
   });
 
   it.each([

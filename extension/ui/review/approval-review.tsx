@@ -9,7 +9,7 @@ import { SafeHtml } from './safe-html.js';
 import { refusedAttempt } from './refused-attempt.js';
 import { useReview } from './use-review.js';
 import { VisibleText } from '../visible-text.js';
-import { ContextJson } from './context-json.js';
+import { ContextRows } from './context-rows.js';
 import './review.css';
 
 const JSON_HINTS = { ok: 'approves', cancel: 'rejects' };
@@ -55,7 +55,7 @@ export function ApprovalReview({ row, request, decide, onDone }: {
       {row.renderedTemplate !== null ? (
         <SafeHtml html={row.renderedTemplate} />
       ) : (
-        showContext && <ContextJson text={contextText(request.context)} />
+        showContext && <ContextRows context={request.context} json={contextText(request.context)} />
       )}
 
       {schema && <FormFields schema={schema} values={values} issues={issues} onEdit={edit} />}

@@ -4,8 +4,7 @@ import type { PermissionRequest } from '../../../shared/permission.js';
 import type { RuleDraft } from '../../../shared/rules.js';
 import type { RequestRow } from '../../db/rows.js';
 import type { Decide, Decision } from '../../messages.js';
-import { RuleEditor } from '../rule-editor.js';
-import { draftFor, type RuleScope } from '../rule-words.js';
+import type { RuleScope } from '../rule-words.js';
 import { HiddenCharactersWarning, VisibleText } from '../visible-text.js';
 import { ConfirmCancel, type CancelWording } from './confirm-cancel.js';
 import { FeedbackView, GeneralIssues, useDecision } from './decision-feedback.js';
@@ -54,15 +53,26 @@ export function editedInput(request: PermissionRequest, text: string): Edited {
  * the person's answer. "Allow once" and "Deny" (with a reason the host shows the agent) decide this one; where the
  * host runs an edited input the command (or the input) can be changed first, and what is in the editor is what runs.
  * "Always allow…" / "Always deny…" decide it too and save a rule, shown in words and editable before it is saved.
- * Only a surface whose decisions can carry rules (the extension's) offers them (`offerRules`), and tries the rule on
- * its history before it is saved (`ruleDryRun`).
+ * Only a surface whose decisions can carry rules (the extension's) offers them, by handing in its rule editor
+ * (`ruleEditor`, `permission-rule-editor.tsx`).
  */
-export function PermissionReview({ row, request, decide, offerRules = false, ruleDryRun, onDone }: {
+/** What the review hands a rule editor: the prompt to draft from (as edited), its scope, and what saving does. */
+export interface RuleSlotProps {
+  source: PermissionRequest;
+  scopeOf: PermissionRequest;
+  effect: 'allow' | 'deny';
+  scope: RuleScope;
+  busy: boolean;
+  onSave(rule: RuleDraft): void;
+  onCancel(): void;
+}
+export type RuleSlot = (props: RuleSlotProps) => ComponentChildren;
+
+export function PermissionReview({ row, request, decide, ruleEditor, onDone }: {
   row: RequestRow;
   request: PermissionRequest;
   decide: Decide;
-  offerRules?: boolean;
-  ruleDryRun?: (draft: RuleDraft) => ComponentChildren;
+  ruleEditor?: RuleSlot | undefined;
   onDone?: () => void;
 }) {
   const [refused] = useState(() => refusalFeedback(row));
@@ -145,25 +155,15 @@ export function PermissionReview({ row, request, decide, offerRules = false, rul
       <GeneralIssues issues={issues} />
       <FeedbackView feedback={decision.feedback} />
 
-      {ruleFor ? (
-        <RuleEditor
-          key={ruleFor}
-          initial={draftFor(ruleSource, ruleFor, scope, Date.now())}
-          scopeOf={request}
-          initialScope={scope}
-          saveLabel={ruleFor === 'allow' ? 'Allow and save the rule' : 'Deny and save the rule'}
-          busy={frozen}
-          dryRun={ruleDryRun}
-          onSave={(rule) => (rule.effect === 'allow' ? allow(rule) : deny(rule))}
-          onCancel={() => setRuleFor(null)}
-        />
+      {ruleFor && ruleEditor ? (
+        ruleEditor({ source: ruleSource, scopeOf: request, effect: ruleFor, scope, busy: frozen, onSave: (rule) => (rule.effect === 'allow' ? allow(rule) : deny(rule)), onCancel: () => setRuleFor(null) })
       ) : (
         <footer class="review-footer">
           <button type="button" class="primary" aria-describedby={allowHint} disabled={frozen || !edited.ok} onClick={() => allow()}>Allow once</button>
           <span id={allowHint} class="button-hint">{edited.ok && edited.input ? `runs ${runsWhat} as edited above, this time only` : `runs ${runsWhat} as shown, this time only`}</span>
           <button type="button" aria-describedby={denyHint} disabled={frozen} onClick={() => deny()}>Deny</button>
           <span id={denyHint} class="button-hint">the agent is told no{cleanReason ? ', with your reason' : ''}</span>
-          {offerRules && (
+          {ruleEditor && (
             <>
               <button type="button" disabled={frozen || !edited.ok} onClick={() => setRuleFor('allow')}>Always allow…</button>
               <button type="button" disabled={frozen} onClick={() => setRuleFor('deny')}>Always deny…</button>

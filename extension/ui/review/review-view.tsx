@@ -1,27 +1,27 @@
-import type { ComponentChildren } from 'preact';
-import type { Reviewer } from '../labels.js';
+import { REFUSAL_TEXT, type Reviewer } from '../labels.js';
+import type { DecisionRefusal } from '../../../shared/wire-fields.js';
 import { useCallback, useEffect, useState } from 'preact/hooks';
-import type { RuleDraft } from '../../../shared/rules.js';
 import type { RequestRow } from '../../db/rows.js';
 import type { Decide, Decision } from '../../messages.js';
 import { ApprovalReview } from './approval-review.js';
 import { ConfirmReview } from './confirm-review.js';
 import { FeedbackView, alreadyDecidedHere, type Feedback } from './decision-feedback.js';
 import { FormAskReview } from './form-ask-review.js';
-import { PermissionReview } from './permission-review.js';
+import { PermissionReview, type RuleSlot } from './permission-review.js';
 import { ProposalReview } from './proposal-review.js';
 import { VisibleText } from '../visible-text.js';
 import { endedNote } from '../request-summary.js';
 import { RequestDetail } from './request-detail.js';
 import { SelectionReview } from './selection-review.js';
 
+const FINAL_REFUSALS: ReadonlySet<DecisionRefusal> = new Set(['already_decided', 'expired', 'withdrawn', 'not_found']);
+
 /**
- * `decide` sends the decision, whatever surface shows the review; `offerRules`: its decisions can carry a rule ("Always
- * allow…"), which only the extension's can. `here`: the reviewer showing it (the extension, or the hub's phone page), so
- * a note names the other one that decided. `ruleDryRun`: what a rule being made would have answered (the extension's
- * history; handed in, so the surfaces without one carry none of it).
+ * `decide` sends the decision, whatever surface shows the review; `ruleEditor`: its decisions can carry a rule ("Always
+ * allow…"), which only the extension's can (handed in, so the surfaces without one carry none of it). `here`: the
+ * reviewer showing it (the extension, or the hub's phone page), so a note names the other one that decided.
  */
-export function ReviewView({ row, decide, onShown, signPasskey, offerRules = false, ruleDryRun, onDone, here = 'extension' }: {
+export function ReviewView({ row, decide, onShown, signPasskey, ruleEditor, onDone, here = 'extension' }: {
   row: RequestRow;
   decide: Decide;
   /** Told once this pending review is on the screen, with the hash of what it renders: the hub's ledger records it. */
@@ -31,14 +31,14 @@ export function ReviewView({ row, decide, onShown, signPasskey, offerRules = fal
    * none, sends the decision as it is, and shows the hub's `passkey_required`.
    */
   signPasskey?: (row: RequestRow, decision: Decision) => Promise<{ ok: true; value: Decision } | { ok: false; message: string }>;
-  offerRules?: boolean;
-  ruleDryRun?: (draft: RuleDraft) => ComponentChildren;
+  ruleEditor?: RuleSlot;
   onDone?: () => void;
   here?: Reviewer | null;
 }) {
   // The first decision made in this browser turns this review into its read-only detail at once; a second surface
   // whose decision was refused for it must still say so there, so the notice lives here, above both.
   const [notice, setNotice] = useState<Feedback | null>(null);
+  const [closed, setClosed] = useState(false);
   const pending = row.status === 'pending';
   useEffect(() => {
     if (!pending || !onShown) return;
@@ -66,9 +66,15 @@ export function ReviewView({ row, decide, onShown, signPasskey, offerRules = fal
     }
     const reply = await decide(shown);
     if (reply.state === 'already_decided_here') setNotice({ tone: 'alert', text: alreadyDecidedHere(reply.decision, reply.delivery) });
+    // A refusal no second try can change (decided elsewhere, expired, withdrawn, gone): the buttons go at once, and the
+    // review says why, rather than wait for the hub's news of the request's end.
+    if (reply.state === 'answered' && !reply.ok && reply.reason && FINAL_REFUSALS.has(reply.reason)) {
+      setNotice({ tone: 'alert', text: REFUSAL_TEXT[reply.reason] });
+      setClosed(true);
+    }
     return reply;
   }, [decide, row, signPasskey]);
-  if (row.status !== 'pending' || row.delivery === 'queued') {
+  if (row.status !== 'pending' || row.delivery === 'queued' || closed) {
     // A queued decision explains itself in the detail ("Waiting for the hub…"); only a settled status needs the note.
     return (
       <>
@@ -78,19 +84,22 @@ export function ReviewView({ row, decide, onShown, signPasskey, offerRules = fal
       </>
     );
   }
-  // Keyed by id so opening another request never carries this one's edits over. The row was checked against the
-  // request schema when it was read, so its request is used as it is.
+  // The row was checked against the request schema when it was read, so its request is used as it is. Keyed by id so
+  // opening another request never carries this one's edits over: the key is its own attribute, since Preact takes a
+  // vnode's key from there, never from a spread of props (a review reused for another request of the same kind kept
+  // the first one's rows, which it would have sent).
   const { request } = row;
-  const common = { key: row.elicitationId, row, decide: watched, onDone };
+  const common = { row, decide: watched, onDone };
+  const id = row.elicitationId;
   const review = (() => {
     switch (request.kind) {
-      case 'proposal': return <ProposalReview {...common} request={request} />;
-      case 'approval': return <ApprovalReview {...common} request={request} />;
-      case 'confirm': return <ConfirmReview {...common} request={request} />;
-      case 'form': return <FormAskReview {...common} request={request} />;
-      case 'selection': return <SelectionReview {...common} request={request} />;
+      case 'proposal': return <ProposalReview key={id} {...common} request={request} />;
+      case 'approval': return <ApprovalReview key={id} {...common} request={request} />;
+      case 'confirm': return <ConfirmReview key={id} {...common} request={request} />;
+      case 'form': return <FormAskReview key={id} {...common} request={request} />;
+      case 'selection': return <SelectionReview key={id} {...common} request={request} />;
       // A rule cannot answer what needs a passkey, so none is offered for it.
-      case 'permission': return <PermissionReview {...common} request={request} offerRules={offerRules && row.assurance !== 'passkey'} ruleDryRun={ruleDryRun} />;
+      case 'permission': return <PermissionReview key={id} {...common} request={request} ruleEditor={row.assurance === 'passkey' ? undefined : ruleEditor} />;
     }
   })();
   if (row.assurance !== 'passkey') return review;
