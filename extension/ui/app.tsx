@@ -3,7 +3,6 @@ import type { ElicitlyDb } from '../db/database.js';
 import type { RequestRow } from '../db/rows.js';
 import type { BackgroundClient, Decision } from '../messages.js';
 import { ConnectionHeader } from './connection-header.js';
-import { permissionRuleEditor } from './permission-rule-editor.js';
 import { isShortcut } from './keyboard.js';
 import { Inbox, usePendingRequests } from './inbox.js';
 import { lazyView, prefetchWhenIdle } from './lazy-view.js';
@@ -22,6 +21,7 @@ const SettingsView = lazyView(() => import('./settings-view.js').then((m) => m.S
 const Welcome = lazyView(() => import('./welcome.js').then((m) => m.Welcome));
 // The dry run of a rule made in a review: with the shell parser it matches commands with, fetched when the person
 // opens "Always allow…", never with the review itself.
+const PermissionRuleEditor = lazyView(() => import('./permission-rule-editor.js').then((m) => m.PermissionRuleEditor));
 const RuleDryRun = lazyView(() => import('./rule-dry-run.js').then((m) => m.RuleDryRun));
 
 type Route =
@@ -135,7 +135,7 @@ function ReviewRoute({ db, client, id, known, mode, openInTab }: {
         decide={client.decide}
         onShown={client.shown}
         signPasskey={signPasskeyWith(client)}
-        {...(client.saveRule ? { ruleEditor: permissionRuleEditor((draft) => <RuleDryRun db={db} draft={draft} />) } : {})}
+        {...(client.saveRule ? { ruleEditor: (slot) => <PermissionRuleEditor {...slot} dryRun={(draft) => <RuleDryRun db={db} draft={draft} />} /> } : {})}
         onDone={() => go('#/inbox')}
       />
     </>

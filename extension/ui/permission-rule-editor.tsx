@@ -1,16 +1,17 @@
 import type { ComponentChildren } from 'preact';
 import type { RuleDraft } from '../../shared/rules.js';
-import type { RuleSlot } from './review/permission-review.js';
+import type { RuleSlotProps } from './review/permission-review.js';
 import { RuleEditor } from './rule-editor.js';
 import { draftFor } from './rule-words.js';
 
 /**
  * "Always allow…" / "Always deny…" in the extension: the rule drafted from the prompt, shown in words and editable,
- * tried on the person's history (`dryRun`) before it is saved. Handed to the review by the extension alone, the only
- * surface whose decisions can carry a rule, so the phone's page and the chat's view carry none of it.
+ * tried on the person's history (`dryRun`) before it is saved. Handed to the review by the extension alone (loaded
+ * when first opened), the only surface whose decisions can carry a rule: the phone's page and the chat's view carry
+ * none of it.
  */
-export function permissionRuleEditor(dryRun?: (draft: RuleDraft) => ComponentChildren): RuleSlot {
-  return (slot) => (
+export function PermissionRuleEditor({ dryRun, ...slot }: RuleSlotProps & { dryRun?: (draft: RuleDraft) => ComponentChildren }) {
+  return (
     <RuleEditor
       key={slot.effect}
       initial={draftFor(slot.source, slot.effect, slot.scope, Date.now())}

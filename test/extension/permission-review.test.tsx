@@ -8,7 +8,7 @@ import { shownHash } from '../../shared/shown-hash.js';
 import { DAY_MS } from '../../shared/rule-draft.js';
 import { DEFAULT_RULE_DAYS, describeRule } from '../../shared/rules.js';
 import type { RequestRow } from '../../extension/db/rows.js';
-import { permissionRuleEditor } from '../../extension/ui/permission-rule-editor.js';
+import { PermissionRuleEditor } from '../../extension/ui/permission-rule-editor.js';
 import { ReviewView } from '../../extension/ui/review/review-view.js';
 import { RequestDetail } from '../../extension/ui/review/request-detail.js';
 import { bashPermission, descriptions, fakeClient, rowFor } from './review-helpers.js';
@@ -18,7 +18,7 @@ function show(request: PermissionRequest, extra: Partial<RequestRow> = {}, rules
   const onDone = vi.fn();
   // `rules`: shown by the extension, whose decisions can carry a rule (the chat's and the phone's cannot).
   const row = rowFor(request, extra);
-  render(<ReviewView row={row} decide={client.decide} {...(rules ? { ruleEditor: permissionRuleEditor() } : {})} onDone={onDone} />);
+  render(<ReviewView row={row} decide={client.decide} {...(rules ? { ruleEditor: (slot) => <PermissionRuleEditor {...slot} /> } : {})} onDone={onDone} />);
   // Every decision carries the hash of the row the review renders: the hub refuses one that is not its request.
   return { calls, onDone, shown: shownHash(row) };
 }
@@ -252,10 +252,10 @@ describe('a permission review', () => {
   it('the editor shows what a dry run says about the rule as it stands, and follows its edits', () => {
     const seen: string[] = [];
     const { client } = fakeClient();
-    render(<ReviewView row={rowFor(bashPermission())} decide={client.decide} ruleEditor={permissionRuleEditor((draft) => {
+    render(<ReviewView row={rowFor(bashPermission())} decide={client.decide} ruleEditor={(slot) => <PermissionRuleEditor {...slot} dryRun={(draft) => {
       seen.push(draft.match.commandPrefix ?? '');
       return <p>dry run of {draft.match.commandPrefix}</p>;
-    })} />);
+    }} />} />);
     fireEvent.click(button('Always allow…'));
     expect(screen.getByText('dry run of npm test')).toBeTruthy();
     fireEvent.input(screen.getByRole('textbox', { name: 'Command starts with' }), { target: { value: 'npm' } });
