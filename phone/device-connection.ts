@@ -21,7 +21,7 @@ export interface KeyStore {
  * hub's state was reset); the code ones come from a pairing attempt (`code_unproven`: whatever answered could not
  * prove it knows the code, so nothing but the hello went to it).
  */
-export type NotPairedReason = 'removed' | 'code_refused' | 'code_unproven' | 'no_code_active';
+export type NotPairedReason = 'removed' | 'code_refused' | 'code_unproven' | 'no_code_active' | 'code_replaced';
 
 export type DeviceState =
   | { state: 'connecting' | 'pairing' | 'connected'; since: number }
@@ -59,7 +59,7 @@ export interface DeviceConnectionOptions {
 export const DECIDE_TIMEOUT_MS = 5000;
 
 /** The hub's own port, what this phone proves, and (when pairing) what to call it. */
-interface DeviceTarget extends HubTarget { deviceName: string }
+interface DeviceTarget extends HubTarget { deviceName: string; pairingSerial: number | null }
 
 /**
  * The phone page's one socket to the hub: the extension's HubConnection with the role `device` (the hub proves first,
@@ -71,7 +71,7 @@ interface DeviceTarget extends HubTarget { deviceName: string }
  */
 export class DeviceConnection {
   private readonly link: HubConnection<DeviceTarget>;
-  private pairing: { code: string; deviceName: string } | null = null;
+  private pairing: { code: string; deviceName: string; serial: number | null } | null = null;
   /** A decision whose answer never came: sent again as it was, it carries the same key so the hub can tell. */
   private unanswered: { fingerprint: string; key: string } | null = null;
 
@@ -84,8 +84,8 @@ export class DeviceConnection {
       role: 'device',
       url: () => options.url,
       binding: () => ({ port: options.hubPort, role: 'device', origin: options.origin }),
-      target: () => ({ port: options.hubPort, key: keys.read(), pairingCode: this.pairing?.code ?? '', deviceName: this.pairing?.deviceName ?? '' }),
-      pairingHello: (target) => ({ deviceName: target.deviceName }),
+      target: () => ({ port: options.hubPort, key: keys.read(), pairingCode: this.pairing?.code ?? '', deviceName: this.pairing?.deviceName ?? '', pairingSerial: this.pairing?.serial ?? null }),
+      pairingHello: (target) => ({ deviceName: target.deviceName, ...(target.pairingSerial === null ? {} : { pairingSerial: target.pairingSerial }) }),
       onPaired: (_target, key) => {
         // The code is spent: from now on this phone proves its own key.
         this.pairing = null;
@@ -123,8 +123,9 @@ export class DeviceConnection {
   }
 
   /** Pairs with the code from the QR: whatever socket there is goes, and the next one proves the code. */
-  pair(code: string, deviceName: string): void {
-    this.pairing = { code: normalizePairingCode(code), deviceName };
+  /** `serial`: the code's serial from the QR link (`&n=`), so a code a newer one replaced is told apart. */
+  pair(code: string, deviceName: string, serial: number | null = null): void {
+    this.pairing = { code: normalizePairingCode(code), deviceName, serial };
     this.link.restart('pairing');
   }
 

@@ -18,12 +18,12 @@ function hubPort(): number | null {
   return Number.isInteger(port) && port > 0 && port < 65536 ? port : null;
 }
 
-/** The pairing code from the QR's link, taken out of the address at once so it stays in no history entry. */
-function takePairCode(): string | null {
+/** The pairing code (and its serial) from the QR's link, taken out of the address at once so it stays in no history entry. */
+function takePairCode(): { code: string; serial: number | null } | null {
   const route = parseRoute(location.hash);
   if (route.view !== 'pair') return null;
   history.replaceState(null, '', `${location.pathname}${location.search}`);
-  return route.code;
+  return { code: route.code, serial: route.serial };
 }
 
 /** The page's service worker: it shows pushed notifications and sends their Approve / Deny (`worker/push-worker.ts`). */
@@ -62,7 +62,7 @@ async function start(root: HTMLElement, port: number): Promise<void> {
     if (connected && !wasConnected) void push.refresh();
     wasConnected = connected;
   });
-  render(<PhoneApp session={session} pairCode={pairCode} suggestedName={suggestedDeviceName(navigator.userAgent)} push={push} />, root);
+  render(<PhoneApp session={session} pairCode={pairCode?.code ?? null} pairSerial={pairCode?.serial ?? null} suggestedName={suggestedDeviceName(navigator.userAgent)} push={push} />, root);
   connection.ensure();
   registerWorker();
 }

@@ -66,7 +66,9 @@ export function ConnectionHeader({ state }: { state: DeviceState | null }) {
 const REFUSAL: Record<Exclude<NotPairedReason, 'removed'>, string> = {
   code_refused: 'The hub refused this pairing code.',
   no_code_active: `No pairing code is active on the hub: a code works once, for ${PAIRING_TTL_MINUTES} minutes.`,
-  code_unproven: 'Whatever answered at this address could not prove it knows this pairing code, so nothing else was sent to it.',
+  code_unproven:
+    'Whatever answered at this address could not prove it holds this pairing code, so nothing else was sent to it: the code may have expired or been used, or what answered is not your hub.',
+  code_replaced: 'A newer pairing code replaced this one (remote pair was run again after this QR code was made): scan the newest QR code.',
 };
 
 function PairHelp() {
@@ -86,7 +88,7 @@ function NotPaired({ reason }: { reason: NotPairedReason | null }) {
 }
 
 /** The pairing link's view: what to call this device, then Pair. The code itself is never shown. */
-function Pairing({ session, code, suggestedName, onDone }: { session: PhoneSession; code: string; suggestedName: string; onDone(): void }) {
+function Pairing({ session, code, serial, suggestedName, onDone }: { session: PhoneSession; code: string; serial: number | null; suggestedName: string; onDone(): void }) {
   const [name, setName] = useState(suggestedName);
   const [problem, setProblem] = useState<string | null>(null);
   const [sent, setSent] = useState(false);
@@ -107,7 +109,7 @@ function Pairing({ session, code, suggestedName, onDone }: { session: PhoneSessi
     }
     setProblem(null);
     setSent(true);
-    session.pair(code, checked.name);
+    session.pair(code, checked.name, serial);
   };
   return (
     <form class="pairing phone-pairing" onSubmit={submit} noValidate>
@@ -271,7 +273,14 @@ function Nav({ route, pendingCount }: { route: Route; pendingCount: number }) {
  * (the extension's own components, so what is decided is what is sent) and the recent history. `pairCode`: the code the
  * page was opened with, already taken out of its address.
  */
-export function PhoneApp({ session, pairCode, suggestedName, push }: { session: PhoneSession; pairCode: string | null; suggestedName: string; push?: PushControl }) {
+export function PhoneApp({ session, pairCode, pairSerial = null, suggestedName, push }: {
+  session: PhoneSession;
+  pairCode: string | null;
+  /** The code's serial from the QR link: a code a newer one replaced is told apart from an impostor. */
+  pairSerial?: number | null;
+  suggestedName: string;
+  push?: PushControl;
+}) {
   const state = useStore(session.state);
   const lists = useStore(session.lists);
   const route = useRoute();
@@ -285,7 +294,7 @@ export function PhoneApp({ session, pairCode, suggestedName, push }: { session: 
 
   let body;
   if (code !== null) {
-    body = <Pairing session={session} code={code} suggestedName={suggestedName} onDone={dropCode} />;
+    body = <Pairing session={session} code={code} serial={pairSerial} suggestedName={suggestedName} onDone={dropCode} />;
   } else if (state?.state === 'not_paired') {
     body = <NotPaired reason={state.reason} />;
   } else if (route.view === 'review') {

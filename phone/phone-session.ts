@@ -12,7 +12,7 @@ export interface PhoneSession {
   pairingRefused: Store<NotPairedReason | null>;
   /** The review components' client: decisions go to the hub as they are made; this page offers no rules. */
   client: BackgroundClient;
-  pair(code: string, deviceName: string): void;
+  pair(code: string, deviceName: string, serial?: number | null): void;
 }
 
 type Wiring = Omit<DeviceConnectionOptions, 'onState' | 'onWelcome' | 'onEvent' | 'onPairingRefused'>;
@@ -57,9 +57,9 @@ export function createPhoneSession(wiring: Wiring): { session: PhoneSession; con
     lists,
     pairingRefused,
     client,
-    pair(code, deviceName) {
+    pair(code, deviceName, serial = null) {
       pairingRefused.set(null);
-      connection.pair(code, deviceName);
+      connection.pair(code, deviceName, serial);
     },
   };
   return { session, connection };

@@ -53,7 +53,14 @@ if (config.command === 'pair') {
   try {
     if (config.remote) {
       const { runRemoteCommand } = await import('./remote/remote-command.js');
-      process.exitCode = await runRemoteCommand({ state, port: config.port, action: config.remote, json: config.json, io });
+      const [{ ensurePageHub }, { listening }, { spawnDetachedHub }] = await Promise.all([import('./remote/page-hub.js'), import('./hub/status-command.js'), import('./hook/spawn-hub.js')]);
+      const ensureHub = () =>
+        ensurePageHub({
+          listening: () => listening(config.port),
+          spawn: () => spawnDetachedHub(process.execPath, SCRIPT, config.port, process.env),
+          pause: (ms) => new Promise((resolve) => setTimeout(resolve, ms)),
+        });
+      process.exitCode = await runRemoteCommand({ state, port: config.port, action: config.remote, json: config.json, io, ensureHub });
     } else if (config.key) {
       const { runKeyCommand } = await import('./remote/key-command.js');
       process.exitCode = runKeyCommand({ state, port: config.port, action: config.key, io });
@@ -143,7 +150,8 @@ if (config.command === 'pair') {
     process.once('SIGTERM', () => resolve());
     process.once('SIGINT', () => resolve());
   });
-  const end = await runHubCommand({ election, idleMs: config.hubIdleSeconds * 1000, stop });
+  // The phone page's link works only while a hub runs: while it is on, this one stays (`remote disable` lets it idle out).
+  const end = await runHubCommand({ election, idleMs: config.hubIdleSeconds * 1000, stop, needed: () => state.remote().enabled });
   process.stderr.write(`elicitly-companion hub: ${end.message}\n`);
   process.exit(end.code);
 } else {

@@ -47,7 +47,7 @@ export function runPairCommand(
   }
   // The code's own deadline, not a count from now: the state dir's lock may have kept createPairing waiting, and a
   // count rounded from what is left read "9 minutes" beside the extension's "10 minutes".
-  const pairing = state.createPairing();
+  const pairing = state.createPairing('extension');
   process.stderr.write(`Enter this code in the Elicitly extension (Settings → Pairing code → Pair) before ${validUntil(pairing.expiresAt)} (a code is valid ${PAIRING_TTL_MINUTES} minutes) to pair it with this computer:\n`);
   process.stdout.write(`${pairing.code}\n`);
   return 0;

@@ -18,8 +18,24 @@ const PairingSchema = z.strictObject({
   expiresAt: z.number(),
   /** Failed pairing attempts against this code; at the cap it is burnt. */
   failures: z.number().int().min(0),
+  /**
+   * Counts the codes made for this purpose: the phone's link carries it, so a page holding a code that a newer one
+   * replaced is told so rather than that the hub could not prove the code.
+   */
+  serial: z.number().int().min(1),
+  /** Used (it paired) or withdrawn: no longer a code, kept for its serial. */
+  spent: z.boolean().optional(),
 });
 type Pairing = z.infer<typeof PairingSchema>;
+
+/**
+ * What a pairing code is for: an extension (`pair`, typed into its Settings) or a device (`remote pair`, the phone's
+ * QR link). Each purpose has its own code, so making one never voids the other.
+ */
+export type PairingPurpose = 'extension' | 'device';
+/** pairing.json: one code per purpose, each also kept (spent or not) for its serial. */
+const PairingsFileSchema = z.strictObject({ extension: PairingSchema.optional(), device: PairingSchema.optional() });
+type PairingsFile = z.infer<typeof PairingsFileSchema>;
 
 const PairedExtensionSchema = z.strictObject({
   keyId: KeyIdSchema,
@@ -116,39 +132,59 @@ export class StateDir {
     return replaced;
   }
 
-  /** The active pairing code, or undefined when there is none (never made, expired, used or burnt). */
-  pairing(now = Date.now()): Pairing | undefined {
-    const raw = this.readJson('pairing.json');
-    const parsed = PairingSchema.safeParse(raw);
-    if (!parsed.success) return undefined;
-    return parsed.data.expiresAt > now && parsed.data.failures < PAIRING_MAX_FAILURES ? parsed.data : undefined;
+  /** The active pairing code for `purpose`, or undefined when there is none (never made, expired, used or burnt). */
+  pairing(purpose: PairingPurpose, now = Date.now()): Pairing | undefined {
+    const entry = this.pairings()[purpose];
+    return entry && !entry.spent && entry.expiresAt > now && entry.failures < PAIRING_MAX_FAILURES ? entry : undefined;
   }
 
-  /** A fresh one-time code, valid 10 minutes; it replaces any earlier one. 48 bits: short to type, long to guess. */
-  createPairing(now = Date.now()): Pairing {
-    return this.update('pairing.json', () => this.writeNewPairing(now));
+  /** The serial of the newest code made for `purpose` (0: none yet), whether or not it is still active. */
+  pairingSerial(purpose: PairingPurpose): number {
+    return this.pairings()[purpose]?.serial ?? 0;
+  }
+
+  /**
+   * A fresh one-time code for `purpose`, valid 10 minutes; it replaces the earlier code of that purpose only. 48 bits:
+   * short to type, long to guess.
+   */
+  createPairing(purpose: PairingPurpose, now = Date.now()): Pairing {
+    return this.update('pairing.json', () => {
+      const all = this.pairings();
+      const pairing: Pairing = { code: randomHex(6), expiresAt: now + PAIRING_TTL_MS, failures: 0, serial: (all[purpose]?.serial ?? 0) + 1 };
+      this.writePairings({ ...all, [purpose]: pairing });
+      return pairing;
+    });
   }
 
   /** Counts a wrong guess; at the cap the code is gone for good. Returns how many attempts are left. */
-  recordPairingFailure(now = Date.now()): number {
+  recordPairingFailure(purpose: PairingPurpose, now = Date.now()): number {
     return this.update('pairing.json', () => {
-      const pairing = this.pairing(now);
+      const pairing = this.pairing(purpose, now);
       if (!pairing) return 0;
       const failures = pairing.failures + 1;
-      writePrivateFile(this.file('pairing.json'), JSON.stringify({ ...pairing, failures }));
-      if (failures >= PAIRING_MAX_FAILURES) log('warn', 'a pairing code was burnt after too many wrong attempts', { attempts: failures });
+      this.writePairings({ ...this.pairings(), [purpose]: { ...pairing, failures } });
+      if (failures >= PAIRING_MAX_FAILURES) log('warn', 'a pairing code was burnt after too many wrong attempts', { purpose, attempts: failures });
       return Math.max(0, PAIRING_MAX_FAILURES - failures);
     });
   }
 
-  clearPairing(): void {
-    this.update('pairing.json', () => writePrivateFile(this.file('pairing.json'), '{}'));
+  /** Spends the code of `purpose` (it paired, or it is withdrawn); its serial is kept. */
+  clearPairing(purpose: PairingPurpose): void {
+    this.update('pairing.json', () => {
+      const all = this.pairings();
+      const entry = all[purpose];
+      if (entry) this.writePairings({ ...all, [purpose]: { ...entry, spent: true } });
+    });
   }
 
-  private writeNewPairing(now: number): Pairing {
-    const pairing: Pairing = { code: randomHex(6), expiresAt: now + PAIRING_TTL_MS, failures: 0 };
-    writePrivateFile(this.file('pairing.json'), JSON.stringify(pairing));
-    return pairing;
+  /** pairing.json; one of an earlier version (a single code) or a damaged one counts as no code at all. */
+  private pairings(): PairingsFile {
+    const parsed = PairingsFileSchema.safeParse(this.readJson('pairing.json'));
+    return parsed.success ? parsed.data : {};
+  }
+
+  private writePairings(pairings: PairingsFile): void {
+    writePrivateFile(this.file('pairing.json'), JSON.stringify(PairingsFileSchema.parse(pairings)));
   }
 
   /** The paired extensions; a damaged file counts as none (every extension pairs again), and says so. */

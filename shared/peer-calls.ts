@@ -48,6 +48,11 @@ const HelloParamsSchema = z.strictObject({
   keyId: KeyIdSchema.optional(),
   pairing: z.literal(true).optional(),
   deviceName: DeviceNameSchema.optional(),
+  /**
+   * A device pairing with the code of its QR link names that code's serial (the link's `n`): when a newer code replaced
+   * it, the hub says so (4006) instead of failing a proof the page would read as an impostor's.
+   */
+  pairingSerial: z.number().int().min(1).optional(),
 });
 export type HelloParams = z.infer<typeof HelloParamsSchema>;
 

@@ -36,6 +36,8 @@ export const CLOSE_UNKNOWN_KEY = 4003;
 export const CLOSE_NO_PAIRING = 4004;
 /** The phone page was turned off (`remote disable`) or this device's origin is no longer allowed: the key is kept. */
 export const CLOSE_REMOTE_OFF = 4005;
+/** A device's pairing hello named a code a newer `remote pair` replaced (its `pairingSerial` is not the newest). */
+export const CLOSE_CODE_REPLACED = 4006;
 /** No hello within the hub's hello window. */
 export const CLOSE_HELLO_TIMEOUT = 4008;
 /** The hub is shutting down or stepping down (its store failed): reconnect, another process takes over. */

@@ -110,10 +110,11 @@ const ConnectionCommon = {
 /**
  * Why this browser must pair (again). Absent: it never paired with the hub on this port. The code ones come from a
  * pairing attempt: `code_refused` the hub refused our proof of it, `code_unproven` the hub could not prove it knows
- * it (a mistyped code, or something other than the hub on the port), `no_code_active` the hub has no code running.
+ * it (a mistyped code, or something other than the hub on the port), `no_code_active` the hub has no code running,
+ * `code_replaced` a newer code replaced the one the phone's link carried.
  * `key_unknown`: the hub no longer knows the key this browser holds (removed, or the hub's state was reset).
  */
-export const PairingReasonSchema = z.enum(['code_refused', 'code_unproven', 'no_code_active', 'key_unknown']);
+export const PairingReasonSchema = z.enum(['code_refused', 'code_unproven', 'no_code_active', 'code_replaced', 'key_unknown']);
 export type PairingReason = z.infer<typeof PairingReasonSchema>;
 
 export const ConnectionStateSchema = z.discriminatedUnion('state', [

@@ -5,7 +5,7 @@ import { nextHandshake, startHandshake, type ClientHandshake, type HandshakeClai
 import type { HubNotice, PeerMethod, PeerNotice, Params, Result, Welcome } from '../../shared/peer-calls.js';
 import { CallClient, type CallAnswer } from '../../shared/peer-client.js';
 import {
-  CLOSE_AUTH_FAILED, CLOSE_GOING_AWAY, CLOSE_NO_PAIRING, CLOSE_PROTOCOL_MISMATCH, CLOSE_UNKNOWN_KEY, HEARTBEAT_MS, HubFrameSchema,
+  CLOSE_AUTH_FAILED, CLOSE_CODE_REPLACED, CLOSE_GOING_AWAY, CLOSE_NO_PAIRING, CLOSE_PROTOCOL_MISMATCH, CLOSE_UNKNOWN_KEY, HEARTBEAT_MS, HubFrameSchema,
   PAIRING_SUBPROTOCOL, PROTOCOL_VERSION, SUBPROTOCOL, hubProtocolFromReason, isAnswer, parseFrame, parseHubNotice,
 } from '../../shared/wire-protocol.js';
 // Types only: the phone page runs this connection too, and its bundle must not pull in the extension's database.
@@ -70,7 +70,7 @@ export interface HubConnectionOptions<T extends HubTarget = HubTarget> {
   /** What both sides' proofs are bound to. */
   binding(target: T): ProofBinding;
   /** What a pairing hello says besides the claim (a device: what to call it). */
-  pairingHello?(target: T): { deviceName: string };
+  pairingHello?(target: T): { deviceName: string; pairingSerial?: number };
   client: { name: string; version: string };
   /** The hub paired this browser: keep the key for the target's port and forget the code. Done before the welcome. */
   onPaired(target: T, key: HubKey): void | Promise<void>;
@@ -441,6 +441,7 @@ function refusalFor(code: number, pairing: boolean): PairingReason | null {
   if (pairing) {
     if (code === CLOSE_AUTH_FAILED) return 'code_refused';
     if (code === CLOSE_NO_PAIRING) return 'no_code_active';
+    if (code === CLOSE_CODE_REPLACED) return 'code_replaced';
     return null;
   }
   // Our proof with this key failed, or the hub does not know the key: either way the key is of no use any more.

@@ -26,6 +26,8 @@ function PairingReasonText({ reason, port }: { reason: PairingReason | undefined
           code is right, something that is not this computer's Elicitly hub answers on the port.
         </>
       );
+    case 'code_replaced':
+      return <> A newer pairing code replaced that one: enter the newest.</>;
     case 'no_code_active':
       return <> No pairing code is active on the hub: run {PAIR} in a terminal and enter the new code.</>;
     case 'key_unknown':

@@ -16,6 +16,11 @@ export interface HubCommandOptions {
   checkEveryMs?: number;
   /** Resolves when the process is asked to stop (SIGTERM, SIGINT). */
   stop: Promise<void>;
+  /**
+   * Something besides requests and agents needs the hub now (the phone page is on: its link works only while a hub
+   * runs); asked at every look. Default: nothing.
+   */
+  needed?: () => boolean;
   now?: () => number;
 }
 
@@ -56,10 +61,10 @@ export async function runHubCommand(options: HubCommandOptions): Promise<HubComm
       end = { code: 0, message: 'another process took over as the hub; leaving' };
       break;
     }
-    const busy = !info.ok || info.value.pending > 0 || (election.relaysConnected() ?? 0) > 0;
+    const busy = !info.ok || info.value.pending > 0 || (election.relaysConnected() ?? 0) > 0 || (options.needed?.() ?? false);
     idleSince = busy ? null : (idleSince ?? now());
     if (idleSince !== null && now() - idleSince >= options.idleMs) {
-      end = { code: 0, message: `idle for ${Math.round(options.idleMs / 1000)} s (no pending request, no agent connected); stopping` };
+      end = { code: 0, message: `idle for ${Math.round(options.idleMs / 1000)} s (no pending request, no agent connected, the phone page off); stopping` };
       break;
     }
   }

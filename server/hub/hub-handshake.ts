@@ -1,9 +1,9 @@
 import type { ProofBinding } from '../../shared/hub-auth.js';
 import { constantTimeEqual, hubProof, newNonce, peerProof, sealKey } from '../../shared/hub-auth.js';
 import type { Grant, HelloParams, Result, ServiceError } from '../../shared/peer-calls.js';
-import { CLOSE_AUTH_FAILED, CLOSE_HUB_FULL, CLOSE_INTERNAL_ERROR, CLOSE_NO_PAIRING, CLOSE_UNKNOWN_KEY, PAIRING_SUBPROTOCOL } from '../../shared/wire-protocol.js';
+import { CLOSE_AUTH_FAILED, CLOSE_CODE_REPLACED, CLOSE_HUB_FULL, CLOSE_INTERNAL_ERROR, CLOSE_NO_PAIRING, CLOSE_UNKNOWN_KEY, PAIRING_SUBPROTOCOL } from '../../shared/wire-protocol.js';
 import { log } from '../log.js';
-import type { StateDir } from '../state-dir.js';
+import type { PairingPurpose, StateDir } from '../state-dir.js';
 import type { Principal } from './peer-dispatcher.js';
 import type { PeerRole } from './upgrade-guard.js';
 
@@ -38,7 +38,7 @@ export type Proven = { principal: Principal; paired?: NonNullable<Result<'auth'>
 /** The state dir as the handshake uses it: the keys a peer may prove, and the pairing code it spends. */
 export type HandshakeKeys = Pick<
   StateDir,
-  'relayKey' | 'relayKeys' | 'pairing' | 'clearPairing' | 'recordPairingFailure' | 'pairedExtensions' | 'addPairedExtension' | 'pairedDevices' | 'addPairedDevice'
+  'relayKey' | 'relayKeys' | 'pairing' | 'pairingSerial' | 'clearPairing' | 'recordPairingFailure' | 'pairedExtensions' | 'addPairedExtension' | 'pairedDevices' | 'addPairedDevice'
 >;
 
 interface HubHandshakeOptions {
@@ -109,11 +109,11 @@ export class HubHandshake {
     if (auth.pairingCode !== undefined) {
       // Checked again now, with no await between this check, the comparison and the count of a failure: sockets
       // challenged while the code was alive get no guess once wrong ones have burnt it, however many there are.
-      const pairing = state.pairing();
-      if (!pairing || pairing.code !== auth.pairingCode) return { close: CLOSE_NO_PAIRING, reason: 'the pairing code is no longer active: run elicitly-companion pair' };
+      const pairing = state.pairing(purposeOf(peer));
+      if (!pairing || pairing.code !== auth.pairingCode) return { close: CLOSE_NO_PAIRING, reason: `the pairing code is no longer active: run ${PAIR_COMMAND[purposeOf(peer)]}` };
     }
     if (!constantTimeEqual(proof, expected)) {
-      if (auth.pairingCode !== undefined && peer.origin) this.pairingFailed(peer.origin);
+      if (auth.pairingCode !== undefined && peer.origin) this.pairingFailed(peer.origin, purposeOf(peer));
       this.options.onRefused(4001, `a ${peer.role} failed to prove its key`);
       return { close: CLOSE_AUTH_FAILED, reason: 'authentication failed' };
     }
@@ -121,7 +121,7 @@ export class HubHandshake {
     delete peer.auth;
     if (auth.pairingCode !== undefined && peer.origin) {
       // Spent before anything else: a code opens exactly one pairing.
-      state.clearPairing();
+      state.clearPairing(purposeOf(peer));
       const { origin } = peer;
       // A device is paired to the origin its page was opened from: its key opens sockets from that origin only.
       const entry = peer.role === 'device' ? state.addPairedDevice(auth.deviceName ?? 'Phone', origin) : state.addPairedExtension(origin);
@@ -157,8 +157,13 @@ export class HubHandshake {
     if (hello.pairing) {
       // Only a socket that asked to pair in its upgrade, so the origin's backoff was checked before it got this far.
       if (!peer.pairing) return { close: CLOSE_AUTH_FAILED, reason: `a pairing hello needs the ${PAIRING_SUBPROTOCOL} subprotocol` };
-      const pairing = state.pairing();
-      if (!pairing) return { close: CLOSE_NO_PAIRING, reason: 'no pairing code is active: run elicitly-companion pair' };
+      const purpose = purposeOf(peer);
+      // Not a guess, and nothing secret: the serial only says which code the page's link carried.
+      if (hello.pairingSerial !== undefined && hello.pairingSerial !== state.pairingSerial(purpose)) {
+        return { close: CLOSE_CODE_REPLACED, reason: `a newer pairing code replaced this one: scan the newest QR code (${PAIR_COMMAND[purpose]})` };
+      }
+      const pairing = state.pairing(purpose);
+      if (!pairing) return { close: CLOSE_NO_PAIRING, reason: `no pairing code is active: run ${PAIR_COMMAND[purpose]}` };
       return { key: pairing.code, pairingCode: pairing.code, ...(peer.role === 'device' ? { deviceName: hello.deviceName ?? 'Phone' } : {}) };
     }
     if (peer.role === 'device') {
@@ -173,13 +178,20 @@ export class HubHandshake {
   }
 
   /** A wrong code: it counts against the code (burnt at the cap) and makes that origin wait, doubling up to a minute. */
-  private pairingFailed(origin: string): void {
-    const left = this.options.state.recordPairingFailure();
+  private pairingFailed(origin: string, purpose: PairingPurpose): void {
+    const left = this.options.state.recordPairingFailure(purpose);
     const failures = (this.pairingBackoff.get(origin)?.failures ?? 0) + 1;
     this.pairingBackoff.set(origin, { failures, until: Date.now() + Math.min(60_000, 1000 * 2 ** (failures - 1)) });
     log('warn', 'a pairing attempt failed', { origin, attemptsLeftOnThisCode: left });
   }
 }
+
+/** Which code a pairing peer proves: a device the phone's (`remote pair`), an extension its own (`pair`). */
+function purposeOf(peer: HandshakePeer): PairingPurpose {
+  return peer.role === 'device' ? 'device' : 'extension';
+}
+
+const PAIR_COMMAND: Record<PairingPurpose, string> = { extension: 'elicitly-companion pair', device: 'elicitly-companion remote pair' };
 
 /** What a peer that proved its key (not by pairing) is from now on. */
 function principalOf(peer: HandshakePeer, chosen: Chosen): Principal {

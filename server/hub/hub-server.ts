@@ -229,6 +229,7 @@ export class HubServer {
       connected: () => this.connected('extension') + this.connected('device'),
       lastSeenAt: () => this.lastSeenAt,
       paired: () => this.pairedReviewers(),
+      devices: () => (this.watching ? (this.pairedCount.get('device') ?? null) : (this.keysOf('device')?.length ?? null)),
     }, devicePush(this.options.state, this.options.pushServices ?? []));
     const handlers: Handlers<SocketContext> = {
       ...service,

@@ -17,6 +17,8 @@ export interface Reviewers {
   lastSeenAt(): number | null;
   /** Extensions and devices paired; null when their files cannot be read. Kept by the hub, so asking reads no file. */
   paired(): number | null;
+  /** Of those, the phones (devices); null when unknown. */
+  devices(): number | null;
 }
 
 /** Devices' push subscriptions, kept with their pairing (`paired-devices.json`): gone when the device is removed. */
@@ -157,8 +159,22 @@ export function serviceHandlers(engine: EngineView, reviewers: Reviewers, push: 
 
 function withReviewers(created: EngineCreated, reviewers: Reviewers): Created {
   const { elicitationId, expiresAt, ...decided } = created;
-  const next = pairingHint(reviewers.paired());
+  const next = decided.status === 'pending' ? (pairingHint(reviewers.paired()) ?? phoneHint(reviewers)) : pairingHint(reviewers.paired());
   return { elicitationId, expiresAt, reviewer: { connected: reviewers.connected() > 0 }, ...(next === undefined ? {} : { next }), ...decided };
+}
+
+/**
+ * With nobody's review open but a phone paired: the person can decide there, so the agent says so instead of that nobody
+ * can. Never a link or a code: where the page is and how to reach it is the person's.
+ */
+function phoneHint(reviewers: Reviewers): string | undefined {
+  const devices = reviewers.devices();
+  if (reviewers.connected() > 0 || devices === null || devices === 0) return undefined;
+  return (
+    'Nobody has a review open right now, but the person has a phone paired with this computer: they can decide this ' +
+    'there (it notifies them when they turned notifications on) or in the browser extension. The request waits until ' +
+    'it expires; wait for it with elicit_await, or tell the person it is waiting on their phone.'
+  );
 }
 
 /**

@@ -4,6 +4,7 @@ import { validUntil } from '../pair-command.js';
 import type { RemoteConfig } from '../remote-config.js';
 import { PHONE_PATH, RemoteConfigSchema, allowedOrigins } from '../remote-config.js';
 import type { StateDir } from '../state-dir.js';
+import { pageHubText, type PageHub } from './page-hub.js';
 
 export interface CommandIo {
   stdout: (text: string) => void;
@@ -17,6 +18,8 @@ interface RemoteCommandOptions {
   action: RemoteAction;
   json: boolean;
   io: CommandIo;
+  /** Makes sure a hub serves the page (`enable`, `pair`): the link works only while one runs. */
+  ensureHub(): Promise<PageHub>;
 }
 
 /** Where the person opens the page: the first origin they configured (their tunnel), else this computer's loopback. */
@@ -48,9 +51,10 @@ export async function runRemoteCommand(options: RemoteCommandOptions): Promise<n
       }
       const config = state.updateRemote((remote) => ({ ...remote, enabled: true, origins }));
       const added = action.origins.filter((origin) => !current.origins.includes(origin));
+      const hub = await options.ensureHub();
       io.stderr(
-        `The reviewer page is ${current.enabled ? 'on' : 'now on'}: ${pageOrigin(config, port)}${PHONE_PATH} (served by this computer's hub while it runs: an agent's ` +
-          `first approval call starts one, or \`elicitly-companion hub\`). Allowed origins: ${allowedOrigins(config, port).join(', ')}.` +
+        `The reviewer page is ${current.enabled ? 'on' : 'now on'}: ${pageOrigin(config, port)}${PHONE_PATH}. ${pageHubText(hub, port)} ` +
+          `Allowed origins: ${allowedOrigins(config, port).join(', ')}.` +
           (added.length > 0 ? ` Added: ${added.join(', ')}.` : '') +
           '\n\n' +
           reachHelp(config, port) +
@@ -64,6 +68,8 @@ export async function runRemoteCommand(options: RemoteCommandOptions): Promise<n
         io.stderr('elicitly-companion remote pair: the reviewer page is off, so no device could use a code: turn it on first with `elicitly-companion remote enable`\n');
         return 1;
       }
+      const hub = await options.ensureHub();
+      if (hub !== 'running') io.stderr(`${pageHubText(hub, port)}\n`);
       return printPairing(state, config, port, io);
     }
     case 'disable': {
@@ -85,15 +91,18 @@ export async function runRemoteCommand(options: RemoteCommandOptions): Promise<n
 }
 
 async function printPairing(state: RemoteCommandOptions['state'], config: RemoteConfig, port: number, io: CommandIo): Promise<number> {
-  const pairing = state.createPairing();
-  const url = `${pageOrigin(config, port)}${PHONE_PATH}#pair=${pairing.code}`;
+  const pairing = state.createPairing('device');
+  // `n`: the code's serial, so a page opened from an older QR code is told a newer one replaced it.
+  const url = `${pageOrigin(config, port)}${PHONE_PATH}#pair=${pairing.code}&n=${pairing.serial}`;
   // Loaded only here: the QR encoder is nothing any other command (or an MCP server's start-up) needs. It is CommonJS,
   // and its split-off chunk exports only a default (the module's exports), so the named exports are read from that.
   const QRCode = (await import('qrcode')).default;
   const qr = await QRCode.toString(url, { type: 'terminal', small: true });
   io.stderr(
     `To pair a phone, scan this QR code or open the link below on it before ${validUntil(pairing.expiresAt)}; ` +
-      `the code in it is valid ${PAIRING_TTL_MINUTES} minutes and pairs one device. Another device: \`elicitly-companion remote pair\`.\n${qr}\n`,
+      `the code in it is valid ${PAIRING_TTL_MINUTES} minutes and pairs one device; it is the phone's own code ` +
+      `(the extension's, from \`elicitly-companion pair\`, is another and does not replace it). Another device: \`elicitly-companion remote pair\` ` +
+      `(it replaces this code).\n${qr}\n`,
   );
   io.stdout(`${url}\n`);
   return 0;

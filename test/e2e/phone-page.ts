@@ -3,7 +3,7 @@ import type { Page } from 'playwright-core';
 import { StateDir } from '../../server/state-dir.js';
 
 export async function pairPhonePage(page: Page, options: { stateDir: string; origin: string; name: string; timeout: number }): Promise<void> {
-  const { code } = new StateDir(options.stateDir).createPairing();
+  const { code } = new StateDir(options.stateDir).createPairing('device');
   await page.goto(`${options.origin}/phone/#pair=${code}`);
   await page.getByLabel('Name this device').fill(options.name, { timeout: options.timeout });
   await page.getByRole('button', { name: 'Pair', exact: true }).click();

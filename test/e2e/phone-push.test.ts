@@ -93,7 +93,7 @@ describe.skipIf(!browserFound)(chromiumSuite('push notifications with actions on
     agent = await connect('v2-2025', { clientInfo: { name: 'push-e2e-agent', version: '1.0.0' }, env: { ELICITLY_STATE_DIR: stateDir, ELICITLY_PORT: String(port), ELICITLY_PUSH_SERVICES: service.url } });
     await agent.callTool('elicit_status', { elicitationId: 'el_warmup' });
     // The second device: paired and subscribed over its socket as the page would, with keys this test holds.
-    const { code } = state.createPairing();
+    const { code } = state.createPairing('device');
     const relay = openDevice(await ScriptedDevice.connect(`ws://127.0.0.1:${port}/phone/socket`, { origin, pairing: true }, opened));
     await relay.pair(code, port, 'Relay phone');
     relayKeys = browserPushKeys(`${service.url}/push/relay`);

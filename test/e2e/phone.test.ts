@@ -78,7 +78,7 @@ describe.skipIf(!browserFound)(title, () => {
   });
 
   it('pairs by the QR\'s link: the code leaves the address, the device is named, and the header says Connected', async () => {
-    const { code } = new StateDir(stateDir).createPairing();
+    const { code } = new StateDir(stateDir).createPairing('device');
     page = await openPhone(`#pair=${code}`);
     const name = page.getByLabel('Name this device');
     await name.waitFor({ timeout: UI_TIMEOUT });

@@ -258,9 +258,9 @@ describe('pairing: one step for the person, nothing for a guesser', () => {
       // A sandboxed agent that cannot read the state dir must not learn a code from us: it could pair a fake extension
       // and approve its own requests. No code is active until the person runs `pair`, and none is in the text.
       expect(first.next).not.toMatch(/\b[0-9a-f]{12}\b/);
-      expect(new StateDir(fresh).pairing()).toBeUndefined();
+      expect(new StateDir(fresh).pairing('extension')).toBeUndefined();
       // When the person has run `pair`, the agent still gets the instructions and not the code.
-      const { code } = new StateDir(fresh).createPairing();
+      const { code } = new StateDir(fresh).createPairing('extension');
       const second = (await lonely.callTool('elicit_approval', { message: 'still?', context: { a: 2 } })).structuredContent as { next?: string };
       expect(second.next).toContain('npx elicitly-companion pair');
       expect(second.next).not.toContain(code);

@@ -31,7 +31,7 @@ let agent: Harness;
 const opened: { close: () => void }[] = [];
 
 async function pairedPhone(name: string): Promise<{ phone: ScriptedDevice; keyId: string; key: string }> {
-  const { code } = state.createPairing();
+  const { code } = state.createPairing('device');
   const phone = openDevice(await ScriptedDevice.connect(WS, { origin: LOOPBACK, pairing: true }, opened));
   const { key } = await phone.pair(code, port, name);
   return { phone, keyId: key.keyId, key: key.key };

@@ -5,15 +5,29 @@ import { existsSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
+import { hubStatus, listening } from '../../server/hub/status-command.js';
 import { StateDir } from '../../server/state-dir.js';
+import { until } from '../helpers/poll.js';
 import { connect, SERVER_ENTRY } from '../helpers/mcp-harness.js';
 import { runCommand, type CommandRun } from '../helpers/run-command.js';
 import { freePort } from '../helpers/scripted-extension.js';
 
 const dirs: string[] = [];
-afterAll(() => {
+/** Every install's state dir and port: `remote enable` and `remote pair` start a hub there, stopped after the file. */
+const installs: { stateDir: string; port: number }[] = [];
+
+/** Stops the hub of an install, if one runs: asked its pid as `status` asks, then SIGTERM, and waited for (bounded). */
+async function stopHub(install: { stateDir: string; port: number }): Promise<void> {
+  const status = await hubStatus(install.port, new StateDir(install.stateDir));
+  if (status.state !== 'running') return;
+  process.kill(status.hub.pid, 'SIGTERM');
+  await until('the hub to stop', async () => (!(await listening(install.port)) ? true : undefined), 10_000);
+}
+
+afterAll(async () => {
+  for (const install of installs) await stopHub(install);
   for (const dir of dirs) rmSync(dir, { recursive: true, force: true });
-});
+}, 60_000);
 
 /** A state dir and port of the test's own, and the command line against them. */
 function install() {
@@ -21,6 +35,7 @@ function install() {
   dirs.push(root);
   const stateDir = join(root, 'state');
   const port = freePort();
+  installs.push({ stateDir, port });
   const cli = (...args: string[]): Promise<CommandRun> =>
     runCommand(process.execPath, [SERVER_ENTRY, ...args], { env: { ELICITLY_STATE_DIR: stateDir, ELICITLY_PORT: String(port), ELICITLY_LOG_LEVEL: 'warn' }, timeout: 15_000 });
   return { stateDir, port, cli, state: new StateDir(stateDir) };
@@ -33,14 +48,34 @@ const plain = (text: string) => text.replace(/\x1b\[[0-9;]*m/g, '');
 const qrLines = (text: string) => plain(text).split('\n').filter((line) => /^[█▀▄ ]{21,}$/.test(line) && /[█▀▄]/.test(line));
 
 describe('remote enable / pair / disable / status', () => {
+  it('issue 35 (4): enable starts a hub when none runs, so the link it prints works at once; a second enable finds it', async () => {
+    const { cli, port, state, stateDir } = install();
+    expect(await listening(port)).toBe(false);
+    const run = await cli('remote', 'enable');
+    expect(run.code).toBe(0);
+    expect(run.stderr).toContain(`Started the hub on port ${port} in the background`);
+    const status = await hubStatus(port, state);
+    expect(status.state).toBe('running');
+    // The page it prints is served now.
+    const page = await fetch(`http://127.0.0.1:${port}/phone/`);
+    expect(page.status).toBe(200);
+    await page.body?.cancel();
+    const again = await cli('remote', 'enable');
+    expect(again.stderr).toContain(`The hub runs on port ${port}: the page is live.`);
+    await stopHub({ stateDir, port });
+  });
+
   it('enable turns the page on, prints what to do and a QR code on stderr, and the pairing link alone as the last stdout line', async () => {
     const { cli, port, state } = install();
     const run = await cli('remote', 'enable');
     expect(run.code).toBe(0);
-    const code = state.pairing()?.code;
+    const code = state.pairing('device')?.code;
     expect(code).toMatch(/^[0-9a-f]{12}$/);
-    expect(run.stdout).toBe(`http://127.0.0.1:${port}/phone/#pair=${code}\n`);
+    // `n`: the code's serial, so a page opened from an older QR code is told a newer one replaced it.
+    expect(run.stdout).toBe(`http://127.0.0.1:${port}/phone/#pair=${code}&n=1\n`);
     expect(state.remote()).toMatchObject({ enabled: true, origins: [] });
+    // The phone's own code: the extension's `pair` makes another and leaves this one be.
+    expect(run.stderr).toContain("it is the phone's own code");
     expect(qrLines(run.stderr).length).toBeGreaterThanOrEqual(10);
     for (const part of [`tailscale serve --bg ${port}`, 'remote enable --origin https://<machine>.<tailnet>.ts.net', `ssh -N -L ${port}:127.0.0.1:${port}`, 'valid 10 minutes', 'pairs one device']) {
       expect(run.stderr).toContain(part);
@@ -53,11 +88,11 @@ describe('remote enable / pair / disable / status', () => {
     const { cli, state } = install();
     const first = await cli('remote', 'enable', '--origin', 'https://desk.tail1234.ts.net', '--origin', 'https://desk.tail1234.ts.net', '--origin', 'http://localhost:9000');
     expect(first.code).toBe(0);
-    expect(lastLine(first.stdout)).toBe(`https://desk.tail1234.ts.net/phone/#pair=${state.pairing()?.code}`);
+    expect(lastLine(first.stdout)).toBe(`https://desk.tail1234.ts.net/phone/#pair=${state.pairing('device')?.code}&n=${state.pairing('device')?.serial}`);
     const second = await cli('remote', 'enable', '--origin', 'http://localhost:9000', '--origin', 'https://other.tail1234.ts.net');
     expect(second.code).toBe(0);
     expect(state.remote().origins).toEqual(['https://desk.tail1234.ts.net', 'http://localhost:9000', 'https://other.tail1234.ts.net']);
-    expect(lastLine(second.stdout)).toMatch(/^https:\/\/desk\.tail1234\.ts\.net\/phone\/#pair=[0-9a-f]{12}$/);
+    expect(lastLine(second.stdout)).toMatch(/^https:\/\/desk\.tail1234\.ts\.net\/phone\/#pair=[0-9a-f]{12}&n=2$/);
     expect(second.stderr).toContain('Added: https://other.tail1234.ts.net.');
   });
 
@@ -92,12 +127,12 @@ describe('remote enable / pair / disable / status', () => {
     expect(off.stderr).toContain('the reviewer page is off');
     expect(off.stderr).toContain('elicitly-companion remote enable');
     expect(off.stdout).toBe('');
-    expect(state.pairing()).toBeUndefined();
+    expect(state.pairing('device')).toBeUndefined();
 
     const enabled = await cli('remote', 'enable');
     const again = await cli('remote', 'pair');
     expect(again.code).toBe(0);
-    expect(again.stdout).toBe(`http://127.0.0.1:${port}/phone/#pair=${state.pairing()?.code}\n`);
+    expect(again.stdout).toBe(`http://127.0.0.1:${port}/phone/#pair=${state.pairing('device')?.code}&n=${state.pairing('device')?.serial}\n`);
     expect(lastLine(again.stdout)).not.toBe(lastLine(enabled.stdout));
     expect(qrLines(again.stderr).length).toBeGreaterThanOrEqual(10);
   });
@@ -296,7 +331,7 @@ describe('the pairing code stays out of tool results', () => {
   it('after remote enable, no MCP tool result carries the code', async () => {
     const { cli, stateDir, port, state } = install();
     await cli('remote', 'enable');
-    const code = state.pairing()?.code;
+    const code = state.pairing('device')?.code;
     if (!code) throw new Error('no code was made');
     const agent = await connect('v2-2025', { env: { ELICITLY_STATE_DIR: stateDir, ELICITLY_PORT: String(port) } });
     try {

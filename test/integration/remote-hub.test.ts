@@ -15,7 +15,7 @@ import { newNonce, peerProof } from '../../shared/hub-auth.js';
 import { checkApprovalInput } from '../../shared/approval-input.js';
 import { DEVICE_RECENT, type Params, type Result } from '../../shared/peer-calls.js';
 import type { ReviewRequest } from '../../shared/review-request.js';
-import { CLOSE_AUTH_FAILED, CLOSE_REMOTE_OFF, CLOSE_UNKNOWN_KEY, PROTOCOL_VERSION, SUBPROTOCOL } from '../../shared/wire-protocol.js';
+import { CLOSE_AUTH_FAILED, CLOSE_CODE_REPLACED, CLOSE_REMOTE_OFF, CLOSE_UNKNOWN_KEY, PROTOCOL_VERSION, SUBPROTOCOL } from '../../shared/wire-protocol.js';
 import WebSocket, { type ClientOptions } from 'ws';
 import type { Harness } from '../helpers/mcp-harness.js';
 import { connect } from '../helpers/mcp-harness.js';
@@ -161,15 +161,41 @@ afterAll(async () => {
 
 describe('a device pairs, sees and decides', () => {
   it('pairs with the one-time code: the key in the auth’s answer opens with the code, is kept with its origin, the welcome has pending, recent and no rules', async () => {
-    const { code } = state.createPairing();
+    const { code } = state.createPairing('device');
     const phone = openDevice(await ScriptedDevice.connect(WS, { origin: LOOPBACK, pairing: true }, opened));
     const { key, welcome } = await phone.pair(code, port, 'Test phone');
     deviceKey = key;
     // Kept with the origin it was paired on: the only one its key opens a socket from.
     expect(state.pairedDevices()).toEqual([expect.objectContaining({ keyId: key.keyId, key: key.key, name: 'Test phone', origin: LOOPBACK })]);
     // A code opens exactly one pairing.
-    expect(state.pairing()).toBeUndefined();
+    expect(state.pairing('device')).toBeUndefined();
     expect(welcome).toMatchObject({ protocol: PROTOCOL_VERSION, pending: [], rules: [], recent: [] });
+  });
+
+  it('issue 35 (4): the extension\'s `pair` after `remote enable` leaves the phone\'s code alone: the phone still pairs with it', async () => {
+    const { code } = state.createPairing('device');
+    const extensionCode = state.createPairing('extension').code;
+    expect(extensionCode).not.toBe(code);
+    const phone = openDevice(await ScriptedDevice.connect(WS, { origin: LOOPBACK, pairing: true }, opened));
+    const { key } = await phone.pair(code, port, 'Second phone');
+    expect(state.pairing('extension')?.code).toBe(extensionCode);
+    expect(state.removePairedDevice(key.keyId)).toBe(true);
+    state.clearPairing('extension');
+  });
+
+  it('issue 35 (4): a page holding a code a newer `remote pair` replaced is told so (4006) before any proof, and the code it holds counts as no guess', async () => {
+    const older = state.createPairing('device');
+    const newer = state.createPairing('device');
+    const phone = openDevice(await ScriptedDevice.connect(WS, { origin: LOOPBACK, pairing: true }, opened));
+    phone.request('hello', helloParams('device', newNonce(), { pairing: true, pairingSerial: older.serial }));
+    const closed = await closedWithin(phone, 5000);
+    expect(closed.code).toBe(CLOSE_CODE_REPLACED);
+    expect(closed.reason).toContain('remote pair');
+    expect(state.pairing('device')).toMatchObject({ code: newer.code, failures: 0 });
+    // The newest code, with its serial, pairs as ever.
+    const fresh = openDevice(await ScriptedDevice.connect(WS, { origin: LOOPBACK, pairing: true }, opened));
+    const { key } = await fresh.pair(newer.code, port, 'Newest phone');
+    expect(state.removePairedDevice(key.keyId)).toBe(true);
   });
 
   it('an agent files, the device decides, elicit_result says decidedVia "phone"; the next welcome carries it as recent', async () => {
@@ -227,7 +253,7 @@ describe('a device pairs, sees and decides', () => {
   });
 
   it('removing the device closes its socket with 4003 at once, and its key opens nothing more', async () => {
-    const { code } = state.createPairing();
+    const { code } = state.createPairing('device');
     const pairing = openDevice(await ScriptedDevice.connect(WS, { origin: LOOPBACK, pairing: true }, opened));
     const { key } = await pairing.pair(code, port);
     expect(state.pairedDevices().find((d) => d.keyId === key.keyId)?.name).toBe('Phone');
@@ -270,7 +296,7 @@ describe('refusals at the door and in the handshake', () => {
   });
 
   it('a wrong pairing code closes with 4001, and that origin then waits (429)', async () => {
-    state.createPairing();
+    state.createPairing('device');
     const guess = openDevice(await ScriptedDevice.connect(WS, { origin: LOCALHOST, pairing: true }, opened));
     const nonce = newNonce();
     const challenge = resultOf('hello', await guess.next(answerTo(guess.request('hello', helloParams('device', nonce, { pairing: true })))));
@@ -284,7 +310,7 @@ describe('refusals at the door and in the handshake', () => {
     const phone = await device(LOCALHOST);
     expect(await phone.handshake({ keyId: local.keyId, key: local.key }, port)).toMatchObject({ protocol: PROTOCOL_VERSION });
     expect(state.removePairedDevice(local.keyId)).toBe(true);
-    state.clearPairing();
+    state.clearPairing('device');
   });
 
   it('with the page off, a device origin is refused (403) and the page is 404; on again, both are back', async () => {
@@ -502,7 +528,7 @@ describe('the HTTPS listener (ELICITLY_REMOTE_LISTEN)', () => {
 
   it('a device pairs and decides over wss from the configured origin, its proofs bound to that origin', async () => {
     const url = `wss://localhost:${httpsPort}/phone/socket`;
-    const { code } = state.createPairing();
+    const { code } = state.createPairing('device');
     const phone = openDevice(await ScriptedDevice.connect(url, { origin: TLS_ORIGIN, pairing: true, client: { ca } }, opened));
     const { key, welcome } = await phone.pair(code, port, 'TLS phone');
     expect(welcome.recent).toEqual(expect.any(Array));
@@ -515,7 +541,7 @@ describe('the HTTPS listener (ELICITLY_REMOTE_LISTEN)', () => {
 
   it('finding 4: a key paired on the TLS origin opens no socket from the loopback one, even with its proof bound there (4003 at its hello)', async () => {
     const url = `wss://localhost:${httpsPort}/phone/socket`;
-    const { code } = state.createPairing();
+    const { code } = state.createPairing('device');
     const paired = openDevice(await ScriptedDevice.connect(url, { origin: TLS_ORIGIN, pairing: true, client: { ca } }, opened));
     const { key } = await paired.pair(code, port, 'TLS only');
     // The page on another allowed origin holding the key (carried there, or read there): its hello is refused before

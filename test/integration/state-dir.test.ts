@@ -117,14 +117,50 @@ describe('other state files', () => {
 
   it('a pairing code lives 10 minutes and survives at most 10 wrong guesses', () => {
     const state = new StateDir(freshDir());
-    const { code, expiresAt } = state.createPairing(1000);
+    const { code, expiresAt } = state.createPairing('extension', 1000);
     expect(code).toMatch(/^[0-9a-f]{12}$/);
-    expect(state.pairing(expiresAt - 1)?.code).toBe(code);
-    expect(state.pairing(expiresAt)).toBeUndefined();
-    for (let i = 9; i >= 1; i--) expect(state.recordPairingFailure(1000)).toBe(i);
-    expect(state.pairing(1000)?.code).toBe(code);
-    expect(state.recordPairingFailure(1000)).toBe(0);
-    expect(state.pairing(1000)).toBeUndefined();
+    expect(state.pairing('extension', expiresAt - 1)?.code).toBe(code);
+    expect(state.pairing('extension', expiresAt)).toBeUndefined();
+    for (let i = 9; i >= 1; i--) expect(state.recordPairingFailure('extension', 1000)).toBe(i);
+    expect(state.pairing('extension', 1000)?.code).toBe(code);
+    expect(state.recordPairingFailure('extension', 1000)).toBe(0);
+    expect(state.pairing('extension', 1000)).toBeUndefined();
+  });
+});
+
+describe('pairing codes, one per purpose (issue 35, part 4)', () => {
+  it('the phone\'s code and the extension\'s are separate: making one never voids the other', () => {
+    const state = new StateDir(freshDir());
+    const phone = state.createPairing('device', 1000);
+    const extension = state.createPairing('extension', 1000);
+    expect(state.pairing('device', 1000)?.code).toBe(phone.code);
+    expect(state.pairing('extension', 1000)?.code).toBe(extension.code);
+    state.clearPairing('extension');
+    expect(state.pairing('extension', 1000)).toBeUndefined();
+    expect(state.pairing('device', 1000)?.code).toBe(phone.code);
+    expect(state.recordPairingFailure('device', 1000)).toBe(9);
+    expect(state.pairing('extension', 1000)).toBeUndefined();
+  });
+
+  it('each new code of a purpose has the next serial; spending a code keeps its serial, so a later page still learns it was replaced', () => {
+    const state = new StateDir(freshDir());
+    expect(state.pairingSerial('device')).toBe(0);
+    expect(state.createPairing('device', 1000).serial).toBe(1);
+    expect(state.createPairing('device', 1000).serial).toBe(2);
+    state.clearPairing('device');
+    expect(state.pairing('device', 1000)).toBeUndefined();
+    expect(state.pairingSerial('device')).toBe(2);
+    expect(state.createPairing('extension', 1000).serial).toBe(1);
+  });
+
+  it('a pairing.json of the earlier single-code shape counts as no code (a code lives 10 minutes: nothing to carry over)', () => {
+    const dir = freshDir();
+    const state = new StateDir(dir);
+    state.createPairing('device', 1000);
+    writeFileSync(join(dir, 'pairing.json'), JSON.stringify({ code: 'abcdefabcdef', expiresAt: Number.MAX_SAFE_INTEGER, failures: 0 }), { mode: 0o600 });
+    expect(state.pairing('device')).toBeUndefined();
+    expect(state.pairing('extension')).toBeUndefined();
+    expect(state.createPairing('device').serial).toBe(1);
   });
 });
 

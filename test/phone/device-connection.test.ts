@@ -3,7 +3,7 @@
 import { describe, expect, it } from 'vitest';
 import { DECIDE_TIMEOUT_MS, WELCOME_TIMEOUT_MS } from '../../phone/device-connection.js';
 import {
-  CLOSE_AUTH_FAILED, CLOSE_NO_PAIRING, CLOSE_PROTOCOL_MISMATCH, CLOSE_UNKNOWN_KEY, HEARTBEAT_MS, PAIRING_SUBPROTOCOL, PROTOCOL_VERSION, SUBPROTOCOL,
+  CLOSE_AUTH_FAILED, CLOSE_CODE_REPLACED, CLOSE_NO_PAIRING, CLOSE_PROTOCOL_MISMATCH, CLOSE_UNKNOWN_KEY, HEARTBEAT_MS, PAIRING_SUBPROTOCOL, PROTOCOL_VERSION, SUBPROTOCOL,
   protocolMismatchReason,
 } from '../../shared/wire-protocol.js';
 import type { HubKey } from '../../extension/db/settings-schema.js';
@@ -199,6 +199,7 @@ describe('pairing with the QR\'s code', () => {
   it.each([
     [CLOSE_AUTH_FAILED, 'code_refused'],
     [CLOSE_NO_PAIRING, 'no_code_active'],
+    [CLOSE_CODE_REPLACED, 'code_replaced'],
   ])('close %i while pairing: the code is dropped (%s), no socket is opened again', async (code, reason) => {
     const h = deviceHarness(null);
     h.connection.pair(TEST_CODE, 'Phone');
@@ -209,6 +210,14 @@ describe('pairing with the QR\'s code', () => {
     expect(h.state()).toMatchObject({ state: 'not_paired', reason });
     h.clock.advance(60_000);
     expect(h.sockets).toHaveLength(1);
+  });
+
+  it('the QR link\'s serial goes in the pairing hello, so the hub can say the code was replaced', async () => {
+    const h = deviceHarness(null);
+    h.connection.pair(TEST_CODE, 'Phone', 7);
+    const socket = h.last();
+    socket.open();
+    expect(await nextSent(socket, 'hello')).toMatchObject({ params: { pairing: true, deviceName: 'Phone', pairingSerial: 7 } });
   });
 
   it('a hub that cannot prove the code: code_unproven, only the hello went out', async () => {

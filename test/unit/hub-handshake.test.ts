@@ -235,8 +235,9 @@ describe('the peers\' side: every phase × frame', () => {
 });
 
 /** An in-memory state dir: one paired extension, one paired device, one exported relay key, and a pairing code. */
-function memoryKeys(options: { code?: string; unreadable?: boolean } = {}) {
+function memoryKeys(options: { code?: string; unreadable?: boolean; serial?: number } = {}) {
   let code = options.code;
+  const serial = options.serial ?? 1;
   const log: string[] = [];
   const unreadable = () => {
     if (options.unreadable) throw new Error('EACCES');
@@ -244,7 +245,8 @@ function memoryKeys(options: { code?: string; unreadable?: boolean } = {}) {
   const state = {
     relayKey: () => (unreadable(), 'aa'.repeat(32)),
     relayKeys: () => [{ keyId: KEY_ID, name: 'laptop', key: 'bb'.repeat(32), createdAt: 0, allow: ['permission' as const] }],
-    pairing: () => (code === undefined ? undefined : { code, expiresAt: Number.MAX_SAFE_INTEGER, failures: 0 }),
+    pairing: () => (code === undefined ? undefined : { code, expiresAt: Number.MAX_SAFE_INTEGER, failures: 0, serial }),
+    pairingSerial: () => serial,
     clearPairing: () => {
       log.push('clearPairing');
       code = undefined;

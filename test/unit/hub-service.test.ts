@@ -18,14 +18,14 @@ const REMOTE: Principal = { role: 'remote', keyId: KEY_ID, grants: [] };
 
 let dir: string;
 let engine: ApprovalEngine;
-let reviewers: { connected: number; lastSeenAt: number | null; paired: number | null };
+let reviewers: { connected: number; lastSeenAt: number | null; paired: number | null; devices: number | null };
 let handlers: ServiceHandlers;
 
 beforeEach(async () => {
   dir = mkdtempSync(join(tmpdir(), 'elicitly-hub-service-'));
   engine = await ApprovalEngine.open({ dir, retentionMs: 86_400_000 });
-  reviewers = { connected: 0, lastSeenAt: null, paired: 1 };
-  const live: Reviewers = { connected: () => reviewers.connected, lastSeenAt: () => reviewers.lastSeenAt, paired: () => reviewers.paired };
+  reviewers = { connected: 0, lastSeenAt: null, paired: 1, devices: 0 };
+  const live: Reviewers = { connected: () => reviewers.connected, lastSeenAt: () => reviewers.lastSeenAt, paired: () => reviewers.paired, devices: () => reviewers.devices };
   handlers = serviceHandlers(engine, live, NO_PUSH);
 });
 afterEach(async () => {
@@ -53,21 +53,24 @@ function create(id: string): CreateParams {
 }
 
 describe('what the hub adds to a create', () => {
-  it.each<[string, { connected: number; paired: number | null }, { connected: boolean; next: boolean }]>([
-    ['a reviewer connected', { connected: 1, paired: 1 }, { connected: true, next: false }],
-    ['paired, none connected', { connected: 0, paired: 2 }, { connected: false, next: false }],
-    ['nothing paired', { connected: 0, paired: 0 }, { connected: false, next: true }],
-    ['the paired count unknown (a damaged file): no advice rather than wrong advice', { connected: 0, paired: null }, { connected: false, next: false }],
+  it.each<[string, { connected: number; paired: number | null; devices: number | null }, { connected: boolean; next: 'pair' | 'phone' | null }]>([
+    ['a reviewer connected', { connected: 1, paired: 1, devices: 0 }, { connected: true, next: null }],
+    ['an extension paired, none connected', { connected: 0, paired: 2, devices: 0 }, { connected: false, next: null }],
+    ['a phone paired, nobody connected: the agent hears it can be decided on the phone', { connected: 0, paired: 2, devices: 1 }, { connected: false, next: 'phone' }],
+    ['a phone paired and a reviewer connected', { connected: 1, paired: 2, devices: 1 }, { connected: true, next: null }],
+    ['nothing paired', { connected: 0, paired: 0, devices: 0 }, { connected: false, next: 'pair' }],
+    ['the paired count unknown (a damaged file): no advice rather than wrong advice', { connected: 0, paired: null, devices: null }, { connected: false, next: null }],
   ])('%s', async (_name, now, expected) => {
     reviewers = { ...reviewers, ...now };
-    const answer = await run('create', create('el_one'));
+    const answer = await run('create', create(`el_${_name.length}_${now.connected}`));
     if (!answer.ok) throw new Error(answer.error.message);
     expect(answer.value.reviewer).toEqual({ connected: expected.connected });
-    expect('next' in answer.value).toBe(expected.next);
-    if (expected.next) {
+    expect('next' in answer.value).toBe(expected.next !== null);
+    if (expected.next === 'pair') {
       expect(answer.value.next).toContain('npx elicitly-companion pair');
       expect(answer.value.next).toContain('do not ask them for it');
     }
+    if (expected.next === 'phone') expect(answer.value.next).toContain('phone paired with this computer');
   });
 
   it('keeps the engine\'s fields and the wire\'s order: id, deadline, reviewer, advice, then the status', async () => {
@@ -84,7 +87,7 @@ describe('what the hub adds to a create', () => {
     vi.spyOn(engine, 'call').mockImplementation(async (method, params, scope, signal) => {
       const answer = await engineCall(method, params, scope, signal);
       // A pairing and a reviewer that came while the request was being written.
-      reviewers = { connected: 1, lastSeenAt: 5, paired: 1 };
+      reviewers = { connected: 1, lastSeenAt: 5, paired: 1, devices: 0 };
       return answer;
     });
     const answer = await run('create', create('el_late'));
@@ -145,7 +148,7 @@ describe('what only the hub answers', () => {
   it('info: this process, the reviewers connected and last seen, and the engine\'s pending count', async () => {
     await run('create', create('el_a'));
     await run('create', create('el_b'));
-    reviewers = { connected: 2, lastSeenAt: 1234, paired: 2 };
+    reviewers = { connected: 2, lastSeenAt: 1234, paired: 2, devices: 0 };
     expect(await run('info', {})).toEqual({ ok: true, value: { pid: process.pid, extensionsConnected: 2, lastSeenAt: 1234, pending: 2 } });
   });
 

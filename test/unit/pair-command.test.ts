@@ -32,7 +32,7 @@ describe('elicitly-companion pair', () => {
       const state = new StateDir(dir);
       const { stdout, stderr } = run(state);
       const code = stdout.trim();
-      const expiresAt = state.pairing()?.expiresAt ?? 0;
+      const expiresAt = state.pairing('extension')?.expiresAt ?? 0;
       expect(code).toMatch(/^[0-9a-f]{12}$/);
       expect(stderr).toBe(`Enter this code in the Elicitly extension (Settings → Pairing code → Pair) before ${validUntil(expiresAt)} (a code is valid ${PAIRING_TTL_MINUTES} minutes) to pair it with this computer:\n`);
     } finally {
@@ -46,7 +46,7 @@ describe('elicitly-companion pair', () => {
     const state = {
       createPairing: () => {
         vi.setSystemTime(made + 40_000);
-        return { code: 'abcdefabcdef', expiresAt: made + PAIRING_TTL_MS, failures: 0 };
+        return { code: 'abcdefabcdef', expiresAt: made + PAIRING_TTL_MS, failures: 0, serial: 1 };
       },
       pairedExtensions: () => [],
       removePairedExtensions: () => 0,

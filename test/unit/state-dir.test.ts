@@ -33,7 +33,7 @@ const PLANTED = {
   },
   'pairing.json': {
     content: JSON.stringify({ code: '0123456789ab', expiresAt: Date.now() + 600_000, failures: 0 }),
-    read: (state: StateDir) => state.pairing(),
+    read: (state: StateDir) => state.pairing('extension'),
   },
 } as const;
 type Planted = keyof typeof PLANTED;
@@ -69,7 +69,7 @@ describe('finding 3: planted state files are refused', () => {
     const state = new StateDir(dir);
     expect(() => state.removePairedExtensions(ORIGIN)).toThrow(`${paired} is readable or writable`);
     expect(() => state.addPairedExtension(ORIGIN)).toThrow(`${paired} is readable or writable`);
-    expect(() => state.recordPairingFailure()).toThrow(`${pairing} is readable or writable`);
+    expect(() => state.recordPairingFailure('extension')).toThrow(`${pairing} is readable or writable`);
     expect(statSync(paired).mode & 0o777).toBe(0o666);
   });
 
@@ -98,8 +98,8 @@ describe('finding 3: planted state files are refused', () => {
     const state = new StateDir(join(freshDir(), 'nested'));
     const key = state.relayKey();
     expect(state.relayKey()).toBe(key);
-    const code = state.createPairing().code;
-    expect(state.pairing()?.code).toBe(code);
+    const code = state.createPairing('extension').code;
+    expect(state.pairing('extension')?.code).toBe(code);
     state.addPairedExtension(ORIGIN);
     expect(state.pairedExtensions()).toHaveLength(1);
   });
@@ -130,7 +130,7 @@ if (op === 'read') {
   const state = new StateDir(dir);
   state.relayKey();
   state.pairedExtensions();
-  state.pairing();
+  state.pairing('extension');
 } else {
   for (const origin of origins) new StateDir(dir).removePairedExtensions(origin);
 }
