@@ -11,6 +11,7 @@ import { ledgerBench } from './ledger.ts';
 import { report } from './metrics.mjs';
 import { notify } from './notify.ts';
 import { packageBench } from './package.mjs';
+import { phone } from './phone.ts';
 import { rulesBench } from './rules.ts';
 import { soak } from './soak.ts';
 
@@ -22,6 +23,7 @@ await rulesBench();
 await ledgerBench();
 await extension();
 await app();
+await phone();
 await notify();
 await soak();
 

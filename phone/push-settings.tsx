@@ -14,7 +14,7 @@ function describe(state: PushState): string {
     case 'blocked':
       return 'Blocked in this browser\'s settings for this site. Allow notifications there, then come back.';
     case 'off':
-      return state.error ? `Off. ${state.error}` : 'Off.';
+      return `Off: turn them on to see each new request on this phone's lock screen, with Approve and Deny on short ones.${state.error ? ` ${state.error}` : ''}`;
   }
 }
 

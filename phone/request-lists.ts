@@ -1,7 +1,7 @@
 import type { DecidedVia, Status } from '../shared/lifecycle.js';
 import { DEVICE_RECENT } from '../shared/peer-calls.js';
 import type { RequestView } from '../shared/review-request.js';
-import { rowFromView, type LocalOutcome, type RequestRow, type StoredRow } from '../extension/db/rows.js';
+import { endedChanges, rowFromView, type LocalOutcome, type RequestRow, type StoredRow } from '../extension/db/rows.js';
 import { deriveVerdict } from '../extension/db/verdict.js';
 
 /**
@@ -70,9 +70,7 @@ export function applyCreated(lists: RequestLists, view: RequestView): RequestLis
 export function applyRemoved(lists: RequestLists, id: string, status: Status, decidedVia: DecidedVia | undefined, now: number): RequestLists {
   const row = lists.pending.find((r) => r.elicitationId === id) ?? lists.recent.find((r) => r.elicitationId === id);
   if (!row) return lists;
-  const changed: RequestRow = { ...row, status, ...(decidedVia ? { decidedVia } : {}) };
-  if (status !== 'pending' && changed.decidedAt === undefined) changed.decidedAt = now;
-  const ended = withVerdict(changed, row);
+  const ended = withVerdict({ ...row, ...endedChanges(row, status, decidedVia, now) }, row);
   const pending = lists.pending.filter((r) => r.elicitationId !== id);
   if (status === 'pending') return { pending: [...pending, ended], recent: lists.recent.filter((r) => r.elicitationId !== id) };
   return { pending, recent: newestFirst([ended, ...lists.recent.filter((r) => r.elicitationId !== id)]) };

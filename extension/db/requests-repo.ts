@@ -3,7 +3,7 @@ import type { RequestView } from '../../shared/wire-protocol.js';
 import type { Receipt } from '../../shared/receipt.js';
 import type { ElicitlyDb } from './database.js';
 import { PENDING, uncheckedPending } from './request-ranges.js';
-import { RequestRowSchema, StoredRowSchema, rowFromView, type RequestRow, type StoredRow } from './rows.js';
+import { RequestRowSchema, StoredRowSchema, endedChanges, rowFromView, type RequestRow, type StoredRow } from './rows.js';
 
 /** A stored row that no longer fits the schema is skipped, never rendered half-understood. */
 export function readRow(raw: unknown): StoredRow | undefined {
@@ -111,9 +111,7 @@ export async function applyStatus(db: ElicitlyDb, id: string, status: Status, no
   await db.transaction('rw', db.requests, async () => {
     const row = readRow(await db.requests.get(id));
     if (!row) return;
-    const changes: Partial<RequestRow> = { status, ...(decidedVia ? { decidedVia } : {}) };
-    if (status !== 'pending' && row.decidedAt === undefined) changes.decidedAt = now;
-    await db.requests.update(id, changes);
+    await db.requests.update(id, endedChanges(row, status, decidedVia, now));
   });
 }
 

@@ -1,6 +1,6 @@
 import * as z from 'zod';
 import { RequestKindSchema, ReviewRequestSchema } from '../../shared/review-request.js';
-import { DecidedViaSchema, StatusSchema } from '../../shared/lifecycle.js';
+import { DecidedViaSchema, StatusSchema, type DecidedVia, type Status } from '../../shared/lifecycle.js';
 import { RuleDraftSchema } from '../../shared/rules.js';
 import { AssuranceSchema } from '../../shared/passkey-wire.js';
 import { ReceiptSchema } from '../../shared/receipt.js';
@@ -137,6 +137,16 @@ export type ConnectionState = z.infer<typeof ConnectionStateSchema>;
 
 function agentName(requester: RequestView['requester']): string {
   return requester.client ?? `MCP server (pid ${requester.pid})`;
+}
+
+/**
+ * What the hub's `request.removed` changes on a row, for every surface that keeps rows (the extension's database, the
+ * phone's memory): its status, who decided it, and when it ended (the first time it did).
+ */
+export function endedChanges(row: RequestRow, status: Status, decidedVia: DecidedVia | undefined, now: number): Partial<RequestRow> {
+  const changes: Partial<RequestRow> = { status, ...(decidedVia ? { decidedVia } : {}) };
+  if (status !== 'pending' && row.decidedAt === undefined) changes.decidedAt = now;
+  return changes;
 }
 
 export function rowFromView(view: RequestView, previous?: RequestRow): RequestRow {

@@ -4,6 +4,7 @@
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { fileURLToPath } from 'node:url';
 import { chromium, type Browser, type Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { StateDir } from '../../server/state-dir.js';
@@ -14,6 +15,8 @@ import { CHROMIUM_PATH, browserFound, chromiumSuite } from './extension-browser.
 import { pairPhonePage } from './phone-page.js';
 
 const UI_TIMEOUT = 15_000;
+/** `ELICITLY_SCREENSHOTS=1` writes the README's proposal screenshot (390 px wide) into docs/screenshots/. */
+const SCREENSHOTS = process.env.ELICITLY_SCREENSHOTS === '1' ? fileURLToPath(new URL('../../docs/screenshots/', import.meta.url)) : null;
 const WIDTH = 320;
 const HASH = '9fceb02d0ae598e95dc970b74767f19372d61af8';
 const URL_WORD = `https://example.com/${'deploy-pipeline-artifact-'.repeat(8)}`;
@@ -124,6 +127,7 @@ describe.skipIf(!browserFound)(chromiumSuite('the phone page at 320 px'), () => 
     // Half-way down the page the bar is where it was: the last field is reached with Submit in reach.
     await page.evaluate(() => window.scrollTo(0, document.documentElement.scrollHeight / 2));
     const midway = await bar();
+    if (SCREENSHOTS) await page.screenshot({ path: join(SCREENSHOTS, 'phone-proposal.png'), scale: 'css' });
     expect(midway.scrolled).toBeGreaterThan(0);
     expect(midway.bottom).toBeLessThanOrEqual(midway.height);
     expect(midway.top).toBeGreaterThan(midway.height * 0.7);
@@ -131,5 +135,34 @@ describe.skipIf(!browserFound)(chromiumSuite('the phone page at 320 px'), () => 
     expect(await page.getByRole('checkbox', { name: 'Include seats' }).isVisible()).toBe(true);
     await expectAccessibleInEachScheme(page, 'the phone proposal review at 390 px, one scroll and the verdict bar');
     await page.setViewportSize({ width: WIDTH, height: 640 });
+  });
+
+  it('every page of the phone, at 320 px, has no serious or critical axe violation, light and dark', async () => {
+    const approval = await agent.callTool('elicit_approval', { message: 'Rotate the signing key', context: { key: 'release-signing', reason: 'yearly rotation', notify: true, owners: ['ops', 'security'] } });
+    const approvalId = String(approval.structuredContent?.elicitationId);
+    const ended = await agent.callTool('elicit_approval', { message: 'Ended one', context: { n: 1 } });
+    await agent.callTool('elicit_cancel', { elicitationId: String(ended.structuredContent?.elicitationId) });
+    const base = `http://127.0.0.1:${port}/phone/`;
+    await page.goto(`${base}#/`);
+    await page.getByRole('heading', { name: 'Notifications on this phone' }).waitFor({ timeout: UI_TIMEOUT });
+    await expectAccessibleInEachScheme(page, 'the phone inbox');
+    await page.goto(`${base}#/r/${encodeURIComponent(approvalId)}`);
+    const context = page.getByRole('region', { name: 'Context' });
+    await context.waitFor({ timeout: UI_TIMEOUT });
+    // The context as label and value rows, the exact JSON one tap away.
+    expect(await context.locator('dt').allTextContents()).toEqual(['key', 'reason', 'notify', 'owners']);
+    await expectAccessibleInEachScheme(page, 'an approval review, its context as rows');
+    await page.getByText('Raw JSON').click();
+    expect(await page.getByLabel('Context as JSON').isVisible()).toBe(true);
+    await expectAccessibleInEachScheme(page, 'an approval review, its raw JSON open');
+    expect(await sideways()).toBe(0);
+    await page.goto(`${base}#/history`);
+    await page.getByText('Ended one').first().waitFor({ timeout: UI_TIMEOUT });
+    await expectAccessibleInEachScheme(page, 'the phone history');
+    await page.goto(`${base}#/passkeys`);
+    await page.getByRole('heading', { name: /Passkeys/ }).first().waitFor({ timeout: UI_TIMEOUT });
+    await expectAccessibleInEachScheme(page, 'the phone passkeys view');
+    expect(await sideways()).toBe(0);
+    await agent.callTool('elicit_cancel', { elicitationId: approvalId });
   });
 });
