@@ -3,10 +3,9 @@ import { PROTOCOL_VERSION } from '../shared/wire-protocol.js';
 import { PAIRING_TTL_MINUTES } from '../shared/hub-auth.js';
 import { useStore } from '../app/store.js';
 import type { RequestRow, StoredRow } from '../extension/db/rows.js';
-import { dateTime, timeLeft } from '../extension/ui/format-time.js';
 import { decidedText, decisionSummary } from '../extension/ui/request-summary.js';
 import { clip } from '../shared/field-issues.js';
-import { KIND_LABEL } from '../extension/ui/labels.js';
+import { RowMeta } from '../extension/ui/row-meta.js';
 import { ReviewView } from '../extension/ui/review/review-view.js';
 import { PasskeysForm } from '../extension/ui/passkeys-form.js';
 import type { PushControl } from './push-control.js';
@@ -148,13 +147,7 @@ function InboxItem({ row, now }: { row: RequestRow; now: number }) {
     <li>
       <a class="phone-item" href={reviewHash(row.elicitationId)}>
         <span class="message"><VisibleText text={row.message} /></span>
-        <span class="meta">
-          <span class={`kind kind-${row.kind}`}>{KIND_LABEL[row.kind]}</span>
-          {' · '}
-          <span class="agent"><VisibleText text={row.agent} /></span>
-          {' · '}
-          <span class="deadline">{timeLeft(row.expiresAt, now)}</span>
-        </span>
+        <span class="meta"><RowMeta row={row} now={now} show={['deadline']} /></span>
       </a>
     </li>
   );
@@ -192,12 +185,7 @@ function History({ rows }: { rows: StoredRow[] }) {
                 <strong class={`verdict verdict-${summary.verdict}`}><VisibleText text={summary.label} /></strong>
                 {[where, summary.note].filter(Boolean).map((text) => ` · ${text}`).join('')}
               </span>
-              <span class="meta">
-                <span class={`kind kind-${row.kind}`}>{KIND_LABEL[row.kind]}</span>
-                {' · '}
-                <span class="agent"><VisibleText text={row.agent} /></span>
-                {row.decidedAt !== undefined && <>{' · '}<span>{dateTime(row.decidedAt)}</span></>}
-              </span>
+              <span class="meta"><RowMeta row={row} show={['ended']} /></span>
             </a>
           </li>
         );
@@ -228,12 +216,7 @@ function Review({ session, id, welcomed, onDone }: { session: PhoneSession; id: 
 function RequestMeta({ row }: { row: RequestRow }) {
   const now = useNow();
   return (
-    <p class="phone-meta muted">
-      <span class={`kind kind-${row.kind}`}>{KIND_LABEL[row.kind]}</span>
-      {' · '}
-      <span class="agent"><VisibleText text={row.agent} /></span>
-      {row.status === 'pending' && <>{' · '}<span class="deadline">{timeLeft(row.expiresAt, now)}</span></>}
-    </p>
+    <p class="phone-meta muted"><RowMeta row={row} now={now} show={['deadline']} /></p>
   );
 }
 

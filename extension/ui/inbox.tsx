@@ -3,10 +3,9 @@ import { revealHidden } from '../core/visible-text.js';
 import type { ElicitlyDb } from '../db/database.js';
 import type { RequestRow } from '../db/rows.js';
 import type { BackgroundClient, DecideReply } from '../messages.js';
-import { age, timeLeft } from './format-time.js';
 import { isShortcut } from './keyboard.js';
-import { KIND_LABEL } from './labels.js';
 import { pendingRequests } from './page-reads.js';
+import { RowMeta } from './row-meta.js';
 import { useLiveQuery } from './use-live-query.js';
 import { useNow } from './use-now.js';
 import { VisibleText } from './visible-text.js';
@@ -162,15 +161,7 @@ export function Inbox({ db, client, onOpen }: { db: ElicitlyDb; client?: Backgro
             )}
             <button type="button" class="inbox-item" data-id={row.elicitationId} onClick={() => onOpen(row.elicitationId, row)}>
               <span class="message"><VisibleText text={row.message} /></span>{' '}
-              <span class="meta">
-                <span class={`kind kind-${row.kind}`}>{KIND_LABEL[row.kind]}</span>
-                {' · '}
-                <span class="agent"><VisibleText text={row.agent} /></span>
-                {' · '}
-                <span>{age(row.createdAt, now)}</span>
-                {' · '}
-                <span class="deadline">{timeLeft(row.expiresAt, now)}</span>
-              </span>
+              <span class="meta"><RowMeta row={row} now={now} show={['age', 'deadline']} /></span>
             </button>
           </li>
         ))}

@@ -99,7 +99,8 @@ const decide = (phone: ScriptedDevice, id: string, payload: PushPayload, action:
 
 beforeAll(async () => {
   service = await FakeNtfy.start((path) => (path.startsWith('/gone/') ? 410 : 201));
-  state.updateRemote((current) => ({ ...current, enabled: true }));
+  // A reminder 1.2 s after a request arrives: it must go through the channel the device uses, as the first did.
+  state.updateRemote((current) => ({ ...current, enabled: true, remindMinutes: 1.2 / 60 }));
   agent = await connect('v2-2025', {
     clientInfo: { name: 'push-agent', version: '1.0.0' },
     env: { ELICITLY_STATE_DIR: dir, ELICITLY_PORT: String(port), ELICITLY_MIN_TIMEOUT_SECONDS: '1', ELICITLY_PUSH_SERVICES: service.url },
@@ -156,6 +157,18 @@ describe('Web Push to a paired device', () => {
     expect((await agent.callTool('elicit_result', { elicitationId: id })).structuredContent).toMatchObject({ status: 'consumed', decision: 'approved', decidedVia: 'phone', context: { build: 812 } });
     // The other button, pressed after: the request was decided; nothing changes.
     expect((await decide(phone, id, payload, 1)).result).toMatchObject({ ok: false, reason: 'already_decided' });
+  }, 30_000);
+
+  it('the reminder of a request still waiting goes to the device the same way, encrypted, and replaces the first (one topic)', async () => {
+    const { phone } = await pairedPhone('Reminded phone');
+    const keys = await subscribe(phone, '/push/remind');
+    const id = created(await agent.callTool('elicit_approval', { message: `Still there? ${MARKER}`, context: { n: 5 } }));
+    const first = await pushFor('/push/remind', keys, id);
+    const reminder = await pushFor('/push/remind', keys, id, 'request.reminder');
+    expect(reminder.payload).toMatchObject({ title: 'Still waiting: approval from push-agent', body: `Still there? ${MARKER}\nn: 5`, actions: [{ title: 'Approve' }, { title: 'Decline' }] });
+    expect(reminder.received.raw.toString('latin1')).not.toContain(MARKER);
+    expect(reminder.received.headers.topic).toBe(first.received.headers.topic);
+    await agent.callTool('elicit_cancel', { elicitationId: id });
   }, 30_000);
 
   it('an action for a request that is not what the notification showed is refused; the notification\'s own "No" answers the agent\'s waiting confirm', async () => {
