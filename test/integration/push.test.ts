@@ -7,6 +7,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import WebSocket from 'ws';
+import { wrapSocket } from '../../extension/hub/browser-socket.js';
 import type { SocketLike } from '../../extension/hub/hub-connection.js';
 import { decideOnce } from '../../phone/decide-once.js';
 import { StateDir } from '../../server/state-dir.js';
@@ -42,22 +43,7 @@ function socketFrom(origin: string) {
   return (url: string, protocols: string[]): SocketLike => {
     const ws = new WebSocket(url, protocols, { origin });
     opened.push({ close: () => ws.terminate() });
-    const socket: SocketLike = {
-      get readyState() {
-        return ws.readyState;
-      },
-      send: (data) => ws.send(data),
-      close: (code, reason) => ws.close(code, reason),
-      onopen: null,
-      onmessage: null,
-      onclose: null,
-      onerror: null,
-    };
-    ws.on('open', () => socket.onopen?.(undefined));
-    ws.on('message', (data, binary) => socket.onmessage?.({ data: binary ? data : data.toString() }));
-    ws.on('close', (code, reason) => socket.onclose?.({ code, reason: reason.toString() }));
-    ws.on('error', (error) => socket.onerror?.(error));
-    return socket;
+    return wrapSocket(ws);
   };
 }
 
