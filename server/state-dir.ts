@@ -232,12 +232,17 @@ export class StateDir {
     return this.removeKey(DEVICES, keyId);
   }
 
-  /** Sets (or, with null, drops) a device's push subscription; false when the device is not paired (any more). */
-  setDevicePush(keyId: string, subscription: PushSubscription | null, now = Date.now()): boolean {
+  /**
+   * Sets (or, with null, drops) a device's push subscription; false when the device is not paired (any more), or, with
+   * `onlyEndpoint`, when its subscription is no longer that one (the page renewed it meanwhile).
+   */
+  setDevicePush(keyId: string, subscription: PushSubscription | null, options: { onlyEndpoint?: string; now?: number } = {}): boolean {
+    const now = options.now ?? Date.now();
     return this.update(DEVICES.name, () => {
       const all = this.readList(DEVICES);
       const device = all.find((d) => d.keyId === keyId);
       if (!device) return false;
+      if (options.onlyEndpoint !== undefined && device.push?.subscription.endpoint !== options.onlyEndpoint) return false;
       const { push: _old, ...rest } = device;
       const next: PairedDevice = subscription ? { ...rest, push: { subscription, at: now } } : rest;
       this.writeList(DEVICES, all.map((d) => (d === device ? next : d)));

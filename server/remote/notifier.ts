@@ -75,7 +75,8 @@ function defaultSchedule(run: () => void, ms: number): () => void {
  * Tells the person a request is waiting (ntfy, a signed webhook, and Web Push to each device that turned it on, while
  * the phone page is enabled), reminds them once after `remindMinutes` and once more `beforeExpiryMinutes` before it
  * expires. To ntfy and the webhook only the agent's name and a link leave this computer; a push carries the question,
- * encrypted to the one device's subscription (RFC 8291), so its push service sees ciphertext only. Sends are bounded, logged when they fail, never retried and never awaited by the engine.
+ * encrypted to the one device's subscription (RFC 8291), so its push service sees ciphertext only. Sends are bounded,
+ * logged when they fail, never retried and never awaited by the engine.
  * Returns what stops it (the hub closing or stepping down).
  */
 export function startNotifier(options: NotifierOptions): () => void {
@@ -226,7 +227,8 @@ export function startNotifier(options: NotifierOptions): () => void {
       await response.body?.cancel();
       // RFC 8030 §7.3: 404 and 410 say the subscription is gone for good (the person revoked it, or the browser renewed it).
       if (response.status === 404 || response.status === 410) {
-        push.state.setDevicePush(keyId, null);
+        // Only that subscription: one the page sent meanwhile (renewed) stays.
+        push.state.setDevicePush(keyId, null, { onlyEndpoint: device.subscription.endpoint });
         log('info', 'a device\'s push subscription has expired; it turns notifications on again from its page', { ...where, status: response.status });
       } else if (!response.ok) log('warn', 'a push was refused', { ...where, status: response.status });
     } catch (error) {

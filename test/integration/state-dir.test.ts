@@ -164,6 +164,33 @@ describe('pairing codes, one per purpose (issue 35, part 4)', () => {
   });
 });
 
+describe('a device\'s push subscription (issue 35, part 1)', () => {
+  const subscription = (endpoint: string) => ({ endpoint, keys: { p256dh: `B${'a'.repeat(86)}`, auth: 'b'.repeat(22) } });
+
+  it('is kept with the device and goes with it; a 410 for an old one does not drop the one the page renewed meanwhile', () => {
+    const state = new StateDir(freshDir());
+    const device = state.addPairedDevice('Phone', 'http://127.0.0.1:1');
+    expect(state.setDevicePush(device.keyId, subscription('https://fcm.googleapis.com/a'))).toBe(true);
+    expect(state.setDevicePush(device.keyId, subscription('https://fcm.googleapis.com/b'))).toBe(true);
+    // The push service answered 410 for /a, after the page had sent /b.
+    expect(state.setDevicePush(device.keyId, null, { onlyEndpoint: 'https://fcm.googleapis.com/a' })).toBe(false);
+    expect(state.pairedDevices()[0]?.push?.subscription.endpoint).toBe('https://fcm.googleapis.com/b');
+    expect(state.setDevicePush(device.keyId, null, { onlyEndpoint: 'https://fcm.googleapis.com/b' })).toBe(true);
+    expect(state.pairedDevices()[0]?.push).toBeUndefined();
+    expect(state.setDevicePush(device.keyId, subscription('https://fcm.googleapis.com/c'))).toBe(true);
+    expect(state.removePairedDevice(device.keyId)).toBe(true);
+    expect(state.setDevicePush(device.keyId, subscription('https://fcm.googleapis.com/d'))).toBe(false);
+    expect(state.pairedDevices()).toEqual([]);
+  });
+
+  it('the VAPID key is made once and kept', () => {
+    const state = new StateDir(freshDir());
+    const first = state.vapidKeys();
+    expect(state.vapidKeys()).toEqual(first);
+    expect(new StateDir(state.path).vapidKeys()).toEqual(first);
+  });
+});
+
 describe('nothing follows a symlink', () => {
   it('a symlinked state dir is refused by name, and its target keeps its permissions', async () => {
     const target = freshDir();
