@@ -133,7 +133,7 @@ export default tseslint.config(
       'no-restricted-imports': ['error', {
         patterns: [
           { group: ['**/server/**', 'ws', '@modelcontextprotocol/*'], message: 'the phone page is browser only: no server code.' },
-          { group: ['**/entrypoints/**', '**/extension/background/**', '**/extension/db/database*', '**/extension/browser.js', '../browser.js', 'wxt', 'wxt/*', '@wxt-dev/*', 'dexie'], message: 'the phone page has no extension APIs and no IndexedDB.' },
+          { group: ['**/entrypoints/**', '**/extension/background/**', '**/extension/db/database*', '**/extension/browser.js', '../browser.js', 'wxt', 'wxt/*', '@wxt-dev/*', 'dexie'], message: 'the phone page has no extension APIs and not the extension\'s database (it keeps only its key, in its own IndexedDB: phone/device-key.ts).' },
           nodeBuiltins,
         ],
       }],

@@ -1,7 +1,7 @@
 import type { DecidedVia, Status } from '../shared/lifecycle.js';
 import { DEVICE_RECENT } from '../shared/peer-calls.js';
 import type { RequestView } from '../shared/review-request.js';
-import { endedChanges, rowFromView, type LocalOutcome, type RequestRow, type StoredRow } from '../extension/db/rows.js';
+import { endedChanges, leftWhileAway, rowFromView, type LocalOutcome, type RequestRow, type StoredRow } from '../extension/db/rows.js';
 import { deriveVerdict } from '../extension/db/verdict.js';
 
 /**
@@ -46,11 +46,15 @@ function byId(rows: readonly StoredRow[]): Map<string, StoredRow> {
 
 /**
  * A welcome (the first, or after a reconnect) replaces the pending list; what this page itself decided survives on the
- * rows it knew. The history keeps what ended while the page was open and the hub's list no longer holds.
+ * rows it knew. The history keeps what ended while the page was open and the hub's list no longer holds; a request
+ * this page showed as pending that the welcome lists nowhere left while it was away, as the extension's database
+ * says it (`leftWhileAway`).
  */
-export function applyWelcome(lists: RequestLists, pending: RequestView[], recent: RequestView[]): RequestLists {
+export function applyWelcome(lists: RequestLists, pending: RequestView[], recent: RequestView[], now: number): RequestLists {
   const known = byId([...lists.pending, ...lists.recent]);
-  const ended = recent.map((view) => rowOf(view, known.get(view.elicitationId)));
+  const listed = new Set([...pending, ...recent].map((view) => view.elicitationId));
+  const away = lists.pending.filter((r) => !listed.has(r.elicitationId)).map((r) => withVerdict({ ...r, ...leftWhileAway(r, now) }, r));
+  const ended = [...recent.map((view) => rowOf(view, known.get(view.elicitationId))), ...away];
   const endedIds = new Set(ended.map((r) => r.elicitationId));
   return {
     pending: pending.map((view) => rowOf(view, known.get(view.elicitationId))),

@@ -3,7 +3,7 @@ import type { RequestView } from '../../shared/wire-protocol.js';
 import type { Receipt } from '../../shared/receipt.js';
 import type { ElicitlyDb } from './database.js';
 import { PENDING, uncheckedPending } from './request-ranges.js';
-import { RequestRowSchema, StoredRowSchema, endedChanges, rowFromView, type RequestRow, type StoredRow } from './rows.js';
+import { RequestRowSchema, StoredRowSchema, endedChanges, leftWhileAway, rowFromView, type RequestRow, type StoredRow } from './rows.js';
 
 /** A stored row that no longer fits the schema is skipped, never rendered half-understood. */
 export function readRow(raw: unknown): StoredRow | undefined {
@@ -100,7 +100,7 @@ export async function applyWelcome(db: ElicitlyDb, views: RequestView[], now: nu
       const queued = new Set(await db.outbox.where('elicitationId').anyOf(stale.map((r) => r.elicitationId)).keys());
       for (const row of stale) {
         if (queued.has(row.elicitationId)) continue;
-        await db.requests.update(row.elicitationId, { status: row.expiresAt <= now ? 'expired' : 'canceled', decidedAt: now });
+        await db.requests.update(row.elicitationId, leftWhileAway(row, now));
       }
     }
     return { added: rows.filter((r) => isNew.has(r.elicitationId) && stored.has(r.elicitationId)), skipped };

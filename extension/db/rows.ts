@@ -149,6 +149,14 @@ export function endedChanges(row: RequestRow, status: Status, decidedVia: Decide
   return changes;
 }
 
+/**
+ * A request a surface still shows as pending that the hub's welcome no longer lists left while that surface was away:
+ * past its deadline it expired, otherwise it was withdrawn (or decided elsewhere, which the hub's own list then says).
+ */
+export function leftWhileAway(row: RequestRow, now: number): Partial<RequestRow> {
+  return { status: row.expiresAt <= now ? 'expired' : 'canceled', decidedAt: now };
+}
+
 export function rowFromView(view: RequestView, previous?: RequestRow): RequestRow {
   const row: RequestRow = {
     elicitationId: view.elicitationId,
