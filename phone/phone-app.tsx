@@ -5,6 +5,7 @@ import { useStore } from '../app/store.js';
 import type { RequestRow, StoredRow } from '../extension/db/rows.js';
 import { decidedText, decisionSummary } from '../extension/ui/request-summary.js';
 import { clip } from '../shared/field-issues.js';
+import { RetryCountdown } from '../extension/ui/retry-countdown.js';
 import { RowMeta } from '../extension/ui/row-meta.js';
 import { ReviewView } from '../extension/ui/review/review-view.js';
 import { PasskeysForm } from '../extension/ui/passkeys-form.js';
@@ -20,12 +21,6 @@ import type { PhoneSession } from './phone-session.js';
 import { parseRoute, reviewHash, type Route } from './route.js';
 
 const PAIR_COMMAND = <code>elicitly-companion remote pair</code>;
-
-function RetryCountdown({ retryAt }: { retryAt: number }) {
-  const now = useNow();
-  const seconds = Math.max(0, Math.ceil((retryAt - now) / 1000));
-  return <span class="retry">{seconds > 0 ? ` Next try in ${seconds} s.` : ' Trying now…'}</span>;
-}
 
 function describe(state: DeviceState | null) {
   if (!state) return <>Starting…</>;

@@ -2,13 +2,7 @@ import type { ElicitlyDb } from '../db/database.js';
 import type { ConnectionState, PairingReason } from '../db/rows.js';
 import { readConnection, readSettings } from './page-reads.js';
 import { useLiveQuery } from './use-live-query.js';
-import { useNow } from './use-now.js';
-
-function RetryCountdown({ retryAt }: { retryAt: number }) {
-  const now = useNow();
-  const seconds = Math.max(0, Math.ceil((retryAt - now) / 1000));
-  return <span class="retry"> next try in {seconds} s</span>;
-}
+import { RetryCountdown } from './retry-countdown.js';
 
 const PAIR = <code>npx elicitly-companion pair</code>;
 

@@ -450,7 +450,7 @@ describe.skipIf(!browserFound)(title, () => {
       const header = popup.locator('[data-state="untrusted_hub"]').first();
       await header.waitFor({ timeout: UI_TIMEOUT });
       expect(await header.textContent()).toMatch(new RegExp(
-        `^Untrusted hub on port ${port}: something that is not this computer's Elicitly hub answers on the port, so nothing was sent to it\\. next try in \\d+ s$`,
+        `^Untrusted hub on port ${port}: something that is not this computer's Elicitly hub answers on the port, so nothing was sent to it\\. (Next try in \\d+ s\\.|Trying now…)$`,
       ));
       // A second attempt meets it again, and the header keeps saying so.
       await popup.reload();

@@ -92,7 +92,7 @@ describe('ConnectionHeader', () => {
   const cases: [string, Parameters<typeof writeConnection>[1], RegExp][] = [
     ['connecting', { state: 'connecting', since: 0 }, /^Connecting to the hub…$/],
     ['reconnecting', { state: 'reconnecting', since: 0, retryAt: Date.now() + 60_000 },
-      /^Reconnecting — no hub on port 17400\. Start an agent that runs elicitly-companion\. next try in (5\d|60) s$/],
+      /^Reconnecting — no hub on port 17400\. Start an agent that runs elicitly-companion\. Next try in (5\d|60) s\.$/],
     ['pairing_needed', { state: 'pairing_needed', port: 17400, since: 0 },
       new RegExp(`^${PAIRING_NEEDED}$`)],
     ['pairing_needed', { state: 'pairing_needed', port: 17400, reason: 'code_refused', since: 0 },
@@ -105,7 +105,7 @@ describe('ConnectionHeader', () => {
     ['pairing_needed', { state: 'pairing_needed', port: 17400, reason: 'key_unknown', since: 0 },
       new RegExp(`^${PAIRING_NEEDED} The hub on port 17400 no longer knows this browser's key \\(it was removed, or the hub's state was reset\\): pair again\\.$`)],
     ['untrusted_hub', { state: 'untrusted_hub', port: 17401, since: 0, retryAt: Date.now() + 60_000 },
-      /^Untrusted hub on port 17401: something that is not this computer's Elicitly hub answers on the port, so nothing was sent to it\. next try in (5\d|60) s$/],
+      /^Untrusted hub on port 17401: something that is not this computer's Elicitly hub answers on the port, so nothing was sent to it\. Next try in (5\d|60) s\.$/],
     ['version_mismatch', { state: 'version_mismatch', hubProtocol: 3, extensionProtocol: 2, since: 0, retryAt: Date.now() + 60_000 },
       /^Version mismatch: the hub speaks protocol 3, this extension protocol 2\. Update the Elicitly extension\.$/],
     ['version_mismatch', { state: 'version_mismatch', hubProtocol: 1, extensionProtocol: 2, since: 0 },
