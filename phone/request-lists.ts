@@ -1,7 +1,8 @@
 import type { DecidedVia, Status } from '../shared/lifecycle.js';
 import { DEVICE_RECENT } from '../shared/peer-calls.js';
 import type { RequestView } from '../shared/review-request.js';
-import { endedChanges, leftWhileAway, rowFromView, type LocalOutcome, type RequestRow, type StoredRow } from '../extension/db/rows.js';
+import { reduceRequestEvent, type RequestEvent, type RowChange } from '../extension/db/request-reducer.js';
+import type { LocalOutcome, RequestRow, StoredRow } from '../extension/db/rows.js';
 import { deriveVerdict } from '../extension/db/verdict.js';
 
 /**
@@ -36,12 +37,31 @@ function withVerdict(row: RequestRow, previous: StoredRow | undefined, decided?:
   return { ...row, verdict: verdict === 'unknown' && decided ? decided : verdict };
 }
 
-function rowOf(view: RequestView, previous?: StoredRow): StoredRow {
-  return withVerdict(rowFromView(view, previous), previous, view.outcome?.decision);
-}
-
 function byId(rows: readonly StoredRow[]): Map<string, StoredRow> {
   return new Map(rows.map((r) => [r.elicitationId, r]));
+}
+
+/** The shared reducer (extension/db/request-reducer.ts) over the lists this page holds. */
+function changesOf(lists: RequestLists, event: RequestEvent): RowChange[] {
+  const known = byId([...lists.pending, ...lists.recent]);
+  return reduceRequestEvent(event, { get: (id) => known.get(id), pending: () => lists.pending });
+}
+
+/**
+ * The lists with `changes` applied: a pending row goes to (or stays in) the inbox, in the order given; an ended one
+ * to the top of the history. `decided`: the hub's own outcome of a request it sent a view of.
+ */
+function withChanges(lists: RequestLists, changes: readonly RowChange[], decided: ReadonlyMap<string, 'approved' | 'rejected'>, replacePending: boolean): RequestLists {
+  const rows = changes.map((c) => withVerdict(c.row, c.previous, decided.get(c.row.elicitationId)));
+  const changed = new Set(rows.map((r) => r.elicitationId));
+  const keep = (r: StoredRow) => !changed.has(r.elicitationId);
+  const pending = [...(replacePending ? [] : lists.pending.filter(keep)), ...rows.filter((r) => r.status === 'pending')];
+  const ended = rows.filter((r) => r.status !== 'pending');
+  return { pending, recent: newestFirst([...ended, ...lists.recent.filter(keep)]) };
+}
+
+function outcomes(views: readonly RequestView[]): Map<string, 'approved' | 'rejected'> {
+  return new Map(views.flatMap((v) => (v.outcome ? [[v.elicitationId, v.outcome.decision] as const] : [])));
 }
 
 /**
@@ -51,33 +71,18 @@ function byId(rows: readonly StoredRow[]): Map<string, StoredRow> {
  * says it (`leftWhileAway`).
  */
 export function applyWelcome(lists: RequestLists, pending: RequestView[], recent: RequestView[], now: number): RequestLists {
-  const known = byId([...lists.pending, ...lists.recent]);
-  const listed = new Set([...pending, ...recent].map((view) => view.elicitationId));
-  const away = lists.pending.filter((r) => !listed.has(r.elicitationId)).map((r) => withVerdict({ ...r, ...leftWhileAway(r, now) }, r));
-  const ended = [...recent.map((view) => rowOf(view, known.get(view.elicitationId))), ...away];
-  const endedIds = new Set(ended.map((r) => r.elicitationId));
-  return {
-    pending: pending.map((view) => rowOf(view, known.get(view.elicitationId))),
-    recent: newestFirst([...ended, ...lists.recent.filter((r) => !endedIds.has(r.elicitationId))]),
-  };
+  return withChanges(lists, changesOf(lists, { type: 'welcome', pending, recent, now }), outcomes([...recent, ...pending]), true);
 }
 
 /** A new request; one a rule decided as it was created goes straight to the history. */
 export function applyCreated(lists: RequestLists, view: RequestView): RequestLists {
-  const row = rowOf(view);
-  const pending = lists.pending.filter((r) => r.elicitationId !== row.elicitationId);
-  if (row.status === 'pending') return { ...lists, pending: [...pending, row] };
-  return { pending, recent: newestFirst([row, ...lists.recent.filter((r) => r.elicitationId !== row.elicitationId)]) };
+  return withChanges(lists, changesOf(lists, { type: 'created', view }), outcomes([view]), false);
 }
 
 /** A request ended (decided anywhere, withdrawn, expired, collected): it moves from the inbox to the history. */
 export function applyRemoved(lists: RequestLists, id: string, status: Status, decidedVia: DecidedVia | undefined, now: number): RequestLists {
-  const row = lists.pending.find((r) => r.elicitationId === id) ?? lists.recent.find((r) => r.elicitationId === id);
-  if (!row) return lists;
-  const ended = withVerdict({ ...row, ...endedChanges(row, status, decidedVia, now) }, row);
-  const pending = lists.pending.filter((r) => r.elicitationId !== id);
-  if (status === 'pending') return { pending: [...pending, ended], recent: lists.recent.filter((r) => r.elicitationId !== id) };
-  return { pending, recent: newestFirst([ended, ...lists.recent.filter((r) => r.elicitationId !== id)]) };
+  const changes = changesOf(lists, { type: 'removed', elicitationId: id, status, ...(decidedVia ? { decidedVia } : {}), now });
+  return changes.length === 0 ? lists : withChanges(lists, changes, new Map(), false);
 }
 
 /** The hub took this page's decision: the row remembers what was sent, so its detail says it. */

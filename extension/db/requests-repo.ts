@@ -3,7 +3,8 @@ import type { RequestView } from '../../shared/wire-protocol.js';
 import type { Receipt } from '../../shared/receipt.js';
 import type { ElicitlyDb } from './database.js';
 import { PENDING, uncheckedPending } from './request-ranges.js';
-import { RequestRowSchema, StoredRowSchema, endedChanges, leftWhileAway, rowFromView, type RequestRow, type StoredRow } from './rows.js';
+import { RequestRowSchema, StoredRowSchema, type RequestRow, type StoredRow } from './rows.js';
+import { reduceRequestEvent } from './request-reducer.js';
 
 /** A stored row that no longer fits the schema is skipped, never rendered half-understood. */
 export function readRow(raw: unknown): StoredRow | undefined {
@@ -33,7 +34,9 @@ export async function pendingCount(db: ElicitlyDb, now: number): Promise<number>
 export async function upsertView(db: ElicitlyDb, view: RequestView): Promise<{ row: RequestRow; isNew: boolean }> {
   return db.transaction('rw', db.requests, async () => {
     const previous = readRow(await db.requests.get(view.elicitationId));
-    const row = RequestRowSchema.parse(rowFromView(view, previous));
+    const [change] = reduceRequestEvent({ type: 'created', view }, { get: () => previous, pending: () => [] });
+    if (!change) throw new Error('a created request changes its row');
+    const row = RequestRowSchema.parse(change.row);
     await db.requests.put(row);
     return { row, isNew: previous === undefined };
   });
@@ -79,39 +82,40 @@ async function putEach(db: ElicitlyDb, rows: RequestRow[], skipped: SkippedRow[]
  * others with it, and it is not swept either (the hub still lists it).
  */
 export async function applyWelcome(db: ElicitlyDb, views: RequestView[], now: number): Promise<{ added: RequestRow[]; skipped: SkippedRow[] }> {
-  const byId = new Map(views.map((v) => [v.elicitationId, v]));
   return db.transaction('rw', db.requests, db.outbox, async () => {
-    const unique = [...byId.values()];
-    const previous = (await db.requests.bulkGet(unique.map((v) => v.elicitationId))).map(readRow);
+    const listed = new Set(views.map((v) => v.elicitationId));
+    const ids = [...listed];
+    const held = new Map((await db.requests.bulkGet(ids)).flatMap((raw, i) => {
+      const row = readRow(raw);
+      return row ? [[ids[i] ?? '', row] as const] : [];
+    }));
+    const pending = await pendingRequests(db);
+    const gone = pending.filter((r) => !listed.has(r.elicitationId)).map((r) => r.elicitationId);
+    const queued = new Set(gone.length > 0 ? await db.outbox.where('elicitationId').anyOf(gone).keys() : []);
+    const changes = reduceRequestEvent({ type: 'welcome', pending: views, now }, { get: (id) => held.get(id), pending: () => pending, waiting: (id) => queued.has(id) });
     const skipped: SkippedRow[] = [];
     const rows: RequestRow[] = [];
-    const isNew = new Set<string>();
-    unique.forEach((view, i) => {
-      try {
-        rows.push(RequestRowSchema.parse(rowFromView(view, previous[i])));
-        if (previous[i] === undefined) isNew.add(view.elicitationId);
-      } catch (error) {
-        skipped.push({ elicitationId: view.elicitationId, reason: reasonOf(error) });
+    for (const change of changes) {
+      if (change.changes) {
+        await db.requests.update(change.row.elicitationId, change.changes);
+        continue;
       }
-    });
-    const stored = await putEach(db, rows, skipped);
-    const stale = (await pendingRequests(db)).filter((r) => !byId.has(r.elicitationId));
-    if (stale.length > 0) {
-      const queued = new Set(await db.outbox.where('elicitationId').anyOf(stale.map((r) => r.elicitationId)).keys());
-      for (const row of stale) {
-        if (queued.has(row.elicitationId)) continue;
-        await db.requests.update(row.elicitationId, leftWhileAway(row, now));
+      try {
+        rows.push(RequestRowSchema.parse(change.row));
+      } catch (error) {
+        skipped.push({ elicitationId: change.row.elicitationId, reason: reasonOf(error) });
       }
     }
-    return { added: rows.filter((r) => isNew.has(r.elicitationId) && stored.has(r.elicitationId)), skipped };
+    const stored = await putEach(db, rows, skipped);
+    return { added: rows.filter((r) => !held.has(r.elicitationId) && stored.has(r.elicitationId)), skipped };
   });
 }
 
 export async function applyStatus(db: ElicitlyDb, id: string, status: Status, now: number, decidedVia?: DecidedVia): Promise<void> {
   await db.transaction('rw', db.requests, async () => {
     const row = readRow(await db.requests.get(id));
-    if (!row) return;
-    await db.requests.update(id, endedChanges(row, status, decidedVia, now));
+    const [change] = reduceRequestEvent({ type: 'removed', elicitationId: id, status, ...(decidedVia ? { decidedVia } : {}), now }, { get: () => row, pending: () => [] });
+    if (change?.changes) await db.requests.update(id, change.changes);
   });
 }
 

@@ -98,7 +98,9 @@ self.addEventListener('push', (event) => {
   event.waitUntil(work);
 });
 self.addEventListener('notificationclick', (event) => {
-  event.notification.close();
+  // A button's notification is replaced by what became of the decision (the same tag), never closed first: a close
+  // still on its way would take the replacement with it. A tap on the body opens the review and closes it.
+  if (event.action === '') event.notification.close();
   const work = onClick(event.notification, event.action);
   event.waitUntil(work);
 });

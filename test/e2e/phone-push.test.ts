@@ -59,10 +59,6 @@ describe.skipIf(!browserFound)(chromiumSuite('push notifications with actions on
     return decryptPush(received.raw, relayKeys);
   }
 
-  async function deliver(text: string): Promise<void> {
-    await cdp.send('ServiceWorker.deliverPushMessage', { origin, registrationId, data: text });
-  }
-
   async function shown(tag: string): Promise<Shown | undefined> {
     return page.evaluate(async (t) => {
       const registration = await navigator.serviceWorker.ready;
@@ -71,6 +67,29 @@ describe.skipIf(!browserFound)(chromiumSuite('push notifications with actions on
       const actions = (n as Notification & { actions: { action: string; title: string }[] }).actions.map((a) => ({ action: a.action, title: a.title }));
       return { title: n.title, body: n.body, tag: n.tag, actions };
     }, tag);
+  }
+
+  /** The tags the worker asked the browser to show a notification for, in order (recorded in the worker, below). */
+  async function showsAsked(): Promise<string[]> {
+    return worker.evaluate(() => [...(self as unknown as { __shown: string[] }).__shown]);
+  }
+
+  /**
+   * Delivers `text` to the page's worker as its push event (CDP), and returns the notification it shows for `tag`.
+   * Headless Chromium now and then drops a notification a push event showed, right after showing it (its own
+   * user-visible bookkeeping for pushes; seen in 1 of 3 runs, never in a page's own showNotification): when the worker
+   * did ask for it and it is not there, the push is delivered again, at most 3 times. A worker that never asks fails
+   * at once: that would be ours.
+   */
+  async function pushAndShow(text: string, tag: string): Promise<Shown> {
+    for (let attempt = 1; ; attempt++) {
+      const before = (await showsAsked()).length;
+      await cdp.send('ServiceWorker.deliverPushMessage', { origin, registrationId, data: text });
+      await until('the worker to show the push', async () => ((await showsAsked()).slice(before).includes(tag) ? true : undefined), UI_TIMEOUT);
+      const found = await until('the notification', () => shown(tag), 3000).catch(() => undefined);
+      if (found) return found;
+      if (attempt === 3) throw new Error(`the worker showed ${tag} 3 times and the browser kept none`);
+    }
   }
 
   /** The person presses one of the notification's buttons: the worker's notificationclick, with that action. */
@@ -119,6 +138,17 @@ describe.skipIf(!browserFound)(chromiumSuite('push notifications with actions on
     registrationId = await registered;
     await page.evaluate(() => navigator.serviceWorker.ready.then(() => undefined));
     worker = context.serviceWorkers().find((w) => w.url() === `${origin}/phone/worker.js`) ?? (await context.waitForEvent('serviceworker', { timeout: UI_TIMEOUT }));
+    // What the worker asks the browser to show, recorded in the worker: a notification the browser then drops is told
+    // apart from one the worker never showed.
+    await worker.evaluate(() => {
+      const scope = self as unknown as { __shown: string[]; registration: ServiceWorkerRegistration };
+      scope.__shown = [];
+      const original = scope.registration.showNotification.bind(scope.registration);
+      scope.registration.showNotification = async (title: string, options?: NotificationOptions) => {
+        await original(title, options);
+        scope.__shown.push(options?.tag ?? '');
+      };
+    });
   }, 90_000);
 
   afterAll(async () => {
@@ -139,8 +169,7 @@ describe.skipIf(!browserFound)(chromiumSuite('push notifications with actions on
   it('a push for a short approval shows its agent, kind and question with Approve and Decline; Approve decides it as the phone', async () => {
     const message = 'Deploy build 812 to staging?';
     const id = created(await agent.callTool('elicit_approval', { message, context: { build: 812 } }));
-    await deliver(await pushedText(id));
-    const notification = await until('the notification', () => shown(id), UI_TIMEOUT);
+    const notification = await pushAndShow(await pushedText(id), id);
     expect(notification).toEqual({ title: 'Approval from push-e2e-agent', body: `${message}\nbuild: 812`, tag: id, actions: [{ action: 'approve', title: 'Approve' }, { action: 'deny', title: 'Decline' }] });
 
     await press(id, 'approve');
@@ -158,8 +187,7 @@ describe.skipIf(!browserFound)(chromiumSuite('push notifications with actions on
     const message = 'Rotate the API key?';
     const id = created(await agent.callTool('elicit_approval', { message, context: { key: 'api' } }));
     const text = await pushedText(id);
-    await deliver(text);
-    await until('the notification', () => shown(id), UI_TIMEOUT);
+    await pushAndShow(text, id);
     // Decided in the page first (the phone's review), then Deny on the notification still on the lock screen.
     await page.getByRole('link', { name: new RegExp(message) }).tap();
     await page.getByRole('button', { name: 'Approve', exact: true }).tap();
@@ -175,8 +203,7 @@ describe.skipIf(!browserFound)(chromiumSuite('push notifications with actions on
     const id = created(await agent.callTool('elicit_approval', { message: 'Pay invoice 77?', context: { amount: 120 } }));
     const payload = JSON.parse(await pushedText(id)) as Record<string, unknown>;
     // What a notification claims must be what the hub stored: one with another hash decides nothing.
-    await deliver(JSON.stringify({ ...payload, body: 'Pay invoice 77?\namount: 1', shownHash: 'c'.repeat(64) }));
-    await until('the notification', () => shown(id), UI_TIMEOUT);
+    await pushAndShow(JSON.stringify({ ...payload, body: 'Pay invoice 77?\namount: 1', shownHash: 'c'.repeat(64) }), id);
     await press(id, 'approve');
     const after = await until('the refusal', async () => ((await shown(id))?.title.startsWith('Not recorded') ? shown(id) : undefined), UI_TIMEOUT);
     expect(after?.title).toBe('Not recorded: it changed after this notification: open it to review it again');
@@ -186,8 +213,7 @@ describe.skipIf(!browserFound)(chromiumSuite('push notifications with actions on
 
   it('a proposal gets no buttons: its notification only opens the review', async () => {
     const id = created(await agent.callTool('elicit_proposal', { ...structuredClone(northmarkProposal), message: 'Update the customer record' }));
-    await deliver(await pushedText(id));
-    expect(await until('the notification', () => shown(id), UI_TIMEOUT)).toMatchObject({ title: 'Approval from push-e2e-agent', actions: [] });
+    expect(await pushAndShow(await pushedText(id), id)).toMatchObject({ title: 'Approval from push-e2e-agent', actions: [] });
     await agent.callTool('elicit_cancel', { elicitationId: id });
   }, 60_000);
 });
