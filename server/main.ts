@@ -53,10 +53,11 @@ if (config.command === 'pair') {
   try {
     if (config.remote) {
       const { runRemoteCommand } = await import('./remote/remote-command.js');
-      const [{ ensurePageHub }, { listening }, { spawnDetachedHub }] = await Promise.all([import('./remote/page-hub.js'), import('./hub/status-command.js'), import('./hook/spawn-hub.js')]);
+      const [{ ensurePageHub }, { hubStatus }, { spawnDetachedHub }] = await Promise.all([import('./remote/page-hub.js'), import('./hub/status-command.js'), import('./hook/spawn-hub.js')]);
+      const probeStates = { running: 'hub', not_our_hub: 'other', no_hub: 'none' } as const;
       const ensureHub = () =>
         ensurePageHub({
-          listening: () => listening(config.port),
+          probe: async () => probeStates[(await hubStatus(config.port, state)).state],
           spawn: () => spawnDetachedHub(process.execPath, SCRIPT, config.port, process.env),
           pause: (ms) => new Promise((resolve) => setTimeout(resolve, ms)),
         });

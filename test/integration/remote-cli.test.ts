@@ -2,6 +2,7 @@
 // its pairing link and QR code, notifications), `pair --list/--remove` with devices, and `key export/list/revoke`.
 // Each runs the built server as a person would, against a state dir of the test's own.
 import { existsSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { createServer, type Socket } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
@@ -48,6 +49,26 @@ const plain = (text: string) => text.replace(/\x1b\[[0-9;]*m/g, '');
 const qrLines = (text: string) => plain(text).split('\n').filter((line) => /^[█▀▄ ]{21,}$/.test(line) && /[█▀▄]/.test(line));
 
 describe('remote enable / pair / disable / status', () => {
+  it('issue 35 (4): with another program on the port, enable starts nothing and says what holds it', async () => {
+    const { cli, port } = install();
+    const sockets = new Set<Socket>();
+    const squatter = createServer((socket) => {
+      sockets.add(socket);
+      socket.on('error', () => undefined);
+      socket.end('HTTP/1.1 400 Bad Request\r\n\r\n');
+    });
+    await new Promise<void>((resolve) => squatter.listen(port, '127.0.0.1', resolve));
+    try {
+      const run = await cli('remote', 'enable');
+      expect(run.code).toBe(0);
+      expect(run.stderr).toContain(`Something that is not this computer's hub answers on port ${port}`);
+      expect(run.stderr).not.toContain('Started the hub');
+    } finally {
+      for (const socket of sockets) socket.destroy();
+      squatter.close();
+    }
+  });
+
   it('issue 35 (4): enable starts a hub when none runs, so the link it prints works at once; a second enable finds it', async () => {
     const { cli, port, state, stateDir } = install();
     expect(await listening(port)).toBe(false);

@@ -5,33 +5,46 @@ import { runHubCommand, type HubElection } from '../../server/hook/hub-command.j
 import { ensurePageHub, pageHubText } from '../../server/remote/page-hub.js';
 
 describe('ensurePageHub', () => {
-  it('a hub already answering: nothing is started', async () => {
+  /** A port whose answers are scripted, one per look; the last one repeats. */
+  function port(answers: ('hub' | 'other' | 'none')[]) {
+    let looks = 0;
     let spawned = 0;
-    expect(await ensurePageHub({ listening: async () => true, spawn: () => void spawned++, pause: async () => undefined })).toBe('running');
-    expect(spawned).toBe(0);
+    return {
+      deps: {
+        probe: async () => answers[Math.min(looks++, answers.length - 1)] ?? 'none',
+        spawn: () => void spawned++,
+        pause: async () => undefined,
+        attempts: 5,
+      },
+      spawned: () => spawned,
+      looks: () => looks,
+    };
+  }
+
+  it('a hub already answering: nothing is started', async () => {
+    const p = port(['hub']);
+    expect(await ensurePageHub(p.deps)).toBe('running');
+    expect(p.spawned()).toBe(0);
   });
 
-  it('none: one is started, and it is there once the port answers', async () => {
-    let up = false;
-    let looks = 0;
-    const result = await ensurePageHub({
-      listening: async () => {
-        looks++;
-        return up;
-      },
-      spawn: () => {
-        up = looks >= 1;
-      },
-      pause: async () => undefined,
-    });
-    expect(result).toBe('started');
+  it('none: one is started, and it is there once it proves itself (a moment of 503 while it opens is not "another program")', async () => {
+    const p = port(['none', 'none', 'other', 'hub']);
+    expect(await ensurePageHub(p.deps)).toBe('started');
+    expect(p.spawned()).toBe(1);
+  });
+
+  it('another program on the port: nothing is started, and it is said so, after a bounded look', async () => {
+    const p = port(['other']);
+    expect(await ensurePageHub(p.deps)).toBe('other');
+    expect(p.spawned()).toBe(0);
+    expect(p.looks()).toBe(4);
+    expect(pageHubText('other', 17391)).toContain('not this computer\'s hub answers on port 17391');
   });
 
   it('a hub that never comes up: it says so after a bounded number of looks, with what to run', async () => {
-    let looks = 0;
-    const result = await ensurePageHub({ listening: async () => (looks++, false), spawn: () => undefined, pause: async () => undefined, attempts: 5 });
-    expect(result).toBe('failed');
-    expect(looks).toBe(6);
+    const p = port(['none']);
+    expect(await ensurePageHub(p.deps)).toBe('failed');
+    expect(p.looks()).toBe(6);
     expect(pageHubText('failed', 17391)).toContain('Run `elicitly-companion hub`');
   });
 });
