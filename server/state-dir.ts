@@ -312,13 +312,26 @@ export class StateDir {
    * inode, size, change or modification time; `updateRemote` replaces it by rename), so an answer costs one stat.
    */
   remoteReader(): () => RemoteConfig {
+    return this.changedOnly(REMOTE_FILE, () => this.remote());
+  }
+
+  /** `pairedDevices()` for the notifier, which asks at every new request: read again only when the file changed. */
+  pairedDevicesReader(): () => PairedDevice[] {
+    return this.changedOnly(PAIRED_DEVICES_FILE, () => this.pairedDevices());
+  }
+
+  /**
+   * `read` again only when the file changed (another inode, size, change or modification time: every write here
+   * replaces a file by rename), so an answer costs one stat.
+   */
+  private changedOnly<T>(name: string, read: () => T): () => T {
     let seen: string | undefined;
-    let value = REMOTE_OFF;
+    let value: T | undefined;
     return () => {
-      const stat = statSync(this.file(REMOTE_FILE), { bigint: true, throwIfNoEntry: false });
+      const stat = statSync(this.file(name), { bigint: true, throwIfNoEntry: false });
       const key = stat ? `${stat.ino}:${stat.size}:${stat.mtimeNs}:${stat.ctimeNs}` : 'absent';
-      if (key !== seen) {
-        value = this.remote();
+      if (key !== seen || value === undefined) {
+        value = read();
         seen = key;
       }
       return value;

@@ -8,7 +8,7 @@ import type { RemoteConfig } from '../remote-config.js';
 import type { StateDir } from '../state-dir.js';
 import type { NotifiedRequest } from './notification.js';
 import { ntfyPublish, reviewUrl, title, webhookBody, webhookSignature } from './notification.js';
-import { pushRequest, pushTopic } from './web-push.js';
+import { pushRequest, pushTopic, type VapidKeys } from './web-push.js';
 
 type Fetch = (url: string, init: RequestInit) => Promise<Response>;
 /** ntfy, the webhook, or one paired device's Web Push subscription (by its key id). */
@@ -26,7 +26,7 @@ export interface NotifierOptions {
   fetch?: Fetch;
   sendTimeoutMs?: number;
   /** Web Push to the devices that subscribed: their subscriptions and the hub's VAPID key, and the extra push services allowed. */
-  push?: { state: Pick<StateDir, 'pairedDevices' | 'setDevicePush' | 'vapidKeys'>; services: readonly string[] };
+  push?: { state: Pick<StateDir, 'pairedDevicesReader' | 'setDevicePush' | 'vapidKeys'>; services: readonly string[] };
 }
 
 /** Sockets open to notification servers at once. */
@@ -101,11 +101,15 @@ export function startNotifier(options: NotifierOptions): () => void {
     }
   };
 
+  // Asked at every new request: the devices file is read again only when it changed, the VAPID key once.
+  const devices = options.push?.state.pairedDevicesReader();
+  let vapid: VapidKeys | undefined;
+
   /** Devices with a push subscription now; none when the file cannot be read (said in the log by the state dir). */
   const subscribed = (): { keyId: string; subscription: PushSubscription }[] => {
-    if (!options.push) return [];
+    if (!devices) return [];
     try {
-      return options.push.state.pairedDevices().flatMap((d) => (d.push ? [{ keyId: d.keyId, subscription: d.push.subscription }] : []));
+      return devices().flatMap((d) => (d.push ? [{ keyId: d.keyId, subscription: d.push.subscription }] : []));
     } catch (error) {
       log('warn', 'could not read the paired devices: no push sent', { error: String(error) });
       return [];
@@ -214,7 +218,7 @@ export function startNotifier(options: NotifierOptions): () => void {
     const sentAt = now();
     const payload = pushNotice(entry.view, job.type, hashOf(entry.view), sentAt);
     const request = pushRequest({
-      keys: push.state.vapidKeys(),
+      keys: (vapid ??= push.state.vapidKeys()),
       subscription: device.subscription,
       plaintext: new TextEncoder().encode(JSON.stringify(payload)),
       ttlSeconds: (entry.request.expiresAt - sentAt) / 1000,

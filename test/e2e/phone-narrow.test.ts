@@ -1,18 +1,17 @@
 // Issue 35 (2), first item: at 320 px nothing on the phone page may scroll sideways. A long word (a commit hash, a URL)
 // in a request's message widened the review to 510–835 px. Debian's Chromium at 320×640, the built server started by
 // a real MCP client, the page the hub serves.
-import { mkdtempSync, rmSync } from 'node:fs';
+import { mkdtempSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { chromium, type Browser, type Page } from 'playwright-core';
+import { type Browser, type Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { StateDir } from '../../server/state-dir.js';
-import { connect, type Harness } from '../helpers/mcp-harness.js';
+import type { Harness } from '../helpers/mcp-harness.js';
 import { freePort } from '../helpers/scripted-extension.js';
 import { expectAccessibleInEachScheme } from './axe-schemes.js';
-import { CHROMIUM_PATH, browserFound, chromiumSuite } from './extension-browser.js';
-import { pairPhonePage } from './phone-page.js';
+import { browserFound, chromiumSuite } from './extension-browser.js';
+import { pairPhonePage, startPhoneHub, type PhoneHub } from './phone-page.js';
 
 const UI_TIMEOUT = 15_000;
 /** `ELICITLY_SCREENSHOTS=1` writes the README's proposal screenshot (390 px wide) into docs/screenshots/. */
@@ -24,7 +23,7 @@ const URL_WORD = `https://example.com/${'deploy-pipeline-artifact-'.repeat(8)}`;
 describe.skipIf(!browserFound)(chromiumSuite('the phone page at 320 px'), () => {
   const stateDir = mkdtempSync(join(tmpdir(), 'elicitly-phone-narrow-'));
   const port = freePort();
-  const env = { ELICITLY_STATE_DIR: stateDir, ELICITLY_PORT: String(port) };
+  let hub: PhoneHub;
   let agent: Harness;
   let browser: Browser;
   let page: Page;
@@ -33,19 +32,15 @@ describe.skipIf(!browserFound)(chromiumSuite('the phone page at 320 px'), () => 
   const sideways = () => page.evaluate(() => document.documentElement.scrollWidth - document.documentElement.clientWidth);
 
   beforeAll(async () => {
-    new StateDir(stateDir).updateRemote((c) => ({ ...c, enabled: true }));
-    agent = await connect('v2-2025', { env });
-    await agent.callTool('elicit_status', { elicitationId: 'el_warmup' });
-    browser = await chromium.launch({ executablePath: CHROMIUM_PATH, headless: true, args: ['--no-sandbox', '--disable-gpu', '--no-first-run'] });
+    hub = await startPhoneHub({ stateDir, port });
+    ({ agent, browser } = hub);
     const context = await browser.newContext({ viewport: { width: WIDTH, height: 640 }, isMobile: true, hasTouch: true });
     page = await context.newPage();
     await pairPhonePage(page, { stateDir, origin: `http://127.0.0.1:${port}`, name: 'Narrow phone', timeout: UI_TIMEOUT });
   }, 60_000);
 
   afterAll(async () => {
-    await browser?.close();
-    await agent?.close();
-    rmSync(stateDir, { recursive: true, force: true });
+    await hub?.close();
   });
 
   it('a message with a commit hash and a long URL wraps: the inbox and the review scroll only down', async () => {

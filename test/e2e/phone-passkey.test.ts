@@ -2,25 +2,24 @@
 // IP address is no RP ID: on 127.0.0.1 it says where to open it instead). Debian's Chromium with a CDP virtual
 // authenticator, the built server started by a real MCP client: pair, add a passkey in the page's Passkeys view, and
 // decide a request that needs one; elicit_result says the phone decided and the receipt carries the page's assertion.
-import { mkdtempSync, rmSync } from 'node:fs';
+import { mkdtempSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { chromium, type Browser, type BrowserContext, type Page } from 'playwright-core';
+import { type Browser, type BrowserContext, type Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { LOCAL_RP_ID } from '../../server/passkeys/passkey-origins.js';
-import { StateDir } from '../../server/state-dir.js';
 import { ReceiptSchema } from '../../shared/receipt.js';
-import { connect, type Harness } from '../helpers/mcp-harness.js';
+import type { Harness } from '../helpers/mcp-harness.js';
 import { freePort } from '../helpers/scripted-extension.js';
-import { CHROMIUM_PATH, addVirtualAuthenticator, browserFound, chromiumSuite } from './extension-browser.js';
-import { pairPhonePage } from './phone-page.js';
+import { addVirtualAuthenticator, browserFound, chromiumSuite } from './extension-browser.js';
+import { pairPhonePage, startPhoneHub, type PhoneHub } from './phone-page.js';
 
 const UI_TIMEOUT = 15_000;
 
 describe.skipIf(!browserFound)(chromiumSuite('passkeys on the phone page'), () => {
   const stateDir = mkdtempSync(join(tmpdir(), 'elicitly-phone-passkey-'));
   const port = freePort();
-  const env = { ELICITLY_STATE_DIR: stateDir, ELICITLY_PORT: String(port) };
+  let hub: PhoneHub;
   const origin = `http://${LOCAL_RP_ID}:${port}`;
   const problems: string[] = [];
   let agent: Harness;
@@ -29,10 +28,8 @@ describe.skipIf(!browserFound)(chromiumSuite('passkeys on the phone page'), () =
   let page: Page;
 
   beforeAll(async () => {
-    new StateDir(stateDir).updateRemote((c) => ({ ...c, enabled: true }));
-    agent = await connect('v2-2025', { env });
-    await agent.callTool('elicit_status', { elicitationId: 'el_warmup' });
-    browser = await chromium.launch({ executablePath: CHROMIUM_PATH, headless: true, args: ['--no-sandbox', '--disable-gpu', '--no-first-run'] });
+    hub = await startPhoneHub({ stateDir, port });
+    ({ agent, browser } = hub);
     context = await browser.newContext({ viewport: { width: 390, height: 844 } });
     page = await context.newPage();
     page.on('pageerror', (error) => problems.push(error.message));
@@ -41,9 +38,7 @@ describe.skipIf(!browserFound)(chromiumSuite('passkeys on the phone page'), () =
   }, 60_000);
 
   afterAll(async () => {
-    await browser?.close();
-    await agent?.close();
-    rmSync(stateDir, { recursive: true, force: true });
+    await hub?.close();
   });
 
   it('adds a passkey in the page\'s Passkeys view (RP ID elicitly.localhost) and decides with it', async () => {

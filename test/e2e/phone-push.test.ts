@@ -3,21 +3,21 @@
 // with the subscription's keys (as a push service delivers it to the browser), handed to the page's worker through CDP
 // (`ServiceWorker.deliverPushMessage`), shown as a notification with Approve and Deny, and the worker's decision (made
 // with the key the page keeps in IndexedDB, which cannot be read back) reaches elicit_result as decided on the phone.
-import { mkdtempSync, rmSync } from 'node:fs';
+import { mkdtempSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { chromium, type Browser, type BrowserContext, type CDPSession, type Page, type Worker } from 'playwright-core';
+import { type Browser, type BrowserContext, type CDPSession, type Page, type Worker } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { StateDir } from '../../server/state-dir.js';
 import { northmarkProposal } from '../fixtures/northmark.js';
 import { FakeNtfy } from '../helpers/fake-ntfy.js';
-import { connect, type Harness } from '../helpers/mcp-harness.js';
+import type { Harness } from '../helpers/mcp-harness.js';
 import { until } from '../helpers/poll.js';
 import { browserPushKeys, decryptPush, type BrowserPushKeys } from '../helpers/push-receiver.js';
 import { ScriptedDevice, openDevice } from '../helpers/scripted-device.js';
 import { freePort } from '../helpers/scripted-extension.js';
-import { CHROMIUM_PATH, browserFound, chromiumSuite } from './extension-browser.js';
-import { pairPhonePage, storedDeviceKey } from './phone-page.js';
+import { browserFound, chromiumSuite } from './extension-browser.js';
+import { pairPhonePage, startPhoneHub, storedDeviceKey, type PhoneHub } from './phone-page.js';
 
 const UI_TIMEOUT = 15_000;
 
@@ -35,6 +35,7 @@ describe.skipIf(!browserFound)(chromiumSuite('push notifications with actions on
   const origin = `http://127.0.0.1:${port}`;
   let service: FakeNtfy;
   let agent: Harness;
+  let hub: PhoneHub;
   let browser: Browser;
   let context: BrowserContext;
   let page: Page;
@@ -108,9 +109,8 @@ describe.skipIf(!browserFound)(chromiumSuite('push notifications with actions on
 
   beforeAll(async () => {
     service = await FakeNtfy.start(() => 201);
-    state.updateRemote((c) => ({ ...c, enabled: true }));
-    agent = await connect('v2-2025', { clientInfo: { name: 'push-e2e-agent', version: '1.0.0' }, env: { ELICITLY_STATE_DIR: stateDir, ELICITLY_PORT: String(port), ELICITLY_PUSH_SERVICES: service.url } });
-    await agent.callTool('elicit_status', { elicitationId: 'el_warmup' });
+    hub = await startPhoneHub({ stateDir, port, env: { ELICITLY_PUSH_SERVICES: service.url }, clientInfo: { name: 'push-e2e-agent', version: '1.0.0' } });
+    ({ agent, browser } = hub);
     // The second device: paired and subscribed over its socket as the page would, with keys this test holds.
     const { code } = state.createPairing('device');
     const relay = openDevice(await ScriptedDevice.connect(`ws://127.0.0.1:${port}/phone/socket`, { origin, pairing: true }, opened));
@@ -118,7 +118,6 @@ describe.skipIf(!browserFound)(chromiumSuite('push notifications with actions on
     relayKeys = browserPushKeys(`${service.url}/push/relay`);
     expect((await relay.call('push.subscribe', { subscription: relayKeys.subscription })).result).toEqual({ subscribed: true });
 
-    browser = await chromium.launch({ executablePath: CHROMIUM_PATH, headless: true, args: ['--no-sandbox', '--disable-gpu', '--disable-background-networking', '--disable-component-update', '--no-first-run'] });
     context = await browser.newContext({ viewport: { width: 390, height: 844 }, isMobile: true, hasTouch: true });
     await context.grantPermissions(['notifications'], { origin });
     page = await context.newPage();
@@ -153,10 +152,8 @@ describe.skipIf(!browserFound)(chromiumSuite('push notifications with actions on
 
   afterAll(async () => {
     for (const o of opened) o.close();
-    await browser?.close();
-    await agent?.close();
+    await hub?.close();
     await service?.close();
-    rmSync(stateDir, { recursive: true, force: true });
   });
 
   it('the page keeps its key in IndexedDB as a key that cannot be read back, and nothing in localStorage', async () => {

@@ -1,18 +1,18 @@
 // Issue 20 end to end, in real parts: the built server started by a real MCP client (it becomes the hub), the phone
 // page it serves at /phone/, and Debian's Chromium emulating a phone (390×844, touch). Pair by the QR's link, see a
 // request an agent filed, decide it by tapping, and elicit_result says the phone decided, with exactly what was shown.
-import { mkdirSync, mkdtempSync, rmSync } from 'node:fs';
+import { mkdirSync, mkdtempSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { chromium, type Browser, type BrowserContext, type Page } from 'playwright-core';
+import { type Browser, type BrowserContext, type Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { StateDir } from '../../server/state-dir.js';
-import { connect, type Harness } from '../helpers/mcp-harness.js';
+import type { Harness } from '../helpers/mcp-harness.js';
 import { ScriptedExtension, freePort, pairedKey } from '../helpers/scripted-extension.js';
 import { until } from '../helpers/poll.js';
-import { CHROMIUM_PATH, browserFound, chromiumSuite } from './extension-browser.js';
-import { storedDeviceKey } from './phone-page.js';
+import { browserFound, chromiumSuite } from './extension-browser.js';
+import { startPhoneHub, storedDeviceKey, type PhoneHub } from './phone-page.js';
 
 const UI_TIMEOUT = 15_000;
 /** `ELICITLY_SCREENSHOTS=1` writes the README's phone screenshots (390 px wide) into docs/screenshots/. */
@@ -23,7 +23,7 @@ const title = chromiumSuite('the phone reviewer end to end');
 describe.skipIf(!browserFound)(title, () => {
   const stateDir = mkdtempSync(join(tmpdir(), 'elicitly-phone-e2e-'));
   const port = freePort();
-  const env = { ELICITLY_STATE_DIR: stateDir, ELICITLY_PORT: String(port) };
+  let hub: PhoneHub;
   let agent: Harness;
   let browser: Browser;
   let context: BrowserContext;
@@ -59,22 +59,13 @@ describe.skipIf(!browserFound)(title, () => {
 
   beforeAll(async () => {
     if (SCREENSHOTS) mkdirSync(SCREENSHOTS, { recursive: true });
-    new StateDir(stateDir).updateRemote((c) => ({ ...c, enabled: true }));
-    agent = await connect('v2-2025', { env });
-    // The first approval-family call makes this process the hub.
-    await agent.callTool('elicit_status', { elicitationId: 'el_warmup' });
-    browser = await chromium.launch({
-      executablePath: CHROMIUM_PATH,
-      headless: true,
-      args: ['--no-sandbox', '--disable-gpu', '--disable-background-networking', '--disable-component-update', '--no-first-run'],
-    });
+    hub = await startPhoneHub({ stateDir, port });
+    ({ agent, browser } = hub);
     context = await browser.newContext({ viewport: { width: 390, height: 844 }, isMobile: true, hasTouch: true, deviceScaleFactor: 3, colorScheme: 'light' });
   }, 60_000);
 
   afterAll(async () => {
-    await browser?.close();
-    await agent?.close();
-    rmSync(stateDir, { recursive: true, force: true });
+    await hub?.close();
   });
 
   it('pairs by the QR\'s link: the code leaves the address, the device is named, and the header says Connected', async () => {
