@@ -95,19 +95,35 @@ export default tseslint.config(
     rules: { 'no-restricted-imports': ['error', { patterns: [extensionBrowserOnly, nodeBuiltins] }] },
   },
   {
-    // extension/core/ is the extension's pure code (agent text, the grid, the editors' rules): table-tested in Node, so
-    // no browser APIs, no storage, no components, and nothing else of the extension.
-    files: ['extension/core/**'],
+    // kit/ is the reviewer kit every surface shares (the extension, the phone page, the chat's view): the one row type
+    // and reducer of the hub's news, the review's components, the hub client. It is handed what it needs: no extension
+    // APIs, no storage, and nothing of a surface.
+    files: ['kit/**'],
     rules: {
       'no-restricted-imports': ['error', {
         patterns: [
-          { group: ['**/server/**', 'ws', '@modelcontextprotocol/*'], message: 'the extension is browser only: no server code.' },
+          { group: ['**/server/**', 'ws', '@modelcontextprotocol/*'], message: 'the kit is browser only: no server code.' },
           nodeBuiltins,
-          { group: ['wxt', 'wxt/*', '@wxt-dev/*', 'dexie', 'preact', 'preact/*'], message: 'extension/core/ is pure: no browser APIs, no Dexie, no Preact.' },
-          { regex: '^\\.\\./(?!\\.\\./shared/)', message: 'extension/core/ imports only core/ and shared/: nothing else of the extension (its browser, storage or components).' },
+          { group: ['**/entrypoints/**', '**/extension/**', '**/phone/**', '**/app/**'], message: 'kit/ is every surface\'s: it imports none of them (a surface imports the kit).' },
+          { group: ['wxt', 'wxt/*', '@wxt-dev/*', 'dexie'], message: 'kit/ has no extension APIs and no storage: the surface keeps its rows its own way.' },
         ],
       }],
-      'no-restricted-globals': ['error', ...['browser', 'chrome', 'indexedDB'].map((name) => ({ name, message: 'extension/core/ is pure: the extension APIs and storage are the entrypoints\' and db/\'s.' }))],
+      'no-restricted-globals': ['error', ...['browser', 'chrome', 'indexedDB'].map((name) => ({ name, message: 'kit/ is handed what it needs: the extension APIs and storage are the surfaces\'.' }))],
+    },
+  },
+  {
+    // kit/core/ is the pure code (agent text, the grid, the editors' rules): table-tested in Node, so no components and
+    // nothing else of the kit.
+    files: ['kit/core/**'],
+    rules: {
+      'no-restricted-imports': ['error', {
+        patterns: [
+          { group: ['**/server/**', 'ws', '@modelcontextprotocol/*'], message: 'the kit is browser only: no server code.' },
+          nodeBuiltins,
+          { group: ['wxt', 'wxt/*', '@wxt-dev/*', 'dexie', 'preact', 'preact/*'], message: 'kit/core/ is pure: no browser APIs, no Dexie, no Preact.' },
+          { regex: '^\\.\\./(?!\\.\\./shared/)', message: 'kit/core/ imports only core/ and shared/: nothing else of the kit (its components or hub client).' },
+        ],
+      }],
     },
   },
   {
@@ -119,21 +135,21 @@ export default tseslint.config(
       'no-restricted-imports': ['error', {
         patterns: [
           { group: ['**/server/**', 'ws', '@modelcontextprotocol/*'], message: 'the app is browser only: no server code and no MCP SDK; it reaches the server through the host (app/host-connection.ts).' },
-          { group: ['**/entrypoints/**', '**/extension/background/**', '**/extension/hub/**', '**/extension/db/database*', '**/extension/browser.js', 'wxt', 'wxt/*', '@wxt-dev/*', 'dexie'], message: 'the app runs in an opaque-origin frame: no extension APIs, no IndexedDB.' },
+          { group: ['**/entrypoints/**', '**/extension/**', '**/phone/**', '**/kit/hub/**', 'wxt', 'wxt/*', '@wxt-dev/*', 'dexie'], message: 'the app runs in an opaque-origin frame: no extension, no hub socket, no IndexedDB; what it shares with the other surfaces is in kit/.' },
           nodeBuiltins,
         ],
       }],
     },
   },
   {
-    // The phone reviewer the hub serves (phone/): browser only, no extension storage or APIs; it talks to the hub over
-    // the extension's hub socket (extension/hub/), which is therefore held to the same (types from db/rows.ts and db/settings-schema.ts only).
-    files: ['phone/**', 'extension/hub/**'],
+    // The phone reviewer the hub serves (phone/): browser only; it shares the kit (kit/) with the extension, and takes
+    // nothing of the extension itself (its storage, its APIs, its views).
+    files: ['phone/**'],
     rules: {
       'no-restricted-imports': ['error', {
         patterns: [
           { group: ['**/server/**', 'ws', '@modelcontextprotocol/*'], message: 'the phone page is browser only: no server code.' },
-          { group: ['**/entrypoints/**', '**/extension/background/**', '**/extension/db/database*', '**/extension/browser.js', '../browser.js', 'wxt', 'wxt/*', '@wxt-dev/*', 'dexie'], message: 'the phone page has no extension APIs and not the extension\'s database (it keeps only its key, in its own IndexedDB: phone/device-key.ts).' },
+          { group: ['**/entrypoints/**', '**/extension/**', '**/app/**', 'wxt', 'wxt/*', '@wxt-dev/*', 'dexie'], message: 'the phone page takes nothing of the extension or the chat\'s view (what they share is in kit/), and keeps no database but its key (phone/device-key.ts).' },
           nodeBuiltins,
         ],
       }],

@@ -2,7 +2,7 @@ import type { HostConnection } from './host-connection.js';
 import type { CallToolResult } from './host-messages.js';
 import { AppDecideInputSchema, AppDecideResultSchema, AppErrorSchema, type AppDecideInput, type AppError } from '../shared/app-surface.js';
 import type { DecidedVia } from '../shared/lifecycle.js';
-import type { BackgroundClient, DecideReply, Decision } from '../extension/messages.js';
+import type { ReviewerClient, DecideReply, Decision } from '../kit/messages.js';
 
 export type { CallToolResult };
 
@@ -58,12 +58,12 @@ export function appErrorText({ error }: AppError): string {
 }
 
 /**
- * The extension's `BackgroundClient` over the MCP App bridge: a decision goes to `elicit_app_decide` with the
+ * The extension's `ReviewerClient` over the MCP App bridge: a decision goes to `elicit_app_decide` with the
  * review's single-use key, the same path through the engine as the extension's. Each decision gets a fresh idempotency
  * key; only when the host did not answer (a transport error: the server may or may not have taken it) does a second
  * attempt at the same decision reuse the key, so the server can recognise the retry. Any answer ends the key's use.
  */
-export function createAppClient(app: ToolCaller, token: string, hooks: AppClientHooks): BackgroundClient {
+export function createAppClient(app: ToolCaller, token: string, hooks: AppClientHooks): ReviewerClient {
   let unanswered: { decision: string; key: string } | null = null;
   return {
     async decide(decision: Decision): Promise<DecideReply> {

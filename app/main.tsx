@@ -1,14 +1,14 @@
 // First of all: the view's own CSP, in force even when a host wraps the HTML (own-csp.ts).
 import './own-csp.js';
 // Before anything parses: the page's CSP has no 'unsafe-eval', and zod would probe `new Function` on first use.
-import '../extension/zod-config.js';
+import '../kit/zod-config.js';
 import { render } from 'preact';
 import { HostConnection } from './host-connection.js';
 import { applyHostContext } from './host-context.js';
 import type { HostContext } from './host-messages.js';
 import { ReviewApp, type Incoming, type ToolInput } from './review-app.js';
-import { Store } from './store.js';
-import '../extension/ui/styles.css';
+import { Store } from '../kit/ui/store.js';
+import '../kit/ui/styles.css';
 import './app.css';
 
 const incoming = new Store<Incoming>({ state: 'waiting' });

@@ -1,16 +1,16 @@
 import { useCallback, useEffect, useMemo, useRef, useState } from 'preact/hooks';
 import { AppErrorSchema, AppViewResultSchema, type AppViewResult } from '../shared/app-surface.js';
-import { rowFromView, type RequestRow } from '../extension/db/rows.js';
-import type { BackgroundClient } from '../extension/messages.js';
-import { dateTime } from '../extension/ui/format-time.js';
-import { RequestDetail } from '../extension/ui/review/request-detail.js';
-import { ReviewView } from '../extension/ui/review/review-view.js';
-import { VisibleText } from '../extension/ui/visible-text.js';
+import { rowFromView, type RequestRow } from '../kit/rows/rows.js';
+import type { ReviewerClient } from '../kit/messages.js';
+import { dateTime } from '../kit/ui/format-time.js';
+import { RequestDetail } from '../kit/ui/review/request-detail.js';
+import { ReviewView } from '../kit/ui/review/review-view.js';
+import { VisibleText } from '../kit/ui/visible-text.js';
 import { createAppClient, resultText, type CallToolResult, type Decided, type Ended } from './app-client.js';
 import type { HostConnection } from './host-connection.js';
 import { fullscreenToggle } from './host-context.js';
 import type { HostContext } from './host-messages.js';
-import { Store, useStore } from './store.js';
+import { Store, useStore } from '../kit/ui/store.js';
 import { targetOf, viewErrorText, type Said } from './tool-answer.js';
 
 /** What the view needs of the host connection: a `HostConnection`, or a fake in tests. */
@@ -79,7 +79,7 @@ function DecidedNote({ decided, ended, elsewhere = false }: { decided: Decided; 
 }
 
 /** A review that can still decide nothing: every decision is refused with the reason (never sent). */
-const READ_ONLY: BackgroundClient = {
+const READ_ONLY: ReviewerClient = {
   decide: () => Promise.resolve({ state: 'error', message: NO_KEY_NOTE }),
   reconnect: () => Promise.resolve(),
 };

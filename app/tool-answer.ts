@@ -11,10 +11,10 @@ import {
 import type { DecidedVia } from '../shared/lifecycle.js';
 import { checkRequestedSchema, type PropertySchema } from '../shared/requested-schema.js';
 import { ElicitationIdSchema } from '../shared/wire-fields.js';
-import { optionName } from '../extension/ui/ask-words.js';
-import { dateTime } from '../extension/ui/format-time.js';
-import { REFUSAL_TEXT } from '../extension/ui/labels.js';
-import { displayValue } from '../extension/ui/review/display-value.js';
+import { optionName } from '../kit/ui/ask-words.js';
+import { dateTime } from '../kit/ui/format-time.js';
+import { REFUSAL_TEXT } from '../kit/ui/labels.js';
+import { displayValue } from '../kit/ui/review/display-value.js';
 import { appErrorText, resultText, type CallToolResult } from './app-client.js';
 
 /** A tool result in words. */

@@ -3,7 +3,7 @@ import { nextHandshake, startHandshake, type ClientHandshake } from '../shared/h
 import { parseResult } from '../shared/peer-calls.js';
 import { CLOSE_AUTH_FAILED, CLOSE_UNKNOWN_KEY, HubFrameSchema, SUBPROTOCOL, isAnswer, type DecideParams } from '../shared/wire-protocol.js';
 import type { DecisionAnswer } from '../shared/wire-fields.js';
-import type { SocketFactory, SocketLike } from '../extension/hub/hub-connection.js';
+import type { SocketFactory, SocketLike } from '../kit/hub/hub-connection.js';
 
 /**
  * One decision from the phone's service worker (a notification's Approve or Deny): a socket opened for it alone, the

@@ -1,12 +1,13 @@
 import { normalizePairingCode } from '../shared/hub-auth.js';
 import { MAX_FRAME_BYTES, type DecideParams, type RequestView } from '../shared/wire-protocol.js';
 import { parseParams, type HubNotice, type Params, type Result } from '../shared/peer-calls.js';
-import type { HubKey } from '../extension/db/settings-schema.js';
-import { answeredReply } from '../extension/hub/decision-reply.js';
-import { HubConnection, type Clock, type HubCredential, type HubTarget, type LinkState, type SocketFactory } from '../extension/hub/hub-connection.js';
-import type { DecideReply, Decision, PasskeyMethod, PasskeyReply } from '../extension/messages.js';
+import type { HubKey } from '../kit/rows/settings-schema.js';
+import type { ConnectionState, PairingReason } from '../kit/rows/rows.js';
+import { answeredReply } from '../kit/hub/decision-reply.js';
+import { HubConnection, type Clock, type HubCredential, type HubTarget, type LinkState, type SocketFactory } from '../kit/hub/hub-connection.js';
+import type { DecideReply, Decision, PasskeyMethod, PasskeyReply } from '../kit/messages.js';
 
-export { WELCOME_TIMEOUT_MS, type Clock, type SocketLike } from '../extension/hub/hub-connection.js';
+export { WELCOME_TIMEOUT_MS, type Clock, type SocketLike } from '../kit/hub/hub-connection.js';
 
 /** Where this phone keeps the key it was paired with (`device-key.ts` over IndexedDB; read from memory once loaded). */
 export interface KeyStore {
@@ -16,21 +17,8 @@ export interface KeyStore {
   clear(): void;
 }
 
-/**
- * Why this phone has no key to connect with. `removed`: the hub no longer knows the key it held (`pair --remove`, or the
- * hub's state was reset); the code ones come from a pairing attempt (`code_unproven`: whatever answered could not
- * prove it knows the code, so nothing but the hello went to it).
- */
-export type NotPairedReason = 'removed' | 'code_refused' | 'code_unproven' | 'no_code_active' | 'code_replaced';
-
-export type DeviceState =
-  | { state: 'connecting' | 'pairing' | 'connected'; since: number }
-  | { state: 'reconnecting'; retryAt: number; detail: string; since: number }
-  | { state: 'not_paired'; reason: NotPairedReason | null; since: number }
-  /** Whatever answered could not prove it holds this phone's key: nothing but the hello was sent to it. */
-  | { state: 'untrusted'; retryAt: number; since: number }
-  /** `hubProtocol` null: the hub only said it refuses ours. */
-  | { state: 'version_mismatch'; hubProtocol: number | null; retryAt: number; since: number };
+/** Why the hub refused the QR's pairing code (the code is spent either way). */
+export type PairingRefusal = Exclude<PairingReason, 'key_unknown'>;
 
 /** What the hub tells a device after its welcome, besides answers to its own decisions. */
 export type DeviceEvent = Extract<HubNotice, { method: 'request.created' | 'request.removed' }>;
@@ -45,11 +33,12 @@ export interface DeviceConnectionOptions {
   clock: Clock;
   keys: KeyStore;
   client: { name: string; version: string };
-  onState(state: DeviceState): void;
+  /** The header's state (kit/ui/connection-header.tsx); `pairing_needed` without a reason: no key on this phone. */
+  onState(state: ConnectionState): void;
   onWelcome(pending: RequestView[], recent: RequestView[]): void;
   onEvent(event: DeviceEvent): void;
   /** A pairing attempt failed (the code is dropped either way). */
-  onPairingRefused?(reason: NotPairedReason): void;
+  onPairingRefused?(reason: PairingRefusal): void;
   log?(message: string): void;
   /** How long a decision waits for the hub's answer (default DECIDE_TIMEOUT_MS). */
   answerTimeoutMs?: number;
@@ -62,9 +51,9 @@ export const DECIDE_TIMEOUT_MS = 5000;
 interface DeviceTarget extends HubTarget { deviceName: string; pairingSerial: number | null }
 
 /**
- * The phone page's one socket to the hub: the extension's HubConnection with the role `device` (the hub proves first,
- * bound to its port and this page's origin; the sealed key is kept before the welcome; welcome timeout, heartbeat and
- * backoff as there). What is the phone's own: its key in localStorage, its header's states, pairing with the QR's code,
+ * The phone page's one socket to the hub: the kit's HubConnection with the role `device` (the hub proves first, bound
+ * to its port and this page's origin; the sealed key is kept before the welcome; welcome timeout, heartbeat and backoff
+ * as there). What is the phone's own: its key (IndexedDB, device-key.ts), pairing with the QR's code,
  * and what a refusal means here. The hub removing this phone (close 4003) drops the key: the page then says it is no
  * longer paired and does not knock again. Decisions go only over a welcomed socket and wait a bounded time for their
  * answer; the phone keeps no outbox (nothing is said to be saved that is not).
@@ -174,23 +163,20 @@ export class DeviceConnection {
     return answeredReply(answer.value);
   }
 
-  /** The header's words for the connection's state; null: leave the header as it is (a retry with the key under way). */
-  private deviceState(state: LinkState): DeviceState | null {
+  /** The header's state for the link's; null: leave the header as it is (a retry with the key under way). */
+  private deviceState(state: LinkState): ConnectionState | null {
     const { since } = state;
     switch (state.state) {
       case 'connecting':
         return { state: this.pairing ? 'pairing' : 'connecting', since };
-      case 'reconnecting':
+      case 'reconnecting': {
         if (state.retryAt === undefined) return this.pairing ? { state: 'pairing', since } : null;
-        return { state: 'reconnecting', retryAt: state.retryAt, detail: state.detail ?? '', since };
+        return { state: 'reconnecting', retryAt: state.retryAt, ...(state.detail ? { detail: state.detail } : {}), since };
+      }
       case 'connected':
         return { state: 'connected', since };
-      case 'pairing_needed':
-        return { state: 'not_paired', reason: state.reason === 'key_unknown' ? 'removed' : state.reason ?? null, since };
-      case 'untrusted_hub':
-        return { state: 'untrusted', retryAt: state.retryAt, since };
-      case 'version_mismatch':
-        return { state: 'version_mismatch', hubProtocol: state.hubProtocol, retryAt: state.retryAt, since };
+      default:
+        return state;
     }
   }
 }

@@ -1,6 +1,6 @@
 import * as z from 'zod';
 import { importHubSecret } from '../shared/hub-auth.js';
-import { HubKeySchema, type HubKey } from '../extension/db/settings-schema.js';
+import { HubKeySchema, type HubKey } from '../kit/rows/settings-schema.js';
 
 /**
  * The key the hub handed this phone when it paired, kept in the page's IndexedDB (per origin, so a phone that reaches

@@ -1,7 +1,7 @@
 // Before anything parses: the page's CSP has no 'unsafe-eval', and zod would probe `new Function` on first use.
-import '../extension/zod-config.js';
+import '../kit/zod-config.js';
 import { render } from 'preact';
-import { openBrowserSocket } from '../extension/hub/browser-socket.js';
+import { openBrowserSocket } from '../kit/hub/browser-socket.js';
 import { openKeyStore } from './device-key.js';
 import { createPushControl } from './push-control.js';
 import { browserPushPlatform } from './push-platform.js';
@@ -9,7 +9,7 @@ import { suggestedDeviceName } from './device-name.js';
 import { PhoneApp } from './phone-app.js';
 import { createPhoneSession } from './phone-session.js';
 import { parseRoute } from './route.js';
-import '../extension/ui/styles.css';
+import '../kit/ui/styles.css';
 import './phone.css';
 
 /** The hub writes its own port into the page as it serves it: every proof is bound to it. 0: not served by a hub. */

@@ -1,63 +1,37 @@
 import { useCallback, useEffect, useState } from 'preact/hooks';
-import { PROTOCOL_VERSION } from '../shared/wire-protocol.js';
 import { PAIRING_TTL_MINUTES } from '../shared/hub-auth.js';
-import { useStore } from '../app/store.js';
-import type { RequestRow, StoredRow } from '../extension/db/rows.js';
-import { decidedText, decisionSummary } from '../extension/ui/request-summary.js';
+import { useStore } from '../kit/ui/store.js';
+import type { PairingReason, RequestRow, StoredRow } from '../kit/rows/rows.js';
+import { decidedText, decisionSummary } from '../kit/ui/request-summary.js';
 import { clip } from '../shared/field-issues.js';
-import { RetryCountdown } from '../extension/ui/retry-countdown.js';
-import { RowMeta } from '../extension/ui/row-meta.js';
-import { ReviewView } from '../extension/ui/review/review-view.js';
-import { PasskeysForm } from '../extension/ui/passkeys-form.js';
+import { ConnectionHeader, type ConnectionWords } from '../kit/ui/connection-header.js';
+import { InboxList } from '../kit/ui/inbox-list.js';
+import { RowMeta } from '../kit/ui/row-meta.js';
+import { ReviewView } from '../kit/ui/review/review-view.js';
+import { PasskeysForm } from '../kit/ui/passkeys-form.js';
 import type { PushControl } from './push-control.js';
 import { PushSettings } from './push-settings.js';
-import { signDecision } from '../extension/ui/passkey-ceremony.js';
-import type { Decision } from '../extension/messages.js';
-import { useNow } from '../extension/ui/use-now.js';
-import { VisibleText } from '../extension/ui/visible-text.js';
-import type { DeviceState, NotPairedReason } from './device-connection.js';
+import { signDecision } from '../kit/ui/passkey-ceremony.js';
+import type { Decision } from '../kit/messages.js';
+import { useNow } from '../kit/ui/use-now.js';
+import { VisibleText } from '../kit/ui/visible-text.js';
+import type { PairingRefusal } from './device-connection.js';
 import { checkDeviceName } from './device-name.js';
 import type { PhoneSession } from './phone-session.js';
 import { parseRoute, reviewHash, type Route } from './route.js';
 
 const PAIR_COMMAND = <code>elicitly-companion remote pair</code>;
 
-function describe(state: DeviceState | null) {
-  if (!state) return <>Starting…</>;
-  switch (state.state) {
-    case 'connecting':
-      return <>Connecting to the hub…</>;
-    case 'pairing':
-      return <>Pairing with the hub…</>;
-    case 'connected':
-      return <>Connected</>;
-    case 'reconnecting':
-      return <>Reconnecting — the hub is not answering (is an agent running on the computer?).<RetryCountdown retryAt={state.retryAt} /></>;
-    case 'not_paired':
-      return <>{state.reason === 'removed' ? 'No longer paired' : 'Not paired'}</>;
-    case 'untrusted':
-      return (
-        <>
-          Untrusted hub: whatever answers at this address could not prove it holds this phone's key, so nothing was sent to it.
-          <RetryCountdown retryAt={state.retryAt} />
-        </>
-      );
-    case 'version_mismatch': {
-      const hub = state.hubProtocol === null ? 'an older protocol' : `protocol ${state.hubProtocol}`;
-      return <>Version mismatch: the hub speaks {hub}, this page protocol {PROTOCOL_VERSION}. Reload this page.<RetryCountdown retryAt={state.retryAt} /></>;
-    }
-  }
-}
+/** The page's own words in the kit's header: a phone pairs by the QR code and updates by reloading. */
+const WORDS: ConnectionWords = {
+  self: 'this page',
+  noHub: () => <>the hub is not answering (is an agent running on the computer?).</>,
+  pair: (reason) => <>{reason === 'key_unknown' ? 'No longer paired' : 'Not paired'}</>,
+  untrusted: () => <>: whatever answers at this address could not prove it holds this phone's key, so nothing was sent to it.</>,
+  update: () => <>Reload this page.</>,
+};
 
-export function ConnectionHeader({ state }: { state: DeviceState | null }) {
-  return (
-    <div class="connection" role="status" data-state={state?.state ?? 'starting'}>
-      {describe(state)}
-    </div>
-  );
-}
-
-const REFUSAL: Record<Exclude<NotPairedReason, 'removed'>, string> = {
+const REFUSAL: Record<PairingRefusal, string> = {
   code_refused: 'The hub refused this pairing code.',
   no_code_active: `No pairing code is active on the hub: a code works once, for ${PAIRING_TTL_MINUTES} minutes.`,
   code_unproven:
@@ -70,12 +44,12 @@ function PairHelp() {
 }
 
 /** No key on this phone (never paired here, or removed): how to pair. */
-function NotPaired({ reason }: { reason: NotPairedReason | null }) {
+function NotPaired({ reason }: { reason: PairingReason | undefined }) {
   return (
     <section class="empty phone-not-paired">
-      <p>{reason === 'removed' ? 'This phone is no longer paired.' : 'This phone is not paired with your hub.'}</p>
-      {reason === 'removed' && <p class="muted">The hub no longer knows this phone's key (it was removed with <code>pair --remove</code>, or the hub's state was reset).</p>}
-      {reason !== null && reason !== 'removed' && <p role="alert" class="error">{REFUSAL[reason]}</p>}
+      <p>{reason === 'key_unknown' ? 'This phone is no longer paired.' : 'This phone is not paired with your hub.'}</p>
+      {reason === 'key_unknown' && <p class="muted">The hub no longer knows this phone's key (it was removed with <code>pair --remove</code>, or the hub's state was reset).</p>}
+      {reason !== undefined && reason !== 'key_unknown' && <p role="alert" class="error">{REFUSAL[reason]}</p>}
       <PairHelp />
     </section>
   );
@@ -123,7 +97,7 @@ function Pairing({ session, code, serial, suggestedName, onDone }: { session: Ph
         />
         {problem && <p id="device-name-problem" class="error">{problem}</p>}
       </div>
-      {refused && refused !== 'removed' && (
+      {refused && (
         <>
           <p role="alert" class="error">{REFUSAL[refused]}</p>
           <PairHelp />
@@ -137,28 +111,19 @@ function Pairing({ session, code, serial, suggestedName, onDone }: { session: Ph
   );
 }
 
-function InboxItem({ row, now }: { row: RequestRow; now: number }) {
-  return (
-    <li>
-      <a class="phone-item" href={reviewHash(row.elicitationId)}>
-        <span class="message"><VisibleText text={row.message} /></span>
-        <span class="meta"><RowMeta row={row} now={now} show={['deadline']} /></span>
-      </a>
-    </li>
-  );
-}
+const REVIEW_LINK = { href: reviewHash };
 
-/** The requests waiting for a decision; one whose deadline has passed leaves by the clock, one decided here at once. */
+/** The kit's inbox over the page's lists; a request decided here leaves it at once, before the hub's news of it. */
 function Inbox({ rows, connected, flash, push }: { rows: RequestRow[]; connected: boolean; flash: string | null; push: PushControl | undefined }) {
-  const now = useNow();
-  const open = rows.filter((r) => r.expiresAt > now && r.delivery !== 'delivered');
+  const open = rows.filter((r) => r.delivery !== 'delivered');
+  const empty = connected
+    ? <><p>Nothing to review.</p><p class="muted">Requests your agents file appear here.</p></>
+    : <p>Nothing to show until the hub answers.</p>;
   return (
     <section aria-labelledby="inbox-title">
       <h2 id="inbox-title" class="visually-hidden">Pending requests</h2>
       <p class="phone-flash" role="status">{flash ?? ''}</p>
-      {open.length === 0
-        ? <p class="empty muted">{connected ? 'Nothing to review. Requests your agents file appear here.' : 'Nothing to show until the hub answers.'}</p>
-        : <ul class="phone-list" aria-label="Pending requests">{open.map((row) => <InboxItem key={row.elicitationId} row={row} now={now} />)}</ul>}
+      <InboxList rows={open} open={REVIEW_LINK} empty={empty} />
       {push && <PushSettings push={push} connected={connected} />}
     </section>
   );
@@ -273,7 +238,7 @@ export function PhoneApp({ session, pairCode, pairSerial = null, suggestedName, 
   let body;
   if (code !== null) {
     body = <Pairing session={session} code={code} serial={pairSerial} suggestedName={suggestedName} onDone={dropCode} />;
-  } else if (state?.state === 'not_paired') {
+  } else if (state?.state === 'pairing_needed') {
     body = <NotPaired reason={state.reason} />;
   } else if (route.view === 'review') {
     body = (
@@ -294,12 +259,12 @@ export function PhoneApp({ session, pairCode, pairSerial = null, suggestedName, 
   } else {
     body = <Inbox rows={lists.pending} connected={connected} flash={flash} push={push} />;
   }
-  const showNav = code === null && state?.state !== 'not_paired';
+  const showNav = code === null && state?.state !== 'pairing_needed';
   return (
     <div class="phone">
       <header class="phone-header">
         <h1>Elicitly</h1>
-        <ConnectionHeader state={state} />
+        <ConnectionHeader connection={state} words={WORDS} />
         {showNav && <Nav route={route} pendingCount={lists.pending.filter((r) => r.delivery !== 'delivered').length} />}
       </header>
       <main class="phone-main">{body}</main>

@@ -1,17 +1,18 @@
-import { Store } from '../app/store.js';
-import type { BackgroundClient, Decision } from '../extension/messages.js';
-import { DeviceConnection, type DeviceConnectionOptions, type DeviceState, type NotPairedReason } from './device-connection.js';
+import { Store } from '../kit/ui/store.js';
+import type { ConnectionState } from '../kit/rows/rows.js';
+import type { ReviewerClient, Decision } from '../kit/messages.js';
+import { DeviceConnection, type DeviceConnectionOptions, type PairingRefusal } from './device-connection.js';
 import { applyCreated, applyRemoved, applyWelcome, NO_REQUESTS, recordOutcome, type RequestLists } from './request-lists.js';
 
 /** What the page's views read and do; the views are tested against one built from plain stores. */
 export interface PhoneSession {
   /** null until the connection has said anything. */
-  state: Store<DeviceState | null>;
+  state: Store<ConnectionState | null>;
   lists: Store<RequestLists>;
   /** Why the last pairing attempt failed; cleared by the next one. */
-  pairingRefused: Store<NotPairedReason | null>;
+  pairingRefused: Store<PairingRefusal | null>;
   /** The review components' client: decisions go to the hub as they are made; this page offers no rules. */
-  client: BackgroundClient;
+  client: ReviewerClient;
   pair(code: string, deviceName: string, serial?: number | null): void;
 }
 
@@ -19,9 +20,9 @@ type Wiring = Omit<DeviceConnectionOptions, 'onState' | 'onWelcome' | 'onEvent' 
 
 /** The connection's news into the stores the views read, and the review's decisions out through the connection. */
 export function createPhoneSession(wiring: Wiring): { session: PhoneSession; connection: DeviceConnection } {
-  const state = new Store<DeviceState | null>(null);
+  const state = new Store<ConnectionState | null>(null);
   const lists = new Store<RequestLists>(NO_REQUESTS);
-  const pairingRefused = new Store<NotPairedReason | null>(null);
+  const pairingRefused = new Store<PairingRefusal | null>(null);
   const { clock } = wiring;
   const connection = new DeviceConnection({
     ...wiring,
@@ -33,7 +34,7 @@ export function createPhoneSession(wiring: Wiring): { session: PhoneSession; con
     },
     onPairingRefused: (reason) => pairingRefused.set(reason),
   });
-  const client: BackgroundClient = {
+  const client: ReviewerClient = {
     async decide(decision: Decision) {
       const reply = await connection.decide(decision);
       if (reply.state === 'answered' && reply.ok) {

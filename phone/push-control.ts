@@ -1,4 +1,4 @@
-import { Store } from '../app/store.js';
+import { Store } from '../kit/ui/store.js';
 import { PushSubscriptionSchema, type PushSubscription } from '../shared/push-notice.js';
 import { fromBase64url } from '../shared/passkey.js';
 

@@ -1,4 +1,4 @@
-import { useStore } from '../app/store.js';
+import { useStore } from '../kit/ui/store.js';
 import type { PushControl, PushState } from './push-control.js';
 
 function describe(state: PushState): string {

@@ -1,9 +1,9 @@
 import type { DecidedVia, Status } from '../shared/lifecycle.js';
 import { DEVICE_RECENT } from '../shared/peer-calls.js';
 import type { RequestView } from '../shared/review-request.js';
-import { reduceRequestEvent, type RequestEvent, type RowChange } from '../extension/db/request-reducer.js';
-import type { LocalOutcome, RequestRow, StoredRow } from '../extension/db/rows.js';
-import { deriveVerdict } from '../extension/db/verdict.js';
+import { reduceRequestEvent, type RequestEvent, type RowChange } from '../kit/rows/request-reducer.js';
+import type { LocalOutcome, RequestRow, StoredRow } from '../kit/rows/rows.js';
+import { deriveVerdict } from '../kit/rows/verdict.js';
 
 /**
  * What the phone shows, held in memory only (it keeps no history of its own): the pending requests, and the recent
@@ -41,7 +41,7 @@ function byId(rows: readonly StoredRow[]): Map<string, StoredRow> {
   return new Map(rows.map((r) => [r.elicitationId, r]));
 }
 
-/** The shared reducer (extension/db/request-reducer.ts) over the lists this page holds. */
+/** The kit's reducer (kit/rows/request-reducer.ts) over the lists this page holds. */
 function changesOf(lists: RequestLists, event: RequestEvent): RowChange[] {
   const known = byId([...lists.pending, ...lists.recent]);
   return reduceRequestEvent(event, { get: (id) => known.get(id), pending: () => lists.pending });

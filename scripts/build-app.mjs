@@ -4,7 +4,7 @@
 import { buildSingleFile, reportSize, singleFileProblems } from './single-file-build.mjs';
 
 const started = performance.now();
-const html = await buildSingleFile({ folder: 'app', file: 'review.html', what: 'the app', forbidden: ['extension/hub/', 'node_modules/@modelcontextprotocol/'] });
+const html = await buildSingleFile({ folder: 'app', file: 'review.html', what: 'the app', forbidden: ['kit/hub/', 'node_modules/@modelcontextprotocol/'] });
 
 // Checks on what a host will embed: its own policy first, then one file with nothing it would fetch.
 const problems = singleFileProblems(html);

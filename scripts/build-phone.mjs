@@ -2,8 +2,8 @@
 // one inline script and one inline style, nothing loaded from anywhere else (the hub serves it with a CSP that allows
 // exactly the hashes of those two), plus the two icons its web app manifest names and its service worker, worker.js
 // (phone/worker/: the pushed notifications and their Approve / Deny).
-// The page runs in a phone's browser on the hub's origin: no extension APIs, not the extension's database (its own IndexedDB holds only its key), no server code. The
-// extension's hub socket (extension/hub/) is allowed: it is the one client of the handshake, and lint keeps it to that.
+// The page runs in a phone's browser on the hub's origin: no extension APIs, nothing of the extension (what the two share
+// is kit/, the hub client included), no server code; its own IndexedDB holds only its key.
 import { readFileSync, writeFileSync } from 'node:fs';
 import { build } from 'vite';
 import { leanZod } from './lean-zod.mjs';

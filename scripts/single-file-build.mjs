@@ -13,8 +13,8 @@ import { leanZod } from './lean-zod.mjs';
 
 export const root = fileURLToPath(new URL('..', import.meta.url));
 
-/** Neither page has IndexedDB, the extension's APIs or a Node process: none of these may be bundled into one. */
-const NEVER = ['node_modules/dexie/', 'node_modules/wxt/', 'server/', 'entrypoints/', 'extension/background/', 'extension/db/database.ts'];
+/** Neither page has the extension's database or APIs, or a Node process: none of these may be bundled into one. */
+const NEVER = ['node_modules/dexie/', 'node_modules/wxt/', 'server/', 'entrypoints/', 'extension/'];
 
 /**
  * Builds `<root>/<folder>/index.html` into `dist/<folder>/<file>` and returns its text. `forbidden` adds to NEVER;

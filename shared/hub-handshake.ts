@@ -4,7 +4,7 @@ import { HubFrameSchema, PROTOCOL_VERSION, firstIssue, isAnswer, isLegacyError, 
 
 /**
  * The peer's side of the handshake of `hub-auth.ts`, written once for every client of the hub: the extension and the
- * phone page (`extension/hub/hub-connection.ts`) and the relays (`server/hub/relay-client.ts`). It is a state machine
+ * phone page (`kit/hub/hub-connection.ts`) and the relays (`server/hub/relay-client.ts`). It is a state machine
  * over frames and nothing else: the caller owns the socket, the timeouts and what a refusal means to it, sends what a
  * step says to send, and hands frames over one at a time, in order (a step is asynchronous only for Web Crypto). The
  * handshake is two calls of the peer call map, `hello` and `auth`:

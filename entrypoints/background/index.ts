@@ -1,9 +1,9 @@
-import '../../extension/zod-config.js';
+import '../../kit/zod-config.js';
 import { browser } from '../../extension/browser.js';
 import { defineBackground } from 'wxt/utils/define-background';
 import { BackgroundController } from '../../extension/background/background-controller.js';
 import { openDb } from '../../extension/db/database.js';
-import { openBrowserSocket } from '../../extension/hub/browser-socket.js';
+import { openBrowserSocket } from '../../kit/hub/browser-socket.js';
 import { openWelcomeOnInstall } from './first-run.js';
 import { createPlatform, listenForNotificationClicks } from './platform.js';
 import { ensureSafetyAlarm, onSafetyAlarm } from './safety-alarm.js';

@@ -1,8 +1,8 @@
 import { browser } from '../../extension/browser.js';
 import type { Platform } from '../../extension/background/background-controller.js';
-import type { RequestRow } from '../../extension/db/rows.js';
-import { KIND_LABEL } from '../../extension/ui/labels.js';
-import { revealHidden } from '../../extension/core/visible-text.js';
+import type { RequestRow } from '../../kit/rows/rows.js';
+import { KIND_LABEL } from '../../kit/ui/labels.js';
+import { revealHidden } from '../../kit/core/visible-text.js';
 
 /** Notification ids carry the request id so a click can open its review. */
 export const NOTIFICATION_PREFIX = 'elicitly:';

@@ -1,7 +1,7 @@
 import { byteLength } from '../../shared/approval-input.js';
 import type { FieldIssue } from '../../shared/field-issues.js';
 import { MAX_FRAME_BYTES, type DecideParams } from '../../shared/wire-protocol.js';
-import type { OutboxRow } from '../db/rows.js';
+import type { OutboxRow } from '../../kit/rows/rows.js';
 
 /** An outbox row holds only the fields that were given, so it is the decide call's params minus its queueing time. */
 export function decideParams(entry: OutboxRow): DecideParams {

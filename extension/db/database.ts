@@ -3,10 +3,10 @@ import { Dexie, type DBCore, type DBCoreMutateRequest, type DexieOptions, type E
 import * as z from 'zod/mini';
 import type { Rule } from '../../shared/rules.js';
 import { STATUSES } from '../../shared/statuses.js';
-import { searchWords } from '../core/search-words.js';
-import type { ConnectionState, OutboxRow, RequestRow } from './rows.js';
-import type { Settings } from './settings-schema.js';
-import { VERDICTS, deriveVerdict, type Verdict } from './verdict.js';
+import { searchWords } from '../../kit/core/search-words.js';
+import type { ConnectionState, OutboxRow, RequestRow } from '../../kit/rows/rows.js';
+import type { Settings } from '../../kit/rows/settings-schema.js';
+import { VERDICTS, deriveVerdict, type Verdict } from '../../kit/rows/verdict.js';
 
 const DB_NAME = 'elicitly';
 

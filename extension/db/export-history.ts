@@ -1,7 +1,7 @@
 import type { ElicitlyDb } from './database.js';
 import { historyPage, type HistoryCursor, type HistoryQuery } from './history-queries.js';
-import type { RequestRow, StoredRow } from './rows.js';
-import { collected } from './verdict.js';
+import type { RequestRow, StoredRow } from '../../kit/rows/rows.js';
+import { collected } from '../../kit/rows/verdict.js';
 
 export type ExportFormat = 'jsonl' | 'csv';
 

@@ -1,10 +1,10 @@
 import { Dexie } from 'dexie';
-import { searchWords } from '../core/search-words.js';
+import { searchWords } from '../../kit/core/search-words.js';
 import type { ElicitlyDb } from './database.js';
 import { prefixRange } from './request-ranges.js';
 import { readRow, readRows } from './requests-repo.js';
-import type { RequestRow, StoredRow } from './rows.js';
-import type { Verdict } from './verdict.js';
+import type { RequestRow, StoredRow } from '../../kit/rows/rows.js';
+import type { Verdict } from '../../kit/rows/verdict.js';
 
 // The history's queries, apart from the inbox's (requests-repo.ts): only the history and its export use them, and they
 // load with those views rather than with the popup.

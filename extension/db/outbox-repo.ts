@@ -3,7 +3,7 @@ import type { FieldIssue } from '../../shared/field-issues.js';
 import type { DecisionAnswer } from '../../shared/wire-fields.js';
 import type { ElicitlyDb } from './database.js';
 import { readRow } from './requests-repo.js';
-import { OutboxRowSchema, type LocalOutcome, type OutboxRow, type RequestRow } from './rows.js';
+import { OutboxRowSchema, type LocalOutcome, type OutboxRow, type RequestRow } from '../../kit/rows/rows.js';
 
 
 /** What became of a decision the person made: queued for the hub, or why it was not. */

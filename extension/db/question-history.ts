@@ -2,7 +2,7 @@ import type { QuestionRow } from '../../shared/rule-history.js';
 import type { ElicitlyDb } from './database.js';
 import { prefixRange } from './request-ranges.js';
 import { readRows } from './requests-repo.js';
-import type { StoredRow } from './rows.js';
+import type { StoredRow } from '../../kit/rows/rows.js';
 
 /** How many past permission prompts a rule is tried on, and suggestions are drawn from. */
 export const QUESTION_HISTORY_LIMIT = 500;

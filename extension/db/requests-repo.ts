@@ -3,8 +3,8 @@ import type { RequestView } from '../../shared/wire-protocol.js';
 import type { Receipt } from '../../shared/receipt.js';
 import type { ElicitlyDb } from './database.js';
 import { PENDING, uncheckedPending } from './request-ranges.js';
-import { RequestRowSchema, StoredRowSchema, type RequestRow, type StoredRow } from './rows.js';
-import { reduceRequestEvent } from './request-reducer.js';
+import { RequestRowSchema, StoredRowSchema, type RequestRow, type StoredRow } from '../../kit/rows/rows.js';
+import { reduceRequestEvent } from '../../kit/rows/request-reducer.js';
 
 /** A stored row that no longer fits the schema is skipped, never rendered half-understood. */
 export function readRow(raw: unknown): StoredRow | undefined {

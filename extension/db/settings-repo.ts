@@ -1,6 +1,6 @@
 import type { ElicitlyDb } from './database.js';
-import { ConnectionStateSchema, type ConnectionState } from './rows.js';
-import { DEFAULT_SETTINGS, SettingsSchema, type HubKey, type Settings } from './settings-schema.js';
+import { ConnectionStateSchema, type ConnectionState } from '../../kit/rows/rows.js';
+import { DEFAULT_SETTINGS, SettingsSchema, type HubKey, type Settings } from '../../kit/rows/settings-schema.js';
 
 /** Stored settings that do not fit read as the defaults. */
 export function parseSettings(raw: unknown): Settings {

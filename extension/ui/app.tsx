@@ -1,18 +1,18 @@
 import { useCallback, useEffect, useRef, useState } from 'preact/hooks';
 import type { ElicitlyDb } from '../db/database.js';
-import type { RequestRow } from '../db/rows.js';
-import type { BackgroundClient, Decision } from '../messages.js';
+import type { RequestRow } from '../../kit/rows/rows.js';
+import type { ReviewerClient, Decision } from '../../kit/messages.js';
 import { ConnectionHeader } from './connection-header.js';
-import { isShortcut } from './keyboard.js';
+import { isShortcut } from '../../kit/ui/keyboard.js';
 import { Inbox, usePendingRequests } from './inbox.js';
 import { lazyView, prefetchWhenIdle } from './lazy-view.js';
 import { getRequest } from './page-reads.js';
 import { useLiveQuery } from './use-live-query.js';
-import { useNow } from './use-now.js';
+import { useNow } from '../../kit/ui/use-now.js';
 
 // Only the shell, the header and the inbox load with the popup: each view is fetched (from the extension itself, in
 // milliseconds) the first time it is opened, which keeps the popup's bundle within its budget.
-const ReviewView = lazyView(() => import('./review/review-view.js').then((m) => m.ReviewView));
+const ReviewView = lazyView(() => import('../../kit/ui/review/review-view.js').then((m) => m.ReviewView));
 const History = lazyView(() => import('./history.js').then((m) => m.History));
 const HistoryDetail = lazyView(() => import('./history-detail.js').then((m) => m.HistoryDetailRoute));
 const ShortcutsHelp = lazyView(() => import('./shortcuts-help.js').then((m) => m.ShortcutsHelp));
@@ -104,15 +104,15 @@ function InboxLink({ db, current }: { db: ElicitlyDb; current: boolean }) {
 }
 
 /** The extension's passkey ceremony, loaded when a request that needs one is decided. */
-function signPasskeyWith(client: BackgroundClient) {
+function signPasskeyWith(client: ReviewerClient) {
   const passkey = client.passkey;
   if (!passkey) return undefined;
-  return async (row: RequestRow, decision: Decision) => (await import('./passkey-ceremony.js')).signDecision({ passkey }, row, decision);
+  return async (row: RequestRow, decision: Decision) => (await import('../../kit/ui/passkey-ceremony.js')).signDecision({ passkey }, row, decision);
 }
 
 function ReviewRoute({ db, client, id, known, mode, openInTab }: {
   db: ElicitlyDb;
-  client: BackgroundClient;
+  client: ReviewerClient;
   id: string;
   /** The row as the inbox showed it, when the review was opened from there. */
   known: RequestRow | undefined;
@@ -199,7 +199,7 @@ function AppKeys({ db, route }: { db: ElicitlyDb; route: Route }) {
 
 export function App({ db, client, mode, openInTab }: {
   db: ElicitlyDb;
-  client: BackgroundClient;
+  client: ReviewerClient;
   mode: 'popup' | 'tab';
   openInTab?: (hash: string) => void;
 }) {

@@ -1,8 +1,8 @@
 import type { ElicitlyDb } from '../db/database.js';
-import type { ConnectionState, PairingReason } from '../db/rows.js';
+import { ConnectionHeader as KitHeader, type ConnectionWords } from '../../kit/ui/connection-header.js';
+import type { PairingReason } from '../../kit/rows/rows.js';
 import { readConnection, readSettings } from './page-reads.js';
 import { useLiveQuery } from './use-live-query.js';
-import { RetryCountdown } from './retry-countdown.js';
 
 const PAIR = <code>npx elicitly-companion pair</code>;
 
@@ -29,65 +29,25 @@ function PairingReasonText({ reason, port }: { reason: PairingReason | undefined
   }
 }
 
-function describe(connection: ConnectionState, port: number | undefined) {
-  switch (connection.state) {
-    case 'connected':
-      return <>Connected</>;
-    case 'connecting':
-      return <>Connecting to the hub…</>;
-    case 'reconnecting':
-      return (
-        <>
-          Reconnecting — no hub on port {port ?? '…'}. Start an agent that runs elicitly-companion.
-          {connection.retryAt !== undefined && <RetryCountdown retryAt={connection.retryAt} />}
-        </>
-      );
-    case 'pairing_needed':
-      return (
-        <>
-          Pairing needed: enter the code from {PAIR} in{' '}
-          <a href="#/settings">Settings → Pairing code</a>.
-          <PairingReasonText reason={connection.reason} port={connection.port} />
-        </>
-      );
-    case 'untrusted_hub':
-      return (
-        <>
-          Untrusted hub on port {connection.port}: something that is not this computer's Elicitly hub answers on the port, so
-          nothing was sent to it.
-          {connection.retryAt !== undefined && <RetryCountdown retryAt={connection.retryAt} />}
-        </>
-      );
-    case 'version_mismatch':
-      return <VersionMismatch hubProtocol={connection.hubProtocol} extensionProtocol={connection.extensionProtocol} />;
-  }
-}
-
-/**
- * Which side to update. A hub that names no version only said it refuses ours, which is what hubs older than the
- * protocol's version close codes did.
- */
-function VersionMismatch({ hubProtocol, extensionProtocol }: { hubProtocol: number | null; extensionProtocol: number }) {
-  const hub = hubProtocol === null ? 'an older protocol' : `protocol ${hubProtocol}`;
-  const versions = `Version mismatch: the hub speaks ${hub}, this extension protocol ${extensionProtocol}.`;
-  if (hubProtocol !== null && hubProtocol > extensionProtocol) return <>{versions} Update the Elicitly extension.</>;
-  return (
+const WORDS: ConnectionWords = {
+  self: 'this extension',
+  noHub: (port) => <>no hub on port {port ?? '…'}. Start an agent that runs elicitly-companion.</>,
+  pair: (reason, port) => (
     <>
-      {versions} Update elicitly-companion (the MCP server: <code>npx -y elicitly-companion@latest</code>) and restart your agents.
+      Pairing needed: enter the code from {PAIR} in{' '}
+      <a href="#/settings">Settings → Pairing code</a>.
+      <PairingReasonText reason={reason} port={port} />
     </>
-  );
-}
+  ),
+  untrusted: (port) => <> on port {port}: something that is not this computer's Elicitly hub answers on the port, so nothing was sent to it.</>,
+  update: (hubNewer) =>
+    hubNewer ? <>Update the Elicitly extension.</> : <>Update elicitly-companion (the MCP server: <code>npx -y elicitly-companion@latest</code>) and restart your agents.</>,
+};
 
 /** The background's connection to the hub, as it last wrote it. */
 export function ConnectionHeader({ db }: { db: ElicitlyDb }) {
   // null once read and absent, so "nothing written yet" is told apart from "still loading".
   const connection = useLiveQuery(async () => (await readConnection(db)) ?? null, [db]);
   const settings = useLiveQuery(() => readSettings(db), [db]);
-  const state = connection?.state ?? 'starting';
-  return (
-    <div class="connection" role="status" data-state={state}>
-      {connection ? describe(connection, settings?.port) : 'Starting…'}
-      {connection?.detail && connection.state !== 'connected' && <span class="detail"> ({connection.detail})</span>}
-    </div>
-  );
+  return <KitHeader connection={connection} words={WORDS} {...(settings ? { port: settings.port } : {})} />;
 }

@@ -4,18 +4,18 @@ import type { PermissionRequest } from '../../shared/permission.js';
 import type { PropertySchema, RequestedSchema } from '../../shared/requested-schema.js';
 import type { Rule } from '../../shared/rules.js';
 import type { ElicitlyDb } from '../db/database.js';
-import type { LocalOutcome, RequestRow, StoredRow } from '../db/rows.js';
+import type { LocalOutcome, RequestRow, StoredRow } from '../../kit/rows/rows.js';
 import { rulesById } from '../db/rules-repo.js';
 import { useLiveQuery } from './use-live-query.js';
-import { chosenValues, optionName, selectionRule } from './ask-words.js';
-import { REFUSAL_TEXT } from './labels.js';
-import { decisionSummary, requestSummary } from './request-summary.js';
-import { displayValue } from './review/display-value.js';
-import { SafeHtml } from './review/safe-html.js';
-import { VisibleText } from './visible-text.js';
-import { ContextJson } from './review/context-json.js';
-import { PermissionSubject } from './review/permission-subject.js';
-import './review/review.css';
+import { chosenValues, optionName, selectionRule } from '../../kit/ui/ask-words.js';
+import { REFUSAL_TEXT } from '../../kit/ui/labels.js';
+import { decisionSummary, requestSummary } from '../../kit/ui/request-summary.js';
+import { displayValue } from '../../kit/ui/review/display-value.js';
+import { SafeHtml } from '../../kit/ui/review/safe-html.js';
+import { VisibleText } from '../../kit/ui/visible-text.js';
+import { ContextJson } from '../../kit/ui/review/context-json.js';
+import { PermissionSubject } from '../../kit/ui/review/permission-subject.js';
+import '../../kit/ui/review/review.css';
 import './history.css';
 
 /** One field of a past proposal: what was proposed, what went to the agent, and whether it was included. */

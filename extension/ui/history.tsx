@@ -1,16 +1,16 @@
 import { useEffect, useMemo, useState } from 'preact/hooks';
-import { revealHidden } from '../core/visible-text.js';
+import { revealHidden } from '../../kit/core/visible-text.js';
 import type { ElicitlyDb } from '../db/database.js';
 import { exportBlob, type ExportFormat } from '../db/export-history.js';
 import { historyAgents, historyPage, type HistoryCursor, type HistoryQuery } from '../db/history-queries.js';
-import { VerdictSchema, type RequestRow, type StoredRow } from '../db/rows.js';
+import { VerdictSchema, type RequestRow, type StoredRow } from '../../kit/rows/rows.js';
 import type { Rule } from '../../shared/rules.js';
 import { rulesById } from '../db/rules-repo.js';
-import type { Verdict } from '../db/verdict.js';
-import { KIND_LABEL, VERDICT_FILTER_LABEL } from './labels.js';
-import { decisionSummary, requestSummary } from './request-summary.js';
+import type { Verdict } from '../../kit/rows/verdict.js';
+import { KIND_LABEL, VERDICT_FILTER_LABEL } from '../../kit/ui/labels.js';
+import { decisionSummary, requestSummary } from '../../kit/ui/request-summary.js';
 import { useLiveQuery } from './use-live-query.js';
-import { visibleChildren } from './visible-text.js';
+import { visibleChildren } from '../../kit/ui/visible-text.js';
 import './history.css';
 
 const PAGE_SIZE = 50;

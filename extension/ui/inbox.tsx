@@ -1,14 +1,9 @@
-import { useEffect, useRef, useState } from 'preact/hooks';
-import { revealHidden } from '../core/visible-text.js';
 import type { ElicitlyDb } from '../db/database.js';
-import type { RequestRow } from '../db/rows.js';
-import type { BackgroundClient, DecideReply } from '../messages.js';
-import { isShortcut } from './keyboard.js';
+import type { RequestRow } from '../../kit/rows/rows.js';
+import type { ReviewerClient, Decision } from '../../kit/messages.js';
+import { InboxList } from '../../kit/ui/inbox-list.js';
 import { pendingRequests } from './page-reads.js';
-import { RowMeta } from './row-meta.js';
 import { useLiveQuery } from './use-live-query.js';
-import { useNow } from './use-now.js';
-import { VisibleText } from './visible-text.js';
 
 /**
  * Every pending row, read live regardless of deadline; the ticking clock (not the query) hides the expired ones, so
@@ -19,153 +14,17 @@ export function usePendingRequests(db: ElicitlyDb, now: number): RequestRow[] | 
   return rows?.filter((row) => row.expiresAt > now);
 }
 
-/**
- * Only a request approved as-is (json mode) can be decided without opening it: there is nothing to fill in or to
- * include, so approving several at once sends exactly what approving each one would.
- */
-export function decidableInBatch(row: RequestRow): boolean {
-  return row.request.kind === 'approval' && row.request.mode === 'json' && row.delivery === undefined;
-}
+const EMPTY = (
+  <>
+    <p>Nothing to review.</p>
+    <p class="muted">
+      Add elicitly-companion to your agent as an MCP server (<code>npx elicitly-companion</code>); its requests appear here.
+    </p>
+  </>
+);
 
-type Tally = { delivered: number; queued: number; refused: number };
-
-function tally(replies: DecideReply[]): Tally {
-  const out: Tally = { delivered: 0, queued: 0, refused: 0 };
-  for (const reply of replies) {
-    if (reply.state === 'answered' && reply.ok) out.delivered += 1;
-    else if (reply.state === 'queued') out.queued += 1;
-    else out.refused += 1;
-  }
-  return out;
-}
-
-function describeTally(verb: string, t: Tally): string {
-  const parts = [`${t.delivered} ${verb}`];
-  if (t.queued) parts.push(`${t.queued} waiting for the hub`);
-  if (t.refused) parts.push(`${t.refused} not taken (already decided or withdrawn)`);
-  return `${parts.join(', ')}.`;
-}
-
-/**
- * Several json-mode approvals decided together: one durable decision each, in the order shown. Each carries the hash of
- * the row the list shows it from (its request and template, as opening it would show them), so the hub refuses one
- * whose row is not the request it holds (`shown_mismatch`), like a decision made in the review.
- */
-function BatchBar({ selected, client, onDone }: { selected: RequestRow[]; client: BackgroundClient; onDone(ids: string[], summary: string): void }) {
-  const [busy, setBusy] = useState(false);
-  const decideAll = async (decision: 'approved' | 'rejected') => {
-    setBusy(true);
-    // Loaded when a decision is made: the canonicalizer and SHA-256 stay out of the popup's first chunk.
-    const { shownHash } = await import('../../shared/shown-hash.js');
-    const replies: DecideReply[] = [];
-    for (const row of selected) {
-      try {
-        replies.push(await client.decide({ elicitationId: row.elicitationId, decision, shownHash: await shownHash(row) }));
-      } catch (e) {
-        replies.push({ state: 'error', message: String(e) });
-      }
-    }
-    setBusy(false);
-    onDone(selected.map((row) => row.elicitationId), describeTally(decision === 'approved' ? 'approved' : 'rejected', tally(replies)));
-  };
-  return (
-    <div class="batch" role="group" aria-label="Selected requests">
-      <span>{selected.length} selected</span>
-      <button type="button" disabled={busy} onClick={() => void decideAll('approved')}>Approve {selected.length}</button>
-      <button type="button" disabled={busy} onClick={() => void decideAll('rejected')}>Reject {selected.length}</button>
-    </div>
-  );
-}
-
-/** `onOpen` is handed the row shown, so the review can open with it at once rather than after reading it again. */
-export function Inbox({ db, client, onOpen }: { db: ElicitlyDb; client?: BackgroundClient; onOpen(id: string, row?: RequestRow): void }) {
-  const now = useNow();
-  const rows = usePendingRequests(db, now);
-  const list = useRef<HTMLUListElement>(null);
-  const [selection, setSelection] = useState<ReadonlySet<string>>(new Set());
-  const [summary, setSummary] = useState('');
-  // A selected request that left the inbox (decided elsewhere, withdrawn, expired) is no longer selected.
-  const selected = (rows ?? []).filter((r) => selection.has(r.elicitationId) && decidableInBatch(r));
-
-  const toggle = (id: string) =>
-    setSelection((current) => {
-      const next = new Set(current);
-      if (!next.delete(id)) next.add(id);
-      return next;
-    });
-
-  // j/k move through the list, Enter opens, x selects: the latest rows are read through a ref, the listener stays.
-  const latest = useRef({ rows, toggle, onOpen });
-  latest.current = { rows, toggle, onOpen };
-  useEffect(() => {
-    const onKeyDown = (e: KeyboardEvent) => {
-      if (!isShortcut(e) || !list.current) return;
-      const items = Array.from(list.current.querySelectorAll<HTMLButtonElement>('button.inbox-item'));
-      const at = items.findIndex((item) => item === document.activeElement);
-      const id = at === -1 ? undefined : items[at]?.dataset.id;
-      if (e.key === 'j' || e.key === 'k') {
-        e.preventDefault();
-        const to = e.key === 'j' ? Math.min(at + 1, items.length - 1) : Math.max(at - 1, 0);
-        items[to]?.focus();
-      } else if (e.key === 'Enter' && id !== undefined) {
-        e.preventDefault();
-        latest.current.onOpen(id, latest.current.rows?.find((r) => r.elicitationId === id));
-      } else if (e.key === 'x' && id !== undefined) {
-        const row = latest.current.rows?.find((r) => r.elicitationId === id);
-        if (row && decidableInBatch(row)) {
-          e.preventDefault();
-          latest.current.toggle(id);
-        }
-      }
-    };
-    document.addEventListener('keydown', onKeyDown);
-    return () => document.removeEventListener('keydown', onKeyDown);
-  }, []);
-
-  if (rows === undefined) return <p class="muted">Loading…</p>;
-  if (rows.length === 0) {
-    return (
-      <section class="empty">
-        <p>Nothing to review.</p>
-        {summary && <p role="status">{summary}</p>}
-        <p class="muted">
-          Add elicitly-companion to your agent as an MCP server (<code>npx elicitly-companion</code>); its requests appear here.
-        </p>
-      </section>
-    );
-  }
-  return (
-    <>
-      {client && selected.length > 0 && (
-        <BatchBar
-          selected={selected}
-          client={client}
-          onDone={(ids, text) => {
-            setSelection((current) => new Set([...current].filter((id) => !ids.includes(id))));
-            setSummary(text);
-          }}
-        />
-      )}
-      <p class="batch-summary" role="status">{summary}</p>
-      <ul class="inbox" aria-label="Pending requests" ref={list}>
-        {rows.map((row) => (
-          <li key={row.elicitationId} class={selection.has(row.elicitationId) ? 'selected' : undefined}>
-            {client && decidableInBatch(row) && (
-              <input
-                type="checkbox"
-                class="select"
-                aria-label={`Select: ${revealHidden(row.message)}`}
-                checked={selection.has(row.elicitationId)}
-                onChange={() => toggle(row.elicitationId)}
-              />
-            )}
-            <button type="button" class="inbox-item" data-id={row.elicitationId} onClick={() => onOpen(row.elicitationId, row)}>
-              <span class="message"><VisibleText text={row.message} /></span>{' '}
-              <span class="meta"><RowMeta row={row} now={now} show={['age', 'deadline']} /></span>
-            </button>
-          </li>
-        ))}
-      </ul>
-    </>
-  );
+/** The kit's inbox over the extension's database. `onOpen` is handed the row shown, so the review opens with it at once. */
+export function Inbox({ db, client, onOpen }: { db: ElicitlyDb; client?: ReviewerClient; onOpen(id: string, row?: RequestRow): void }) {
+  const rows = useLiveQuery(() => pendingRequests(db), [db]);
+  return <InboxList rows={rows} {...(client ? { decide: (d: Decision) => client.decide(d) } : {})} open={{ onOpen }} empty={EMPTY} />;
 }

@@ -1,11 +1,11 @@
-import '../zod-config.js';
+import '../../kit/zod-config.js';
 import { render } from 'preact';
 import { openDb } from '../db/database.js';
 import type { UiMessage } from '../messages.js';
 import { App } from './app.js';
 import { loadChecks } from './page-reads.js';
 import { createRuntimeClient } from './runtime-client.js';
-import './styles.css';
+import '../../kit/ui/styles.css';
 
 interface PageBrowser {
   sendMessage(message: UiMessage): Promise<unknown>;

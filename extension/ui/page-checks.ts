@@ -3,4 +3,4 @@
 // would otherwise load before its first paint.
 export { readRow, readRows } from '../db/requests-repo.js';
 export { parseConnection, parseSettings } from '../db/settings-repo.js';
-export { DecideReplySchema, PasskeyReplySchema, RuleReplySchema } from '../messages.js';
+export { DecideReplySchema, PasskeyReplySchema, RuleReplySchema } from '../../kit/messages.js';

@@ -1,7 +1,7 @@
 import type { ElicitlyDb } from '../db/database.js';
 import { uncheckedPending } from '../db/request-ranges.js';
-import type { ConnectionState, StoredRow } from '../db/rows.js';
-import type { Settings } from '../db/settings-schema.js';
+import type { ConnectionState, StoredRow } from '../../kit/rows/rows.js';
+import type { Settings } from '../../kit/rows/settings-schema.js';
 
 /**
  * The checks (page-checks.ts), fetched once: `mountApp` starts the fetch as the page opens, so it runs alongside the

@@ -1,9 +1,9 @@
 import { useState } from 'preact/hooks';
 import { PAIRING_CODE_PATTERN, PAIRING_TTL_MINUTES, normalizePairingCode } from '../../shared/hub-auth.js';
 import type { ElicitlyDb } from '../db/database.js';
-import { hubKeyFor, type Settings } from '../db/settings-schema.js';
+import { hubKeyFor, type Settings } from '../../kit/rows/settings-schema.js';
 import { patchSettings, readSettings } from '../db/settings-repo.js';
-import type { BackgroundClient } from '../messages.js';
+import type { ReviewerClient } from '../../kit/messages.js';
 import { useLiveQuery } from './use-live-query.js';
 
 
@@ -19,7 +19,7 @@ function pairingStatus(settings: Settings): string {
  * the code, receives this browser's key and forgets the code. What happens shows live (the header says why a code was
  * refused).
  */
-export function PairingForm({ db, client }: { db: ElicitlyDb; client: BackgroundClient }) {
+export function PairingForm({ db, client }: { db: ElicitlyDb; client: ReviewerClient }) {
   const settings = useLiveQuery(() => readSettings(db), [db]);
   const [code, setCode] = useState('');
   const [error, setError] = useState('');

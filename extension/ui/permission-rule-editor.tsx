@@ -1,8 +1,8 @@
 import type { ComponentChildren } from 'preact';
 import type { RuleDraft } from '../../shared/rules.js';
-import type { RuleSlotProps } from './review/permission-review.js';
+import type { RuleSlotProps } from '../../kit/ui/review/permission-review.js';
 import { RuleEditor } from './rule-editor.js';
-import { draftFor } from './rule-words.js';
+import { draftFor } from '../../kit/ui/rule-words.js';
 
 /**
  * "Always allow…" / "Always deny…" in the extension: the rule drafted from the prompt, shown in words and editable,

@@ -2,9 +2,9 @@ import { useMemo } from 'preact/hooks';
 import { dryRun, type DryRunAnswer, type QuestionRow } from '../../shared/rule-history.js';
 import type { RuleDraft } from '../../shared/rules.js';
 import type { ElicitlyDb } from '../db/database.js';
-import { dateTime } from './format-time.js';
+import { dateTime } from '../../kit/ui/format-time.js';
 import { useQuestionHistory } from './use-question-history.js';
-import { VisibleText } from './visible-text.js';
+import { VisibleText } from '../../kit/ui/visible-text.js';
 
 /** How many answered questions are listed; those answered the other way from the person come first. */
 export const DRY_RUN_SHOWN = 20;

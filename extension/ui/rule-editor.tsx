@@ -3,9 +3,9 @@ import { useId, useState } from 'preact/hooks';
 import type { PermissionRequest } from '../../shared/permission.js';
 import { HOUR_MS, defaultRuleEnd } from '../../shared/rule-draft.js';
 import { DEFAULT_RULE_DAYS, RuleDraftSchema, describeRule, globPieces, type RuleDraft, type RuleMatch } from '../../shared/rules.js';
-import { dateTime } from './format-time.js';
-import { SCOPE_LABEL, withScope, type RuleScope } from './rule-words.js';
-import { VisibleText } from './visible-text.js';
+import { dateTime } from '../../kit/ui/format-time.js';
+import { SCOPE_LABEL, withScope, type RuleScope } from '../../kit/ui/rule-words.js';
+import { VisibleText } from '../../kit/ui/visible-text.js';
 
 /** When the rule ends: as it was (an existing rule), after the default days, in an hour, or when it is removed. */
 type Ends = 'keep' | 'days' | 'hour' | 'never';

@@ -3,17 +3,17 @@ import { ruleSuggestions, type QuestionRow, type RuleSuggestion } from '../../sh
 import { describeRule, type Rule, type RuleDraft } from '../../shared/rules.js';
 import type { ElicitlyDb } from '../db/database.js';
 import { listRules } from '../db/rules-repo.js';
-import type { BackgroundClient, RuleReply } from '../messages.js';
-import { FeedbackView, type Feedback } from './review/decision-feedback.js';
-import { dateTime } from './format-time.js';
+import type { ReviewerClient, RuleReply } from '../../kit/messages.js';
+import { FeedbackView, type Feedback } from '../../kit/ui/review/decision-feedback.js';
+import { dateTime } from '../../kit/ui/format-time.js';
 import { DryRunView } from './rule-dry-run.js';
 import { RuleEditor } from './rule-editor.js';
-import { ruleExpiry, ruleUse } from './rule-words.js';
+import { ruleExpiry, ruleUse } from '../../kit/ui/rule-words.js';
 import { useLiveQuery } from './use-live-query.js';
-import { useNow } from './use-now.js';
+import { useNow } from '../../kit/ui/use-now.js';
 import { useQuestionHistory } from './use-question-history.js';
-import { VisibleText } from './visible-text.js';
-import './review/review.css';
+import { VisibleText } from '../../kit/ui/visible-text.js';
+import '../../kit/ui/review/review.css';
 
 /** At most this many suggestions at once: the strongest; the next shows when one is taken. */
 const SUGGESTIONS_SHOWN = 5;
@@ -59,7 +59,7 @@ function draftOf(rule: Rule): RuleDraft {
  * editor), end now (it expires at once and stays listed) and delete. Changes go to the hub through the background; the
  * list changes when the hub sends its new list, so it never shows what the hub does not have.
  */
-export function RulesView({ db, client }: { db: ElicitlyDb; client: BackgroundClient }) {
+export function RulesView({ db, client }: { db: ElicitlyDb; client: ReviewerClient }) {
   const rules = useLiveQuery(() => listRules(db), [db]);
   const history = useQuestionHistory(db);
   const now = useNow();
@@ -94,7 +94,7 @@ export function RulesView({ db, client }: { db: ElicitlyDb; client: BackgroundCl
     const passkey = client.passkey;
     const asked = first.state === 'answered' && !first.ok && first.issues?.some((i) => i.path === 'proof' && i.rule === 'passkey_required');
     if (!asked || !passkey) return first;
-    const approval = await (await import('./passkey-ceremony.js')).approveRule({ passkey }, id, draft);
+    const approval = await (await import('../../kit/ui/passkey-ceremony.js')).approveRule({ passkey }, id, draft);
     if (!approval.ok) return { state: 'error', message: approval.message };
     return approval.value ? saveRule(id, draft, approval.value) : first;
   };

@@ -1,4 +1,5 @@
-import type { BackgroundClient, DecideReply, PasskeyReply, RuleReply, UiMessage } from '../messages.js';
+import type { ReviewerClient, DecideReply, PasskeyReply, RuleReply } from '../../kit/messages.js';
+import type { UiMessage } from '../messages.js';
 import { loadChecks } from './page-reads.js';
 
 const NO_ANSWER: DecideReply = { state: 'error', message: 'The extension background did not answer.' };
@@ -9,7 +10,7 @@ const NO_PASSKEY_ANSWER: PasskeyReply = { state: 'error', message: 'The extensio
  * The pages' side of runtime messaging. The answer is validated like any other boundary: a worker that was restarting
  * (no listener yet) or answered something else is reported as such, never trusted.
  */
-export function createRuntimeClient(send: (message: UiMessage) => Promise<unknown>): BackgroundClient {
+export function createRuntimeClient(send: (message: UiMessage) => Promise<unknown>): ReviewerClient {
   const ruleChange = async (message: UiMessage): Promise<RuleReply> => {
     try {
       const answer = await send(message);

@@ -1,8 +1,8 @@
 import { useEffect, useState } from 'preact/hooks';
 import type * as z from 'zod';
-import type { BackgroundClient } from '../messages.js';
+import type { ReviewerClient } from '../../kit/messages.js';
 import type { ElicitlyDb } from '../db/database.js';
-import { SettingsSchema, type Settings } from '../db/settings-schema.js';
+import { SettingsSchema, type Settings } from '../../kit/rows/settings-schema.js';
 import { patchSettings, readSettings } from '../db/settings-repo.js';
 
 /** What this form edits; the pairing code and the keys are the pairing form's and the background's. */
@@ -69,7 +69,7 @@ function validate(draft: Draft): { ok: true; settings: Editable } | { ok: false;
   return { ok: false, errors };
 }
 
-export function SettingsForm({ db, client }: { db: ElicitlyDb; client: BackgroundClient }) {
+export function SettingsForm({ db, client }: { db: ElicitlyDb; client: ReviewerClient }) {
   // Read once, not live: a live read would overwrite what the reviewer is typing.
   const [loaded, setLoaded] = useState<Editable | null>(null);
   const [draft, setDraft] = useState<Draft | null>(null);

@@ -1,13 +1,13 @@
 import type { ElicitlyDb } from '../db/database.js';
-import type { BackgroundClient } from '../messages.js';
+import type { ReviewerClient } from '../../kit/messages.js';
 import { PairingForm } from './pairing-form.js';
-import { PasskeysForm } from './passkeys-form.js';
+import { PasskeysForm } from '../../kit/ui/passkeys-form.js';
 import { readConnection } from './page-reads.js';
 import { useLiveQuery } from './use-live-query.js';
 import { SettingsForm } from './settings-form.js';
 
 /** Settings: pairing first (the one step without which nothing connects), then the rest. */
-export function SettingsView({ db, client }: { db: ElicitlyDb; client: BackgroundClient }) {
+export function SettingsView({ db, client }: { db: ElicitlyDb; client: ReviewerClient }) {
   const connected = useLiveQuery(async () => (await readConnection(db))?.state === 'connected', [db]);
   return (
     <>

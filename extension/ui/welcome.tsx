@@ -1,11 +1,11 @@
 import type { ElicitlyDb } from '../db/database.js';
 import { readSettings } from '../db/settings-repo.js';
-import type { BackgroundClient } from '../messages.js';
+import type { ReviewerClient } from '../../kit/messages.js';
 import { PairingForm } from './pairing-form.js';
 import { useLiveQuery } from './use-live-query.js';
 
 /** The first-run page (opened on install): the one step that connects this browser to the hub is pairing. */
-export function Welcome({ db, client }: { db: ElicitlyDb; client: BackgroundClient }) {
+export function Welcome({ db, client }: { db: ElicitlyDb; client: ReviewerClient }) {
   const settings = useLiveQuery(() => readSettings(db), [db]);
   return (
     <section class="welcome">

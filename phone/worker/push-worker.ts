@@ -3,9 +3,9 @@
 // person's Approve or Deny with this device's own key, bound to the request's id and the hash of what the notification
 // showed. Everything else, and a tap on the notification's body, opens the review.
 // Before anything parses: the worker's CSP has no 'unsafe-eval', and zod would probe `new Function` on first use.
-import '../../extension/zod-config.js';
+import '../../kit/zod-config.js';
 import { PushPayloadSchema, type PushPayload } from '../../shared/push-notice.js';
-import { openBrowserSocket } from '../../extension/hub/browser-socket.js';
+import { openBrowserSocket } from '../../kit/hub/browser-socket.js';
 import { decideOnce } from '../decide-once.js';
 import { loadDeviceKey } from '../device-key.js';
 import { outcomeNotice } from '../push-outcome.js';

@@ -8,12 +8,12 @@ export function buildTargets(root) {
   return [
     {
       output: join(root, 'dist/server/main.js'),
-      sources: ['server', 'shared', 'scripts/build-server.mjs'].map((p) => join(root, p)),
+      sources: ['server', 'shared', 'app', 'phone', 'kit', 'scripts'].map((p) => join(root, p)),
       command: ['npm', ['run', 'build:server']],
     },
     {
       output: join(root, '.output/chrome-mv3/manifest.json'),
-      sources: ['entrypoints', 'extension', 'shared', 'public', 'wxt.config.ts'].map((p) => join(root, p)),
+      sources: ['entrypoints', 'extension', 'kit', 'shared', 'public', 'wxt.config.ts'].map((p) => join(root, p)),
       command: ['npx', ['wxt', 'build']],
     },
   ];

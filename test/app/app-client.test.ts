@@ -1,6 +1,6 @@
 import { describe, expect, it, vi } from 'vitest';
 import { createAppClient, newIdempotencyKey } from '../../app/app-client.js';
-import type { Decision } from '../../extension/messages.js';
+import type { Decision } from '../../kit/messages.js';
 import { IdempotencyKeySchema } from '../../shared/wire-fields.js';
 import { ID, TOKEN, fakeHost, northmarkView, structured } from './app-helpers.js';
 

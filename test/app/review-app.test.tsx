@@ -4,7 +4,7 @@ import type { McpUiHostContext } from '@modelcontextprotocol/ext-apps';
 import type { CallToolResult } from '../../app/app-client.js';
 import { applyHostContext, fullscreenToggle } from '../../app/host-context.js';
 import { NO_KEY_NOTE, ReviewApp, decidedTime, type AppHost, type Incoming, type ToolInput } from '../../app/review-app.js';
-import { Store } from '../../app/store.js';
+import { Store } from '../../kit/ui/store.js';
 import type { RequestView } from '../../shared/review-request.js';
 import { shownHash } from '../../shared/shown-hash.js';
 import { ID, TOKEN, fakeHost, northmarkView, structured, withKey } from './app-helpers.js';

@@ -1,5 +1,5 @@
 // App tests: the DOM cleaned between tests; zod without `new Function`, as in the view (its CSP has no unsafe-eval).
-import '../../extension/zod-config.js';
+import '../../kit/zod-config.js';
 import { cleanup, configure } from '@testing-library/preact';
 import { afterEach } from 'vitest';
 

@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import type { CallToolResult } from '../../app/app-client.js';
 import { targetOf, type Said } from '../../app/tool-answer.js';
-import { dateTime } from '../../extension/ui/format-time.js';
+import { dateTime } from '../../kit/ui/format-time.js';
 import { ID, TOKEN, northmarkView, structured } from './app-helpers.js';
 
 const confirmInput = { question: 'Delete the staging cluster?', yesLabel: 'Delete', noLabel: 'Keep' };

@@ -12,7 +12,7 @@ import { randomHex } from '../../shared/hub-auth.js';
 import { readStoredRow } from './stored-row.js';
 import { shownHash } from '../../shared/shown-hash.js';
 import { PAIRING_SUBPROTOCOL, PROTOCOL_VERSION, SUBPROTOCOL } from '../../shared/wire-protocol.js';
-import { REFUSAL_TEXT } from '../../extension/ui/labels.js';
+import { REFUSAL_TEXT } from '../../kit/ui/labels.js';
 import { northmarkProposal } from '../fixtures/northmark.js';
 import { connect, type Harness } from '../helpers/mcp-harness.js';
 import { freePort } from '../helpers/scripted-extension.js';

@@ -163,7 +163,7 @@ describe.skipIf(!browserFound)(title, () => {
     if (!device) throw new Error('no paired device');
     expect(new StateDir(stateDir).removePairedDevice(device.keyId)).toBe(true);
     await page.getByText('This phone is no longer paired.').waitFor({ timeout: UI_TIMEOUT });
-    expect(await page.locator('.connection').getAttribute('data-state')).toBe('not_paired');
+    expect(await page.locator('.connection').getAttribute('data-state')).toBe('pairing_needed');
     await until('the key to be dropped', async () => ((await storedDeviceKey(page)) === null ? true : undefined), UI_TIMEOUT);
     // A reload finds no key: it opens no socket and says how to pair.
     await page.reload();

@@ -61,9 +61,10 @@ describe.skipIf(!browserFound)(title, () => {
   it('a newer hub (close 4002, "hub speaks protocol N"): the header says to update the extension', async () => {
     const header = popup.locator('[data-state="version_mismatch"]').first();
     await header.waitFor({ timeout: UI_TIMEOUT });
-    expect(await header.textContent()).toBe(
-      `Version mismatch: the hub speaks protocol ${NEWER}, this extension protocol ${PROTOCOL_VERSION}. Update the Elicitly extension.`,
-    );
+    // The header counts down to the next attempt, as for every state that retries.
+    expect(await header.textContent()).toMatch(new RegExp(
+      `^Version mismatch: the hub speaks protocol ${NEWER}, this extension protocol ${PROTOCOL_VERSION}\\. Update the Elicitly extension\\.( Next try in \\d+ s\\.| Trying now…)$`,
+    ));
     expect(hellos[0]).toMatchObject({ id: expect.any(String), method: 'hello', params: { protocol: PROTOCOL_VERSION, role: 'extension', pairing: true } });
   });
 
@@ -74,10 +75,10 @@ describe.skipIf(!browserFound)(title, () => {
     await saveSettings();
     const header = popup.getByRole('status').filter({ hasText: 'Update elicitly-companion' }).first();
     await header.waitFor({ timeout: UI_TIMEOUT });
-    expect(await header.textContent()).toBe(
-      `Version mismatch: the hub speaks an older protocol, this extension protocol ${PROTOCOL_VERSION}. `
-      + 'Update elicitly-companion (the MCP server: npx -y elicitly-companion@latest) and restart your agents.',
-    );
+    expect(await header.textContent()).toMatch(new RegExp(
+      `^Version mismatch: the hub speaks an older protocol, this extension protocol ${PROTOCOL_VERSION}\\. `
+      + 'Update elicitly-companion \\(the MCP server: npx -y elicitly-companion@latest\\) and restart your agents\\.( Next try in \\d+ s\\.| Trying now…)$',
+    ));
     expect(hellos.length).toBeGreaterThan(before);
   });
 

@@ -1,8 +1,8 @@
 import { fireEvent, render, screen, waitFor, within } from '@testing-library/preact';
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import type { ApprovalRequest } from '../../shared/approval-input.js';
-import type { DecideReply } from '../../extension/messages.js';
-import { ApprovalReview } from '../../extension/ui/review/approval-review.js';
+import type { DecideReply } from '../../kit/messages.js';
+import { ApprovalReview } from '../../kit/ui/review/approval-review.js';
 import { approval, descriptions, fakeClient, rowFor } from './review-helpers.js';
 
 const form = {

@@ -5,9 +5,9 @@ import { fireEvent, render, screen, waitFor, within } from '@testing-library/pre
 import { describe, expect, it, vi } from 'vitest';
 import { selectionIssues, type ConfirmAsk, type FormAsk, type SelectionAsk } from '../../shared/ask-input.js';
 import { shownHash } from '../../shared/shown-hash.js';
-import type { RequestRow } from '../../extension/db/rows.js';
-import type { DecideReply } from '../../extension/messages.js';
-import { ReviewView } from '../../extension/ui/review/review-view.js';
+import type { RequestRow } from '../../kit/rows/rows.js';
+import type { DecideReply } from '../../kit/messages.js';
+import { ReviewView } from '../../kit/ui/review/review-view.js';
 import { confirmAsk, descriptions, fakeClient, formAsk, rowFor, selectionAsk } from './review-helpers.js';
 
 function show(request: ConfirmAsk | FormAsk | SelectionAsk, replies: DecideReply[] = [], extra: Partial<RequestRow> = {}) {

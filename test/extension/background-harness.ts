@@ -2,8 +2,8 @@
 // that proves the key this browser holds.
 import { BackgroundController, type Platform } from '../../extension/background/background-controller.js';
 import type { ElicitlyDb } from '../../extension/db/database.js';
-import type { RequestRow } from '../../extension/db/rows.js';
-import { hubKeyFor } from '../../extension/db/settings-schema.js';
+import type { RequestRow } from '../../kit/rows/rows.js';
+import { hubKeyFor } from '../../kit/rows/settings-schema.js';
 import { patchSettings, readSettings } from '../../extension/db/settings-repo.js';
 import type { Rule } from '../../shared/rules.js';
 import { DecideParamsSchema, type DecideParams, type RequestView } from '../../shared/wire-protocol.js';

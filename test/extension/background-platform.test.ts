@@ -4,7 +4,7 @@ import { browser } from 'wxt/browser';
 import { openWelcomeOnInstall } from '../../entrypoints/background/first-run.js';
 import { createPlatform, listenForNotificationClicks, NOTIFICATION_PREFIX } from '../../entrypoints/background/platform.js';
 import { ensureSafetyAlarm, onSafetyAlarm, SAFETY_ALARM } from '../../entrypoints/background/safety-alarm.js';
-import { rowFromView } from '../../extension/db/rows.js';
+import { rowFromView } from '../../kit/rows/rows.js';
 import { proposalView } from './fakes.js';
 
 beforeEach(() => fakeBrowser.reset());

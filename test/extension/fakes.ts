@@ -1,7 +1,7 @@
 import { IDBFactory, IDBKeyRange } from 'fake-indexeddb';
 import type { RequestView } from '../../shared/wire-protocol.js';
 import { openDb, type ElicitlyDb } from '../../extension/db/database.js';
-import { rowFromView, type RequestRow } from '../../extension/db/rows.js';
+import { rowFromView, type RequestRow } from '../../kit/rows/rows.js';
 import { TEST_KEY, TEST_KEY_ID, pairHub as pairClient, proveHub as proveClient, type FakeSocket } from '../helpers/hub-fakes.js';
 
 export { FakeSocket, ManualClock, TEST_CODE, TEST_KEY, TEST_KEY_ID, nextSent, proposalView, settle, until } from '../helpers/hub-fakes.js';

@@ -2,7 +2,7 @@ import { cleanup, fireEvent, render, screen } from '@testing-library/preact';
 import { useState } from 'preact/hooks';
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import type { PropertySchema } from '../../shared/requested-schema.js';
-import { FieldEditor } from '../../extension/ui/review/field-editor.js';
+import { FieldEditor } from '../../kit/ui/review/field-editor.js';
 import { descriptions } from './review-helpers.js';
 
 function editor(schema: PropertySchema, value: unknown, extra: { invalid?: boolean; describedBy?: string; disabled?: boolean } = {}) {

@@ -8,7 +8,7 @@ import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import type { ElicitlyDb } from '../../extension/db/database.js';
 import { CSV_COLUMNS, csvCell, exportBlob, exportRecord } from '../../extension/db/export-history.js';
 import { getRequest } from '../../extension/db/requests-repo.js';
-import { rowFromView, type RequestRow, type StoredRow } from '../../extension/db/rows.js';
+import { rowFromView, type RequestRow, type StoredRow } from '../../kit/rows/rows.js';
 import type { RequestView } from '../../shared/wire-protocol.js';
 import { freshDb, proposalView } from './fakes.js';
 import { stressScale } from '../helpers/stress.js';

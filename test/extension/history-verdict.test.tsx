@@ -5,9 +5,9 @@ import type { ElicitlyDb } from '../../extension/db/database.js';
 import { queueDecision, settleDecision } from '../../extension/db/outbox-repo.js';
 import { historyPage } from '../../extension/db/history-queries.js';
 import { applyStatus, getRequest, sweepExpired, upsertView } from '../../extension/db/requests-repo.js';
-import { rowFromView, type RequestRow, type StoredRow } from '../../extension/db/rows.js';
-import { collected, deriveVerdict, type Verdict, type VerdictInputs } from '../../extension/db/verdict.js';
-import { decisionSummary } from '../../extension/ui/request-summary.js';
+import { rowFromView, type RequestRow, type StoredRow } from '../../kit/rows/rows.js';
+import { collected, deriveVerdict, type Verdict, type VerdictInputs } from '../../kit/rows/verdict.js';
+import { decisionSummary } from '../../kit/ui/request-summary.js';
 import { freshDb, proposalView } from './fakes.js';
 
 const approved = { decision: 'approved' as const };

@@ -4,7 +4,7 @@
 import { fireEvent, render, screen, waitFor, within } from '@testing-library/preact';
 import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
 import type { ElicitlyDb } from '../../extension/db/database.js';
-import { rowFromView, type RequestRow } from '../../extension/db/rows.js';
+import { rowFromView, type RequestRow } from '../../kit/rows/rows.js';
 import { HistoryDetail, proposalLines } from '../../extension/ui/history-detail.js';
 import { History } from '../../extension/ui/history.js';
 import { freshDb, proposalView, jsonApprovalRow } from './fakes.js';

@@ -2,7 +2,7 @@
 // this browser; every extension pairs; a refused credential is dropped and the header says what to do.
 import { beforeEach, describe, expect, it } from 'vitest';
 import { getRequest } from '../../extension/db/requests-repo.js';
-import { rowFromView } from '../../extension/db/rows.js';
+import { rowFromView } from '../../kit/rows/rows.js';
 import { patchSettings, readConnection, readSettings } from '../../extension/db/settings-repo.js';
 import { hubProof, newNonce, peerProof } from '../../shared/hub-auth.js';
 import { CLOSE_AUTH_FAILED, CLOSE_NO_PAIRING, CLOSE_UNKNOWN_KEY, PAIRING_SUBPROTOCOL, PROTOCOL_VERSION, SUBPROTOCOL } from '../../shared/wire-protocol.js';

@@ -4,7 +4,7 @@ import { fireEvent, render, screen, waitFor, within } from '@testing-library/pre
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { shownHash } from '../../shared/shown-hash.js';
 import type { ElicitlyDb } from '../../extension/db/database.js';
-import { rowFromView, type RequestRow } from '../../extension/db/rows.js';
+import { rowFromView, type RequestRow } from '../../kit/rows/rows.js';
 import { App } from '../../extension/ui/app.js';
 import { Inbox } from '../../extension/ui/inbox.js';
 import { freshDb, proposalView, jsonApprovalRow } from './fakes.js';

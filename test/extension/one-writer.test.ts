@@ -3,9 +3,9 @@
 import { Dexie } from 'dexie';
 import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
 import { getRequest } from '../../extension/db/requests-repo.js';
-import { rowFromView } from '../../extension/db/rows.js';
+import { rowFromView } from '../../kit/rows/rows.js';
 import { patchSettings, readConnection, readSettings } from '../../extension/db/settings-repo.js';
-import { WELCOME_TIMEOUT_MS } from '../../extension/hub/hub-connection.js';
+import { WELCOME_TIMEOUT_MS } from '../../kit/hub/hub-connection.js';
 import { HEARTBEAT_MS, MAX_FRAME_BYTES, PROTOCOL_VERSION } from '../../shared/wire-protocol.js';
 import { welcomeOf } from '../helpers/hub-fakes.js';
 import { decideCalls, harness, proveExtension, type Harness } from './background-harness.js';

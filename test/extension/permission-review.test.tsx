@@ -7,10 +7,10 @@ import type { PermissionRequest } from '../../shared/permission.js';
 import { shownHash } from '../../shared/shown-hash.js';
 import { DAY_MS } from '../../shared/rule-draft.js';
 import { DEFAULT_RULE_DAYS, describeRule } from '../../shared/rules.js';
-import type { RequestRow } from '../../extension/db/rows.js';
+import type { RequestRow } from '../../kit/rows/rows.js';
 import { PermissionRuleEditor } from '../../extension/ui/permission-rule-editor.js';
-import { ReviewView } from '../../extension/ui/review/review-view.js';
-import { RequestDetail } from '../../extension/ui/review/request-detail.js';
+import { ReviewView } from '../../kit/ui/review/review-view.js';
+import { RequestDetail } from '../../kit/ui/review/request-detail.js';
 import { bashPermission, descriptions, fakeClient, rowFor } from './review-helpers.js';
 
 function show(request: PermissionRequest, extra: Partial<RequestRow> = {}, rules = true) {

@@ -1,8 +1,8 @@
 import { fireEvent, render, screen, waitFor, within } from '@testing-library/preact';
 import { describe, expect, it, vi } from 'vitest';
 import type { ProposalRequest } from '../../shared/approval-input.js';
-import type { DecideReply } from '../../extension/messages.js';
-import { ProposalReview } from '../../extension/ui/review/proposal-review.js';
+import type { DecideReply } from '../../kit/messages.js';
+import { ProposalReview } from '../../kit/ui/review/proposal-review.js';
 import { deferred, descriptions, fakeClient, northmark, proposal, rowFor } from './review-helpers.js';
 
 function setup(input: unknown = northmark(), replies: (DecideReply | Promise<DecideReply>)[] = [], template: string | null = null) {

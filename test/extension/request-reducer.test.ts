@@ -1,7 +1,7 @@
 // Issue 35, part 3: the one reducer of the hub's news about requests, shared by the extension's database and the phone.
 import { describe, expect, it } from 'vitest';
-import { reduceRequestEvent, type HeldRows } from '../../extension/db/request-reducer.js';
-import type { StoredRow } from '../../extension/db/rows.js';
+import { reduceRequestEvent, type HeldRows } from '../../kit/rows/request-reducer.js';
+import type { StoredRow } from '../../kit/rows/rows.js';
 import { proposalView } from '../phone/phone-fakes.js';
 import { rowFor, proposal } from './review-helpers.js';
 

@@ -5,7 +5,7 @@ import { openDb, type ElicitlyDb } from '../../extension/db/database.js';
 import { queueDecision } from '../../extension/db/outbox-repo.js';
 import { historyAgents, historyPage, type HistoryCursor, type HistoryQuery } from '../../extension/db/history-queries.js';
 import { applyWelcome, getRequest, pendingRequests, pruneHistory, sweepExpired, upsertView } from '../../extension/db/requests-repo.js';
-import { rowFromView, type RequestRow } from '../../extension/db/rows.js';
+import { rowFromView, type RequestRow } from '../../kit/rows/rows.js';
 import type { Status } from '../../shared/lifecycle.js';
 import type { RequestView } from '../../shared/wire-protocol.js';
 import { BackgroundController } from '../../extension/background/background-controller.js';

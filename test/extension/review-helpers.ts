@@ -6,9 +6,9 @@ import type { PermissionRequest } from '../../shared/permission.js';
 import { RequestedSchemaSchema } from '../../shared/requested-schema.js';
 import type { ReviewRequest } from '../../shared/review-request.js';
 import type { ElicitlyDb } from '../../extension/db/database.js';
-import type { RequestRow, StoredRow } from '../../extension/db/rows.js';
-import type { Verdict } from '../../extension/db/verdict.js';
-import type { BackgroundClient, DecideReply, Decision } from '../../extension/messages.js';
+import type { RequestRow, StoredRow } from '../../kit/rows/rows.js';
+import type { Verdict } from '../../kit/rows/verdict.js';
+import type { ReviewerClient, DecideReply, Decision } from '../../kit/messages.js';
 import { northmarkProposal } from '../fixtures/northmark.js';
 import { bashPermission as bashFixture } from '../fixtures/permission.js';
 
@@ -80,7 +80,7 @@ export function rowFor(request: ReviewRequest, extra: Partial<RequestRow> = {}):
 /** Records every decide call and answers with the scripted replies in order (then "answered ok"). */
 export function fakeClient(...replies: (DecideReply | Promise<DecideReply>)[]) {
   const calls: Decided[] = [];
-  const client: BackgroundClient = {
+  const client: ReviewerClient = {
     decide: vi.fn(async (req: Decided): Promise<DecideReply> => {
       calls.push(req);
       return (await replies.shift()) ?? { state: 'answered', ok: true, status: req.decision };

@@ -1,13 +1,13 @@
-import { dateTime } from '../../extension/ui/format-time.js';
+import { dateTime } from '../../kit/ui/format-time.js';
 import { fireEvent, render, screen, waitFor, within } from '@testing-library/preact';
 import { describe, expect, it } from 'vitest';
 import { shownHash } from '../../shared/shown-hash.js';
-import type { RequestRow } from '../../extension/db/rows.js';
-import type { DecideReply, Decision } from '../../extension/messages.js';
-import { REFUSAL_TEXT } from '../../extension/ui/labels.js';
-import { RequestDetail } from '../../extension/ui/review/request-detail.js';
-import { ReviewView } from '../../extension/ui/review/review-view.js';
-import { SafeHtml } from '../../extension/ui/review/safe-html.js';
+import type { RequestRow } from '../../kit/rows/rows.js';
+import type { DecideReply, Decision } from '../../kit/messages.js';
+import { REFUSAL_TEXT } from '../../kit/ui/labels.js';
+import { RequestDetail } from '../../kit/ui/review/request-detail.js';
+import { ReviewView } from '../../kit/ui/review/review-view.js';
+import { SafeHtml } from '../../kit/ui/review/safe-html.js';
 import { approval, bashPermission, fakeClient, proposal, rowFor } from './review-helpers.js';
 
 function view(row: RequestRow) {

@@ -10,7 +10,7 @@ import type { RequestView } from '../../shared/wire-protocol.js';
 import { openDb } from '../../extension/db/database.js';
 import { getRequest } from '../../extension/db/requests-repo.js';
 import { listRules, replaceRules, rulesById } from '../../extension/db/rules-repo.js';
-import { decisionSummary } from '../../extension/ui/request-summary.js';
+import { decisionSummary } from '../../kit/ui/request-summary.js';
 import { decideCalls, harness, type Harness } from './background-harness.js';
 import { jsonApprovalRow, proposalView, settle, until } from './fakes.js';
 import { bashPermission } from './review-helpers.js';

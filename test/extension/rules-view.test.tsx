@@ -4,12 +4,12 @@ import { fireEvent, render, screen, waitFor, within } from '@testing-library/pre
 import { describe, expect, it, vi } from 'vitest';
 import { DAY_MS, HOUR_MS, defaultRuleEnd } from '../../shared/rule-draft.js';
 import { DEFAULT_RULE_DAYS, describeRule, type Rule, type RuleDraft } from '../../shared/rules.js';
-import type { RequestRow } from '../../extension/db/rows.js';
+import type { RequestRow } from '../../kit/rows/rows.js';
 import { replaceRules } from '../../extension/db/rules-repo.js';
-import type { BackgroundClient, RuleReply } from '../../extension/messages.js';
-import { dateTime } from '../../extension/ui/format-time.js';
+import type { ReviewerClient, RuleReply } from '../../kit/messages.js';
+import { dateTime } from '../../kit/ui/format-time.js';
 import { HistoryDetail } from '../../extension/ui/history-detail.js';
-import { ruleUse } from '../../extension/ui/rule-words.js';
+import { ruleUse } from '../../kit/ui/rule-words.js';
 import { RulesView } from '../../extension/ui/rules-view.js';
 import { freshDb } from './fakes.js';
 import { bashPermission, permissionRow, rowFor, seed } from './review-helpers.js';
@@ -21,7 +21,7 @@ const DENY: Rule = { id: 'rule_00000000000000b2', effect: 'deny', match: { tool:
 function client(reply: RuleReply = { state: 'answered', ok: true }) {
   const saves: [string | undefined, RuleDraft][] = [];
   const deletes: string[] = [];
-  const c: BackgroundClient = {
+  const c: ReviewerClient = {
     decide: vi.fn(),
     reconnect: vi.fn(() => Promise.resolve()),
     saveRule: vi.fn((id: string | undefined, rule: RuleDraft) => {

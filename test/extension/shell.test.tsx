@@ -1,9 +1,9 @@
 import { fireEvent, render, screen, waitFor, within } from '@testing-library/preact';
 import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
 import type { ElicitlyDb } from '../../extension/db/database.js';
-import { rowFromView, type RequestRow } from '../../extension/db/rows.js';
+import { rowFromView, type RequestRow } from '../../kit/rows/rows.js';
 import { patchSettings, readSettings, savePairing, writeConnection } from '../../extension/db/settings-repo.js';
-import type { BackgroundClient } from '../../extension/messages.js';
+import type { ReviewerClient } from '../../kit/messages.js';
 import { App } from '../../extension/ui/app.js';
 import { ConnectionHeader } from '../../extension/ui/connection-header.js';
 import { Inbox } from '../../extension/ui/inbox.js';
@@ -24,7 +24,7 @@ beforeEach(() => {
 });
 afterEach(() => db.close());
 
-function fakeClient(): BackgroundClient & { decide: ReturnType<typeof vi.fn>; reconnect: ReturnType<typeof vi.fn> } {
+function fakeClient(): ReviewerClient & { decide: ReturnType<typeof vi.fn>; reconnect: ReturnType<typeof vi.fn> } {
   return {
     decide: vi.fn(async () => ({ state: 'queued' as const })),
     reconnect: vi.fn(async () => undefined),
@@ -107,7 +107,7 @@ describe('ConnectionHeader', () => {
     ['untrusted_hub', { state: 'untrusted_hub', port: 17401, since: 0, retryAt: Date.now() + 60_000 },
       /^Untrusted hub on port 17401: something that is not this computer's Elicitly hub answers on the port, so nothing was sent to it\. Next try in (5\d|60) s\.$/],
     ['version_mismatch', { state: 'version_mismatch', hubProtocol: 3, extensionProtocol: 2, since: 0, retryAt: Date.now() + 60_000 },
-      /^Version mismatch: the hub speaks protocol 3, this extension protocol 2\. Update the Elicitly extension\.$/],
+      /^Version mismatch: the hub speaks protocol 3, this extension protocol 2\. Update the Elicitly extension\. Next try in (5\d|60) s\.$/],
     ['version_mismatch', { state: 'version_mismatch', hubProtocol: 1, extensionProtocol: 2, since: 0 },
       /^Version mismatch: the hub speaks protocol 1, this extension protocol 2\. Update elicitly-companion \(the MCP server: npx -y elicitly-companion@latest\) and restart your agents\.$/],
     ['version_mismatch', { state: 'version_mismatch', hubProtocol: null, extensionProtocol: 2, since: 0 },

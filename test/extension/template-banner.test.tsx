@@ -2,7 +2,7 @@
 import { render } from '@testing-library/preact';
 import { describe, expect, it } from 'vitest';
 import { renderTemplate } from '../../server/approvals/render-template.js';
-import { SafeHtml } from '../../extension/ui/review/safe-html.js';
+import { SafeHtml } from '../../kit/ui/review/safe-html.js';
 
 async function banner(template: string, context: unknown): Promise<Element> {
   const rendered = await renderTemplate(template, context);

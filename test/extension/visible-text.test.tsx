@@ -6,12 +6,12 @@ import { fakeBrowser } from 'wxt/testing';
 import { browser } from 'wxt/browser';
 import { createPlatform } from '../../entrypoints/background/platform.js';
 import type { ElicitlyDb } from '../../extension/db/database.js';
-import { rowFromView } from '../../extension/db/rows.js';
+import { rowFromView } from '../../kit/rows/rows.js';
 import { History } from '../../extension/ui/history.js';
 import { Inbox } from '../../extension/ui/inbox.js';
-import { ApprovalReview } from '../../extension/ui/review/approval-review.js';
-import { ProposalReview } from '../../extension/ui/review/proposal-review.js';
-import { RequestDetail } from '../../extension/ui/review/request-detail.js';
+import { ApprovalReview } from '../../kit/ui/review/approval-review.js';
+import { ProposalReview } from '../../kit/ui/review/proposal-review.js';
+import { RequestDetail } from '../../kit/ui/review/request-detail.js';
 import { freshDb, proposalView } from './fakes.js';
 import { approval, fakeClient, proposal, rowFor } from './review-helpers.js';
 

@@ -4,10 +4,10 @@ import { hubProof, newNonce, peerProof, sealKey, type ProofBinding } from '../..
 import type { HubFrame, PeerFrame, RequestView } from '../../shared/wire-protocol.js';
 import type { Welcome } from '../../shared/peer-calls.js';
 import { PROTOCOL_VERSION } from '../../shared/wire-protocol.js';
-import type { Clock, SocketLike } from '../../extension/hub/hub-connection.js';
+import type { Clock, SocketLike } from '../../kit/hub/hub-connection.js';
 import { northmarkProposal } from '../fixtures/northmark.js';
 
-// The fakes of the hub socket's one client (extension/hub/hub-connection.ts), for the extension's tests and the phone
+// The fakes of the hub socket's one client (kit/hub/hub-connection.ts), for the extension's tests and the phone
 // page's alike.
 
 /** A socket the test drives: it records what the client (the extension, the phone page) sent and delivers what the "hub" says. */

@@ -96,7 +96,7 @@ describe('npm pack --json, with its prepare build', () => {
   afterAll(() => rmSync(copy, { recursive: true, force: true }));
 
   it('prints only its JSON on stdout: the build logs to stderr', async () => {
-    for (const entry of ['package.json', 'tsconfig.json', 'README.md', 'LICENSE', 'CHANGELOG.md', 'scripts', 'app', 'phone', 'extension', 'shared', 'server']) {
+    for (const entry of ['package.json', 'tsconfig.json', 'README.md', 'LICENSE', 'CHANGELOG.md', 'scripts', 'app', 'phone', 'kit', 'shared', 'server']) {
       cpSync(join(ROOT, entry), join(copy, entry), { recursive: true });
     }
     symlinkSync(join(ROOT, 'node_modules'), join(copy, 'node_modules'), 'dir');

@@ -6,7 +6,7 @@ import {
   CLOSE_AUTH_FAILED, CLOSE_CODE_REPLACED, CLOSE_NO_PAIRING, CLOSE_PROTOCOL_MISMATCH, CLOSE_UNKNOWN_KEY, HEARTBEAT_MS, PAIRING_SUBPROTOCOL, PROTOCOL_VERSION, SUBPROTOCOL,
   protocolMismatchReason,
 } from '../../shared/wire-protocol.js';
-import type { HubKey } from '../../extension/db/settings-schema.js';
+import type { HubKey } from '../../kit/rows/settings-schema.js';
 import {
   HUB_PORT, ORIGIN, TEST_CODE, TEST_KEY, TEST_KEY_ID, deviceHarness, nextSent, pairHub, proposalView, proveHub, settle, until, welcome, welcomeHub, type FakeSocket,
 } from './phone-fakes.js';
@@ -79,7 +79,7 @@ describe('the device handshake', () => {
     await proveHub(socket, TEST_KEY, options);
     await until(() => socket.closed, 'the socket to close');
     expect(socket.methods()).toEqual(['hello']);
-    expect(h.state()).toMatchObject({ state: 'untrusted', retryAt: expect.any(Number) });
+    expect(h.state()).toMatchObject({ state: 'untrusted_hub', retryAt: expect.any(Number) });
     expect(h.keys.key).toEqual({ keyId: TEST_KEY_ID, key: TEST_KEY });
     h.clock.advance(2000);
     expect(h.sockets).toHaveLength(2);
@@ -102,14 +102,15 @@ describe('the device handshake', () => {
     expect(h.welcomes).toEqual([]);
     expect(h.events).toEqual([]);
     // An old hub's frame is a mismatch (its protocol unknown), anything else an impostor.
-    expect(h.state()?.state).toBe(frame.includes('"type":"error"') ? 'version_mismatch' : 'untrusted');
+    expect(h.state()?.state).toBe(frame.includes('"type":"error"') ? 'version_mismatch' : 'untrusted_hub');
   });
 
   it('without a key opens no socket: not paired', () => {
     const h = deviceHarness(null);
     h.connection.ensure();
     expect(h.sockets).toHaveLength(0);
-    expect(h.state()).toMatchObject({ state: 'not_paired', reason: null });
+    expect(h.state()).toMatchObject({ state: 'pairing_needed' });
+    expect(h.state()).not.toHaveProperty('reason');
   });
 
   it('gives up on a hub that never welcomes within 10 s, and tries again after the backoff', async () => {
@@ -157,7 +158,7 @@ describe('pairing with the QR\'s code', () => {
     const keyAtWelcome: (HubKey | null)[] = [];
     const h = deviceHarness(null, { onWelcome: () => keyAtWelcome.push(h.keys.read()) });
     h.connection.ensure();
-    expect(h.state()?.state).toBe('not_paired');
+    expect(h.state()?.state).toBe('pairing_needed');
     h.connection.pair('0A1B-2C3D-4E5F', 'Pixel (Chrome)');
     const socket = h.last();
     expect(socket.protocols).toEqual([SUBPROTOCOL, PAIRING_SUBPROTOCOL]);
@@ -207,7 +208,7 @@ describe('pairing with the QR\'s code', () => {
     socket.open();
     socket.closeFromHub(code);
     expect(h.refusals).toEqual([reason]);
-    expect(h.state()).toMatchObject({ state: 'not_paired', reason });
+    expect(h.state()).toMatchObject({ state: 'pairing_needed', reason });
     h.clock.advance(60_000);
     expect(h.sockets).toHaveLength(1);
   });
@@ -228,7 +229,7 @@ describe('pairing with the QR\'s code', () => {
     await proveHub(socket, TEST_CODE, { forge: true });
     await until(() => socket.closed, 'the socket to close');
     expect(socket.methods()).toEqual(['hello']);
-    expect(h.state()).toMatchObject({ state: 'not_paired', reason: 'code_unproven' });
+    expect(h.state()).toMatchObject({ state: 'pairing_needed', reason: 'code_unproven' });
   });
 });
 
@@ -238,7 +239,7 @@ describe('a phone the hub no longer knows', () => {
     const socket = await welcomed(h);
     socket.closeFromHub(code);
     expect(h.keys.key).toBeNull();
-    expect(h.state()).toMatchObject({ state: 'not_paired', reason: 'removed' });
+    expect(h.state()).toMatchObject({ state: 'pairing_needed', reason: 'key_unknown' });
     h.clock.advance(60_000);
     h.connection.ensure();
     expect(h.sockets).toHaveLength(1);

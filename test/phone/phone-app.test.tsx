@@ -2,13 +2,14 @@
 // (agent text shown as text), a review decided with the extension's components, the history, and the header's states.
 import { fireEvent, render, screen, waitFor, within } from '@testing-library/preact';
 import { beforeEach, describe, expect, it } from 'vitest';
-import { Store } from '../../app/store.js';
+import { Store } from '../../kit/ui/store.js';
 import { IDBFactory } from 'fake-indexeddb';
 import { loadDeviceKey, openKeyStore, saveDeviceKey } from '../../phone/device-key.js';
-import type { DeviceState, NotPairedReason } from '../../phone/device-connection.js';
+import type { PairingRefusal } from '../../phone/device-connection.js';
+import type { ConnectionState } from '../../kit/rows/rows.js';
 import { PhoneApp } from '../../phone/phone-app.js';
 import { createPhoneSession, type PhoneSession } from '../../phone/phone-session.js';
-import { NO_REQUESTS, type RequestLists } from '../../phone/request-lists.js';
+import { applyWelcome, NO_REQUESTS, recordOutcome, type RequestLists } from '../../phone/request-lists.js';
 import { shownHash } from '../../shared/shown-hash.js';
 import { PROTOCOL_VERSION, type RequestView } from '../../shared/wire-protocol.js';
 import {
@@ -59,7 +60,7 @@ async function mountLive(pairCode: string | null) {
 }
 
 /** A session of plain stores, for the views alone. */
-function staticSession(state: DeviceState | null, lists: RequestLists = NO_REQUESTS, refused: NotPairedReason | null = null) {
+function staticSession(state: ConnectionState | null, lists: RequestLists = NO_REQUESTS, refused: PairingRefusal | null = null) {
   const pairs: [string, string][] = [];
   const session: PhoneSession = {
     state: new Store(state),
@@ -105,7 +106,7 @@ describe('pairing from the QR\'s link', () => {
   });
 
   it('refuses an empty name before anything is sent', () => {
-    const { session, pairs } = staticSession({ state: 'not_paired', reason: null, since: 0 });
+    const { session, pairs } = staticSession({ state: 'pairing_needed', port: HUB_PORT, since: 0 });
     render(<PhoneApp session={session} pairCode={TEST_CODE} suggestedName="Phone" />);
     fireEvent.input(screen.getByLabelText('Name this device'), { target: { value: '   ' } });
     fireEvent.click(screen.getByRole('button', { name: 'Pair' }));
@@ -114,7 +115,7 @@ describe('pairing from the QR\'s link', () => {
   });
 
   it('a refused code says so and how to get a new one', () => {
-    const { session } = staticSession({ state: 'not_paired', reason: 'no_code_active', since: 0 }, NO_REQUESTS, 'no_code_active');
+    const { session } = staticSession({ state: 'pairing_needed', port: HUB_PORT, reason: 'no_code_active', since: 0 }, NO_REQUESTS, 'no_code_active');
     render(<PhoneApp session={session} pairCode={TEST_CODE} suggestedName="Phone" />);
     expect(screen.getByRole('alert').textContent).toMatch(/No pairing code is active/);
     expect(screen.getByText(/elicitly-companion remote pair/)).toBeTruthy();
@@ -160,24 +161,51 @@ describe('the inbox, a review and the history', () => {
   });
 });
 
+describe('the kit\'s inbox on the phone', () => {
+  it('lists links to each review, moved through with j/k; no batch boxes; an expired or just-decided request is not listed', async () => {
+    location.hash = '';
+    const now = Date.now();
+    const views = [
+      approvalView('el_one', 'First?', { createdAt: now - 2000 }),
+      approvalView('el_two', 'Second?', { createdAt: now - 1000 }),
+      approvalView('el_gone', 'Expired?', { expiresAt: now - 1 }),
+      approvalView('el_sent', 'Decided here?'),
+    ];
+    const lists = recordOutcome(applyWelcome(NO_REQUESTS, views, [], now), 'el_sent', { decision: 'approved' });
+    const { session } = staticSession({ state: 'connected', since: 0 }, lists);
+    render(<PhoneApp session={session} pairCode={null} suggestedName="Phone" />);
+    const list = screen.getByRole('list', { name: 'Pending requests' });
+    const links = within(list).getAllByRole('link');
+    expect(links.map((a) => [a.querySelector('.message')?.textContent, a.getAttribute('href')])).toEqual([['First?', '#/r/el_one'], ['Second?', '#/r/el_two']]);
+    // json approvals are batch-decidable in the extension; the phone offers no batch, so no boxes.
+    expect(within(list).queryAllByRole('checkbox')).toEqual([]);
+    fireEvent.keyDown(document.body, { key: 'j' });
+    expect(document.activeElement).toBe(links[0]);
+    fireEvent.keyDown(document.activeElement ?? document.body, { key: 'j' });
+    expect(document.activeElement).toBe(links[1]);
+  });
+});
+
 describe('the header and the not-paired help', () => {
   it('a removed phone says it is no longer paired and how to pair again', () => {
-    const { session } = staticSession({ state: 'not_paired', reason: 'removed', since: 0 });
+    const { session } = staticSession({ state: 'pairing_needed', port: HUB_PORT, reason: 'key_unknown', since: 0 });
     render(<PhoneApp session={session} pairCode={null} suggestedName="Phone" />);
     expect(screen.getByText('This phone is no longer paired.')).toBeTruthy();
     expect(screen.getByText(/elicitly-companion remote pair/)).toBeTruthy();
-    expect(document.querySelector('.connection')?.getAttribute('data-state')).toBe('not_paired');
+    expect(document.querySelector('.connection')?.getAttribute('data-state')).toBe('pairing_needed');
+    expect(document.querySelector('.connection')?.textContent).toBe('No longer paired');
     expect(screen.queryByRole('navigation')).toBeNull();
   });
 
   it.each([
     [
-      { state: 'version_mismatch', hubProtocol: PROTOCOL_VERSION + 1, retryAt: Date.now() + 5000, since: 0 } satisfies DeviceState,
+      { state: 'version_mismatch', hubProtocol: PROTOCOL_VERSION + 1, extensionProtocol: PROTOCOL_VERSION, retryAt: Date.now() + 5000, since: 0 } satisfies ConnectionState,
       new RegExp(`the hub speaks protocol ${PROTOCOL_VERSION + 1}, this page protocol ${PROTOCOL_VERSION}\\. Reload this page`),
     ],
-    [{ state: 'reconnecting', retryAt: Date.now() + 5000, detail: 'x', since: 0 } satisfies DeviceState, /Reconnecting/],
-    [{ state: 'untrusted', retryAt: Date.now() + 5000, since: 0 } satisfies DeviceState, /Untrusted hub/],
-    [{ state: 'connected', since: 0 } satisfies DeviceState, /^Connected$/],
+    [{ state: 'reconnecting', retryAt: Date.now() + 5000, detail: 'x', since: 0 } satisfies ConnectionState, /^Reconnecting — the hub is not answering \(is an agent running on the computer\?\)\. Next try in \d+ s\. \(x\)$/],
+    [{ state: 'untrusted_hub', port: HUB_PORT, retryAt: Date.now() + 5000, since: 0 } satisfies ConnectionState, /^Untrusted hub: whatever answers at this address could not prove it holds this phone's key, so nothing was sent to it\./],
+    [{ state: 'connected', since: 0 } satisfies ConnectionState, /^Connected$/],
+    [{ state: 'pairing', since: 0 } satisfies ConnectionState, /^Pairing with the hub…$/],
   ])('%o', (state, text) => {
     const { session } = staticSession(state);
     render(<PhoneApp session={session} pairCode={null} suggestedName="Phone" />);

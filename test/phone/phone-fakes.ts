@@ -1,8 +1,9 @@
 import type { ProofBinding } from '../../shared/hub-auth.js';
 import type { Welcome } from '../../shared/peer-calls.js';
 import type { RequestView } from '../../shared/wire-protocol.js';
-import type { HubKey } from '../../extension/db/settings-schema.js';
-import { DeviceConnection, type DeviceConnectionOptions, type DeviceEvent, type DeviceState, type KeyStore, type NotPairedReason } from '../../phone/device-connection.js';
+import type { HubKey } from '../../kit/rows/settings-schema.js';
+import type { ConnectionState } from '../../kit/rows/rows.js';
+import { DeviceConnection, type DeviceConnectionOptions, type DeviceEvent, type KeyStore, type PairingRefusal } from '../../phone/device-connection.js';
 import { ManualClock, TEST_KEY, TEST_KEY_ID, fakeSockets, pairHub as pairClient, proveHub as proveClient, welcomeOf, type FakeSocket } from '../helpers/hub-fakes.js';
 
 export { FakeSocket, ManualClock, TEST_CODE, TEST_KEY, TEST_KEY_ID, fakeSockets, nextSent, proposalView, settle, until } from '../helpers/hub-fakes.js';
@@ -49,10 +50,10 @@ export function deviceHarness(key: HubKey | null = { keyId: TEST_KEY_ID, key: TE
   const clock = new ManualClock();
   const keys = new MemoryKeys(key);
   const { sockets, factory, last } = fakeSockets();
-  const states: DeviceState[] = [];
+  const states: ConnectionState[] = [];
   const welcomes: { pending: RequestView[]; recent: RequestView[] }[] = [];
   const events: DeviceEvent[] = [];
-  const refusals: NotPairedReason[] = [];
+  const refusals: PairingRefusal[] = [];
   const connection = new DeviceConnection({
     url: `${ORIGIN.replace(/^http/, 'ws')}/phone/socket`,
     hubPort: HUB_PORT,

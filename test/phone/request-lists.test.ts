@@ -1,7 +1,7 @@
 // The phone's in-memory lists: what a welcome, a new request, an ended one and the page's own decision do to them.
 import { describe, expect, it } from 'vitest';
 import { applyCreated, applyRemoved, applyWelcome, NO_REQUESTS, RECENT_LIMIT, recordOutcome } from '../../phone/request-lists.js';
-import { decisionSummary } from '../../extension/ui/request-summary.js';
+import { decisionSummary } from '../../kit/ui/request-summary.js';
 import { proposalView } from './phone-fakes.js';
 
 const T = 1_000_000;

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import { backoffDelay } from '../../extension/core/backoff.js';
-import { searchWords } from '../../extension/core/search-words.js';
+import { backoffDelay } from '../../kit/core/backoff.js';
+import { searchWords } from '../../kit/core/search-words.js';
 
 describe('backoffDelay', () => {
   it.each([

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { convertForField } from '../../extension/core/convert-value.js';
+import { convertForField } from '../../kit/core/convert-value.js';
 import type { PropertySchema } from '../../shared/requested-schema.js';
 
 const integer: PropertySchema = { type: 'integer', minimum: 0 };

@@ -1,7 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import {
   constraintHint, fitsInput, fromLocalDateTime, inputTypeFor, localTimeHint, offsetText, toLocalDateTime, type TextInputType,
-} from '../../extension/core/format-editors.js';
+} from '../../kit/core/format-editors.js';
 import type { PropertySchema } from '../../shared/requested-schema.js';
 
 // Node re-reads TZ when it is assigned, so each block below runs in the zone it names.

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { age, timeLeft } from '../../extension/ui/format-time.js';
+import { age, timeLeft } from '../../kit/ui/format-time.js';
 
 const NOW = 1_700_000_000_000;
 const S = 1000;

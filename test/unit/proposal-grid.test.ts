@@ -17,7 +17,7 @@ import {
   useSource,
   valuesEqual,
   type GridRow,
-} from '../../extension/core/proposal-grid.js';
+} from '../../kit/core/proposal-grid.js';
 import { northmarkProposal } from '../fixtures/northmark.js';
 
 function request(input: unknown): ProposalRequest {

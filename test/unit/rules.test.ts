@@ -3,7 +3,7 @@ import type { ConfirmAsk } from '../../shared/ask-input.js';
 import type { PermissionRequest } from '../../shared/permission.js';
 import { bashPermission } from '../fixtures/permission.js';
 import { draftMatch } from '../../shared/rule-draft.js';
-import { withScope } from '../../extension/ui/rule-words.js';
+import { withScope } from '../../kit/ui/rule-words.js';
 import { argumentPaths, decidingRule, inputPaths, isUnder, normalizePath, resolvePath, ruleSubject, ruleVerdict } from '../../shared/rule-match.js';
 import { RuleDraftSchema, RuleSchema, describeRule, escapeGlob, globMatches, globPieces, type Rule, type RuleMatch } from '../../shared/rules.js';
 

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { elementPolicy } from '../../extension/core/safe-html.js';
+import { elementPolicy } from '../../kit/core/safe-html.js';
 
 describe('elementPolicy', () => {
   const keep = ['b', 'strong', 'i', 'em', 'u', 's', 'del', 'ins', 'mark', 'small', 'sub', 'sup', 'code', 'pre', 'kbd', 'p', 'br', 'hr',

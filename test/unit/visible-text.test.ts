@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { hasHiddenCharacters, hiddenCharacters, revealHidden, visibleParts } from '../../extension/core/visible-text.js';
+import { hasHiddenCharacters, hiddenCharacters, revealHidden, visibleParts } from '../../kit/core/visible-text.js';
 
 const cp = (n: number) => String.fromCodePoint(n);
 

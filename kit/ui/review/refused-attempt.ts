@@ -1,5 +1,5 @@
 import type { FieldIssue } from '../../../shared/field-issues.js';
-import type { RequestRow } from '../../db/rows.js';
+import type { RequestRow } from '../../rows/rows.js';
 import { REFUSAL_TEXT } from '../labels.js';
 import type { Feedback } from './decision-feedback.js';
 

@@ -1,6 +1,6 @@
 import type { Rule } from '../../shared/rules.js';
-import type { LocalOutcome, RequestRow, StoredRow } from '../db/rows.js';
-import { collected, type Verdict } from '../db/verdict.js';
+import type { LocalOutcome, RequestRow, StoredRow } from '../rows/rows.js';
+import { collected, type Verdict } from '../rows/verdict.js';
 import { answerLabel } from './ask-words.js';
 import { dateTime } from './format-time.js';
 import { ASK_WORD, DECIDED_WORD, KIND_LABEL, PERMISSION_WORD, STATUS_TEXT, VERDICT_LABEL, decidedElsewhere, type Reviewer } from './labels.js';

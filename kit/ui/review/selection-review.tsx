@@ -1,6 +1,6 @@
 import { useId, useState } from 'preact/hooks';
 import { selectionIssues, type SelectionAsk, type SelectionOption } from '../../../shared/ask-input.js';
-import type { RequestRow } from '../../db/rows.js';
+import type { RequestRow } from '../../rows/rows.js';
 import type { Decide } from '../../messages.js';
 import { AnswerButton, AskFooter } from './ask-footer.js';
 import { splitIssues } from './decision-feedback.js';

@@ -9,8 +9,8 @@ import {
   PAIRING_SUBPROTOCOL, PROTOCOL_VERSION, SUBPROTOCOL, hubProtocolFromReason, isAnswer, parseFrame, parseHubNotice,
 } from '../../shared/wire-protocol.js';
 // Types only: the phone page runs this connection too, and its bundle must not pull in the extension's database.
-import type { PairingReason } from '../db/rows.js';
-import type { HubKey } from '../db/settings-schema.js';
+import type { PairingReason } from '../rows/rows.js';
+import type { HubKey } from '../rows/settings-schema.js';
 
 /** The part of the DOM WebSocket this module uses; tests hand in a fake. */
 export interface SocketLike {
@@ -42,7 +42,8 @@ export type HubEvent = Exclude<HubNotice, { method: 'heartbeat' }>;
 export type WelcomeMessage = Welcome;
 
 /**
- * What the connection says about itself. The extension stores it as is (a ConnectionState); the phone page maps it.
+ * What the connection says about itself: the extension stores it as is (a ConnectionState); the phone page shows it the
+ * same way, saying `pairing` while its code is tried and keeping the header as it is during a retry with its key.
  * A `reconnecting` without `retryAt` is a retry under way; with it, the next one is waiting.
  */
 export type LinkState =

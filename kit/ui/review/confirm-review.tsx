@@ -1,5 +1,5 @@
 import type { ConfirmAsk } from '../../../shared/ask-input.js';
-import type { RequestRow } from '../../db/rows.js';
+import type { RequestRow } from '../../rows/rows.js';
 import type { Decide } from '../../messages.js';
 import { AnswerButton, AskFooter } from './ask-footer.js';
 import { useReview } from './use-review.js';

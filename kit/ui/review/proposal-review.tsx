@@ -8,7 +8,7 @@ import {
   sourceDiffers, submission, useSource as takeSource, type GridRow,
 } from '../../core/proposal-grid.js';
 import type { PropertySchema } from '../../../shared/requested-schema.js';
-import type { RequestRow } from '../../db/rows.js';
+import type { RequestRow } from '../../rows/rows.js';
 import type { Decide } from '../../messages.js';
 import { fieldMessages } from './decision-feedback.js';
 import { displayValue } from './display-value.js';

@@ -1,6 +1,6 @@
 import { useEffect, useRef, useState } from 'preact/hooks';
 import type { FieldIssue } from '../../../shared/field-issues.js';
-import type { RequestRow } from '../../db/rows.js';
+import type { RequestRow } from '../../rows/rows.js';
 import type { Decide, Decision } from '../../messages.js';
 import { splitIssues, useDecision, type SplitIssues } from './decision-feedback.js';
 import { refusalFeedback, refusedAttempt } from './refused-attempt.js';

@@ -5,9 +5,9 @@ import * as z from 'zod';
 import { base64url, decisionChallenge, decisionCore, decisionHash, fromBase64url, manageChallenge } from '../../shared/passkey.js';
 import { AssertionSchema, PasskeyInfoSchema, RegistrationSchema, type Assertion, type PasskeyInfo, type PasskeyScope } from '../../shared/passkey-wire.js';
 import { FieldIssueSchema } from '../../shared/field-issues.js';
-import type { RequestRow } from '../db/rows.js';
+import type { RequestRow } from '../rows/rows.js';
 import type { RuleDraft } from '../../shared/rules.js';
-import type { BackgroundClient, Decision, PasskeyMethod } from '../messages.js';
+import type { ReviewerClient, Decision, PasskeyMethod } from '../messages.js';
 
 /** How long the browser's passkey dialog may stay open. */
 const CEREMONY_MS = 120_000;
@@ -25,7 +25,7 @@ const ChangeSchema = z.strictObject({
   issues: z.array(FieldIssueSchema).optional(),
 });
 
-type Passkeys = Required<Pick<BackgroundClient, 'passkey'>>;
+type Passkeys = Required<Pick<ReviewerClient, 'passkey'>>;
 
 async function call<T>(client: Passkeys, method: PasskeyMethod, params: Record<string, unknown>, schema: z.ZodType<T>): Promise<Ceremony<T>> {
   const reply = await client.passkey(method, params);

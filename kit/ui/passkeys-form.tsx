@@ -1,6 +1,6 @@
 import { useEffect, useState } from 'preact/hooks';
 import type { PasskeyInfo, PasskeyScope } from '../../shared/passkey-wire.js';
-import type { BackgroundClient } from '../messages.js';
+import type { ReviewerClient } from '../messages.js';
 import { NOT_CONNECTED, addPasskey, passkeyInfo, removePasskey, setRequire } from './passkey-ceremony.js';
 
 const NOT_READ = 'The passkeys could not be read from the hub yet.';
@@ -16,7 +16,7 @@ const SCOPES: { scope: PasskeyScope; label: string }[] = [
  * The host permission an RP ID that is a host name needs in this browser (Firefox: `elicitly.localhost`); the Chrome
  * extension's own RP ID (its origin) needs none.
  */
-function hostPermission(client: BackgroundClient, rpId: string | null): Promise<boolean> {
+function hostPermission(client: ReviewerClient, rpId: string | null): Promise<boolean> {
   if (rpId === null || rpId.includes('://') || !client.grantOrigins) return Promise.resolve(true);
   return client.grantOrigins([`http://${rpId}/*`]).catch(() => false);
 }
@@ -29,7 +29,7 @@ function hostPermission(client: BackgroundClient, rpId: string | null): Promise<
  * `connected`: whether the hub is connected now (undefined: not known yet). The list is read again whenever it
  * connects: the list and the setting are the hub's, and Settings is often open while pairing.
  */
-export function PasskeysForm({ client, connected }: { client: BackgroundClient; connected: boolean | undefined }) {
+export function PasskeysForm({ client, connected }: { client: ReviewerClient; connected: boolean | undefined }) {
   const [info, setInfo] = useState<PasskeyInfo | null>(null);
   const [required, setRequired] = useState<PasskeyScope[]>([]);
   const [label, setLabel] = useState('');

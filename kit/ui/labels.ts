@@ -1,6 +1,6 @@
 import type { Status } from '../../shared/lifecycle.js';
-import type { RefusalReason, RequestRow } from '../db/rows.js';
-import type { Verdict } from '../db/verdict.js';
+import type { RefusalReason, RequestRow } from '../rows/rows.js';
+import type { Verdict } from '../rows/verdict.js';
 
 // The words the views use for a request's kind, status, decision and refusal, in one place: the inbox, the review,
 // the history, the notification and the phone page read them from here.

@@ -1,7 +1,7 @@
 import { REFUSAL_TEXT, type Reviewer } from '../labels.js';
 import type { DecisionRefusal } from '../../../shared/wire-fields.js';
 import { useCallback, useEffect, useState } from 'preact/hooks';
-import type { RequestRow } from '../../db/rows.js';
+import type { RequestRow } from '../../rows/rows.js';
 import type { Decide, Decision } from '../../messages.js';
 import { ApprovalReview } from './approval-review.js';
 import { ConfirmReview } from './confirm-review.js';

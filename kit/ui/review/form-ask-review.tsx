@@ -1,7 +1,7 @@
 import { useMemo, useState } from 'preact/hooks';
 import type { FormAsk } from '../../../shared/ask-input.js';
 import { validateValues } from '../../../shared/requested-schema.js';
-import type { RequestRow } from '../../db/rows.js';
+import type { RequestRow } from '../../rows/rows.js';
 import type { Decide } from '../../messages.js';
 import { AnswerButton, AskFooter } from './ask-footer.js';
 import { fieldMessages } from './decision-feedback.js';

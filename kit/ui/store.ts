@@ -1,8 +1,9 @@
 import { useEffect, useState } from 'preact/hooks';
 
 /**
- * One value that changes from outside Preact (the host's messages), read by components. The host's tool result and
- * context arrive through listeners that must exist before `connect()`, which is before anything renders.
+ * One value that changes from outside Preact (the chat host's messages, the phone's hub connection), read by
+ * components. The chat host's tool result and context arrive through listeners that must exist before `connect()`,
+ * which is before anything renders.
  */
 export class Store<T> {
   private value: T;

@@ -1,7 +1,7 @@
 import type { PermissionRequest } from '../../shared/permission.js';
 import { HOUR_MS, defaultRuleEnd, draftMatch } from '../../shared/rule-draft.js';
 import { describeRule, type Rule, type RuleDraft, type RuleMatch } from '../../shared/rules.js';
-import type { RequestRow } from '../db/rows.js';
+import type { RequestRow } from '../rows/rows.js';
 import { age } from './format-time.js';
 import { ASK_WORD, PERMISSION_WORD, VERDICT_LABEL } from './labels.js';
 

@@ -1,4 +1,4 @@
-import type { RequestRow } from '../db/rows.js';
+import type { RequestRow } from '../rows/rows.js';
 import { age, dateTime, timeLeft } from './format-time.js';
 import { KIND_LABEL } from './labels.js';
 import { VisibleText } from './visible-text.js';

@@ -1,7 +1,7 @@
 import { useMemo, useState } from 'preact/hooks';
 import { checkDecisionValues, type ApprovalRequest } from '../../../shared/approval-input.js';
 import { fieldMessages } from './decision-feedback.js';
-import type { RequestRow } from '../../db/rows.js';
+import type { RequestRow } from '../../rows/rows.js';
 import type { Decide } from '../../messages.js';
 import { FormFields, initialValues } from './form-fields.js';
 import { ReviewFooter } from './review-footer.js';

@@ -117,8 +117,12 @@ const ConnectionCommon = {
 export const PairingReasonSchema = z.enum(['code_refused', 'code_unproven', 'no_code_active', 'code_replaced', 'key_unknown']);
 export type PairingReason = z.infer<typeof PairingReasonSchema>;
 
+/**
+ * A surface's connection to the hub, as its header shows it (kit/ui/connection-header.tsx): the extension keeps it in
+ * its database, the phone page in memory. `pairing`: a pairing code is being tried (the phone's, from the QR's link).
+ */
 export const ConnectionStateSchema = z.discriminatedUnion('state', [
-  z.strictObject({ state: z.enum(['connecting', 'connected', 'reconnecting']), ...ConnectionCommon }),
+  z.strictObject({ state: z.enum(['connecting', 'pairing', 'connected', 'reconnecting']), ...ConnectionCommon }),
   z.strictObject({ state: z.literal('pairing_needed'), port: z.number().int(), reason: PairingReasonSchema.optional(), ...ConnectionCommon }),
   /** Whatever answers on the port could not prove it holds this browser's key: nothing but the hello was sent to it. */
   z.strictObject({ state: z.literal('untrusted_hub'), port: z.number().int(), ...ConnectionCommon }),

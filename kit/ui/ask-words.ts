@@ -1,5 +1,5 @@
 import type { Ask, SelectionAsk, SelectionOption } from '../../shared/ask-input.js';
-import type { LocalOutcome } from '../db/rows.js';
+import type { LocalOutcome } from '../rows/rows.js';
 import { ASK_WORD } from './labels.js';
 
 /** An option as a person reads it: its label, or its value when the agent gave none. */

@@ -2,7 +2,7 @@ import type { ComponentChildren } from 'preact';
 import { useId, useRef, useState } from 'preact/hooks';
 import type { PermissionRequest } from '../../../shared/permission.js';
 import type { RuleDraft } from '../../../shared/rules.js';
-import type { RequestRow } from '../../db/rows.js';
+import type { RequestRow } from '../../rows/rows.js';
 import type { Decide, Decision } from '../../messages.js';
 import type { RuleScope } from '../rule-words.js';
 import { HiddenCharactersWarning, VisibleText } from '../visible-text.js';

@@ -2,7 +2,7 @@ import { useCallback, useRef, useState } from 'preact/hooks';
 import { ownEntry } from '../../core/own-entry.js';
 import type { FieldIssue } from '../../../shared/field-issues.js';
 import { validateValues, type RequestedSchema } from '../../../shared/requested-schema.js';
-import type { LocalOutcome } from '../../db/rows.js';
+import type { LocalOutcome } from '../../rows/rows.js';
 import type { Decide, DecideReply, Decision } from '../../messages.js';
 import { REFUSAL_TEXT } from '../labels.js';
 import { VisibleText } from '../visible-text.js';

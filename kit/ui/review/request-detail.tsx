@@ -1,6 +1,6 @@
 import type { ReviewRequest } from '../../../shared/review-request.js';
 import type { PropertySchema } from '../../../shared/requested-schema.js';
-import type { RequestRow } from '../../db/rows.js';
+import type { RequestRow } from '../../rows/rows.js';
 import { displayValue } from './display-value.js';
 import { SafeHtml } from './safe-html.js';
 import { chosenNames, optionName, selectionRule } from '../ask-words.js';
