@@ -10,10 +10,11 @@ import { VisibleText } from './visible-text.js';
 
 /**
  * Only a request approved as-is (json mode) can be decided without opening it: there is nothing to fill in or to
- * include, so approving several at once sends exactly what approving each one would.
+ * include, so approving several at once sends exactly what approving each one would. One that needs a passkey is
+ * decided in its review, where the passkey signs that one decision.
  */
 export function decidableInBatch(row: RequestRow): boolean {
-  return row.request.kind === 'approval' && row.request.mode === 'json' && row.delivery === undefined;
+  return row.request.kind === 'approval' && row.request.mode === 'json' && row.delivery === undefined && row.assurance !== 'passkey';
 }
 
 type Tally = { delivered: number; queued: number; refused: number };

@@ -72,10 +72,12 @@ describe('the inbox by keyboard', () => {
     const now = Date.now();
     const rowOne = jsonApproval('one', now - 4000);
     const rowTwo = jsonApproval('two', now - 1000);
-    await db.requests.bulkPut([rowOne, formApproval('form', now - 3000), rowFromView(proposalView('prop', now - 2000)), rowTwo]);
+    // A json approval that needs a passkey is decided in its review, where the passkey signs it: no box.
+    const signed = { ...jsonApproval('signed', now - 5000), assurance: 'passkey' as const };
+    await db.requests.bulkPut([signed, rowOne, formApproval('form', now - 3000), rowFromView(proposalView('prop', now - 2000)), rowTwo]);
     const { client, calls } = fakeClient({ state: 'answered', ok: true, status: 'approved' }, { state: 'queued' });
     render(<Inbox db={db} client={client} onOpen={() => undefined} />);
-    const [two, prop, form, one] = await inboxButtons();
+    const [two, prop, form, one, passkeyOne] = await inboxButtons();
     // Only the json-mode approvals can be selected: the others need the review (a form to fill, fields to include).
     expect(screen.getAllByRole('checkbox').map((box) => box.getAttribute('aria-label'))).toEqual(['Select: Approve two', 'Select: Approve one']);
 
@@ -86,6 +88,8 @@ describe('the inbox by keyboard', () => {
     form!.focus();
     key('x');
     one!.focus();
+    key('x');
+    passkeyOne!.focus();
     key('x');
     const bar = screen.getByRole('group', { name: 'Selected requests' });
     expect(bar.textContent).toContain('2 selected');
