@@ -4,10 +4,10 @@ import * as z from 'zod';
 import { DEFAULT_HUB_PORT } from '../shared/extension-id.js';
 import { RuleIdSchema } from '../shared/rules.js';
 import { CredentialIdSchema, PASSKEY_SCOPES, PasskeyScopeSchema } from '../shared/passkey-wire.js';
-import { HostAgentSchema } from '../shared/permission.js';
 import { DeviceNameSchema, GRANTS, GrantSchema, KeyIdSchema } from '../shared/wire-fields.js';
-import { HookEventSchema, type HookEvent } from './hook/hook-input.js';
-import { DEFAULT_EVENTS, DEFAULT_WAIT_SECONDS, HOST_EVENTS } from './hook/hooks-settings.js';
+import { DEFAULT_WAIT_SECONDS } from './hook/hooks-settings.js';
+import type { HookHost } from './hook/hosts/hook-host.js';
+import { HOOK_HOSTS, HOST_IDS, hookHost } from './hook/hosts/registry.js';
 import { LogLevelSchema } from './log.js';
 import { NtfySchema, RemoteConfigSchema, RemoteOriginSchema, WebhookSchema } from './remote-config.js';
 import { HubUrlSchema, RelayTokenSchema } from './remote/relay-token.js';
@@ -104,13 +104,26 @@ export type PasskeyAction = z.infer<typeof PasskeyActionSchema>;
 /** A hook waits at most this long: the host's timeout is 10 s more, and one `await` call holds at most 600 s. */
 const WaitSecondsSchema = z.coerce.number().int().min(1).max(590);
 
+const HOSTS_TEXT = HOST_IDS.join('|');
+
+/** A host the hook bridges (server/hook/hosts/registry.ts), by its id. */
+const HookHostSchema = z.string().transform((id, ctx): HookHost => {
+  const host = hookHost(id);
+  if (host) return host;
+  ctx.addIssue({ code: 'custom', message: `one of ${HOST_IDS.join(', ')}, got ${JSON.stringify(id)}` });
+  return z.NEVER;
+});
+
+/** One of the host's events (checked against the host where both are parsed). */
+const HookEventSchema = z.string().min(1);
+
 /** `elicitly-companion hook --host <host> [--wait S] <event>`: one host prompt, bridged. */
-const HookArgsSchema = z.strictObject({ host: HostAgentSchema, event: HookEventSchema, waitSeconds: WaitSecondsSchema });
+const HookArgsSchema = z.strictObject({ host: HookHostSchema, event: HookEventSchema, waitSeconds: WaitSecondsSchema });
 
 const ScopeSchema = z.enum(['user', 'project']);
 const HooksActionSchema = z.discriminatedUnion('kind', [
-  z.strictObject({ kind: z.literal('install'), host: HostAgentSchema, scope: ScopeSchema, events: z.array(HookEventSchema).min(1), waitSeconds: WaitSecondsSchema }),
-  z.strictObject({ kind: z.literal('uninstall'), host: HostAgentSchema, scope: ScopeSchema }),
+  z.strictObject({ kind: z.literal('install'), host: HookHostSchema, scope: ScopeSchema, events: z.array(HookEventSchema).min(1), waitSeconds: WaitSecondsSchema }),
+  z.strictObject({ kind: z.literal('uninstall'), host: HookHostSchema, scope: ScopeSchema }),
   z.strictObject({ kind: z.literal('status') }),
 ]);
 
@@ -141,8 +154,8 @@ const ConfigSchema = z.strictObject({
   hooks: HooksActionSchema.optional(),
   /** `elicitly-companion hub`: stop after this long with no pending request and no agent connected. */
   hubIdleSeconds: z.coerce.number().int().min(1).max(7 * 86_400),
-  /** Where the hosts keep their settings (`hooks install`): CLAUDE_CONFIG_DIR, CODEX_HOME, or under HOME. */
-  hostDirs: z.strictObject({ claudeConfigDir: z.string().optional(), codexHome: z.string().optional() }),
+  /** Each host's user settings folder by its id (`hooks`): its variable (CLAUDE_CONFIG_DIR, CODEX_HOME…), or under HOME. */
+  hostDirs: z.record(z.string(), z.string()),
   /** What `elicitly-companion pair` does: print a code (default), `--list` the paired extensions and devices, `--remove`. */
   pair: PairActionSchema,
   rules: RulesActionSchema,
@@ -185,10 +198,10 @@ export type Config = z.infer<typeof ConfigSchema>;
 /** Where each setting comes from, to name it in a refusal. */
 const SOURCES: Record<keyof Config, string> = {
   command: 'command',
-  hook: 'hook --host <claude-code|codex> [--wait S] <PreToolUse|PermissionRequest|Elicitation|PostToolUse|PostToolUseFailure>',
-  hooks: 'hooks install|uninstall <claude-code|codex> [--scope user|project] [--events E,E] [--wait S] | hooks status',
+  hook: `hook --host <${HOSTS_TEXT}> [--wait S] <event>`,
+  hooks: `hooks install|uninstall <${HOSTS_TEXT}> [--scope user|project] [--events E,E] [--wait S] | hooks status`,
   hubIdleSeconds: 'hub --idle-seconds',
-  hostDirs: 'CLAUDE_CONFIG_DIR / CODEX_HOME',
+  hostDirs: HOOK_HOSTS.map((host) => host.configDir.env).join(' / '),
   pair: 'pair --remove <origin|keyId>',
   rules: 'rules --remove <id>',
   passkey: 'passkey --remove <id> | passkey --require <permission,proposal,everything|none>',
@@ -280,7 +293,7 @@ type ParsedConfig = { ok: true; config: Config } | { ok: false; issues: string[]
 export const USAGE =
   'elicitly-companion [--port N] | pair [--list | --remove <origin|keyId>] | status [--json] | rules [--list [--json] | --remove <id>] | ' +
   'passkey [--list [--json] | --remove <id> | --require <permission,proposal,everything|none>] | ' +
-  'hook --host <claude-code|codex> [--wait S] <event> | hooks install|uninstall <claude-code|codex> [--scope user|project] [--events E,E] [--wait S] | ' +
+  `hook --host <${HOSTS_TEXT}> [--wait S] <event> | hooks install|uninstall <${HOSTS_TEXT}> [--scope user|project] [--events E,E] [--wait S] | ` +
   'hooks status | hub | remote enable [--origin <https origin>]… | remote pair | remote disable | remote status [--json] | ' +
   'remote notify [--ntfy <topic URL> [--token T]] [--webhook <url>] [--remind M] [--before-expiry M] [--off] | ' +
   'key export [--name N] [--allow permission] | key list | key revoke <keyId> | ' +
@@ -322,7 +335,10 @@ function hookArgs(command: Command, args: string[], issues: string[]): { hook?: 
     else positional.push(arg);
   }
   if (command === 'hook') {
-    if (positional.length !== 1) issues.push(`hook: name exactly one event (PreToolUse, PermissionRequest, Elicitation, PostToolUse or PostToolUseFailure), got ${JSON.stringify(positional)}`);
+    const known = host === undefined ? undefined : hookHost(host);
+    const events = known ? known.events.join(', ') : HOOK_HOSTS.map((h) => `${h.id}: ${h.events.join(', ')}`).join('; ');
+    if (positional.length !== 1) issues.push(`hook: name exactly one event (${events}), got ${JSON.stringify(positional)}`);
+    else if (known && !known.events.includes(positional[0]!)) issues.push(`hook: ${JSON.stringify(positional[0])} is not a ${known.id} hook event (${events})`);
     out.hook = { host, event: positional[0], waitSeconds: wait ?? DEFAULT_WAIT_SECONDS };
     return out;
   }
@@ -332,15 +348,14 @@ function hookArgs(command: Command, args: string[], issues: string[]): { hook?: 
     if (target !== undefined) issues.push(`hooks status: takes no host, got ${JSON.stringify(target)}`);
     out.hooks = { kind };
   } else if (kind === 'install' || kind === 'uninstall') {
-    const parsedHost = HostAgentSchema.safeParse(target);
-    if (!parsedHost.success) {
-      issues.push(`hooks ${kind}: name the host, claude-code or codex, got ${JSON.stringify(target ?? null)}`);
+    const chosenHost = target === undefined ? undefined : hookHost(target);
+    if (!chosenHost) {
+      issues.push(`hooks ${kind}: name the host, one of ${HOST_IDS.join(', ')}, got ${JSON.stringify(target ?? null)}`);
       return out;
     }
-    const chosen: string[] = events === undefined ? [...DEFAULT_EVENTS[parsedHost.data]] : events.split(',').map((e) => e.trim()).filter(Boolean);
-    const allowed: readonly HookEvent[] = HOST_EVENTS[parsedHost.data];
+    const chosen: string[] = events === undefined ? [...chosenHost.defaultEvents] : events.split(',').map((e) => e.trim()).filter(Boolean);
     for (const event of chosen) {
-      if (!allowed.includes(event as HookEvent)) issues.push(`--events: ${JSON.stringify(event)} is not a ${parsedHost.data} hook event (${allowed.join(', ')})`);
+      if (!chosenHost.events.includes(event)) issues.push(`--events: ${JSON.stringify(event)} is not a ${chosenHost.id} hook event (${chosenHost.events.join(', ')})`);
     }
     out.hooks = kind === 'install' ? { kind, host: target, scope: scope ?? 'user', events: chosen, waitSeconds: wait ?? DEFAULT_WAIT_SECONDS } : { kind, host: target, scope: scope ?? 'user' };
   } else {
@@ -506,10 +521,10 @@ export function parseConfig(
     ...(extra.hooks !== undefined ? { hooks: extra.hooks } : {}),
     hubIdleSeconds: extra.idle ?? 1800,
     hostDirs: command !== 'hooks' ? {} : Object.fromEntries(
-      Object.entries({
-        claudeConfigDir: set(env.CLAUDE_CONFIG_DIR) ?? (homeDir === undefined ? undefined : join(homeDir, '.claude')),
-        codexHome: set(env.CODEX_HOME) ?? (homeDir === undefined ? undefined : join(homeDir, '.codex')),
-      }).filter(([, dir]) => dir !== undefined),
+      HOOK_HOSTS.flatMap((host) => {
+        const dir = set(env[host.configDir.env]) ?? (homeDir === undefined ? undefined : join(homeDir, host.configDir.home));
+        return dir === undefined ? [] : [[host.id, dir]];
+      }),
     ),
     pair,
     rules,

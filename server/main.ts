@@ -98,18 +98,17 @@ if (config.command === 'pair') {
   process.exitCode = await runAuditCommand(config.stateDir, config.audit, (text) => process.stdout.write(text), (text) => process.stderr.write(text));
 } else if (config.command === 'hook' && config.hook) {
   const hook = config.hook;
-  const [{ runHook }, { spawnDetachedHub }, { WaitingPrompts, waitingDir }, { isAnsweredEvent }] = await Promise.all([
+  const [{ runHook }, { spawnDetachedHub }, { WaitingPrompts, waitingDir }] = await Promise.all([
     import('./hook/hook-command.js'),
     import('./hook/spawn-hub.js'),
     import('./hook/waiting-prompts.js'),
-    import('./hook/hook-input.js'),
   ]);
   // The host kills the hook at its timeout: whatever hangs, this ends it first, printing nothing (the host's own
   // prompt). A PostToolUse hook only withdraws a request: a few seconds bound it.
   setTimeout(() => {
     process.stderr.write('elicitly-companion hook: out of time; the host shows its own prompt\n');
     process.exit(0);
-  }, (isAnsweredEvent(hook.event) ? ANSWERED_HOOK_SECONDS : hook.waitSeconds + 5) * 1000).unref();
+  }, (hook.host.answeredEvents.includes(hook.event) ? ANSWERED_HOOK_SECONDS : hook.waitSeconds + 5) * 1000).unref();
   const run = await runHook({
     ...hook,
     port: config.port,
@@ -138,7 +137,7 @@ if (config.command === 'pair') {
   const { runHooksCommand } = await import('./hook/hooks-command.js');
   try {
     const { waitingDir } = await import('./hook/waiting-prompts.js');
-    const end = runHooksCommand({ action: config.hooks, dirs: { ...config.hostDirs, cwd: process.cwd() }, node: process.execPath, script: SCRIPT, waitingDir: waitingDir(config.stateDir) });
+    const end = await runHooksCommand({ action: config.hooks, dirs: { user: config.hostDirs, cwd: process.cwd() }, node: process.execPath, script: SCRIPT, waitingDir: waitingDir(config.stateDir) });
     (end.code === 0 ? process.stdout : process.stderr).write(end.text);
     process.exitCode = end.code;
   } catch (error) {

@@ -1,17 +1,18 @@
-// A host's own permission prompt (Claude Code's, Codex's), bridged into the inbox by `elicitly-companion hook`: the
-// request as it is stored and shown, the check of a person's answer, and what the hook reads back to print the host's
-// decision.
+// A host's own permission prompt (Claude Code's, Codex's, any host the hook bridges), bridged into the inbox by
+// `elicitly-companion hook`: the request as it is stored and shown, the check of a person's answer, and what the hook
+// reads back to print the host's decision. The hosts themselves are data on the server (server/hook/hosts/): the
+// request names its host and carries what a reviewer shows of it, so no surface keeps a table of hosts.
 import * as z from 'zod';
 import { ReceiptSchema } from './receipt.js';
 import { isObject, issue, unknownKey, wrongType, type FieldIssue } from './field-issues.js';
 import { DecidedViaSchema, type Outcome } from './lifecycle.js';
 
-/** The agents whose prompts the hook bridges. */
-export const HostAgentSchema = z.enum(['claude-code', 'codex']);
-export type HostAgent = z.infer<typeof HostAgentSchema>;
+/** A host the hook bridges, by its id (`claude-code`, `codex`): what `hook --host` names and rules match as the agent. */
+export const HostIdSchema = z.string().regex(/^[a-z][a-z0-9-]{0,39}$/, 'a host id: lower-case letters, digits and dashes');
+export type HostId = z.infer<typeof HostIdSchema>;
 
-/** The hook events that ask for permission (Claude Code's `Elicitation` becomes a `form` ask instead). */
-export const PermissionEventSchema = z.enum(['PreToolUse', 'PermissionRequest']);
+/** The host's hook event that asks (`PreToolUse`, `PermissionRequest`, `BeforeTool`): its own name for it. */
+export const PermissionEventSchema = z.string().regex(/^[A-Za-z][A-Za-z0-9._-]{0,59}$/, 'an event name');
 
 export const PERMISSION_LIMITS = { tool: 200, command: 64 * 1024, diff: 256 * 1024, path: 4096, session: 200, suggestions: 20 } as const;
 
@@ -19,7 +20,12 @@ export const PermissionRequestSchema = z.strictObject({
   kind: z.literal('permission'),
   /** One line a person reads first: "Claude Code wants to run a command". */
   message: z.string(),
-  host: HostAgentSchema,
+  host: HostIdSchema,
+  /**
+   * The host as a person knows it ("Claude Code"): what every surface shows. Absent only on requests filed before
+   * protocol 13, which show the id.
+   */
+  hostName: z.string().min(1).max(60).optional(),
   event: PermissionEventSchema,
   /** The tool as the host names it: `Bash`, `Edit`, `exec_command`, `mcp__github__create_issue`. */
   tool: z.string().min(1).max(PERMISSION_LIMITS.tool),
@@ -55,7 +61,7 @@ export function checkPermissionValues(request: PermissionRequest, values: unknow
   }
   const updated = values.updatedInput;
   if (updated === undefined) return issues.length ? { ok: false, issues } : { ok: true, values: {} };
-  if (!request.editable) issues.push(issue(['values', 'updatedInput'], 'not_editable', `${request.host} does not run an edited input for ${request.event}; allow or deny it as it is`));
+  if (!request.editable) issues.push(issue(['values', 'updatedInput'], 'not_editable', `${request.hostName ?? request.host} does not run an edited input for ${request.event}; allow or deny it as it is`));
   else if (!isObject(updated)) issues.push(issue(['values', 'updatedInput'], 'not_object', wrongType('an object', updated)));
   else if (request.command !== undefined && (typeof updated.command !== 'string' || updated.command.trim() === '')) {
     issues.push(issue(['values', 'updatedInput', 'command'], 'required', wrongType('the command to run', updated.command)));

@@ -1,12 +1,11 @@
-// `elicitly-companion hook --host claude-code|codex [--wait S] <event>`: one host prompt, asked of the person in the
-// extension. Every step is bounded and every failure falls back: printing nothing lets the host show its own prompt,
+// `elicitly-companion hook --host <host> [--wait S] <event>`: one host prompt, asked of the person in the extension. Every step is bounded and every failure falls back: printing nothing lets the host show its own prompt,
 // so a person is never blocked by this bridge, only spared the terminal when they are elsewhere.
 import { readFileSync, statSync } from 'node:fs';
 import { isAbsolute, join } from 'node:path';
 import type { Readable } from 'node:stream';
 import type { ApprovalService } from '../../shared/peer-calls.js';
 import { AskResultSchema } from '../../shared/ask-input.js';
-import { PERMISSION_LIMITS, PermissionResultSchema, type HostAgent, type PermissionRequest } from '../../shared/permission.js';
+import { PERMISSION_LIMITS, PermissionResultSchema, type PermissionRequest } from '../../shared/permission.js';
 import type { PathContext } from '../../shared/rule-match.js';
 import type { FormAsk } from '../../shared/ask-input.js';
 import { RelayClient } from '../hub/relay-client.js';
@@ -14,16 +13,13 @@ import { listening } from '../hub/status-command.js';
 import type { RemoteHub } from '../config.js';
 import { createDurableRequest, newElicitationId } from '../durable-request.js';
 import type { StateDir } from '../state-dir.js';
-import { parseHookInput, type AnsweredHookInput, type HookEvent } from './hook-input.js';
-import { elicitationOutput, permissionOutput, type HookOutput } from './hook-output.js';
+import type { HookEvent, HookHost, HookOutput } from './hosts/hook-host.js';
 import { elicitationAsk, permissionRequest, type FileReader } from './hook-request.js';
 import { readStdin } from './read-stdin.js';
-import { findToolUseId } from './transcript.js';
-import type { WaitingPrompts} from './waiting-prompts.js';
-import { promptRequestId } from './waiting-prompts.js';
+import { promptRequestId, type WaitingPrompts } from './waiting-prompts.js';
 
 export interface HookOptions {
-  host: HostAgent;
+  host: HookHost;
   event: HookEvent;
   waitSeconds: number;
   port: number;
@@ -72,18 +68,20 @@ export async function runHook(options: HookOptions): Promise<HookRun> {
   } catch {
     return fallBack('stdin: is not JSON');
   }
-  const parsed = parseHookInput(options.host, options.event, raw);
+  const { host } = options;
+  const parsed = host.parse(options.event, raw);
   if (!parsed.ok) return fallBack(parsed.issue);
-  if (parsed.kind === 'answered') return withdrawAnswered(options, parsed.input);
+  if (parsed.kind === 'answered') return withdrawAnswered(options, parsed.sessionId, parsed.toolUseId);
+  if (parsed.kind === 'elicitation' && !host.elicitationOutput) return fallBack(`${options.event}: ${host.name}'s forms are not bridged`);
   const mapped =
     parsed.kind === 'elicitation'
-      ? elicitationAsk(parsed.input, options.waitSeconds)
-      : permissionRequest(options.host, parsed.event, parsed.input, options.waitSeconds, fileReader(parsed.input.cwd));
+      ? elicitationAsk(host, parsed.prompt, options.waitSeconds)
+      : permissionRequest(host, parsed.event, parsed.prompt, options.waitSeconds, fileReader(parsed.prompt.cwd));
   if (!mapped.ok) return fallBack(mapped.why);
 
-  // The call this prompt is about, when the host's transcript names it: its PostToolUse hook finds the request by it.
-  // Looked for while the hub is reached, as the line may come a little after the hook starts.
-  const toolUseIdFound = parsed.kind === 'tool' && options.host === 'claude-code' && options.event === 'PermissionRequest' ? findToolUseId(parsed.input.transcript_path, parsed.input.tool_name, parsed.input.tool_input) : Promise.resolve(null);
+  // The call this prompt is about, when the host names it (or its transcript does): the guard that sees the call ran
+  // finds the request by it. Looked for while the hub is reached, as a transcript line may come a little later.
+  const toolUseIdFound = parsed.kind === 'tool' && host.answeredEvents.length > 0 ? (host.findToolUseId?.(parsed.event, parsed.prompt) ?? Promise.resolve(parsed.prompt.toolUseId ?? null)) : Promise.resolve(null);
   const remote = options.remoteHub;
   if (!remote && !(await listening(options.port))) {
     options.spawnHub();
@@ -94,7 +92,7 @@ export async function runHook(options: HookOptions): Promise<HookRun> {
   if (!connection.ok) return fallBack(`cannot reach the hub: ${connection.detail}`);
   const relay = connection.relay;
   const toolUseId = await toolUseIdFound;
-  const id = toolUseId === null ? newElicitationId() : promptRequestId(options.host, parsed.input.session_id, toolUseId);
+  const id = toolUseId === null ? newElicitationId() : promptRequestId(host.id, parsed.prompt.sessionId, toolUseId);
   const marked = toolUseId !== null && options.waiting.mark(id);
   options.onTerminate(() => {
     // The host ended this hook: its prompt was answered there, or its time is up. Closing the socket withdraws the
@@ -111,11 +109,11 @@ export async function runHook(options: HookOptions): Promise<HookRun> {
 }
 
 /**
- * Claude Code ran (or tried to run) a tool call: if its prompt was answered in the terminal while a hook still waits
- * for the person in a reviewer, that request is withdrawn. Prints nothing; every step bounded, every failure harmless.
+ * The host ran (or tried to run) a tool call: if its prompt was answered in the terminal while a hook still waits for
+ * the person in a reviewer, that request is withdrawn. Prints nothing; every step bounded, every failure harmless.
  */
-async function withdrawAnswered(options: HookOptions, input: AnsweredHookInput): Promise<HookRun> {
-  const id = promptRequestId(options.host, input.session_id, input.tool_use_id);
+async function withdrawAnswered(options: HookOptions, sessionId: string, toolUseId: string): Promise<HookRun> {
+  const id = promptRequestId(options.host.id, sessionId, toolUseId);
   options.waiting.sweep();
   if (!options.waiting.waiting(id)) return fallBack('no prompt of this call is waiting');
   const remote = options.remoteHub;
@@ -141,7 +139,7 @@ async function ask(relay: ApprovalService, options: HookOptions, request: Permis
   const created = await createDurableRequest(relay, {
     id,
     request,
-    client: `${options.host} hook`,
+    client: `${options.host.id} hook`,
     // No chat shows a review of a host's own prompt: only the extension can decide it.
     surfaces: ['extension'],
     // The question lives only as long as this hook: whatever ends it (its host, a signal, a crash) withdraws it.
@@ -168,12 +166,12 @@ async function ask(relay: ApprovalService, options: HookOptions, request: Permis
   if (!result.ok) return fallBack(`cannot read the answer: ${result.error.message}`);
   if (request.kind === 'form') {
     const answer = AskResultSchema.safeParse(result.value);
-    return answer.success ? { output: elicitationOutput(answer.data), outcome: `form ${answer.data.action} (${answer.data.via})` } : fallBack('the hub answered a result of another kind');
+    return answer.success ? { output: options.host.elicitationOutput?.(answer.data) ?? null, outcome: `form ${answer.data.action} (${answer.data.via})` } : fallBack('the hub answered a result of another kind');
   }
   const answer = PermissionResultSchema.safeParse(result.value);
   if (!answer.success) return fallBack('the hub answered a result of another kind');
   const session = await savedForThisSession(relay, answer.data.ruleId, answer.data.decidedVia);
-  const output = permissionOutput(request, answer.data, session);
+  const output = options.host.output(request, answer.data, session);
   return { output, outcome: `${answer.data.behavior} (${answer.data.decidedVia}${answer.data.ruleId ? `, ${answer.data.ruleId}` : ''})` };
 }
 

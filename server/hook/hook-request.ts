@@ -4,9 +4,9 @@
 import { requestSizeIssues } from '../../shared/approval-input.js';
 import type { FormAsk } from '../../shared/ask-input.js';
 import { formatIssues, tooLong } from '../../shared/field-issues.js';
-import { PERMISSION_LIMITS, type HostAgent, type PermissionRequest } from '../../shared/permission.js';
+import { PERMISSION_LIMITS, type PermissionRequest } from '../../shared/permission.js';
 import { checkRequestedSchema } from '../../shared/requested-schema.js';
-import type { ElicitationHookInput, ToolHookInput } from './hook-input.js';
+import type { ElicitationPrompt, HookEvent, HookHost, ToolPrompt } from './hosts/hook-host.js';
 import { unifiedDiff } from './unified-diff.js';
 
 /** A file's text, or null when it does not exist or cannot be read (the diff then shows the edit's own lines). */
@@ -14,18 +14,14 @@ export type FileReader = (path: string) => string | null;
 
 export type Mapped<T> = { ok: true; request: T } | { ok: false; why: string };
 
-export const HOST_NAMES: Record<HostAgent, string> = { 'claude-code': 'Claude Code', codex: 'Codex' };
-
-const SHELL_TOOLS = new Set(['Bash', 'exec_command', 'shell', 'local_shell', 'container.exec']);
-
 /** `mcp__github__create_issue` → github, create_issue (a server name never holds `__`; a tool name may). */
 export function mcpTool(tool: string): { server: string; tool: string } | null {
   const match = /^mcp__(.+?)__(.+)$/.exec(tool);
   return match ? { server: match[1]!, tool: match[2]! } : null;
 }
 
-function commandOf(tool: string, input: Record<string, unknown>): string | undefined {
-  if (!SHELL_TOOLS.has(tool)) return undefined;
+function commandOf(shellTools: ReadonlySet<string>, tool: string, input: Record<string, unknown>): string | undefined {
+  if (!shellTools.has(tool)) return undefined;
   const command = input.command ?? input.cmd;
   if (typeof command === 'string') return command;
   if (Array.isArray(command) && command.every((part) => typeof part === 'string')) return command.join(' ');
@@ -81,8 +77,8 @@ interface What {
   mcp?: { server: string; tool: string };
 }
 
-function describeTool(tool: string, input: Record<string, unknown>, readFile: FileReader): What {
-  const command = commandOf(tool, input);
+function describeTool(host: HookHost, tool: string, input: Record<string, unknown>, readFile: FileReader): What {
+  const command = commandOf(host.shellTools, tool, input);
   if (command !== undefined) return { verb: 'run a command', command };
   const path = typeof input.file_path === 'string' ? input.file_path : undefined;
   const edits = editsOf(tool, input);
@@ -99,43 +95,37 @@ function describeTool(tool: string, input: Record<string, unknown>, readFile: Fi
   return { verb: `use ${tool}` };
 }
 
-/** The permission request for a `PreToolUse` or `PermissionRequest` hook; too large to review → the host's own prompt. */
-export function permissionRequest(
-  host: HostAgent,
-  event: 'PreToolUse' | 'PermissionRequest',
-  input: ToolHookInput & { permission_suggestions?: Record<string, unknown>[] },
-  waitSeconds: number,
-  readFile: FileReader,
-): Mapped<PermissionRequest> {
-  const tool = input.tool_name;
+/** The permission request for a host's tool event; too large to review → the host's own prompt. */
+export function permissionRequest(host: HookHost, event: HookEvent, prompt: ToolPrompt, waitSeconds: number, readFile: FileReader): Mapped<PermissionRequest> {
+  const { tool } = prompt;
   const long = (name: string, text: string | undefined, max: number): string | null => (text !== undefined && text.length > max ? `${name}: ${tooLong(max, text.length, 'character')}` : null);
   // The name first: describing the tool may read the file it edits.
   const longName = long('tool_name', tool, PERMISSION_LIMITS.tool);
   if (longName) return { ok: false, why: longName };
-  const what = describeTool(tool, input.tool_input, readFile);
+  const what = describeTool(host, tool, prompt.input, readFile);
   const longText =
     long('tool_input.command', what.command, PERMISSION_LIMITS.command) ??
     long('the diff', what.diff, PERMISSION_LIMITS.diff) ??
     long('tool_input.file_path', what.path, PERMISSION_LIMITS.path) ??
-    long('cwd', input.cwd, PERMISSION_LIMITS.path) ??
-    long('session_id', input.session_id, PERMISSION_LIMITS.session);
+    long('cwd', prompt.cwd, PERMISSION_LIMITS.path) ??
+    long('session_id', prompt.sessionId, PERMISSION_LIMITS.session);
   if (longText) return { ok: false, why: longText };
   const request: PermissionRequest = {
     kind: 'permission',
-    message: `${HOST_NAMES[host]} wants to ${what.verb}`,
-    host,
+    message: `${host.name} wants to ${what.verb}`,
+    host: host.id,
+    hostName: host.name,
     event,
     tool,
-    input: input.tool_input,
+    input: prompt.input,
     ...(what.command !== undefined ? { command: what.command } : {}),
     ...(what.diff !== undefined ? { diff: what.diff } : {}),
     ...(what.path !== undefined ? { path: what.path } : {}),
     ...(what.mcp ? { mcp: what.mcp } : {}),
-    cwd: input.cwd,
-    sessionId: input.session_id,
-    // Claude Code runs an edited input for both events; Codex only from PreToolUse (its PermissionRequest fails closed on one).
-    editable: host === 'claude-code' || event === 'PreToolUse',
-    suggestions: (input.permission_suggestions ?? []).slice(0, PERMISSION_LIMITS.suggestions),
+    cwd: prompt.cwd,
+    sessionId: prompt.sessionId,
+    editable: host.editable(event),
+    suggestions: (prompt.suggestions ?? []).slice(0, PERMISSION_LIMITS.suggestions),
     timeoutSeconds: waitSeconds,
   };
   const tooLarge = requestSizeIssues(request);
@@ -144,13 +134,13 @@ export function permissionRequest(
 }
 
 /** Another MCP server's form, asked in the extension; a URL request or a schema outside the MCP subset stays with the host. */
-export function elicitationAsk(input: ElicitationHookInput, waitSeconds: number): Mapped<FormAsk> {
-  if (input.mode !== undefined && input.mode !== 'form') return { ok: false, why: `mode: "${input.mode}" elicitations stay with the host (only forms are bridged)` };
-  const checked = checkRequestedSchema(input.requested_schema, 'requested_schema');
+export function elicitationAsk(host: HookHost, prompt: ElicitationPrompt, waitSeconds: number): Mapped<FormAsk> {
+  if (prompt.mode !== undefined && prompt.mode !== 'form') return { ok: false, why: `mode: "${prompt.mode}" elicitations stay with the host (only forms are bridged)` };
+  const checked = checkRequestedSchema(prompt.requestedSchema, 'requested_schema');
   if (!checked.ok) return { ok: false, why: formatIssues(checked.issues) };
   const request: FormAsk = {
     kind: 'form',
-    message: `The MCP server "${input.mcp_server_name}" (in Claude Code) asks: ${input.message}`,
+    message: `The MCP server "${prompt.server}" (in ${host.name}) asks: ${prompt.message}`,
     requestedSchema: checked.schema,
     timeoutSeconds: waitSeconds,
   };

@@ -6,8 +6,8 @@
 // Its own module, apart from hooks-settings.ts: the parser is loaded only by the `hooks` command, never at start-up.
 import { parse, TomlError } from 'smol-toml';
 import { isObject } from '../../shared/field-issues.js';
-import { HookEventSchema, type HookEvent } from './hook-input.js';
-import { hookEntry, isOurCommand, matcher, type Desired, type Installed, type Merged } from './hooks-settings.js';
+import type { HookEvent, HookHost } from './hosts/hook-host.js';
+import { hookEntry, isOurCommand, nothingOf, type Desired, type Installed, type Merged } from './hooks-settings.js';
 
 export const TOML_BEGIN = '# >>> elicitly-companion hooks (written by `elicitly-companion hooks install`; it replaces this block)';
 export const TOML_END = '# <<< elicitly-companion hooks';
@@ -50,14 +50,14 @@ function wantedGroups(desired: Desired): { event: HookEvent; group: Group }[] {
   return desired.events.map((event) => ({
     event,
     group: {
-      matcher: matcher(desired.host, event) ?? '*',
+      matcher: desired.host.matcher(event) ?? '*',
       hooks: [{ type: 'command', ...hookEntry(desired, event) }],
     },
   }));
 }
 
 /** Every group, under any event, that holds a hook of ours. */
-function ours(table: Table, host: Desired['host']): Found[] {
+function ours(table: Table, host: string): Found[] {
   const hooks = table.hooks;
   if (!isObject(hooks)) return [];
   const found: Found[] = [];
@@ -71,7 +71,7 @@ function ours(table: Table, host: Desired['host']): Found[] {
 }
 
 /** The parsed file without our hooks: what must read the same before and after a merge. */
-function withoutOurs(table: Table, host: Desired['host']): Table {
+function withoutOurs(table: Table, host: string): Table {
   const hooks = table.hooks;
   if (!isObject(hooks)) return table;
   const kept: Table = {};
@@ -167,16 +167,15 @@ function conflict(rest: Table, desired: Desired, error: unknown): string {
 }
 
 /** The installed entries in a Codex config.toml, wherever they are (a file that is not TOML has none). */
-export function codexInstalled(text: string | null): Installed[] {
+export function codexInstalled(text: string | null, host: HookHost): Installed[] {
   if (text === null) return [];
   const parsed = parseToml(text);
   if (!parsed.ok) return [];
   const out: Installed[] = [];
-  for (const { event, group } of ours(parsed.table, 'codex')) {
-    const known = HookEventSchema.safeParse(event);
-    if (!known.success || !isObject(group) || !Array.isArray(group.hooks)) continue;
+  for (const { event, group } of ours(parsed.table, host.id)) {
+    if (!host.events.includes(event) || !isObject(group) || !Array.isArray(group.hooks)) continue;
     for (const h of group.hooks) {
-      if (isObject(h) && isOurCommand(h.command, 'codex')) out.push({ event: known.data, command: String(h.command), timeout: typeof h.timeout === 'number' ? h.timeout : null });
+      if (isObject(h) && isOurCommand(h.command, host.id)) out.push({ event, command: String(h.command), timeout: typeof h.timeout === 'number' ? h.timeout : null });
     }
   }
   return out;
@@ -193,7 +192,7 @@ export function mergeCodexConfig(text: string | null, desired: Desired): Merged 
   const before = parseToml(source);
   if (!before.ok) return { ok: false, why: `is not valid TOML (${parserSays(before.error)}); fix it, nothing was changed` };
   const wanted = wantedGroups(desired);
-  const present = ours(before.table, desired.host);
+  const present = ours(before.table, desired.host.id);
   if (exactly(present, wanted)) return { ok: true, text: source, changes: [] };
 
   const lines = splitLines(source);
@@ -219,7 +218,7 @@ export function mergeCodexConfig(text: string | null, desired: Desired): Merged 
 
   const rest = parseToml(restText);
   if (!rest.ok) return { ok: false, why: `cannot be read without its marked block (${parserSays(rest.error)}); fix the block by hand, nothing was changed` };
-  const outside = ours(rest.table, desired.host);
+  const outside = ours(rest.table, desired.host.id);
   if (outside.length > 0) {
     const keys = [...new Set(outside.map((f) => `hooks.${f.event}`))].join(', ');
     return { ok: false, why: `has a hook of this install outside its marked block (${keys}); take it out by hand and run this again, nothing was changed` };
@@ -228,7 +227,7 @@ export function mergeCodexConfig(text: string | null, desired: Desired): Merged 
   const after = parseToml(candidate);
   if (!after.ok) return { ok: false, why: conflict(rest.table, desired, after.error) };
   // What is written must read as the same settings as before, with exactly the wanted hooks of ours.
-  if (!exactly(ours(after.table, desired.host), wanted) || !sameValue(withoutOurs(after.table, desired.host), withoutOurs(before.table, desired.host))) {
+  if (!exactly(ours(after.table, desired.host.id), wanted) || !sameValue(withoutOurs(after.table, desired.host.id), withoutOurs(before.table, desired.host.id))) {
     return {
       ok: false,
       why: `would not read back as the same settings with exactly this install's hooks, so nothing was changed (a key written below "${TOML_END}" belongs to the block's last table: move it above the block by hand)`,
@@ -245,6 +244,6 @@ export function mergeCodexConfig(text: string | null, desired: Desired): Merged 
   return { ok: true, text: candidate, changes };
 }
 
-export function unmergeCodexConfig(text: string | null): Merged {
-  return mergeCodexConfig(text, { host: 'codex', node: '', script: '', events: [], waitSeconds: 0, waitingDir: '' });
+export function unmergeCodexConfig(text: string | null, host: HookHost): Merged {
+  return mergeCodexConfig(text, nothingOf(host));
 }

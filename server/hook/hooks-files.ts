@@ -1,27 +1,16 @@
-// The few file operations the installer needs: where each host keeps its settings, where that file really is when it
+// The few file operations the installer needs: where a host keeps its settings, where that file really is when it
 // is a symbolic link (dotfiles), reading it, and replacing it with a backup first. Nothing here decides what goes into
-// a file (hooks-settings.ts and hooks-codex-config.ts do).
+// a file (each host's settings functions do).
 import { randomBytes } from 'node:crypto';
 import { constants, copyFileSync, lstatSync, mkdirSync, readFileSync, readlinkSync, realpathSync, renameSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { basename, dirname, isAbsolute, join, relative, resolve, sep } from 'node:path';
-import type { HostAgent } from '../../shared/permission.js';
+import type { HookHost, HostDirs, Scope } from './hosts/hook-host.js';
 
-export type Scope = 'user' | 'project';
-
-/** Where the hosts keep their settings, from the parsed configuration (CLAUDE_CONFIG_DIR, CODEX_HOME, HOME, the cwd). */
-export interface HostDirs {
-  claudeConfigDir?: string;
-  codexHome?: string;
-  cwd: string;
-}
-
-export function settingsPath(host: HostAgent, scope: Scope, dirs: HostDirs): string | undefined {
-  if (host === 'claude-code') {
-    if (scope === 'project') return join(dirs.cwd, '.claude', 'settings.json');
-    return dirs.claudeConfigDir === undefined ? undefined : join(dirs.claudeConfigDir, 'settings.json');
-  }
-  if (scope === 'project') return join(dirs.cwd, '.codex', 'config.toml');
-  return dirs.codexHome === undefined ? undefined : join(dirs.codexHome, 'config.toml');
+/** Where `host` keeps its settings file of `scope`; undefined when its user folder is unknown (no HOME, no variable). */
+export function settingsPath(host: HookHost, scope: Scope, dirs: HostDirs): string | undefined {
+  if (scope === 'project') return join(dirs.cwd, ...host.settingsFile.project);
+  const folder = dirs.user[host.id];
+  return folder === undefined ? undefined : join(folder, host.settingsFile.user);
 }
 
 /**

@@ -1,31 +1,9 @@
-// The hook entries in a host's settings, merged in and taken out without touching anyone else's: the events and the
-// command both hosts share, and Claude Code's settings.json (`hooks.<Event>[].hooks[]`); Codex's config.toml is
-// hooks-codex-config.ts. Pure text in, text out; an entry is ours when its command is `… hook --host <host> [--wait N]
-// <Event>`.
+// The hook entries in a host's settings, merged in and taken out without touching anyone else's: the command every
+// host runs, and the JSON settings files whose hooks are `hooks.<Event>[].hooks[]` (Claude Code's settings.json and the
+// like); Codex's config.toml is hooks-codex-config.ts. Pure text in, text out; an entry is ours when its command is
+// `… hook --host <host> [--wait N] <Event>`.
 import { isObject } from '../../shared/field-issues.js';
-import type { HostAgent } from '../../shared/permission.js';
-import { isAnsweredEvent, type HookEvent } from './hook-input.js';
-
-export const HOST_EVENTS: Record<HostAgent, readonly HookEvent[]> = {
-  'claude-code': ['PreToolUse', 'PermissionRequest', 'Elicitation', 'PostToolUse', 'PostToolUseFailure'],
-  codex: ['PreToolUse', 'PermissionRequest'],
-};
-export const DEFAULT_EVENTS: Record<HostAgent, readonly HookEvent[]> = {
-  'claude-code': ['PermissionRequest', 'Elicitation', 'PostToolUse', 'PostToolUseFailure'],
-  codex: ['PermissionRequest'],
-};
-
-/**
- * The events installed along with another, whatever `--events` says: Claude Code draws its own prompt while the
- * PermissionRequest hook waits, and only PostToolUse / PostToolUseFailure tell that the person answered there.
- */
-export function withCompanions(host: HostAgent, events: readonly HookEvent[]): HookEvent[] {
-  const all = [...events];
-  if (host === 'claude-code' && events.includes('PermissionRequest')) {
-    for (const event of ['PostToolUse', 'PostToolUseFailure'] as const) if (!all.includes(event)) all.push(event);
-  }
-  return all;
-}
+import type { HookEvent, HookHost } from './hosts/hook-host.js';
 
 /** A PostToolUse hook only withdraws a request: its host gives it this long. */
 export const ANSWERED_TIMEOUT_SECONDS = 10;
@@ -33,7 +11,7 @@ export const DEFAULT_WAIT_SECONDS = 110;
 /** The host kills a hook at its timeout; the hook's own wait ends this much earlier, so it always answers first. */
 export const TIMEOUT_MARGIN_SECONDS = 10;
 
-/** POSIX shell quoting: both hosts run a hook's command through a shell. */
+/** POSIX shell quoting: the hosts run a hook's command through a shell. */
 export function shellQuote(s: string): string {
   return /^[\w@%+=:,./-]+$/.test(s) ? s : `'${s.replace(/'/g, `'\\''`)}'`;
 }
@@ -44,28 +22,35 @@ export function shellQuote(s: string): string {
  */
 export function hookEntry(desired: Pick<Desired, 'node' | 'script' | 'host' | 'waitSeconds' | 'waitingDir'>, event: HookEvent): { command: string; timeout: number } {
   const node = [desired.node, desired.script].map(shellQuote).join(' ');
-  if (isAnsweredEvent(event)) {
-    return { command: `[ -z "$(ls -A ${shellQuote(desired.waitingDir)} 2>/dev/null)" ] || ${node} hook --host ${desired.host} ${event}`, timeout: ANSWERED_TIMEOUT_SECONDS };
+  const host = desired.host.id;
+  if (desired.host.answeredEvents.includes(event)) {
+    return { command: `[ -z "$(ls -A ${shellQuote(desired.waitingDir)} 2>/dev/null)" ] || ${node} hook --host ${host} ${event}`, timeout: ANSWERED_TIMEOUT_SECONDS };
   }
-  return { command: `${node} hook --host ${desired.host} --wait ${desired.waitSeconds} ${event}`, timeout: desired.waitSeconds + TIMEOUT_MARGIN_SECONDS };
+  return { command: `${node} hook --host ${host} --wait ${desired.waitSeconds} ${event}`, timeout: desired.waitSeconds + TIMEOUT_MARGIN_SECONDS };
 }
 
-const OURS = /\shook --host (claude-code|codex)(?: --wait (\d+))? (PreToolUse|PermissionRequest|Elicitation|PostToolUse|PostToolUseFailure)$/;
+const OURS = /\shook --host ([a-z][a-z0-9-]*)(?: --wait (\d+))? ([A-Za-z][A-Za-z0-9._-]*)$/;
 
-export function isOurCommand(command: unknown, host: HostAgent): boolean {
+export function isOurCommand(command: unknown, host: string): boolean {
   return typeof command === 'string' && OURS.exec(command)?.[1] === host;
+}
+
+/** The script of one of our commands: the word before `hook --host`, whatever comes first (node, or the guard and node). */
+export function scriptOf(command: string): string | undefined {
+  return /('[^']*'|\S+) hook --host \S+(?: --wait \d+)? \S+$/.exec(command)?.[1]?.replace(/^'|'$/g, '');
 }
 
 export interface Installed {
   event: HookEvent;
   command: string;
+  /** In seconds, whatever unit the file keeps. */
   timeout: number | null;
 }
 
 export type Merged = { ok: true; text: string; changes: string[] } | { ok: false; why: string };
 
 export interface Desired {
-  host: HostAgent;
+  host: HookHost;
   node: string;
   script: string;
   events: readonly HookEvent[];
@@ -74,24 +59,26 @@ export interface Desired {
   waitingDir: string;
 }
 
-/**
- * Which tools a tool event is asked for. Claude Code's PreToolUse runs before every tool, read-only ones included, so it
- * is narrowed to the ones that change something; its PermissionRequest runs only where Claude Code would prompt.
- */
-export function matcher(host: HostAgent, event: HookEvent): string | undefined {
-  if (event === 'Elicitation') return undefined;
-  if (host === 'claude-code' && event === 'PreToolUse') return 'Bash|Edit|MultiEdit|Write|NotebookEdit|mcp__.*';
-  return '*';
-}
-
 type Json = Record<string, unknown>;
 
-function entry(desired: Desired, event: HookEvent): Json {
-  return { type: 'command', ...hookEntry(desired, event) };
+/**
+ * How a host's JSON settings write one hook: its timeout in seconds (Claude Code) or milliseconds (Gemini CLI), and a
+ * `name` where the host shows one.
+ */
+export interface JsonHookFormat {
+  timeoutUnit: 's' | 'ms';
+  name?: string;
+}
+
+export const SECONDS: JsonHookFormat = { timeoutUnit: 's' };
+
+function entry(desired: Desired, event: HookEvent, format: JsonHookFormat): Json {
+  const { command, timeout } = hookEntry(desired, event);
+  return { type: 'command', ...(format.name !== undefined ? { name: format.name } : {}), command, timeout: format.timeoutUnit === 'ms' ? timeout * 1000 : timeout };
 }
 
 /** Our entries taken out of one event's groups; a group left with no hook is dropped with them. */
-function withoutOurs(groups: unknown[], host: HostAgent): { groups: unknown[]; removed: number } {
+function withoutOurs(groups: unknown[], host: string): { groups: unknown[]; removed: number } {
   let removed = 0;
   const kept: unknown[] = [];
   for (const group of groups) {
@@ -122,46 +109,51 @@ function parseSettings(text: string | null): { ok: true; settings: Json } | { ok
 
 const serialize = (settings: Json) => `${JSON.stringify(settings, null, 2)}\n`;
 
-/** The installed entries of `host` in a Claude Code settings.json. */
-export function claudeInstalled(text: string | null, host: HostAgent = 'claude-code'): Installed[] {
-  const parsed = parseSettings(text);
-  if (!parsed.ok || !isObject(parsed.settings.hooks)) return [];
-  const out: Installed[] = [];
-  for (const [event, groups] of Object.entries(parsed.settings.hooks)) {
+function ourEntries(hooks: Json, host: string): { event: HookEvent; hook: Json }[] {
+  const out: { event: HookEvent; hook: Json }[] = [];
+  for (const [event, groups] of Object.entries(hooks)) {
     if (!Array.isArray(groups)) continue;
     for (const group of groups) {
       if (!isObject(group) || !Array.isArray(group.hooks)) continue;
-      for (const h of group.hooks) {
-        if (isObject(h) && isOurCommand(h.command, host)) out.push({ event: event as HookEvent, command: String(h.command), timeout: typeof h.timeout === 'number' ? h.timeout : null });
-      }
+      for (const h of group.hooks) if (isObject(h) && isOurCommand(h.command, host)) out.push({ event, hook: h });
     }
   }
   return out;
 }
 
+/** The installed entries of `host` in a JSON settings file. */
+export function jsonInstalled(text: string | null, host: string, format: JsonHookFormat = SECONDS): Installed[] {
+  const parsed = parseSettings(text);
+  if (!parsed.ok || !isObject(parsed.settings.hooks)) return [];
+  return ourEntries(parsed.settings.hooks, host).map(({ event, hook }) => {
+    const timeout = typeof hook.timeout === 'number' ? (format.timeoutUnit === 'ms' ? hook.timeout / 1000 : hook.timeout) : null;
+    return { event, command: String(hook.command), timeout };
+  });
+}
+
 /**
- * Claude Code's settings.json with exactly `desired.events` hooked to this install: an entry already as wanted stays
- * where it is, a stale one (another wait, another path, an event no longer wanted) is replaced or removed, and every
- * other key, hook and group is left as it was.
+ * A JSON settings file with exactly `desired.events` hooked to this install: an entry already as wanted stays where it
+ * is, a stale one (another wait, another path, an event no longer wanted) is replaced or removed, and every other key,
+ * hook and group is left as it was.
  */
-export function mergeClaudeSettings(text: string | null, desired: Desired): Merged {
+export function mergeJsonSettings(text: string | null, desired: Desired, format: JsonHookFormat = SECONDS): Merged {
   const parsed = parseSettings(text);
   if (!parsed.ok) return parsed;
   const settings = parsed.settings;
   const hooks: Json = isObject(settings.hooks) ? { ...settings.hooks } : {};
   const changes: string[] = [];
-  for (const event of HOST_EVENTS[desired.host]) {
+  const host = desired.host.id;
+  for (const event of desired.host.events) {
     const groups = Array.isArray(hooks[event]) ? (hooks[event] as unknown[]) : [];
-    const wanted = desired.events.includes(event) ? entry(desired, event) : null;
-    const ours = claudeInstalled(JSON.stringify({ hooks: { [event]: groups } }), desired.host);
-    const current = ours[0];
-    if (wanted && ours.length === 1 && current && current.command === wanted.command && current.timeout === wanted.timeout) continue;
+    const wanted = desired.events.includes(event) ? entry(desired, event, format) : null;
+    const ours = ourEntries({ [event]: groups }, host);
+    if (wanted && ours.length === 1 && JSON.stringify(ours[0]?.hook) === JSON.stringify(wanted)) continue;
     if (!wanted && ours.length === 0) continue;
-    const { groups: kept } = withoutOurs(groups, desired.host);
+    const { groups: kept } = withoutOurs(groups, host);
     if (wanted) {
-      const m = matcher(desired.host, event);
+      const m = desired.host.matcher(event);
       kept.push({ ...(m !== undefined ? { matcher: m } : {}), hooks: [wanted] });
-      changes.push(`${ours.length ? 'updated' : 'added'} ${event}: ${String(wanted.command)} (timeout ${String(wanted.timeout)} s)`);
+      changes.push(`${ours.length ? 'updated' : 'added'} ${event}: ${String(wanted.command)} (timeout ${hookEntry(desired, event).timeout} s)`);
     } else {
       changes.push(`removed ${event}`);
     }
@@ -175,7 +167,7 @@ export function mergeClaudeSettings(text: string | null, desired: Desired): Merg
   return { ok: true, text: serialize(next), changes };
 }
 
-/** Claude Code's settings.json without this install's entries; everything else as it was. */
-export function unmergeClaudeSettings(text: string | null, host: HostAgent = 'claude-code'): Merged {
-  return mergeClaudeSettings(text, { host, node: '', script: '', events: [], waitSeconds: 0, waitingDir: '' });
+/** A desire for none of this install's entries: what an uninstall merges. */
+export function nothingOf(host: HookHost): Desired {
+  return { host, node: '', script: '', events: [], waitSeconds: 0, waitingDir: '' };
 }

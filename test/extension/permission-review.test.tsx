@@ -27,6 +27,14 @@ const button = (name: string) => screen.getByRole('button', { name });
 const sent = () => screen.findByText('Decision sent.');
 
 describe('a permission review', () => {
+  it('names the host as the request does: a host the surfaces were never told of shows its own name, as text', () => {
+    show(bashPermission({ host: 'gemini-cli', hostName: 'Gemini <b>CLI</b>', event: 'BeforeTool', editable: false, message: 'Gemini <b>CLI</b> wants to run a command' }));
+    const facts = screen.getByLabelText('Permission');
+    expect(within(facts).getByText('Gemini <b>CLI</b>')).toBeTruthy();
+    expect(screen.getByText(/runs the command only as it is here/).textContent).toMatch(/^Gemini <b>CLI<\/b> runs the command only as it is here/);
+    expect(document.querySelector('b')).toBeNull();
+  });
+
   it('shows the message, the tool, the command as text in a <pre>, the directory and the session', () => {
     show(bashPermission({ command: '<img src=x onerror=alert(1)> && echo hi', input: { command: '<img src=x onerror=alert(1)> && echo hi' } }));
     expect(screen.getByRole('heading', { name: 'Claude Code wants to run a command' })).toBeTruthy();

@@ -9,6 +9,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { RequestView } from '../../shared/review-request.js';
 import { promptRequestId, waitingDir } from '../../server/hook/waiting-prompts.js';
 import { hookEntry } from '../../server/hook/hooks-settings.js';
+import { claudeCode } from '../../server/hook/hosts/claude-code.js';
 import { listening } from '../../server/hub/status-command.js';
 import { SERVER_ENTRY } from '../helpers/mcp-harness.js';
 import { runCommand } from '../helpers/run-command.js';
@@ -381,7 +382,7 @@ describe('hooks install / uninstall / status', () => {
     // A stand-in for node that only says it was started: the guard decides whether it is.
     const fakeNode = join(home, 'fake-node.sh');
     writeFileSync(fakeNode, `#!/bin/sh\necho "$@" >> ${JSON.stringify(started)}\n`, { mode: 0o755 });
-    const { command } = hookEntry({ node: fakeNode, script: 'main.js', host: 'claude-code', waitSeconds: 110, waitingDir: waiting }, 'PostToolUse');
+    const { command } = hookEntry({ node: fakeNode, script: 'main.js', host: claudeCode, waitSeconds: 110, waitingDir: waiting }, 'PostToolUse');
     const run = () => runCommand('/bin/sh', ['-c', command], { env });
     expect((await run()).code).toBe(0);
     mkdirSync(waiting);

@@ -2,9 +2,24 @@
 // decision JSON each host documents for each answer.
 import { describe, expect, it } from 'vitest';
 import type { PermissionRequest, PermissionResult } from '../../shared/permission.js';
-import { parseHookInput } from '../../server/hook/hook-input.js';
-import { elicitationOutput, permissionOutput, sessionPermissions } from '../../server/hook/hook-output.js';
+import { claudeCode, sessionPermissions } from '../../server/hook/hosts/claude-code.js';
+import type { HookHost } from '../../server/hook/hosts/hook-host.js';
+import { hookHost } from '../../server/hook/hosts/registry.js';
 import { elicitationAsk, mcpTool, permissionRequest } from '../../server/hook/hook-request.js';
+
+/** The host by its id, as `hook --host` names it. */
+const host = (id: string): HookHost => {
+  const found = hookHost(id);
+  if (!found) throw new Error(`no host ${id}`);
+  return found;
+};
+const parseHookInput = (id: string, event: string, raw: unknown) => host(id).parse(event, raw);
+/** The decision the request's own host prints. */
+const permissionOutput = (request: PermissionRequest, result: PermissionResult, session = false) => host(request.host).output(request, result, session);
+const elicitationOutput = (result: Parameters<NonNullable<HookHost['elicitationOutput']>>[0]) => {
+  if (!claudeCode.elicitationOutput) throw new Error('Claude Code bridges forms');
+  return claudeCode.elicitationOutput(result);
+};
 import { unifiedDiff } from '../../server/hook/unified-diff.js';
 
 const base = { session_id: 'sess-1', transcript_path: '/t.jsonl', cwd: '/work/app', permission_mode: 'default' };
@@ -18,10 +33,10 @@ const claudePermission = (tool_name: string, tool_input: Record<string, unknown>
 });
 const noFiles = () => null;
 
-function mapped(host: 'claude-code' | 'codex', event: 'PreToolUse' | 'PermissionRequest', raw: unknown, readFile: (p: string) => string | null = noFiles): PermissionRequest {
-  const parsed = parseHookInput(host, event, raw);
+function mapped(id: 'claude-code' | 'codex', event: 'PreToolUse' | 'PermissionRequest', raw: unknown, readFile: (p: string) => string | null = noFiles): PermissionRequest {
+  const parsed = parseHookInput(id, event, raw);
   if (!parsed.ok || parsed.kind !== 'tool') throw new Error(`did not parse: ${JSON.stringify(parsed)}`);
-  const request = permissionRequest(host, event, parsed.input, 110, readFile);
+  const request = permissionRequest(host(id), event, parsed.prompt, 110, readFile);
   if (!request.ok) throw new Error(request.why);
   return request.request;
 }
@@ -43,7 +58,7 @@ describe('parseHookInput: each host and event', () => {
     ['claude-code', 'PermissionRequest', { ...base, session_id: 7, hook_event_name: 'PermissionRequest', tool_name: 'Bash', tool_input: {} }, /^session_id: /],
     ['codex', 'PreToolUse', { ...base, hook_event_name: 'PreToolUse', tool_input: {} }, /^tool_name: /],
     ['claude-code', 'PreToolUse', claudePermission('Bash', { command: 'x' }), /^hook_event_name: is "PermissionRequest" but this hook was installed for PreToolUse/],
-    ['codex', 'Elicitation', { ...base, hook_event_name: 'Elicitation' }, /codex has no Elicitation hook/],
+    ['codex', 'Elicitation', { ...base, hook_event_name: 'Elicitation' }, /^Elicitation: not a Codex hook event the bridge handles/],
     ['claude-code', 'Elicitation', { ...base, hook_event_name: 'Elicitation', message: 'x' }, /^mcp_server_name: /],
     ['claude-code', 'PreToolUse', [1, 2], /^stdin: /],
   ] as const)('%s %s: a bad input names the field (%#)', (host, event, raw, issue) => {
@@ -60,6 +75,7 @@ describe('permissionRequest: the request a person reviews', () => {
       kind: 'permission',
       message: 'Claude Code wants to run a command',
       host: 'claude-code',
+      hostName: 'Claude Code',
       event: 'PermissionRequest',
       tool: 'Bash',
       input: { command: 'touch a', description: 'make a' },
@@ -79,10 +95,10 @@ describe('permissionRequest: the request a person reviews', () => {
     ['claude-code', 'PermissionRequest', 'WebFetch', { url: 'https://x' }, { message: 'Claude Code wants to use WebFetch', editable: true }],
     ['claude-code', 'PermissionRequest', 'Write', { file_path: '/work/app/n.txt', content: 'one\n' }, { message: 'Claude Code wants to write a file', path: '/work/app/n.txt', diff: '--- /dev/null\n+++ /work/app/n.txt\n@@ -0,0 +1 @@\n+one\n' }],
     ['codex', 'PreToolUse', 'apply_patch', { command: '*** Begin Patch\n*** Update File: src/a.ts\n-x\n+y\n*** End Patch' }, { message: 'Codex wants to edit a file', path: 'src/a.ts' }],
-  ] as const)('%s %s %s → %j', (host, event, tool, input, expected) => {
-    const hostFields = host === 'codex' ? { model: 'gpt', turn_id: 't' } : {};
-    const request = mapped(host, event, { ...base, ...hostFields, hook_event_name: event, tool_name: tool, tool_input: input });
-    expect(request).toMatchObject({ ...expected, tool, input, host, event });
+  ] as const)('%s %s %s → %j', (id, event, tool, input, expected) => {
+    const hostFields = id === 'codex' ? { model: 'gpt', turn_id: 't' } : {};
+    const request = mapped(id, event, { ...base, ...hostFields, hook_event_name: event, tool_name: tool, tool_input: input });
+    expect(request).toMatchObject({ ...expected, tool, input, host: id, hostName: host(id).name, event });
     if (!('command' in expected)) expect(request.command).toBeUndefined();
   });
 
@@ -103,7 +119,7 @@ describe('permissionRequest: the request a person reviews', () => {
   it('too large to review: the host keeps its own prompt', () => {
     const parsed = parseHookInput('claude-code', 'PermissionRequest', claudePermission('Bash', { command: 'x'.repeat(70_000) }));
     if (!parsed.ok || parsed.kind !== 'tool') throw new Error('did not parse');
-    expect(permissionRequest('claude-code', 'PermissionRequest', parsed.input, 110, noFiles)).toEqual({ ok: false, why: 'tool_input.command: must be at most 65536 characters long, got 70000' });
+    expect(permissionRequest(claudeCode, 'PermissionRequest', parsed.prompt, 110, noFiles)).toEqual({ ok: false, why: 'tool_input.command: must be at most 65536 characters long, got 70000' });
   });
 
   it('mcpTool splits at the first double underscore after the server', () => {
@@ -116,12 +132,12 @@ describe('elicitationAsk: another MCP server\'s form', () => {
   const input = (extra: Record<string, unknown>) => {
     const parsed = parseHookInput('claude-code', 'Elicitation', { ...base, hook_event_name: 'Elicitation', mcp_server_name: 'deployer', message: 'Which env?', ...extra });
     if (!parsed.ok || parsed.kind !== 'elicitation') throw new Error('did not parse');
-    return parsed.input;
+    return parsed.prompt;
   };
 
   it('a valid schema becomes a form ask naming the server', () => {
     const schema = { type: 'object', properties: { env: { type: 'string', enum: ['dev', 'prod'] } }, required: ['env'] };
-    expect(elicitationAsk(input({ mode: 'form', requested_schema: schema }), 60)).toEqual({
+    expect(elicitationAsk(claudeCode, input({ mode: 'form', requested_schema: schema }), 60)).toEqual({
       ok: true,
       request: { kind: 'form', message: 'The MCP server "deployer" (in Claude Code) asks: Which env?', requestedSchema: schema, timeoutSeconds: 60 },
     });
@@ -132,7 +148,7 @@ describe('elicitationAsk: another MCP server\'s form', () => {
     [{ mode: 'url', url: 'https://x' }, /^mode: "url"/],
     [{}, /requested_schema/],
   ])('%j falls back', (extra, why) => {
-    const mappedAsk = elicitationAsk(input(extra), 60);
+    const mappedAsk = elicitationAsk(claudeCode, input(extra), 60);
     expect(mappedAsk.ok).toBe(false);
     if (!mappedAsk.ok) expect(mappedAsk.why).toMatch(why);
   });
@@ -160,17 +176,18 @@ describe('unifiedDiff', () => {
 });
 
 describe('the decision JSON each host documents', () => {
-  const request = (host: 'claude-code' | 'codex', event: 'PreToolUse' | 'PermissionRequest', suggestions: Record<string, unknown>[] = []): PermissionRequest => ({
+  const request = (id: 'claude-code' | 'codex', event: 'PreToolUse' | 'PermissionRequest', suggestions: Record<string, unknown>[] = []): PermissionRequest => ({
     kind: 'permission',
     message: 'x',
-    host,
+    host: id,
+    hostName: host(id).name,
     event,
     tool: 'Bash',
     input: { command: 'touch a' },
     command: 'touch a',
     cwd: '/w',
     sessionId: 's',
-    editable: host === 'claude-code' || event === 'PreToolUse',
+    editable: host(id).editable(event),
     suggestions,
     timeoutSeconds: 110,
   });
@@ -192,8 +209,8 @@ describe('the decision JSON each host documents', () => {
     ['codex', 'PreToolUse', deny, { hookSpecificOutput: { hookEventName: 'PreToolUse', permissionDecision: 'deny', permissionDecisionReason: 'not on main' } }],
     ['codex', 'PermissionRequest', allow, { hookSpecificOutput: { hookEventName: 'PermissionRequest', decision: { behavior: 'allow' } } }],
     ['codex', 'PermissionRequest', deny, { hookSpecificOutput: { hookEventName: 'PermissionRequest', decision: { behavior: 'deny', message: 'not on main' } } }],
-  ] as const)('%s %s %j', (host, event, result, expected) => {
-    expect(permissionOutput(request(host, event), result)).toEqual(expected);
+  ] as const)('%s %s %j', (id, event, result, expected) => {
+    expect(permissionOutput(request(id, event), result)).toEqual(expected);
   });
 
   it('Codex PermissionRequest never carries an edited input (it fails closed on one)', () => {

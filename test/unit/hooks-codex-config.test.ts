@@ -3,10 +3,13 @@
 // into a file Codex cannot read. Each result is parsed here again, with the same parser Codex's file is held to.
 import { parse } from 'smol-toml';
 import { describe, expect, it } from 'vitest';
-import { codexInstalled, mergeCodexConfig, TOML_BEGIN, TOML_END, unmergeCodexConfig } from '../../server/hook/hooks-codex-config.js';
+import { codexInstalled as installedIn, mergeCodexConfig, TOML_BEGIN, TOML_END, unmergeCodexConfig as unmergeFrom } from '../../server/hook/hooks-codex-config.js';
 import type { Desired } from '../../server/hook/hooks-settings.js';
+import { codex as codexHost } from '../../server/hook/hosts/codex.js';
 
-const codex: Desired = { host: 'codex', node: '/usr/bin/node', script: '/opt/e/main.js', events: ['PermissionRequest'], waitSeconds: 110, waitingDir: '' };
+const codexInstalled = (text: string | null) => installedIn(text, codexHost);
+const unmergeCodexConfig = (text: string | null) => unmergeFrom(text, codexHost);
+const codex: Desired = { host: codexHost, node: '/usr/bin/node', script: '/opt/e/main.js', events: ['PermissionRequest'], waitSeconds: 110, waitingDir: '' };
 const COMMAND = (event = 'PermissionRequest', wait = 110) => `/usr/bin/node /opt/e/main.js hook --host codex --wait ${wait} ${event}`;
 const OURS = { matcher: '*', hooks: [{ type: 'command', command: COMMAND(), timeout: 120 }] };
 const user = 'model = "o4"\napproval_policy = "on-request"\n\n[[hooks.PreToolUse]]\nmatcher = "Bash"\n[[hooks.PreToolUse.hooks]]\ntype = "command"\ncommand = "audit"\n';

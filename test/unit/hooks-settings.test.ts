@@ -1,9 +1,16 @@
 // The installer's pure merge: this install's hook entries in and out of Claude Code's settings.json, never touching
 // anyone else's, idempotent, and reporting exactly what changed (Codex's config.toml: hooks-codex-config.test.ts).
 import { describe, expect, it } from 'vitest';
-import { claudeInstalled, hookEntry, isOurCommand, mergeClaudeSettings, unmergeClaudeSettings, withCompanions, type Desired } from '../../server/hook/hooks-settings.js';
+import { hookEntry, isOurCommand, jsonInstalled, mergeJsonSettings, nothingOf, type Desired } from '../../server/hook/hooks-settings.js';
+import { claudeCode } from '../../server/hook/hosts/claude-code.js';
+import { codex } from '../../server/hook/hosts/codex.js';
 
-const claude: Desired = { host: 'claude-code', node: '/usr/bin/node', script: '/opt/my tools/main.js', events: ['PermissionRequest', 'Elicitation'], waitSeconds: 110, waitingDir: '/state/waiting-prompts' };
+const claudeInstalled = (text: string | null) => jsonInstalled(text, 'claude-code');
+const mergeClaudeSettings = (text: string | null, desired: Desired) => mergeJsonSettings(text, desired);
+const unmergeClaudeSettings = (text: string | null) => mergeJsonSettings(text, nothingOf(claudeCode));
+const withCompanions = (id: 'claude-code' | 'codex', events: readonly string[]) => (id === 'claude-code' ? claudeCode : codex).withCompanions(events);
+
+const claude: Desired = { host: claudeCode, node: '/usr/bin/node', script: '/opt/my tools/main.js', events: ['PermissionRequest', 'Elicitation'], waitSeconds: 110, waitingDir: '/state/waiting-prompts' };
 const CMD = (event: string, wait = 110) => `/usr/bin/node '/opt/my tools/main.js' hook --host claude-code --wait ${wait} ${event}`;
 const theirs = { matcher: 'Bash', hooks: [{ type: 'command', command: '/usr/local/bin/audit.sh', timeout: 5 }] };
 const other = { model: 'opus', permissions: { allow: ['Bash(npm test)'] }, hooks: { PreToolUse: [theirs], PermissionRequest: [theirs] } };
@@ -15,7 +22,7 @@ const ok = (merged: ReturnType<typeof mergeClaudeSettings>) => {
 
 describe('hookEntry / isOurCommand', () => {
   it('quotes for the shell and is recognized as ours for its host only', () => {
-    const { command, timeout } = hookEntry({ node: '/usr/bin/node', script: "/it's/main.js", host: 'codex', waitSeconds: 30, waitingDir: '' }, 'PermissionRequest');
+    const { command, timeout } = hookEntry({ node: '/usr/bin/node', script: "/it's/main.js", host: codex, waitSeconds: 30, waitingDir: '' }, 'PermissionRequest');
     expect(command).toBe(`/usr/bin/node '/it'\\''s/main.js' hook --host codex --wait 30 PermissionRequest`);
     expect(timeout).toBe(40);
     expect(isOurCommand(command, 'codex')).toBe(true);
@@ -24,7 +31,7 @@ describe('hookEntry / isOurCommand', () => {
   });
 
   it('a PostToolUse hook starts Node only when the folder of waited-on prompts is not empty, and is still ours', () => {
-    const { command, timeout } = hookEntry({ node: '/usr/bin/node', script: '/opt/main.js', host: 'claude-code', waitSeconds: 110, waitingDir: "/s t/it's" }, 'PostToolUse');
+    const { command, timeout } = hookEntry({ node: '/usr/bin/node', script: '/opt/main.js', host: claudeCode, waitSeconds: 110, waitingDir: "/s t/it's" }, 'PostToolUse');
     expect(command).toBe(`[ -z "$(ls -A '/s t/it'\\''s' 2>/dev/null)" ] || /usr/bin/node /opt/main.js hook --host claude-code PostToolUse`);
     expect(timeout).toBe(10);
     expect(isOurCommand(command, 'claude-code')).toBe(true);

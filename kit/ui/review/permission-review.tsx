@@ -8,7 +8,7 @@ import type { RuleScope } from '../rule-words.js';
 import { HiddenCharactersWarning, VisibleText } from '../visible-text.js';
 import { ConfirmCancel, type CancelWording } from './confirm-cancel.js';
 import { FeedbackView, GeneralIssues, useDecision } from './decision-feedback.js';
-import { jsonText, PermissionSubject } from './permission-subject.js';
+import { hostName, jsonText, PermissionSubject } from './permission-subject.js';
 import { refusalFeedback } from './refused-attempt.js';
 import { useReviewKeys } from './use-review-keys.js';
 import './review.css';
@@ -49,7 +49,7 @@ export function editedInput(request: PermissionRequest, text: string): Edited {
 }
 
 /**
- * A host's own permission prompt (Claude Code's, Codex's), bridged by the hook: what it would run, shown as text, and
+ * A host's own permission prompt (Claude Code's, Codex's, any bridged host's), bridged by the hook: what it would run, shown as text, and
  * the person's answer. "Allow once" and "Deny" (with a reason the host shows the agent) decide this one; where the
  * host runs an edited input the command (or the input) can be changed first, and what is in the editor is what runs.
  * "Always allow…" / "Always deny…" decide it too and save a rule, shown in words and editable before it is saved.
@@ -145,7 +145,7 @@ export function PermissionReview({ row, request, decide, ruleEditor, onDone }: {
           <p key="edit"><button type="button" disabled={frozen} onClick={() => setEditing(true)}>Edit before allowing</button></p>
         )
       )}
-      {!request.editable && <p class="muted">{request.host === 'codex' ? 'Codex' : 'The agent'} runs {runsWhat} only as it is here: allow or deny it.</p>}
+      {!request.editable && <p class="muted"><VisibleText text={hostName(request)} /> runs {runsWhat} only as it is here: allow or deny it.</p>}
 
       <label key="reason" class="comment">
         <span>Reason if you deny (optional, the agent is told)</span>

@@ -1,10 +1,9 @@
 import type { PermissionRequest } from '../../../shared/permission.js';
 import { VisibleText } from '../visible-text.js';
 
-const HOST_NAME: Record<PermissionRequest['host'], string> = { 'claude-code': 'Claude Code', codex: 'Codex' };
-
-export function hostName(host: PermissionRequest['host']): string {
-  return HOST_NAME[host];
+/** The host as the request names it; a request filed before hosts named themselves shows its id. */
+export function hostName(request: Pick<PermissionRequest, 'host' | 'hostName'>): string {
+  return request.hostName ?? request.host;
 }
 
 /** JSON as text for a <pre>; a value that cannot be printed still says it is there. */
@@ -46,7 +45,7 @@ export function PermissionSubject({ request }: { request: PermissionRequest }) {
   return (
     <>
       <dl aria-label="Permission" class="permission-facts">
-        <dt>Agent</dt><dd>{hostName(request.host)}</dd>
+        <dt>Agent</dt><dd><VisibleText text={hostName(request)} /></dd>
         <dt>Tool</dt><dd><code><VisibleText text={request.tool} /></code></dd>
         {request.mcp && <><dt>MCP server</dt><dd><VisibleText text={request.mcp.server} /> · tool <code><VisibleText text={request.mcp.tool} /></code></dd></>}
         {request.path !== undefined && <><dt>File</dt><dd><code><VisibleText text={request.path} /></code></dd></>}

@@ -1,0 +1,90 @@
+// Codex (0.171.0, its own generated hook schemas): hooks in config.toml (`[[hooks.<Event>]]`, kept in one marked
+// block by hooks-codex-config.ts); PreToolUse can deny or run an edited input (an allow is "unsupported": Codex then
+// runs its own approval), PermissionRequest is its prompt and runs no edited input. It draws its prompt only after
+// its hook answered, so it has no event that says the person answered in the terminal.
+import * as z from 'zod';
+import type { PermissionRequest, PermissionResult } from '../../../shared/permission.js';
+import { eventMismatch, firstIssue, SNAKE_BASE, ToolInputSchema } from '../hook-input.js';
+import { decisionReason } from '../hook-output.js';
+import type { HookEvent, HookHost, HookOutput, ParsedHookInput } from './hook-host.js';
+
+const TOOL_EVENTS = ['PreToolUse', 'PermissionRequest'] as const;
+
+/** Shell (`Bash`, `tool_input.command`), `apply_patch`, MCP tools (`mcp__server__tool`); `turn_id` and `model` besides. */
+const ToolSchema = z.looseObject({
+  ...SNAKE_BASE,
+  hook_event_name: z.enum(TOOL_EVENTS),
+  tool_name: z.string().min(1),
+  tool_input: ToolInputSchema,
+  tool_use_id: z.string().optional(),
+  turn_id: z.string().optional(),
+  model: z.string().optional(),
+});
+
+function parse(event: HookEvent, raw: unknown): ParsedHookInput {
+  if (!(TOOL_EVENTS as readonly string[]).includes(event)) return { ok: false, issue: `${event}: not a Codex hook event the bridge handles (${TOOL_EVENTS.join(', ')})` };
+  const parsed = ToolSchema.safeParse(raw);
+  if (!parsed.success) return { ok: false, issue: firstIssue(ToolSchema, parsed.error, raw) };
+  const input = parsed.data;
+  const mismatch = eventMismatch(input.hook_event_name, event);
+  if (mismatch) return { ok: false, issue: mismatch };
+  return {
+    ok: true,
+    kind: 'tool',
+    event,
+    prompt: {
+      sessionId: input.session_id,
+      cwd: input.cwd,
+      tool: input.tool_name,
+      input: input.tool_input,
+      ...(input.tool_use_id !== undefined ? { toolUseId: input.tool_use_id } : {}),
+    },
+  };
+}
+
+function output(request: PermissionRequest, result: PermissionResult): HookOutput | null {
+  const allow = result.behavior === 'allow';
+  const updatedInput = allow && request.editable ? result.updatedInput : undefined;
+  if (request.event === 'PreToolUse') {
+    // No "allow" in its PreToolUse (it answers "unsupported" and runs its own approval); an edited input it runs.
+    if (allow && updatedInput === undefined) return null;
+    return {
+      hookSpecificOutput: {
+        hookEventName: 'PreToolUse',
+        permissionDecision: allow ? 'allow' : 'deny',
+        permissionDecisionReason: decisionReason(result),
+        ...(updatedInput !== undefined ? { updatedInput } : {}),
+      },
+    };
+  }
+  const decision: Record<string, unknown> = { behavior: result.behavior };
+  if (!allow) decision.message = decisionReason(result);
+  return { hookSpecificOutput: { hookEventName: 'PermissionRequest', decision } };
+}
+
+export const codex: HookHost = {
+  id: 'codex',
+  name: 'Codex',
+  events: TOOL_EVENTS,
+  defaultEvents: ['PermissionRequest'],
+  answeredEvents: [],
+  withCompanions: (events) => [...events],
+  matcher: () => '*',
+  configDir: { env: 'CODEX_HOME', home: '.codex' },
+  settingsFile: { user: 'config.toml', project: ['.codex', 'config.toml'] },
+  // The TOML parser comes with the installer only, never at start-up.
+  async settings() {
+    const toml = await import('../hooks-codex-config.js');
+    return {
+      installed: (text) => toml.codexInstalled(text, codex),
+      merge: (text, desired) => toml.mergeCodexConfig(text, desired),
+      unmerge: (text) => toml.unmergeCodexConfig(text, codex),
+    };
+  },
+  installNote: 'Codex asks you to review and trust new hooks before it runs them: accept them at its next start.',
+  parse,
+  shellTools: new Set(['Bash', 'exec_command', 'shell', 'local_shell', 'container.exec']),
+  // Its PermissionRequest fails closed on an edited input; its PreToolUse runs one.
+  editable: (event) => event === 'PreToolUse',
+  output,
+};
