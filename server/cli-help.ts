@@ -1,5 +1,9 @@
 import { DEFAULT_HUB_PORT } from '../shared/extension-id.js';
 import { packageInfo } from './package-info.js';
+import { HOOK_HOSTS } from './hook/hosts/registry.js';
+
+const HOSTS = HOOK_HOSTS.map((host) => host.id).join('|');
+const DEFAULTS = HOOK_HOSTS.map((host) => `${host.name} ${host.withCompanions(host.defaultEvents).join(',')}`).join('; ');
 
 /** `elicitly-companion --help`: for a person at a terminal, so it says what each command is for, not only its flags. */
 export function helpText(): string {
@@ -30,15 +34,15 @@ Usage:
       checkpoint (with --receipt, that receipt's entry; with --key, against a public key you pinned)
       and names the first bad entry; export prints the verified entries; key prints the hub's public
       key to pin. Reads files only. Exit code 0: verified; 1: not (named); 2: a bad argument.
-  elicitly-companion hooks install claude-code|codex [--scope user|project] [--events E,E] [--wait S]
-      Send Claude Code's or Codex's own permission prompts (and Claude Code's MCP dialogs) to the
+  elicitly-companion hooks install ${HOSTS} [--scope user|project] [--events E,E] [--wait S]
+      Send an agent host's own permission prompts (and Claude Code's MCP dialogs) to the
       extension: writes this install's hook command into the host's settings (merged, a backup first;
-      running it again changes nothing). Default events: Claude Code PermissionRequest,Elicitation
-      (with PostToolUse,PostToolUseFailure, always along with PermissionRequest); Codex PermissionRequest. --wait: how long a prompt waits for you (default 110 s; the host's hook
+      running it again changes nothing). Default events: ${DEFAULTS}.
+      --wait: how long a prompt waits for you (default 110 s; the host's hook
       timeout is set 10 s longer). A symlinked settings file is written through, the link kept. Exit
       code 1, the file untouched: it cannot be parsed or merged, or (--scope project) it leads out of
-      the project. Then: hooks uninstall claude-code|codex [--scope …], hooks status.
-  elicitly-companion hook --host claude-code|codex [--wait S] <event>
+      the project. Then: hooks uninstall ${HOSTS} [--scope …], hooks status.
+  elicitly-companion hook --host ${HOSTS} [--wait S] <event>
       The hook itself (the host runs it): asks you in the extension and prints the host's decision.
       No extension connected, or no answer in time: it prints nothing and the host asks as usual.
       Its question lives as long as the hook: ended by the host (you answered in the terminal, its

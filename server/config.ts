@@ -522,7 +522,8 @@ export function parseConfig(
     hubIdleSeconds: extra.idle ?? 1800,
     hostDirs: command !== 'hooks' ? {} : Object.fromEntries(
       HOOK_HOSTS.flatMap((host) => {
-        const dir = set(env[host.configDir.env]) ?? (homeDir === undefined ? undefined : join(homeDir, host.configDir.home));
+        const named = set(env[host.configDir.env]);
+        const dir = named !== undefined ? (host.configDir.envHoldsHome ? join(named, host.configDir.home) : named) : homeDir === undefined ? undefined : join(homeDir, host.configDir.home);
         return dir === undefined ? [] : [[host.id, dir]];
       }),
     ),

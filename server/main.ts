@@ -129,8 +129,9 @@ if (config.command === 'pair') {
       }
     },
   });
-  // stdout is the host's: the decision JSON and nothing else.
-  if (run.output) process.stdout.write(`${JSON.stringify(run.output)}\n`);
+  // stdout is the host's: the decision JSON and nothing else (or what says nothing, to a host that would read stderr).
+  const printed = run.output ?? hook.host.silence;
+  if (printed) process.stdout.write(`${JSON.stringify(printed)}\n`);
   process.stderr.write(`elicitly-companion hook ${hook.event}: ${run.output ? '' : 'no decision, the host decides: '}${run.outcome}\n`);
   process.exit(0);
 } else if (config.command === 'hooks' && config.hooks) {

@@ -87,7 +87,7 @@ export class RunningHub {
  * `elicitly-companion hooks install <host> …`, as a person would run it in their project, with the sandbox's HOME
  * (and CLAUDE_CONFIG_DIR / CODEX_HOME) so nothing outside it is touched.
  */
-export async function hooksInstall(host: 'claude-code' | 'codex', args: readonly string[], options: { cwd: string; env: Record<string, string> }): Promise<HostRun> {
+export async function hooksInstall(host: string, args: readonly string[], options: { cwd: string; env: Record<string, string> }): Promise<HostRun> {
   const run = await runHost(process.execPath, [SERVER_ENTRY, 'hooks', 'install', host, ...args], { cwd: options.cwd, env: { ...BASE_ENV, ...options.env }, timeoutMs: 20_000 });
   expect(run.code, `hooks install ${host} ${args.join(' ')}: ${run.stdout}${run.stderr}`).toBe(0);
   return run;

@@ -32,7 +32,8 @@ describe.each(HOOK_HOSTS.map((host) => [host.id, host] as const))('%s', (_id, ho
     const fromVariable = parseConfig(['hooks', 'status'], { HOME: '/h', [host.configDir.env]: '/elsewhere' });
     if (!fromHome.ok || !fromVariable.ok) throw new Error('hooks status parses');
     expect(fromHome.config.hostDirs[host.id]).toBe(`/h/${host.configDir.home}`);
-    expect(settingsPath(host, 'user', { user: fromVariable.config.hostDirs, cwd: '/p' })).toBe(`/elsewhere/${host.settingsFile.user}`);
+    const named = host.configDir.envHoldsHome ? `/elsewhere/${host.configDir.home}` : '/elsewhere';
+    expect(settingsPath(host, 'user', { user: fromVariable.config.hostDirs, cwd: '/p' })).toBe(`${named}/${host.settingsFile.user}`);
     expect(settingsPath(host, 'project', { user: {}, cwd: '/p' })).toBe(['/p', ...host.settingsFile.project].join('/'));
   });
 

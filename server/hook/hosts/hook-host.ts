@@ -78,8 +78,11 @@ export interface HookHost {
   answeredEvents: readonly HookEvent[];
   /** Which tools an event is asked for (the settings' matcher); undefined: the event takes none. */
   matcher(event: HookEvent): string | undefined;
-  /** The user settings folder: `$<env>` when set, else `~/<home>`; the file in it, and the file in a project. */
-  configDir: { env: string; home: string };
+  /**
+   * The user settings folder: `$<env>` when set (`$<env>/<home>` when the variable names a home, `envHoldsHome`),
+   * else `~/<home>`; the file in it, and the file in a project.
+   */
+  configDir: { env: string; home: string; envHoldsHome?: boolean };
   settingsFile: { user: string; project: readonly string[] };
   /** Loaded by the installer only (a parser may come with it). */
   settings(): Promise<HostSettings>;
@@ -93,6 +96,8 @@ export interface HookHost {
   editable(event: HookEvent): boolean;
   /** The decision as the host reads it on stdout; null: print nothing (the host goes on as if no hook answered). */
   output(request: PermissionRequest, result: PermissionResult, alwaysThisSession: boolean): HookOutput | null;
+  /** What to print when the hook decides nothing, for a host that reads an empty stdout some other way. */
+  silence?: HookOutput;
   /** The answer to another server's form, for a host that bridges them. */
   elicitationOutput?(result: AskResult): HookOutput | null;
   /** The id of the call a prompt is about when the stdin has none (Claude Code's transcript), so a guard can withdraw it. */
