@@ -156,6 +156,12 @@ const ConfigSchema = z.strictObject({
   hubIdleSeconds: z.coerce.number().int().min(1).max(7 * 86_400),
   /** Each host's user settings folder by its id (`hooks`): its variable (CLAUDE_CONFIG_DIR, CODEX_HOME…), or under HOME. */
   hostDirs: z.record(z.string(), z.string()),
+  /**
+   * What `hooks install` writes into the hook command so the hook reaches this hub whatever the host passes on:
+   * ELICITLY_PORT and ELICITLY_STATE_DIR, each only when it was set for this command (a host may not pass a person's
+   * variables on: Gemini CLI drops them when it runs in CI).
+   */
+  hookEnv: z.strictObject({ ELICITLY_PORT: z.string().optional(), ELICITLY_STATE_DIR: z.string().optional() }),
   /** What `elicitly-companion pair` does: print a code (default), `--list` the paired extensions and devices, `--remove`. */
   pair: PairActionSchema,
   rules: RulesActionSchema,
@@ -202,6 +208,7 @@ const SOURCES: Record<keyof Config, string> = {
   hooks: `hooks install|uninstall <${HOSTS_TEXT}> [--scope user|project] [--events E,E] [--wait S] | hooks status`,
   hubIdleSeconds: 'hub --idle-seconds',
   hostDirs: HOOK_HOSTS.map((host) => host.configDir.env).join(' / '),
+  hookEnv: 'ELICITLY_PORT / ELICITLY_STATE_DIR',
   pair: 'pair --remove <origin|keyId>',
   rules: 'rules --remove <id>',
   passkey: 'passkey --remove <id> | passkey --require <permission,proposal,everything|none>',
@@ -527,6 +534,10 @@ export function parseConfig(
         return dir === undefined ? [] : [[host.id, dir]];
       }),
     ),
+    hookEnv: command !== 'hooks' ? {} : {
+      ...(String(port) !== String(DEFAULT_HUB_PORT) ? { ELICITLY_PORT: String(port).trim() } : {}),
+      ...(set(env.ELICITLY_STATE_DIR) !== undefined && stateDir !== undefined ? { ELICITLY_STATE_DIR: stateDir } : {}),
+    },
     pair,
     rules,
     passkey,

@@ -137,8 +137,16 @@ if (config.command === 'pair') {
 } else if (config.command === 'hooks' && config.hooks) {
   const { runHooksCommand } = await import('./hook/hooks-command.js');
   try {
-    const { waitingDir } = await import('./hook/waiting-prompts.js');
-    const end = await runHooksCommand({ action: config.hooks, dirs: { user: config.hostDirs, cwd: process.cwd() }, node: process.execPath, script: SCRIPT, waitingDir: waitingDir(config.stateDir) });
+    const [{ waitingDir }, { statusProbe }] = await Promise.all([import('./hook/waiting-prompts.js'), import('./hook/status-probe.js')]);
+    const end = await runHooksCommand({
+      action: config.hooks,
+      dirs: { user: config.hostDirs, cwd: process.cwd() },
+      node: process.execPath,
+      script: SCRIPT,
+      waitingDir: waitingDir(config.stateDir),
+      env: config.hookEnv,
+      probe: statusProbe(config.port, config.remoteHub),
+    });
     (end.code === 0 ? process.stdout : process.stderr).write(end.text);
     process.exitCode = end.code;
   } catch (error) {

@@ -20,6 +20,17 @@ export interface HooksCommandOptions {
   script: string;
   /** The state dir's folder of waited-on prompts (`waiting-prompts.ts`), written into the PostToolUse hooks' guard. */
   waitingDir: string;
+  /** Written into the hook command (config's `hookEnv`). */
+  env?: Readonly<Record<string, string>>;
+  /** What `hooks status` finds beyond the files: each host's version on PATH, and whether a hook would reach a hub. */
+  probe?: StatusProbe;
+}
+
+export interface StatusProbe {
+  /** The host's `--version` line, or null when it is not on PATH (or does not answer in time). */
+  version(host: HookHost): Promise<string | null>;
+  /** One line: the hub a hook would reach now, or what happens when there is none. */
+  hub(): Promise<string>;
 }
 
 export type HooksCommandEnd = { code: number; text: string };
@@ -43,7 +54,7 @@ function change(host: HookHost, path: string, projectDir: string | undefined, me
 
 export async function runHooksCommand(options: HooksCommandOptions): Promise<HooksCommandEnd> {
   const { action, dirs } = options;
-  if (action.kind === 'status') return { code: 0, text: await status(dirs) };
+  if (action.kind === 'status') return { code: 0, text: await status(dirs, options.probe) };
   const { host } = action;
   const path = settingsPath(host, action.scope, dirs);
   if (path === undefined) return { code: 2, text: `cannot tell where ${host.id} keeps its ${action.scope} settings: HOME is not set (nor ${host.configDir.env})\n` };
@@ -51,7 +62,7 @@ export async function runHooksCommand(options: HooksCommandOptions): Promise<Hoo
   const projectDir = action.scope === 'project' ? dirs.cwd : undefined;
   const settings = await host.settings();
   if (action.kind === 'uninstall') return change(host, path, projectDir, (text) => settings.unmerge(text));
-  const desired = { host, node: options.node, script: options.script, events: host.withCompanions(action.events), waitSeconds: action.waitSeconds, waitingDir: options.waitingDir };
+  const desired = { host, node: options.node, script: options.script, events: host.withCompanions(action.events), waitSeconds: action.waitSeconds, waitingDir: options.waitingDir, ...(options.env ? { env: options.env } : {}) };
   const end = change(host, path, projectDir, (text) => settings.merge(text, desired));
   // An npx run lives in a cache that is cleaned now and then: the hook would then point at nothing.
   const warning = /[\\/]_npx[\\/]/.test(options.script)
@@ -60,10 +71,12 @@ export async function runHooksCommand(options: HooksCommandOptions): Promise<Hoo
   return { code: end.code, text: end.text + warning };
 }
 
-async function status(dirs: HostDirs): Promise<string> {
-  const lines: string[] = [];
-  for (const host of HOOK_HOSTS) {
+async function status(dirs: HostDirs, probe: StatusProbe | undefined): Promise<string> {
+  const lines: string[] = probe ? [`hub: ${await probe.hub()}`] : [];
+  const versions = probe ? await Promise.all(HOOK_HOSTS.map((host) => probe.version(host))) : [];
+  for (const [i, host] of HOOK_HOSTS.entries()) {
     const settings = await host.settings();
+    if (probe) lines.push(`${host.id}: ${versions[i] === null ? `${host.name} not found (no \`${host.binary}\` on PATH)` : `${host.name} ${versions[i]}`}`);
     for (const scope of SCOPES) {
       const path = settingsPath(host, scope, dirs);
       if (path === undefined) {

@@ -20,8 +20,9 @@ export function shellQuote(s: string): string {
  * The command and timeout of one of our hooks. A PostToolUse hook runs after every tool call, so its command starts Node
  * only while a prompt is waited on (`waiting-prompts.ts`): an empty folder costs a `ls`, not a process.
  */
-export function hookEntry(desired: Pick<Desired, 'node' | 'script' | 'host' | 'waitSeconds' | 'waitingDir'>, event: HookEvent): { command: string; timeout: number } {
-  const node = [desired.node, desired.script].map(shellQuote).join(' ');
+export function hookEntry(desired: Pick<Desired, 'node' | 'script' | 'host' | 'waitSeconds' | 'waitingDir' | 'env'>, event: HookEvent): { command: string; timeout: number } {
+  const assignments = Object.entries(desired.env ?? {}).map(([name, value]) => `${name}=${shellQuote(value)} `).join('');
+  const node = assignments + [desired.node, desired.script].map(shellQuote).join(' ');
   const host = desired.host.id;
   if (desired.host.answeredEvents.includes(event)) {
     return { command: `[ -z "$(ls -A ${shellQuote(desired.waitingDir)} 2>/dev/null)" ] || ${node} hook --host ${host} ${event}`, timeout: ANSWERED_TIMEOUT_SECONDS };
@@ -57,6 +58,8 @@ export interface Desired {
   waitSeconds: number;
   /** The state dir's folder of waited-on prompts, which the PostToolUse hooks' guard looks at. */
   waitingDir: string;
+  /** Variables set in the command itself (ELICITLY_PORT, ELICITLY_STATE_DIR), so the hook reaches this hub. */
+  env?: Readonly<Record<string, string>>;
 }
 
 type Json = Record<string, unknown>;

@@ -346,8 +346,10 @@ describe('hooks install / uninstall / status', () => {
     const ours = Object.values(settings.hooks).flat().flatMap((g) => g.hooks).filter((h) => h.command.includes(' hook --host claude-code '));
     // PostToolUse and PostToolUseFailure come with PermissionRequest: they withdraw a prompt answered in the terminal.
     expect(ours.map((h) => [h.command.split(' ').at(-1), h.timeout])).toEqual([['PermissionRequest', 70], ['Elicitation', 70], ['PostToolUse', 10], ['PostToolUseFailure', 10]]);
-    expect(ours[0]!.command).toBe(`${process.execPath} ${SERVER_ENTRY} hook --host claude-code --wait 60 PermissionRequest`);
-    expect(ours[2]!.command).toBe(`[ -z "$(ls -A ${join(env.ELICITLY_STATE_DIR, 'waiting-prompts')} 2>/dev/null)" ] || ${process.execPath} ${SERVER_ENTRY} hook --host claude-code PostToolUse`);
+    // The state dir was set for this install: the command carries it, so the hook finds this hub whatever the host passes on.
+    const state = `ELICITLY_STATE_DIR=${env.ELICITLY_STATE_DIR}`;
+    expect(ours[0]!.command).toBe(`${state} ${process.execPath} ${SERVER_ENTRY} hook --host claude-code --wait 60 PermissionRequest`);
+    expect(ours[2]!.command).toBe(`[ -z "$(ls -A ${join(env.ELICITLY_STATE_DIR, 'waiting-prompts')} 2>/dev/null)" ] || ${state} ${process.execPath} ${SERVER_ENTRY} hook --host claude-code PostToolUse`);
     expect(readdirSync(claudeDir).filter((f) => f.startsWith('settings.json.elicitly-backup-'))).toHaveLength(1);
 
     const status = await cli(env, ['hooks', 'status']);
@@ -369,10 +371,75 @@ describe('hooks install / uninstall / status', () => {
     expect(install.code).toBe(0);
     const text = readFileSync(file, 'utf8');
     expect(text.startsWith(before)).toBe(true);
-    expect(text).toContain(`command = ${JSON.stringify(`${process.execPath} ${SERVER_ENTRY} hook --host codex --wait 110 PermissionRequest`)}\ntimeout = 120\n`);
+    expect(text).toContain(`command = ${JSON.stringify(`ELICITLY_STATE_DIR=${env.ELICITLY_STATE_DIR} ${process.execPath} ${SERVER_ENTRY} hook --host codex --wait 110 PermissionRequest`)}\ntimeout = 120\n`);
     expect((await cli(env, ['hooks', 'install', 'codex'])).stdout).toContain('nothing changed');
     await cli(env, ['hooks', 'uninstall', 'codex']);
     expect(readFileSync(file, 'utf8')).toBe(before);
+  });
+
+  it('issue 36: hooks status names each host\'s version on PATH, or that it is not there, and whether a hook would reach a hub', async () => {
+    const { home, env } = settingsDir();
+    const bin = join(home, 'bin');
+    mkdirSync(bin);
+    // A stand-in for Claude Code on PATH that prints its version as the real one does; the other hosts are absent.
+    writeFileSync(join(bin, 'claude'), '#!/bin/sh\necho "2.1.332 (Claude Code)"\n', { mode: 0o755 });
+    const port = freePort();
+    const at = { ...env, ELICITLY_PORT: String(port), PATH: `${bin}:/usr/bin:/bin` };
+    const none = await cli(at, ['hooks', 'status']);
+    expect(none.stdout.split('\n')[0]).toBe(`hub: no hub on 127.0.0.1:${port}: the first prompt starts one (the host asks in its terminal that once)`);
+    expect(none.stdout).toContain('claude-code: Claude Code 2.1.332 (Claude Code)\n');
+    expect(none.stdout).toContain('codex: Codex not found (no `codex` on PATH)\n');
+    expect(none.stdout).toContain('gemini-cli: Gemini CLI not found (no `gemini` on PATH)\n');
+    const hub = startHub({ ELICITLY_STATE_DIR: env.ELICITLY_STATE_DIR, ELICITLY_PORT: String(port) });
+    try {
+      await until('the hub listening', async () => ((await listening(port)) ? true : undefined));
+      expect((await cli(at, ['hooks', 'status'])).stdout.split('\n')[0]).toBe(`hub: a hub answers on 127.0.0.1:${port}: a hook would reach it`);
+    } finally {
+      const gone = exited(hub, 5000);
+      hub.kill('SIGTERM');
+      await gone;
+    }
+  });
+
+  it('issue 36: a port and state dir set for the install are written into the command, and the hook reaches that hub from an empty environment', async () => {
+    const { home, claudeDir, env } = settingsDir();
+    const port = freePort();
+    const stateDir = join(home, 'my state');
+    const installed = await cli({ ...env, ELICITLY_STATE_DIR: stateDir, ELICITLY_PORT: String(port) }, ['hooks', 'install', 'claude-code', '--events', 'PreToolUse']);
+    expect(installed.code, installed.stderr).toBe(0);
+    const settings = JSON.parse(readFileSync(join(claudeDir, 'settings.json'), 'utf8')) as { hooks: { PreToolUse: { hooks: { command: string }[] }[] } };
+    const command = settings.hooks.PreToolUse[0]!.hooks[0]!.command;
+    expect(command).toBe(`ELICITLY_PORT=${port} ELICITLY_STATE_DIR='${stateDir}' ${process.execPath} ${SERVER_ENTRY} hook --host claude-code --wait 110 PreToolUse`);
+    // The default port is not written: nothing is said that would be true anyway.
+    const plain = await cli({ HOME: home, CLAUDE_CONFIG_DIR: join(home, 'other') }, ['hooks', 'install', 'claude-code']);
+    expect(readFileSync(join(home, 'other', 'settings.json'), 'utf8')).not.toMatch(/ELICITLY_(PORT|STATE_DIR)=/);
+    expect(plain.code).toBe(0);
+
+    // The host runs the command through a shell with nothing of ours in its environment: the hook finds no hub on that
+    // port (it starts one there for the next prompt), so it used the command's port and state dir.
+    const shell = spawn('/bin/sh', ['-c', command], { env: { PATH: process.env.PATH ?? '', HOME: home }, stdio: ['pipe', 'pipe', 'pipe'] });
+    let stdout = '';
+    let stderr = '';
+    shell.stdout.on('data', (d: Buffer) => (stdout += d.toString()));
+    shell.stderr.on('data', (d: Buffer) => (stderr += d.toString()));
+    shell.stdin.end(JSON.stringify({ session_id: 's', cwd: home, hook_event_name: 'PreToolUse', tool_name: 'Bash', tool_input: { command: 'ls' } }));
+    const code = await new Promise<number | null>((resolve) => {
+      const timer = setTimeout(() => shell.kill('SIGKILL'), 15_000);
+      shell.on('close', (c) => {
+        clearTimeout(timer);
+        resolve(c);
+      });
+    });
+    expect({ code, stdout }).toEqual({ code: 0, stdout: '' });
+    expect(stderr).toContain(`no hub on 127.0.0.1:${port}: started one`);
+    // The hub it started uses the command's state dir: asked with that port and state dir, it answers.
+    const at = { ELICITLY_STATE_DIR: stateDir, ELICITLY_PORT: String(port) };
+    const pid = await until('a hub on the command\'s port, with its state dir', async () => {
+      const status = await runCommand(process.execPath, [SERVER_ENTRY, 'status', '--json'], { env: at });
+      return status.code === 0 ? (JSON.parse(status.stdout) as { hub: { pid: number } }).hub.pid : undefined;
+    });
+    process.kill(pid, 'SIGTERM');
+    await until('the hub gone', async () => ((await listening(port)) ? undefined : true));
   });
 
   it('finding 5: the PostToolUse guard starts Node only while a prompt is waited on (an empty folder costs a `ls`)', async () => {

@@ -15,6 +15,7 @@ describe('parseConfig: defaults', () => {
         command: 'serve',
         hubIdleSeconds: 1800,
         hostDirs: {},
+        hookEnv: {},
         pair: { kind: 'code' },
         rules: { kind: 'list' },
         passkey: { kind: 'list' },

@@ -140,6 +140,7 @@ function elicitationOutput(result: AskResult): HookOutput | null {
 export const claudeCode: HookHost = {
   id: 'claude-code',
   name: 'Claude Code',
+  binary: 'claude',
   events: [...TOOL_EVENTS, 'Elicitation', ...ANSWERED_EVENTS],
   defaultEvents: ['PermissionRequest', 'Elicitation', ...ANSWERED_EVENTS],
   answeredEvents: ANSWERED_EVENTS,

@@ -65,6 +65,7 @@ function output(request: PermissionRequest, result: PermissionResult): HookOutpu
 export const codex: HookHost = {
   id: 'codex',
   name: 'Codex',
+  binary: 'codex',
   events: TOOL_EVENTS,
   defaultEvents: ['PermissionRequest'],
   answeredEvents: [],
@@ -81,7 +82,10 @@ export const codex: HookHost = {
       unmerge: (text) => toml.unmergeCodexConfig(text, codex),
     };
   },
-  installNote: 'Codex asks you to review and trust new hooks before it runs them: accept them at its next start.',
+  installNote:
+    'Codex runs new hooks only once you trust them: review them in Codex when it offers them, or give `codex exec` ' +
+    '--dangerously-bypass-hook-trust. `codex exec` never asks for approval, so there only PreToolUse reaches you ' +
+    '(--events PreToolUse,PermissionRequest installs both).',
   parse,
   shellTools: new Set(['Bash', 'exec_command', 'shell', 'local_shell', 'container.exec']),
   // Its PermissionRequest fails closed on an edited input; its PreToolUse runs one.

@@ -48,6 +48,7 @@ function output(_request: PermissionRequest, result: PermissionResult): HookOutp
 export const geminiCli: HookHost = {
   id: 'gemini-cli',
   name: 'Gemini CLI',
+  binary: 'gemini',
   events: [EVENT],
   defaultEvents: [EVENT],
   answeredEvents: [],

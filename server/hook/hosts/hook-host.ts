@@ -69,6 +69,8 @@ export interface HookHost {
   id: string;
   /** The host as a person knows it: every surface shows this (the request carries it). */
   name: string;
+  /** Its command, as found on PATH (`hooks status` asks it for `--version`). */
+  binary: string;
   /** Every event the bridge handles for this host, and those installed when `--events` names none. */
   events: readonly HookEvent[];
   defaultEvents: readonly HookEvent[];
