@@ -2,7 +2,7 @@
 // out, or says where it is. What it changed is printed, line by line, with the backup it made, and only once it is
 // written: a refusal (exit 1) says why and leaves every file as it was.
 import { existsSync } from 'node:fs';
-import { readSettings, resolveSettings, settingsPath, writeSettings } from './hooks-files.js';
+import { readSettings, removeSettings, resolveSettings, settingsPath, writeSettings } from './hooks-files.js';
 import { scriptOf, type Merged } from './hooks-settings.js';
 import type { HookEvent, HookHost, HostDirs, Scope } from './hosts/hook-host.js';
 import { HOOK_HOSTS } from './hosts/registry.js';
@@ -43,7 +43,7 @@ function change(host: HookHost, path: string, projectDir: string | undefined, me
   const merged = merge(readSettings(file));
   if (!merged.ok) return { code: 1, text: `${path} ${merged.why}\n` };
   if (merged.changes.length === 0) return { code: 0, text: `${path}: already as wanted, nothing changed\n` };
-  const backup = writeSettings(file, merged.text);
+  const backup = merged.text === null ? removeSettings(file) : writeSettings(file, merged.text);
   const lines = [`${path}:`];
   if (file.linked) lines.push(`  written through the symbolic link to ${file.target}`);
   lines.push(...merged.changes.map((c) => `  ${c}`));

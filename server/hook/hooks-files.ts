@@ -103,6 +103,15 @@ export function readSettings(file: { target: string; exists: boolean }): string 
   return file.exists ? readFileSync(file.target, 'utf8') : null;
 }
 
+/** Removes a file that is ours alone, a copy of it kept beside it first (as a write keeps one). Returns the copy's path. */
+export function removeSettings(file: { target: string; exists: boolean }, now = new Date()): string | null {
+  if (!file.exists) return null;
+  const backup = `${file.target}.elicitly-backup-${now.toISOString().replace(/[:.]/g, '-')}`;
+  copyFileSync(file.target, backup, constants.COPYFILE_EXCL);
+  rmSync(file.target);
+  return backup;
+}
+
 /**
  * Replaces the file's text where it really is (a link stays a link): a copy of the old file first, beside it
  * (`<file>.elicitly-backup-<timestamp>`), then a new temporary file in the same folder renamed over it, so a crash

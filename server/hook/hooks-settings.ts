@@ -48,7 +48,8 @@ export interface Installed {
   timeout: number | null;
 }
 
-export type Merged = { ok: true; text: string; changes: string[] } | { ok: false; why: string };
+/** A settings file's new text, or null: the file goes (a file that is ours alone, with nothing left in it). */
+export type Merged = { ok: true; text: string | null; changes: string[] } | { ok: false; why: string };
 
 export interface Desired {
   host: HookHost;

@@ -212,7 +212,7 @@ describe('issue 32 finding 6: hooks install codex on a config.toml of any valid 
     expect(text.startsWith(before)).toBe(true);
     const hooks = (parse(text) as { hooks: { PermissionRequest: { matcher: string; hooks: { command: string }[] }[] } }).hooks.PermissionRequest;
     expect(hooks.map((g) => g.matcher)).toEqual(['Bash', '*']);
-    expect(hooks[1]!.hooks[0]!.command).toBe(`${process.execPath} ${SERVER_ENTRY} hook --host codex --wait 110 PermissionRequest`);
+    expect(hooks[1]!.hooks[0]!.command).toBe(`ELICITLY_STATE_DIR=${env.ELICITLY_STATE_DIR} ${process.execPath} ${SERVER_ENTRY} hook --host codex --wait 110 PermissionRequest`);
     expect((await cli(env, ['uninstall', 'codex'])).code).toBe(0);
     expect(readFileSync(file, 'utf8')).toBe(before);
   });

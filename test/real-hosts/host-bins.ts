@@ -30,6 +30,7 @@ export const CLAUDE = host('Claude Code', 'CLAUDE_BIN', 'claude', '@anthropic-ai
 export const CODEX = host('Codex', 'CODEX_BIN', 'codex', '@openai/codex@0.171.0');
 export const GEMINI = host('Gemini CLI', 'GEMINI_BIN', 'gemini', '@google/gemini-cli@0.61.0');
 export const COPILOT = host('GitHub Copilot CLI', 'COPILOT_BIN', 'copilot', '@github/copilot@1.0.102');
+export const OPENCODE = host('OpenCode', 'OPENCODE_BIN', 'opencode', 'opencode-ai@1.18.33');
 
 /**
  * The title of a suite that needs `host`: it says when the suite was skipped and how to install the host. When CI

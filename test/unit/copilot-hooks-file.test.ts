@@ -10,7 +10,9 @@ const theirs = { type: 'command', bash: './audit.sh', timeoutSec: 5 };
 
 const ok = (merged: Merged) => {
   if (!merged.ok) throw new Error(merged.why);
-  return merged;
+  // These files keep the person's own settings: a merge never removes them.
+  if (merged.text === null) throw new Error('the file would be removed');
+  return { ...merged, text: merged.text };
 };
 
 describe('Copilot CLI hooks/elicitly.json', () => {

@@ -19,7 +19,9 @@ const theirs = '{ matcher = "Bash", hooks = [{ type = "command", command = "audi
 
 const ok = (merged: ReturnType<typeof mergeCodexConfig>) => {
   if (!merged.ok) throw new Error(merged.why);
-  return merged;
+  // These files keep the person's own settings: a merge never removes them.
+  if (merged.text === null) throw new Error('the file would be removed');
+  return { ...merged, text: merged.text };
 };
 type Hooks = { hooks?: Record<string, unknown[]> };
 const hooksOf = (text: string) => (parse(text, { integersAsBigInt: 'asNeeded' }) as Hooks).hooks ?? {};

@@ -17,7 +17,9 @@ const other = { model: 'opus', permissions: { allow: ['Bash(npm test)'] }, hooks
 
 const ok = (merged: ReturnType<typeof mergeClaudeSettings>) => {
   if (!merged.ok) throw new Error(merged.why);
-  return merged;
+  // These files keep the person's own settings: a merge never removes them.
+  if (merged.text === null) throw new Error('the file would be removed');
+  return { ...merged, text: merged.text };
 };
 
 describe('hookEntry / isOurCommand', () => {

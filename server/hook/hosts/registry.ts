@@ -3,9 +3,10 @@ import { claudeCode } from './claude-code.js';
 import { codex } from './codex.js';
 import { copilotCli } from './copilot-cli.js';
 import { geminiCli } from './gemini-cli.js';
+import { opencode } from './opencode.js';
 import type { HookHost } from './hook-host.js';
 
-export const HOOK_HOSTS: readonly HookHost[] = [claudeCode, codex, geminiCli, copilotCli];
+export const HOOK_HOSTS: readonly HookHost[] = [claudeCode, codex, geminiCli, copilotCli, opencode];
 
 export const HOST_IDS: readonly string[] = HOOK_HOSTS.map((host) => host.id);
 
