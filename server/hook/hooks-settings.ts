@@ -98,7 +98,8 @@ function withoutOurs(groups: unknown[], host: string): { groups: unknown[]; remo
   return { groups: kept, removed };
 }
 
-function parseSettings(text: string | null): { ok: true; settings: Json } | { ok: false; why: string } {
+/** A JSON settings file as an object (none yet: empty); one that is not, or whose `hooks` is not an object, is refused. */
+export function parseJsonSettings(text: string | null): { ok: true; settings: Json } | { ok: false; why: string } {
   if (text === null || text.trim() === '') return { ok: true, settings: {} };
   let parsed: unknown;
   try {
@@ -127,7 +128,7 @@ function ourEntries(hooks: Json, host: string): { event: HookEvent; hook: Json }
 
 /** The installed entries of `host` in a JSON settings file. */
 export function jsonInstalled(text: string | null, host: string, format: JsonHookFormat = SECONDS): Installed[] {
-  const parsed = parseSettings(text);
+  const parsed = parseJsonSettings(text);
   if (!parsed.ok || !isObject(parsed.settings.hooks)) return [];
   return ourEntries(parsed.settings.hooks, host).map(({ event, hook }) => {
     const timeout = typeof hook.timeout === 'number' ? (format.timeoutUnit === 'ms' ? hook.timeout / 1000 : hook.timeout) : null;
@@ -141,7 +142,7 @@ export function jsonInstalled(text: string | null, host: string, format: JsonHoo
  * hook and group is left as it was.
  */
 export function mergeJsonSettings(text: string | null, desired: Desired, format: JsonHookFormat = SECONDS): Merged {
-  const parsed = parseSettings(text);
+  const parsed = parseJsonSettings(text);
   if (!parsed.ok) return parsed;
   const settings = parsed.settings;
   const hooks: Json = isObject(settings.hooks) ? { ...settings.hooks } : {};

@@ -4,7 +4,7 @@
 import * as z from 'zod';
 import type { AskResult } from '../../../shared/ask-input.js';
 import type { PermissionRequest, PermissionResult } from '../../../shared/permission.js';
-import { eventMismatch, firstIssue, SNAKE_BASE, ToolInputSchema } from '../hook-input.js';
+import { eventMismatch, firstIssue, SNAKE_BASE, snakeToolPrompt, ToolInputSchema } from '../hook-input.js';
 import { decisionReason } from '../hook-output.js';
 import { jsonInstalled, mergeJsonSettings, nothingOf } from '../hooks-settings.js';
 import type { HookEvent, HookHost, HookOutput, ParsedHookInput } from './hook-host.js';
@@ -67,25 +67,7 @@ function parse(event: HookEvent, raw: unknown): ParsedHookInput {
     const mismatch = eventMismatch(parsed.data.hook_event_name, event);
     return mismatch ? { ok: false, issue: mismatch } : { ok: true, kind: 'answered', event, sessionId: parsed.data.session_id, toolUseId: parsed.data.tool_use_id };
   }
-  const parsed = ToolSchema.safeParse(raw);
-  if (!parsed.success) return { ok: false, issue: firstIssue(ToolSchema, parsed.error, raw) };
-  const input = parsed.data;
-  const mismatch = eventMismatch(input.hook_event_name, event);
-  if (mismatch) return { ok: false, issue: mismatch };
-  return {
-    ok: true,
-    kind: 'tool',
-    event,
-    prompt: {
-      sessionId: input.session_id,
-      cwd: input.cwd,
-      tool: input.tool_name,
-      input: input.tool_input,
-      ...(input.transcript_path !== undefined ? { transcriptPath: input.transcript_path } : {}),
-      ...(input.tool_use_id !== undefined ? { toolUseId: input.tool_use_id } : {}),
-      ...(input.permission_suggestions ? { suggestions: input.permission_suggestions } : {}),
-    },
-  };
+  return snakeToolPrompt(ToolSchema, event, raw, (input) => (input.permission_suggestions ? { suggestions: input.permission_suggestions } : {}));
 }
 
 /**

@@ -4,7 +4,7 @@
 // its hook answered, so it has no event that says the person answered in the terminal.
 import * as z from 'zod';
 import type { PermissionRequest, PermissionResult } from '../../../shared/permission.js';
-import { eventMismatch, firstIssue, SNAKE_BASE, ToolInputSchema } from '../hook-input.js';
+import { SNAKE_BASE, snakeToolPrompt, ToolInputSchema } from '../hook-input.js';
 import { decisionReason } from '../hook-output.js';
 import type { HookEvent, HookHost, HookOutput, ParsedHookInput } from './hook-host.js';
 
@@ -23,23 +23,7 @@ const ToolSchema = z.looseObject({
 
 function parse(event: HookEvent, raw: unknown): ParsedHookInput {
   if (!(TOOL_EVENTS as readonly string[]).includes(event)) return { ok: false, issue: `${event}: not a Codex hook event the bridge handles (${TOOL_EVENTS.join(', ')})` };
-  const parsed = ToolSchema.safeParse(raw);
-  if (!parsed.success) return { ok: false, issue: firstIssue(ToolSchema, parsed.error, raw) };
-  const input = parsed.data;
-  const mismatch = eventMismatch(input.hook_event_name, event);
-  if (mismatch) return { ok: false, issue: mismatch };
-  return {
-    ok: true,
-    kind: 'tool',
-    event,
-    prompt: {
-      sessionId: input.session_id,
-      cwd: input.cwd,
-      tool: input.tool_name,
-      input: input.tool_input,
-      ...(input.tool_use_id !== undefined ? { toolUseId: input.tool_use_id } : {}),
-    },
-  };
+  return snakeToolPrompt(ToolSchema, event, raw);
 }
 
 function output(request: PermissionRequest, result: PermissionResult): HookOutput | null {

@@ -14,7 +14,7 @@ import { isObject } from '../../../shared/field-issues.js';
 import type { PermissionRequest, PermissionResult } from '../../../shared/permission.js';
 import { firstIssue, ToolInputSchema } from '../hook-input.js';
 import { decisionReason } from '../hook-output.js';
-import { hookEntry, isOurCommand, nothingOf, type Desired, type Installed, type Merged } from '../hooks-settings.js';
+import { hookEntry, isOurCommand, nothingOf, parseJsonSettings, type Desired, type Installed, type Merged } from '../hooks-settings.js';
 import type { HookEvent, HookHost, HookOutput, HostSettings, ParsedHookInput } from './hook-host.js';
 
 const EVENTS = ['preToolUse', 'permissionRequest'] as const;
@@ -56,18 +56,12 @@ function output(request: PermissionRequest, result: PermissionResult): HookOutpu
 
 type Json = Record<string, unknown>;
 
-/** Its hooks file, ours alone; a file that is not one is refused, naming why. */
+/** Its hooks file, ours alone by name; one that is not a hooks file is refused, naming why. */
 function parseFile(text: string | null): { ok: true; file: Json; hooks: Json } | { ok: false; why: string } {
-  if (text === null || text.trim() === '') return { ok: true, file: { version: 1 }, hooks: {} };
-  let parsed: unknown;
-  try {
-    parsed = JSON.parse(text);
-  } catch (error) {
-    return { ok: false, why: `is not valid JSON (${error instanceof Error ? error.message : String(error)}); fix or move it, nothing was changed` };
-  }
-  if (!isObject(parsed)) return { ok: false, why: 'is not a JSON object; nothing was changed' };
-  if (parsed.hooks !== undefined && !isObject(parsed.hooks)) return { ok: false, why: '"hooks" is not an object; nothing was changed' };
-  return { ok: true, file: parsed, hooks: isObject(parsed.hooks) ? { ...parsed.hooks } : {} };
+  const parsed = parseJsonSettings(text);
+  if (!parsed.ok) return parsed;
+  const file = Object.keys(parsed.settings).length > 0 ? parsed.settings : { version: 1 };
+  return { ok: true, file, hooks: isObject(file.hooks) ? { ...file.hooks } : {} };
 }
 
 function ours(entries: unknown): Json[] {
