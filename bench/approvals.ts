@@ -21,6 +21,14 @@ const pct = (xs: number[], p: number): number => {
   return s[Math.min(s.length - 1, Math.floor((p / 100) * s.length))] ?? Number.NaN;
 };
 
+/** A process's CPU time so far (user + system), in ms, from /proc/<pid>/stat (clock ticks of 10 ms on Linux). */
+function cpuMs(pid: number | null): number {
+  if (pid === null) return Number.NaN;
+  const fields = readFileSync(`/proc/${pid}/stat`, 'utf8').split(') ')[1]?.split(' ') ?? [];
+  // After the command's closing parenthesis: utime and stime are the 12th and 13th fields.
+  return (Number(fields[11]) + Number(fields[12])) * 10;
+}
+
 export async function approvals(): Promise<void> {
   const dir = mkdtempSync(join(tmpdir(), 'elicitly-bench-'));
   const port = 30_000 + Math.floor(Math.random() * 20_000);
@@ -60,6 +68,7 @@ export async function approvals(): Promise<void> {
   record('deliver_p50_ms', 'create → extension receives it, p50', pct(deliver, 50), 'ms', 5);
   record('wake_p50_ms', 'decision → elicit_await returns, p50', pct(wake, 50), 'ms', 5);
 
+  const cpuBefore = cpuMs(transport.pid);
   const began = performance.now();
   const CONCURRENCY = 50;
   let next = 0;
@@ -72,7 +81,11 @@ export async function approvals(): Promise<void> {
     }),
   );
   const seconds = (performance.now() - began) / 1000;
+  // The server's own CPU (user + system, from /proc), whatever the client costs: what a create costs the server.
+  const cpuPerCreateUs = ((cpuMs(transport.pid) - cpuBefore) * 1000) / PENDING;
   console.log(`sustained creates: ${(PENDING / seconds).toFixed(0)} per second over ${PENDING} (goal ≥ 20,000/s)`);
+  console.log(`the server's CPU per create (SDK client, ${CONCURRENCY} in flight): ${cpuPerCreateUs.toFixed(0)} µs (goal ≤ 100 µs)`);
+  record('server_cpu_per_create_us', "  the server's CPU per create (its own user + system time)", cpuPerCreateUs, 'µs', 100);
   record('creates_per_s', `sustained creates (${CONCURRENCY} in flight, each acknowledged after its fsync)`, PENDING / seconds, '/s', 20_000, 'higher');
   await new Promise((resolve) => setTimeout(resolve, 500));
   const pid = transport.pid;

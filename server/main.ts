@@ -9,6 +9,7 @@ import { runPairCommand } from './pair-command.js';
 import { realPath } from './real-path.js';
 import { newElection as electionFor, openEngine, serveMcp } from './serve-mcp.js';
 import { StateDir } from './state-dir.js';
+import { releaseYoungGeneration } from './young-generation.js';
 
 /** How long closing may take once a host asked us to go; past it the process exits anyway, so a host is never stuck with it. */
 const SHUTDOWN_GRACE_MS = 3000;
@@ -169,7 +170,7 @@ if (config.command === 'pair') {
     `elicitly-companion ${packageInfo.version}: an MCP server on stdio that lets AI agents ask a person. ` +
       'Register it with your host, e.g. `claude mcp add elicitly -- npx -y elicitly-companion` (see README).\n',
   );
-  const { approvals } = serveMcp(config, state, new StdioTapTransport(), files);
+  const { approvals } = serveMcp(config, state, new StdioTapTransport(process.stdin, process.stdout, releaseYoungGeneration), files);
   // A host ends a session by closing stdin (or with a signal); the store is drained and closed before the process ends.
   let exiting = false;
   const shutdown = () => {

@@ -321,15 +321,20 @@ export class StateDir {
   }
 
   /**
-   * `read` again only when the file changed (another inode, size, change or modification time: every write here
-   * replaces a file by rename), so an answer costs one stat.
+   * What tells a file's versions apart without reading it: inode, size, change and modification times (every write here
+   * replaces a file by rename); `absent` when there is none. One stat.
    */
+  fileStamp(name: string): string {
+    const stat = statSync(this.file(name), { bigint: true, throwIfNoEntry: false });
+    return stat ? `${stat.ino}:${stat.size}:${stat.mtimeNs}:${stat.ctimeNs}` : 'absent';
+  }
+
+  /** `read` again only when the file changed (`fileStamp`), so an answer costs one stat. */
   private changedOnly<T>(name: string, read: () => T): () => T {
     let seen: string | undefined;
     let value: T | undefined;
     return () => {
-      const stat = statSync(this.file(name), { bigint: true, throwIfNoEntry: false });
-      const key = stat ? `${stat.ino}:${stat.size}:${stat.mtimeNs}:${stat.ctimeNs}` : 'absent';
+      const key = this.fileStamp(name);
       if (key !== seen || value === undefined) {
         value = read();
         seen = key;

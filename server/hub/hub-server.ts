@@ -100,6 +100,7 @@ const REFUSAL_LOG_EVERY_MS = 10_000;
 
 /** Which peers each watched file holds the keys of: a change to it checks theirs again. */
 const KEY_FILES: Readonly<Record<string, PeerRole>> = { [PAIRED_EXTENSIONS_FILE]: 'extension', [PAIRED_DEVICES_FILE]: 'device', [RELAY_KEYS_FILE]: 'relay' };
+const KEY_FILE_OF: Readonly<Record<PeerRole, string>> = { extension: PAIRED_EXTENSIONS_FILE, device: PAIRED_DEVICES_FILE, relay: RELAY_KEYS_FILE };
 
 function send(socket: WebSocket, frame: AnswerFrame | { method: HubNoticeName; params: unknown }): void {
   if (socket.readyState === socket.OPEN) socket.send(JSON.stringify(frame));
@@ -135,6 +136,8 @@ export class HubServer {
    * agent's create reads no file. Only while the watcher tells of changes; without it they are read when asked.
    */
   private readonly pairedCount = new Map<PeerRole, number | null>();
+  /** Each role's key file as it was when last read (`StateDir.fileStamp`). */
+  private readonly keyStamps = new Map<PeerRole, string>();
   private watching = false;
 
   private constructor(
@@ -338,8 +341,8 @@ export class HubServer {
       return extensions === null || devices === null ? null : extensions + devices;
     };
     if (this.watching && total() === 0) {
-      this.recheck('extension');
-      this.recheck('device');
+      // A stat each, not a read: with nobody paired this is every create.
+      for (const role of ['extension', 'device'] as const) if (this.options.state.fileStamp(KEY_FILE_OF[role]) !== this.keyStamps.get(role)) this.recheck(role);
     }
     return total();
   }
@@ -385,6 +388,8 @@ export class HubServer {
    * no longer call (`pair --remove`, `key revoke`, a changed key, `remote disable` for devices).
    */
   private recheck(role: PeerRole): void {
+    // Taken before the read: a write between the two is seen as a change at the next look.
+    this.keyStamps.set(role, this.options.state.fileStamp(KEY_FILE_OF[role]));
     const keys = this.keysOf(role);
     if (role !== 'relay') this.pairedCount.set(role, keys === null ? null : keys.length);
     // The ledger records every key that appeared or went: the hub reads them here whatever changed them.

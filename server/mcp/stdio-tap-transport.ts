@@ -13,6 +13,9 @@ export interface InitializeCapture {
 
 const MAX_LINE_BYTES = 10 * 1024 * 1024;
 
+/** The requests of the handshake (2025's initialize, 2026-07-28's discovery) and pings: not yet the server's work. */
+const HANDSHAKE = new Set(['initialize', 'server/discover', 'ping']);
+
 /**
  * What is kept of the handshake: real capabilities and client info are a few levels deep, and a depth bound is what
  * keeps a 100,000-level `initialize` from overflowing the stack (structuredClone did, and ended the process). The size
@@ -46,10 +49,17 @@ export class StdioTapTransport implements Transport {
 
   private buffer = '';
   private closed = false;
+  /**
+   * The id of the first request after the handshake (a host's `tools/list`, or a first `tools/call`) until it is
+   * answered, then null: the end of the start (`onStarted`).
+   */
+  private firstWork: string | number | null | undefined;
 
   constructor(
     private readonly input: Readable = process.stdin,
     private readonly output: Writable = process.stdout,
+    /** Called once, when the first request after the handshake has been answered: the server's start is over. */
+    private readonly onStarted?: () => void,
   ) {}
 
   async start(): Promise<void> {
@@ -100,6 +110,7 @@ export class StdioTapTransport implements Transport {
   }
 
   private tap(message: JSONRPCMessage): void {
+    if (this.firstWork === undefined && 'method' in message && 'id' in message && !HANDSHAKE.has(message.method)) this.firstWork = message.id;
     if ('method' in message && message.method === 'initialize' && 'id' in message) {
       const params = (message.params ?? {}) as Record<string, unknown>;
       this.initialize = {
@@ -141,7 +152,12 @@ export class StdioTapTransport implements Transport {
   }
 
   send(message: JSONRPCMessage): Promise<void> {
-    return this.write(serializeMessage(message));
+    const written = this.write(serializeMessage(message));
+    if (this.firstWork != null && 'id' in message && !('method' in message) && message.id === this.firstWork) {
+      this.firstWork = null;
+      this.onStarted?.();
+    }
+    return written;
   }
 
   async close(): Promise<void> {
