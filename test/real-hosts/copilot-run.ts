@@ -1,43 +1,17 @@
-import { mkdirSync, writeFileSync } from 'node:fs';
+import { mkdirSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { BASE_ENV, makeSandbox, runHost, type HostRun, type Sandbox } from './host-process.js';
 import type { MockChatCompletions, ToolResultSeen } from './mock-chat-completions.js';
 import type { LoggedRequest } from './mock-http.js';
 
-export const COPILOT_VERSION = '1.0.102';
 const API_KEY = 'sk-mock-real-hosts';
 /** A well-known model id: the CLI takes its tool support and token limits from it, and sends it as `model`. */
 export const COPILOT_MODEL = 'gpt-4.1';
 
-/**
- * One command hook: `bash` is run with `bash -c` (the hook's stdin is the event's JSON, its stdout the decision);
- * `timeoutSec` defaults to 30, and a hook that outlives it is killed and decides nothing.
- */
-export interface CopilotCommandHook {
-  type: 'command';
-  bash: string;
-  powershell?: string;
-  timeoutSec?: number;
-  cwd?: string;
-  env?: Record<string, string>;
-}
-
-/**
- * A hooks file, `{version: 1, hooks}`: each event (preToolUse, permissionRequest, postToolUse, …) a list of hooks.
- * preToolUse decides with `{permissionDecision: "allow"|"deny"|"ask", permissionDecisionReason?, modifiedArgs?}`,
- * permissionRequest with `{behavior: "allow"|"deny", message?}`; no output decides nothing.
- */
-export interface CopilotHooksFile {
-  version: 1;
-  hooks: Record<string, CopilotCommandHook[]>;
-}
-
 export interface CopilotSandbox extends Sandbox {
   /** COPILOT_HOME: config, session state, logs, and `hooks/*.json`, the user hooks (they load without trusting the folder). */
   copilotHome: string;
-  /** The user hooks file written, or null. */
-  hooksFile: string | null;
 }
 
 /**
@@ -50,23 +24,12 @@ export function copilotCacheHome(): string {
   return process.env.COPILOT_CACHE_HOME ?? (hosts ? join(hosts, 'copilot-cache') : join(tmpdir(), 'elicitly-copilot-cache'));
 }
 
-/**
- * A throw-away HOME and COPILOT_HOME (`<root>/copilot-home`), with the caller's hooks as the user hooks file
- * `$COPILOT_HOME/hooks/<hooksName>.json` (default `elicitly`). Hooks of the project (`.github/hooks/*.json` in the
- * working directory) load only with `--trust-folder`; user hooks need no trust.
- */
-export function copilotSandbox(options: { hooks?: CopilotHooksFile['hooks'] | CopilotHooksFile; hooksName?: string } = {}): CopilotSandbox {
+/** A throw-away HOME and COPILOT_HOME (`<root>/copilot-home`), where `hooks install copilot-cli` writes its hooks file. */
+export function copilotSandbox(): CopilotSandbox {
   const base = makeSandbox('copilot');
   const copilotHome = join(base.root, 'copilot-home');
   mkdirSync(copilotHome, { recursive: true, mode: 0o700 });
-  let hooksFile: string | null = null;
-  if (options.hooks) {
-    const file: CopilotHooksFile = 'version' in options.hooks && 'hooks' in options.hooks ? (options.hooks as CopilotHooksFile) : { version: 1, hooks: options.hooks as CopilotHooksFile['hooks'] };
-    mkdirSync(join(copilotHome, 'hooks'), { recursive: true });
-    hooksFile = join(copilotHome, 'hooks', `${options.hooksName ?? 'elicitly'}.json`);
-    writeFileSync(hooksFile, JSON.stringify(file, null, 2));
-  }
-  return { ...base, copilotHome, hooksFile };
+  return { ...base, copilotHome };
 }
 
 /**
@@ -94,20 +57,6 @@ export interface CopilotRun extends HostRun {
   requests: LoggedRequest[];
   /** The tool messages the main requests of this run carried: what the model was told. */
   toolResults: ToolResultSeen[];
-}
-
-/** The JSON lines of `--output-format json` (others skipped); the last one is `{type: "result", exitCode, …}`. */
-export function copilotEvents(run: HostRun): Record<string, unknown>[] {
-  const events: Record<string, unknown>[] = [];
-  for (const { line } of run.lines) {
-    try {
-      const value = JSON.parse(line) as unknown;
-      if (typeof value === 'object' && value !== null && !Array.isArray(value)) events.push(value as Record<string, unknown>);
-    } catch {
-      // Not an event line.
-    }
-  }
-  return events;
 }
 
 /** `copilot -p <prompt> --output-format json …args` in the sandbox's project (or `cwd`), bounded; with the mock's record of the run. */

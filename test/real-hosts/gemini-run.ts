@@ -4,7 +4,6 @@ import { BASE_ENV, makeSandbox, runHost, type HostRun, type Sandbox } from './ho
 import type { FunctionResponseSeen, MockGeminiApi } from './mock-gemini-api.js';
 import type { LoggedRequest } from './mock-http.js';
 
-export const GEMINI_VERSION = '0.61.0';
 const API_KEY = 'test';
 
 /** One command hook of a `settings.json` event: `timeout` is in ms (default 60000), `env` is added after the CLI's own. */

@@ -1,6 +1,6 @@
 import { randomBytes } from 'node:crypto';
 import type { ServerResponse } from 'node:http';
-import { MockHttp, sendJson, type LoggedRequest } from './mock-http.js';
+import { MockHttp, MockModelApi, sendJson } from './mock-http.js';
 
 /**
  * The model, played by the test, for hosts that speak OpenAI Chat Completions (GitHub Copilot CLI with its own provider
@@ -122,12 +122,14 @@ function answer(res: ServerResponse, body: Item, model: string, reply: Reply): v
   else sendJson(res, 200, completion(model, reply));
 }
 
-export class MockChatCompletions {
+export class MockChatCompletions extends MockModelApi {
   private constructor(
-    readonly http: MockHttp,
+    http: MockHttp,
     /** Every tool message the main requests carried, in order, once per tool_call_id. */
     readonly toolResults: readonly ToolResultSeen[],
-  ) {}
+  ) {
+    super(http);
+  }
 
   /** Shortcut: one call of `tool` (default `bash`) with `{command, description}`, then the echo. */
   static shell(command: string, tool = 'bash'): Promise<MockChatCompletions> {
@@ -172,30 +174,8 @@ export class MockChatCompletions {
   }
 
   /** The base URL clients append `/chat/completions` to. */
-  get url(): string {
+  override get url(): string {
     return `${this.http.url}/v1`;
   }
 
-  get requests(): readonly LoggedRequest[] {
-    return this.http.requests;
-  }
-
-  /** Main requests: the ones that offered tools and got the scripted turn. */
-  mainRequests(): LoggedRequest[] {
-    return this.http.requests.filter((r) => r.kind === 'main');
-  }
-
-  /** Resolves once `n` requests (of any kind) have come in; bounded by `timeoutMs`. */
-  waitForRequests(n: number, timeoutMs: number): Promise<void> {
-    return this.http.waitFor(() => this.http.requests.length >= n, timeoutMs, `request #${n}`);
-  }
-
-  /** Resolves once `n` main requests have come in; bounded by `timeoutMs`. */
-  waitForMain(n: number, timeoutMs: number): Promise<void> {
-    return this.http.waitFor(() => this.mainRequests().length >= n, timeoutMs, `main request #${n}`);
-  }
-
-  close(): Promise<void> {
-    return this.http.close();
-  }
 }

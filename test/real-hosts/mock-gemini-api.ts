@@ -1,5 +1,5 @@
 import type { ServerResponse } from 'node:http';
-import { MockHttp, sendJson, type LoggedRequest } from './mock-http.js';
+import { MockHttp, MockModelApi, sendJson } from './mock-http.js';
 
 /**
  * The model, played by the test, for a real Gemini CLI: the Gemini API (`POST /v1beta/models/<model>:streamGenerateContent?alt=sse`,
@@ -92,12 +92,14 @@ function sendStream(res: ServerResponse, chunks: readonly Item[]): void {
   res.end();
 }
 
-export class MockGeminiApi {
+export class MockGeminiApi extends MockModelApi {
   private constructor(
-    readonly http: MockHttp,
+    http: MockHttp,
     /** Every functionResponse a main request carried, in order. */
     readonly functionResponses: readonly FunctionResponseSeen[],
-  ) {}
+  ) {
+    super(http);
+  }
 
   /** Default script: one shell call running `command`, then the echo. */
   static shell(command: string): Promise<MockGeminiApi> {
@@ -138,25 +140,4 @@ export class MockGeminiApi {
     return new MockGeminiApi(http, seen);
   }
 
-  get url(): string {
-    return this.http.url;
-  }
-
-  get requests(): readonly LoggedRequest[] {
-    return this.http.requests;
-  }
-
-  /** Main requests: the streamed ones that carried the conversation and its tools. */
-  mainRequests(): LoggedRequest[] {
-    return this.http.requests.filter((r) => r.kind === 'main');
-  }
-
-  /** Resolves once `count` main requests have come in; bounded by `timeoutMs`. */
-  waitForMain(count: number, timeoutMs: number): Promise<void> {
-    return this.http.waitFor(() => this.mainRequests().length >= count, timeoutMs, `main request #${count}`);
-  }
-
-  close(): Promise<void> {
-    return this.http.close();
-  }
 }

@@ -56,7 +56,6 @@ export function sendEvents(res: ServerResponse, events: readonly { type: string 
  */
 export class MockHttp {
   readonly requests: LoggedRequest[] = [];
-  private waiters: (() => void)[] = [];
 
   private constructor(private readonly server: Server, readonly port: number) {}
 
@@ -89,24 +88,27 @@ export class MockHttp {
 
   private log(entry: LoggedRequest): void {
     this.requests.push(entry);
-    this.waiters.splice(0).forEach((wake) => wake());
-  }
-
-  /** Resolves once `done()` holds for the requests logged so far; bounded by `timeoutMs`. */
-  async waitFor(done: () => boolean, timeoutMs: number, what: string): Promise<void> {
-    const deadline = Date.now() + timeoutMs;
-    while (!done()) {
-      const left = deadline - Date.now();
-      if (left <= 0) throw new Error(`mock model API: ${what} did not happen within ${timeoutMs} ms`);
-      await new Promise<void>((resolve) => {
-        this.waiters.push(resolve);
-        setTimeout(resolve, Math.min(left, 200));
-      });
-    }
   }
 
   close(): Promise<void> {
     this.server.closeAllConnections();
     return new Promise((resolve) => this.server.close(() => resolve()));
+  }
+}
+
+/** What every mock model API gives a test besides its record of what the model was told: its address, the requests it received, its end. */
+export abstract class MockModelApi {
+  protected constructor(readonly http: MockHttp) {}
+
+  get url(): string {
+    return this.http.url;
+  }
+
+  get requests(): readonly LoggedRequest[] {
+    return this.http.requests;
+  }
+
+  close(): Promise<void> {
+    return this.http.close();
   }
 }

@@ -1,5 +1,5 @@
 import { randomBytes } from 'node:crypto';
-import { MockHttp, sendEvents, sendJson, type LoggedRequest } from './mock-http.js';
+import { MockHttp, MockModelApi, sendEvents, sendJson } from './mock-http.js';
 
 /**
  * The model, played by the test, for a real Claude Code: the Anthropic Messages API (`POST /v1/messages`, streamed as
@@ -89,12 +89,14 @@ function events(model: string, content: Block[], stopReason: string): { type: st
   return out;
 }
 
-export class MockMessagesApi {
+export class MockMessagesApi extends MockModelApi {
   private constructor(
-    readonly http: MockHttp,
+    http: MockHttp,
     /** Every tool_result a main request carried, in order. */
     readonly toolResults: readonly ToolResultSeen[],
-  ) {}
+  ) {
+    super(http);
+  }
 
   static async start(turns: readonly MessagesTurn[]): Promise<MockMessagesApi> {
     const seen: ToolResultSeen[] = [];
@@ -134,20 +136,4 @@ export class MockMessagesApi {
     return new MockMessagesApi(http, seen);
   }
 
-  get url(): string {
-    return this.http.url;
-  }
-
-  get requests(): readonly LoggedRequest[] {
-    return this.http.requests;
-  }
-
-  /** Main requests: the ones that carried the conversation. */
-  mainRequests(): LoggedRequest[] {
-    return this.http.requests.filter((r) => r.kind === 'main');
-  }
-
-  close(): Promise<void> {
-    return this.http.close();
-  }
 }

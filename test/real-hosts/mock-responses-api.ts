@@ -1,5 +1,5 @@
 import { randomBytes } from 'node:crypto';
-import { MockHttp, sendEvents, sendJson, type LoggedRequest } from './mock-http.js';
+import { MockHttp, MockModelApi, sendEvents, sendJson } from './mock-http.js';
 
 /**
  * The model, played by the test, for a real Codex: the OpenAI Responses API (`POST /v1/responses`, streamed as
@@ -98,12 +98,14 @@ const USAGE = { input_tokens: 10, input_tokens_details: { cached_tokens: 0 }, ou
 
 const message = (text: string): Item => ({ type: 'message', id: id('msg_'), status: 'completed', role: 'assistant', content: [{ type: 'output_text', text, annotations: [] }] });
 
-export class MockResponsesApi {
+export class MockResponsesApi extends MockModelApi {
   private constructor(
-    readonly http: MockHttp,
+    http: MockHttp,
     /** Every tool output a main request carried, in order. */
     readonly outputs: readonly OutputSeen[],
-  ) {}
+  ) {
+    super(http);
+  }
 
   static async start(turns: readonly ResponsesTurn[]): Promise<MockResponsesApi> {
     const seen: OutputSeen[] = [];
@@ -142,15 +144,4 @@ export class MockResponsesApi {
     return new MockResponsesApi(http, seen);
   }
 
-  get url(): string {
-    return this.http.url;
-  }
-
-  get requests(): readonly LoggedRequest[] {
-    return this.http.requests;
-  }
-
-  close(): Promise<void> {
-    return this.http.close();
-  }
 }

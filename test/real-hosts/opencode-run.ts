@@ -1,10 +1,12 @@
 import { spawn } from 'node:child_process';
 import { mkdirSync, writeFileSync } from 'node:fs';
-import { createServer, type AddressInfo } from 'node:net';
 import { join } from 'node:path';
+import { freeLoopbackPort } from './companion.js';
+import { OPENCODE } from './host-bins.js';
 import { BASE_ENV, makeSandbox, type Sandbox } from './host-process.js';
 
-export const OPENCODE_VERSION = '1.18.33';
+/** The plugin package OpenCode wants beside its plugins: the version of the OpenCode the tests drive. */
+const OPENCODE_VERSION = OPENCODE.package.slice(OPENCODE.package.lastIndexOf('@') + 1);
 
 /** The provider and model the sandbox's config defines: the mock, through `@ai-sdk/openai-compatible` (bundled). */
 export const MOCK_MODEL = { providerID: 'mock', modelID: 'mock-model' } as const;
@@ -82,18 +84,6 @@ export function opencodeEnv(sandbox: OpencodeSandbox, extra: Record<string, stri
     OPENCODE_DISABLE_LSP_DOWNLOAD: '1',
     ...extra,
   };
-}
-
-/** A loopback port nobody listens on right now. (`--port 0` would take 4096 first, a real OpenCode's default.) */
-export function freePort(): Promise<number> {
-  return new Promise((resolve, reject) => {
-    const server = createServer();
-    server.once('error', reject);
-    server.listen(0, '127.0.0.1', () => {
-      const { port } = server.address() as AddressInfo;
-      server.close(() => resolve(port));
-    });
-  });
 }
 
 /** An event of the server's `GET /event` stream (`{type, properties}`), with when it arrived. */
@@ -180,7 +170,8 @@ export async function opencodeServe(
   sandbox: OpencodeSandbox,
   options: { env?: Record<string, string>; directory?: string; startTimeoutMs?: number; args?: readonly string[] } = {},
 ): Promise<OpencodeServer> {
-  const port = await freePort();
+  // A port of our own: `--port 0` would take 4096 first, a real OpenCode's default.
+  const port = await freeLoopbackPort();
   const directory = options.directory ?? sandbox.work;
   const child = spawn(bin, ['serve', '--port', String(port), '--hostname', '127.0.0.1', ...(options.args ?? [])], {
     cwd: directory,

@@ -5,7 +5,7 @@ import * as z from 'zod';
 import type { AskResult } from '../../../shared/ask-input.js';
 import type { PermissionRequest, PermissionResult } from '../../../shared/permission.js';
 import { eventMismatch, firstIssue, SNAKE_BASE, snakeToolPrompt, ToolInputSchema } from '../hook-input.js';
-import { decisionReason } from '../hook-output.js';
+import { decisionReason, preToolUseOutput } from '../hook-output.js';
 import { jsonInstalled, mergeJsonSettings, nothingOf } from '../hooks-settings.js';
 import type { HookEvent, HookHost, HookOutput, ParsedHookInput } from './hook-host.js';
 
@@ -88,14 +88,7 @@ function output(request: PermissionRequest, result: PermissionResult, alwaysThis
   const allow = result.behavior === 'allow';
   const updatedInput = allow ? result.updatedInput : undefined;
   if (request.event === 'PreToolUse') {
-    return {
-      hookSpecificOutput: {
-        hookEventName: 'PreToolUse',
-        permissionDecision: allow ? 'allow' : 'deny',
-        permissionDecisionReason: decisionReason(result),
-        ...(updatedInput !== undefined ? { updatedInput } : {}),
-      },
-    };
+    return preToolUseOutput(result, updatedInput);
   }
   const decision: Record<string, unknown> = { behavior: result.behavior };
   if (!allow) decision.message = decisionReason(result);

@@ -5,7 +5,7 @@
 import * as z from 'zod';
 import type { PermissionRequest, PermissionResult } from '../../../shared/permission.js';
 import { SNAKE_BASE, snakeToolPrompt, ToolInputSchema } from '../hook-input.js';
-import { decisionReason } from '../hook-output.js';
+import { decisionReason, preToolUseOutput } from '../hook-output.js';
 import type { HookEvent, HookHost, HookOutput, ParsedHookInput } from './hook-host.js';
 
 const TOOL_EVENTS = ['PreToolUse', 'PermissionRequest'] as const;
@@ -32,14 +32,7 @@ function output(request: PermissionRequest, result: PermissionResult): HookOutpu
   if (request.event === 'PreToolUse') {
     // No "allow" in its PreToolUse (it answers "unsupported" and runs its own approval); an edited input it runs.
     if (allow && updatedInput === undefined) return null;
-    return {
-      hookSpecificOutput: {
-        hookEventName: 'PreToolUse',
-        permissionDecision: allow ? 'allow' : 'deny',
-        permissionDecisionReason: decisionReason(result),
-        ...(updatedInput !== undefined ? { updatedInput } : {}),
-      },
-    };
+    return preToolUseOutput(result, updatedInput);
   }
   const decision: Record<string, unknown> = { behavior: result.behavior };
   if (!allow) decision.message = decisionReason(result);
