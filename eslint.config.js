@@ -62,9 +62,10 @@ export default tseslint.config(
     { folder: 'server/mcp', forbidden: ['hub', 'store', 'hook'] },
     // The hook bridge is a client of the hub like any relay: main → hook → hub. It never opens the store itself.
     { folder: 'server/hook', forbidden: ['mcp', 'store', 'approvals'] },
-    { folder: 'server', files: ['server/*.ts'], ignores: ['server/main.ts', 'server/serve-mcp.ts'], forbidden: ['approvals', 'hub', 'mcp', 'store'] },
-    // The composition: the entry point, and the MCP server it serves on stdio (the tests serve it in process too).
-    { folder: 'server', files: ['server/main.ts', 'server/serve-mcp.ts'], forbidden: [] },
+    { folder: 'server', files: ['server/*.ts'], ignores: ['server/start.ts', 'server/main.ts', 'server/serve-mcp.ts'], forbidden: ['approvals', 'hub', 'mcp', 'store'] },
+    // The composition: the bin (and the handshake it answers before the rest loads), the entry point, and the MCP server
+    // it serves on stdio (the tests serve it in process too).
+    { folder: 'server', files: ['server/start.ts', 'server/main.ts', 'server/serve-mcp.ts'], forbidden: [] },
   ]),
   {
     files: ['entrypoints/**', 'extension/**'],

@@ -5,6 +5,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { pathToFileURL } from 'node:url';
 import { build } from 'esbuild';
+import { recordHandshake } from './record-handshake.mjs';
 
 // Chunk names carry content hashes: without a clean directory every build would leave the previous ones behind.
 rmSync('dist/server', { recursive: true, force: true });
@@ -101,3 +102,6 @@ const missing = PHONE_FILES.filter((f) => !existsSync(`dist/phone/${f}`));
 if (missing.length) throw new Error(`dist/phone/${missing.join(', ')} missing: run node scripts/build-phone.mjs first (npm run build:server does)`);
 mkdirSync('dist/server/phone', { recursive: true });
 for (const file of PHONE_FILES) copyFileSync(`dist/phone/${file}`, `dist/server/phone/${file}`);
+
+// The SDK's answers to the handshake, recorded from the bundle just built: the bin sends them before it loads the SDK.
+await recordHandshake('dist/server/main.js', 'dist/server/handshake');

@@ -3,6 +3,7 @@ import { fileURLToPath } from 'node:url';
 import { helpText } from './cli-help.js';
 import { infoFlag, parseConfig } from './config.js';
 import { log, setLogLevel } from './log.js';
+import { takeOverHandshake } from './mcp/fast-handshake.js';
 import { StdioTapTransport } from './mcp/stdio-tap-transport.js';
 import { packageInfo } from './package-info.js';
 import { runPairCommand } from './pair-command.js';
@@ -170,7 +171,10 @@ if (config.command === 'pair') {
     `elicitly-companion ${packageInfo.version}: an MCP server on stdio that lets AI agents ask a person. ` +
       'Register it with your host, e.g. `claude mcp add elicitly -- npx -y elicitly-companion` (see README).\n',
   );
-  const { approvals } = serveMcp(config, state, new StdioTapTransport(process.stdin, process.stdout, releaseYoungGeneration), files);
+  // What the bin answered before the SDK was loaded (server/start.ts), if it did: the SDK goes on from there.
+  const opening = takeOverHandshake();
+  if (opening?.answered.length) log('debug', 'answered before the SDK loaded', { methods: opening.answered });
+  const { approvals } = serveMcp(config, state, new StdioTapTransport(process.stdin, process.stdout, releaseYoungGeneration, opening), files);
   // A host ends a session by closing stdin (or with a signal); the store is drained and closed before the process ends.
   let exiting = false;
   const shutdown = () => {
@@ -184,7 +188,8 @@ if (config.command === 'pair') {
     }, SHUTDOWN_GRACE_MS).unref();
     void approvals.close().finally(() => process.exit(0));
   };
-  process.stdin.once('end', shutdown);
+  if (opening?.ended) shutdown();
+  else process.stdin.once('end', shutdown);
   process.once('SIGTERM', shutdown);
   process.once('SIGINT', shutdown);
 }

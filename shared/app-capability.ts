@@ -1,6 +1,6 @@
 // What is declared to hosts that render MCP Apps (`io.modelcontextprotocol/ui`), apart from the app-only tools' shapes
 // (app-surface.ts): a server answering `initialize` needs these, and none of the request shapes behind those tools.
-import * as z from 'zod';
+// Plain code, no zod: the server's first answers (server/mcp/fast-handshake.ts) decide with it before zod is loaded.
 
 export const UI_EXTENSION = 'io.modelcontextprotocol/ui';
 export const APP_MIME_TYPE = 'text/html;profile=mcp-app';
@@ -10,6 +10,13 @@ export const APP_META_KEY = 'io.github.elicitly/app';
 
 /** Whether the client renders MCP Apps: it declared the UI extension with our MIME type. */
 export function declaresAppUi(capabilities: unknown): boolean {
-  const parsed = z.looseObject({ extensions: z.looseObject({ [UI_EXTENSION]: z.looseObject({ mimeTypes: z.array(z.string()) }) }) }).safeParse(capabilities);
-  return parsed.success && parsed.data.extensions[UI_EXTENSION].mimeTypes.includes(APP_MIME_TYPE);
+  const ui = entry(entry(capabilities, 'extensions'), UI_EXTENSION);
+  const mimeTypes = entry(ui, 'mimeTypes');
+  return Array.isArray(mimeTypes) && mimeTypes.every((type) => typeof type === 'string') && mimeTypes.includes(APP_MIME_TYPE);
+}
+
+/** `value[key]` when value is a plain object (not an array) that has key as its own property. */
+function entry(value: unknown, key: string): unknown {
+  if (typeof value !== 'object' || value === null || Array.isArray(value) || !Object.hasOwn(value, key)) return undefined;
+  return (value as Record<string, unknown>)[key];
 }

@@ -3,6 +3,7 @@ import type { JSONRPCMessage, Transport } from '@modelcontextprotocol/server';
 import { CLIENT_CAPABILITIES_META_KEY, parseJSONRPCMessage, serializeMessage } from '@modelcontextprotocol/server';
 import { log } from '../log.js';
 import { boundedJson } from './bounded-json.js';
+import type { Opening } from './fast-handshake.js';
 
 /** What the host sent in `initialize`, before the SDK normalizes it (the doctor echoes it), cut only at KEPT_BOUNDS depth. */
 export interface InitializeCapture {
@@ -60,6 +61,8 @@ export class StdioTapTransport implements Transport {
     private readonly output: Writable = process.stdout,
     /** Called once, when the first request after the handshake has been answered: the server's start is over. */
     private readonly onStarted?: () => void,
+    /** What came before the SDK was loaded (server/mcp/fast-handshake.ts): handled first, in order. */
+    private readonly opening?: Opening,
   ) {}
 
   async start(): Promise<void> {
@@ -68,6 +71,13 @@ export class StdioTapTransport implements Transport {
     this.input.on('end', this.onEnd);
     this.input.on('close', this.onEnd);
     this.output.on('error', this.onOutputError);
+    if (this.opening) {
+      for (const line of this.opening.lines) this.handleLine(line);
+      this.onData(this.opening.rest);
+      if (this.opening.ended) this.onEnd();
+      // The fast handshake paused it at the hand-over.
+      else this.input.resume();
+    }
   }
 
   private readonly onData = (chunk: string): void => {
@@ -152,12 +162,22 @@ export class StdioTapTransport implements Transport {
   }
 
   send(message: JSONRPCMessage): Promise<void> {
-    const written = this.write(serializeMessage(message));
-    if (this.firstWork != null && 'id' in message && !('method' in message) && message.id === this.firstWork) {
+    const text = serializeMessage(message);
+    const isResponse = 'id' in message && !('method' in message);
+    if (this.firstWork != null && isResponse && message.id === this.firstWork) {
       this.firstWork = null;
       this.onStarted?.();
     }
-    return written;
+    const replayId = isResponse && typeof message.id === 'string' ? message.id : undefined;
+    const sent = replayId === undefined ? undefined : this.opening?.replays.get(replayId);
+    if (replayId !== undefined && sent !== undefined) {
+      // A request the fast handshake answered already: the host has its answer, and this one must be the same.
+      this.opening?.replays.delete(replayId);
+      const expected = `${sent[0]}${JSON.stringify(replayId)}${sent[1]}\n`;
+      if (text !== expected) log('error', 'the SDK answered a handshake request differently from the recorded answer sent before it loaded', { sent: expected.slice(0, 300), sdk: text.slice(0, 300) });
+      return Promise.resolve();
+    }
+    return this.write(text);
   }
 
   async close(): Promise<void> {

@@ -46,9 +46,9 @@ describe('the npm package', () => {
 
   it('holds only what runs: the bin, the bundled server, its review app and phone page (with its service worker), README, LICENSE, CHANGELOG and package.json', () => {
     const paths = packed.files.map((f) => f.path).sort();
-    const extra = paths.filter((p) => !/^(dist\/server\/main\.js(\.LEGAL\.txt)?|dist\/server\/server\.js|dist\/server\/review-app\.html|dist\/server\/phone\/(phone\.html|worker\.js|icon-(192|512)\.png)|dist\/server\/chunks\/[\w-]+\.js|README\.md|LICENSE|CHANGELOG\.md|package\.json)$/.test(p));
+    const extra = paths.filter((p) => !/^(dist\/server\/main\.js(\.LEGAL\.txt)?|dist\/server\/server\.js|dist\/server\/review-app\.html|dist\/server\/phone\/(phone\.html|worker\.js|icon-(192|512)\.png)|dist\/server\/chunks\/[\w-]+\.js|dist\/server\/handshake\/(index|\d+)\.json|README\.md|LICENSE|CHANGELOG\.md|package\.json)$/.test(p));
     expect(extra).toEqual([]);
-    for (const required of ['dist/server/main.js', 'dist/server/review-app.html', 'dist/server/phone/phone.html', 'dist/server/phone/worker.js', 'dist/server/phone/icon-192.png', 'dist/server/phone/icon-512.png', 'README.md', 'LICENSE', 'CHANGELOG.md', 'package.json']) expect(paths).toContain(required);
+    for (const required of ['dist/server/main.js', 'dist/server/handshake/index.json', 'dist/server/review-app.html', 'dist/server/phone/phone.html', 'dist/server/phone/worker.js', 'dist/server/phone/icon-192.png', 'dist/server/phone/icon-512.png', 'README.md', 'LICENSE', 'CHANGELOG.md', 'package.json']) expect(paths).toContain(required);
     expect(PKG.bin['elicitly-companion']).toBe('dist/server/main.js');
   });
 
