@@ -1,4 +1,4 @@
-import { statSync } from 'node:fs';
+import { statSync, watch } from 'node:fs';
 import { join } from 'node:path';
 import * as z from 'zod';
 import { PAIRING_CODE_PATTERN, PAIRING_TTL_MINUTES, isKeyHex, randomHex } from '../shared/hub-auth.js';
@@ -98,7 +98,16 @@ export const PAIRING_MAX_FAILURES = 10;
  * read-modify-write holds the file's lock, so concurrent processes never undo each other's change. The dir itself is
  * checked on every use: a real directory of this user's, 0700.
  */
+/** What this process's one watcher of the state dir has seen: a count of changes per file name, and of changes to any. */
+interface Changes {
+  of: Map<string, number>;
+  any: number;
+}
+
 export class StateDir {
+  /** Started by the first watched reader; null when the dir cannot be watched (the readers stat instead). */
+  private changes: Changes | null | undefined;
+
   constructor(readonly path: string) {}
 
   private file(name: string): string {
@@ -308,8 +317,9 @@ export class StateDir {
   }
 
   /**
-   * `remote()` for a caller that asks at every request (the notifier): read again only when the file changed (another
-   * inode, size, change or modification time; `updateRemote` replaces it by rename), so an answer costs one stat.
+   * `remote()` for a caller that asks at every request (the notifier): read again only when the state dir's watcher
+   * saw the file change, so an answer costs nothing; where the dir cannot be watched, when a stat says it changed.
+   * A change shows once the watcher's event has arrived (a few ms after the write), not before.
    */
   remoteReader(): () => RemoteConfig {
     return this.changedOnly(REMOTE_FILE, () => this.remote());
@@ -321,6 +331,39 @@ export class StateDir {
   }
 
   /**
+   * What tells a file's versions apart for a reader: the watcher's count of its changes, or `fileStamp` (one stat)
+   * where the dir cannot be watched. The watcher is this process's, started once, and keeps no process alive.
+   */
+  private version(name: string): string {
+    if (this.changes === undefined) this.changes = this.watchChanges();
+    const changes = this.changes;
+    return changes === null || changes === undefined ? this.fileStamp(name) : `w${changes.any}:${changes.of.get(name) ?? 0}`;
+  }
+
+  /** The watcher's counts; undefined while the dir does not exist yet (tried again at the next read), null if it cannot be watched. */
+  private watchChanges(): Changes | null | undefined {
+    const changes: Changes = { of: new Map(), any: 0 };
+    try {
+      const watcher = watch(this.path, { persistent: false }, (_event, file) => {
+        // A platform that does not say which file changed: every reader reads again.
+        if (file === null) changes.any += 1;
+        else changes.of.set(file, (changes.of.get(file) ?? 0) + 1);
+      });
+      watcher.on('error', (error) => {
+        watcher.close();
+        // From now on every reader stats: its next answer reads the file again (the stamp differs from any count).
+        this.changes = null;
+        log('warn', 'stopped watching the state dir; its settings are checked with a stat at each use', { error: error.message });
+      });
+      return changes;
+    } catch (error) {
+      if ((error as NodeJS.ErrnoException).code === 'ENOENT') return undefined;
+      log('warn', 'cannot watch the state dir; its settings are checked with a stat at each use', { error: String(error) });
+      return null;
+    }
+  }
+
+  /**
    * What tells a file's versions apart without reading it: inode, size, change and modification times (every write here
    * replaces a file by rename); `absent` when there is none. One stat.
    */
@@ -329,12 +372,13 @@ export class StateDir {
     return stat ? `${stat.ino}:${stat.size}:${stat.mtimeNs}:${stat.ctimeNs}` : 'absent';
   }
 
-  /** `read` again only when the file changed (`fileStamp`), so an answer costs one stat. */
+  /** `read` again only when the file changed (`version`). */
   private changedOnly<T>(name: string, read: () => T): () => T {
     let seen: string | undefined;
     let value: T | undefined;
     return () => {
-      const key = this.fileStamp(name);
+      // Taken before the read: a write between the two is seen as a change at the next call.
+      const key = this.version(name);
       if (key !== seen || value === undefined) {
         value = read();
         seen = key;
