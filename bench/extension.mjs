@@ -157,17 +157,37 @@ export async function extension() {
     await popup.getByText('Nothing to review.').or(popup.locator('ul[aria-label="Pending requests"]')).first().waitFor({ timeout: UI_TIMEOUT });
 
     // What a freshly opened popup has loaded once its inbox shows: its up-front bundle and whatever it fetched before
-    // the inbox could render (the checks chunk, say), each file's gzip -9 size.
+    // the inbox could render (the checks chunk, say), each file's gzip -9 size. Exactly what was requested before the
+    // inbox was in the DOM (resource timing against a mark an init script sets), and, for comparison, all requested by
+    // the time the test saw it, which takes in the modules prefetched once the inbox is idle.
     const opened = await context.newPage();
+    await opened.addInitScript(() => {
+      const shown = () => document.querySelector('ul[aria-label="Pending requests"]') !== null || [...document.querySelectorAll('p')].some((p) => p.textContent === 'Nothing to review.');
+      const observer = new MutationObserver(() => {
+        if (!shown()) return;
+        window.__inboxShownAt = performance.now();
+        observer.disconnect();
+      });
+      observer.observe(document, { childList: true, subtree: true });
+    });
     const loaded = [];
-    opened.on('request', (request) => loaded.push(new URL(request.url()).pathname));
+    opened.on('request', (request) => loaded.push(request));
     await opened.goto(popupUrl('#/inbox'));
     await opened.getByText('Nothing to review.').or(opened.locator('ul[aria-label="Pending requests"]')).first().waitFor({ timeout: UI_TIMEOUT });
+    // One clock for both: the page's mark as wall time, and each request's start as the browser timed it.
+    const shownAt = await opened.evaluate(() => performance.timeOrigin + window.__inboxShownAt);
+    await opened.waitForLoadState('networkidle').catch(() => undefined);
+    const beforeInbox = loaded.filter((request) => request.timing().startTime <= shownAt).map((request) => new URL(request.url()).pathname);
     await opened.close();
-    const loadedFiles = [...new Set(loaded)].map((path) => join(EXTENSION_DIR, path)).filter((file) => existsSync(file));
-    const loadedGzip = loadedFiles.reduce((sum, file) => sum + gzipSync(readFileSync(file), { level: 9 }).length, 0);
-    line(table, `popup opened → inbox shown: every file it requested by then, idle prefetches included (${loadedFiles.length}), gzip -9`, kb(loadedGzip), 'no goal', undefined, undefined);
-    record('popup_loaded_gzip_kb', 'popup opened → inbox shown: all it requested by then, gzip -9', loadedGzip / 1024, 'KB');
+    const gzipOf = (paths) => {
+      const files = [...new Set(paths)].map((path) => join(EXTENSION_DIR, path)).filter((file) => existsSync(file));
+      return { count: files.length, gzip: files.reduce((sum, file) => sum + gzipSync(readFileSync(file), { level: 9 }).length, 0) };
+    };
+    const before = gzipOf(beforeInbox);
+    const byThen = gzipOf(loaded.map((request) => new URL(request.url()).pathname));
+    line(table, `popup opened → inbox shown: every file requested before the inbox was in the DOM (${before.count}), gzip -9`, kb(before.gzip), '≤ 60 KB', before.gzip / 1024, 60);
+    line(table, `  and all it requested, idle prefetches included (${byThen.count}), gzip -9`, kb(byThen.gzip), 'no goal', undefined, undefined);
+    record('popup_loaded_gzip_kb', 'popup opened → inbox shown: all it requested before the inbox was in the DOM, gzip -9', before.gzip / 1024, 'KB', 60);
 
     // 1. create → visible in the open popup's inbox. The observer stamps Date.now() when a button starting with a
     // wanted message is in the DOM (the same wall clock as Node's t0: one machine).

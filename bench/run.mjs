@@ -4,7 +4,7 @@
 import { execFileSync } from 'node:child_process';
 import { fileURLToPath } from 'node:url';
 import { app } from './app.mjs';
-import { approvals, engineCreates } from './approvals.ts';
+import { approvals, engineCreates, minimalClientCreates } from './approvals.ts';
 import { coldStart } from './cold-start.mjs';
 import { extension } from './extension.mjs';
 import { ledgerBench } from './ledger.ts';
@@ -18,6 +18,7 @@ import { soak } from './soak.ts';
 await coldStart();
 await packageBench();
 await approvals();
+await minimalClientCreates();
 await engineCreates();
 await rulesBench();
 await ledgerBench();
