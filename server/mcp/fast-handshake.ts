@@ -5,6 +5,7 @@
 // to the SDK. It imports nothing that imports zod or the SDK: that is its point.
 import type { Readable, Writable } from 'node:stream';
 import { declaresAppUi } from '../../shared/app-capability.js';
+import { takeLines } from './stdio-lines.js';
 
 /** Which recorded answer (dist/server/handshake/index.json) answers what, as the build writes it. */
 export interface HandshakeIndex {
@@ -191,14 +192,7 @@ export class FastHandshake {
   }
 
   private readonly onData = (chunk: string): void => {
-    this.buffer += chunk;
-    let newline = this.buffer.indexOf('\n');
-    while (newline !== -1) {
-      const line = this.buffer.slice(0, newline).replace(/\r$/, '');
-      this.buffer = this.buffer.slice(newline + 1);
-      if (line.trim() !== '') this.handleLine(line);
-      newline = this.buffer.indexOf('\n');
-    }
+    this.buffer = takeLines(this.buffer + chunk, (line) => this.handleLine(line));
     if (this.buffer.length > MAX_HANDSHAKE_LINE) this.defer();
     if (this.deferring) this.startLoading();
     else this.armQuiet();

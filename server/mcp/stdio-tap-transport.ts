@@ -4,6 +4,7 @@ import { CLIENT_CAPABILITIES_META_KEY, parseJSONRPCMessage, serializeMessage } f
 import { log } from '../log.js';
 import { boundedJson } from './bounded-json.js';
 import type { Opening } from './fast-handshake.js';
+import { takeLines } from './stdio-lines.js';
 
 /** What the host sent in `initialize`, before the SDK normalizes it (the doctor echoes it), cut only at KEPT_BOUNDS depth. */
 export interface InitializeCapture {
@@ -81,14 +82,7 @@ export class StdioTapTransport implements Transport {
   }
 
   private readonly onData = (chunk: string): void => {
-    this.buffer += chunk;
-    let newline = this.buffer.indexOf('\n');
-    while (newline !== -1) {
-      const line = this.buffer.slice(0, newline).replace(/\r$/, '');
-      this.buffer = this.buffer.slice(newline + 1);
-      if (line.trim() !== '') this.handleLine(line);
-      newline = this.buffer.indexOf('\n');
-    }
+    this.buffer = takeLines(this.buffer + chunk, (line) => this.handleLine(line));
     if (this.buffer.length > MAX_LINE_BYTES) {
       this.buffer = '';
       this.reject(null, -32600, `Invalid Request: a message longer than ${MAX_LINE_BYTES} bytes was discarded`);

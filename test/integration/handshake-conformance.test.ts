@@ -125,42 +125,54 @@ describe('the recorded real hosts (test/fixtures/handshakes/)', () => {
 });
 
 describe('what the SDKs’ clients send', () => {
-  /** Runs a real client against the built server and returns the lines it sent, to send to both paths. */
-  async function sent(make: () => Promise<string[]>): Promise<string[]> {
-    return make();
+  /** What both SDKs' clients and stdio transports offer alike, as far as a handshake and the lists go. */
+  interface AnyClient {
+    connect(transport: AnyTransport): Promise<void>;
+    listTools(): Promise<unknown>;
+    listPrompts(): Promise<unknown>;
+    listResources(): Promise<unknown>;
+    getServerCapabilities(): { resources?: unknown } | undefined;
+    close(): Promise<void>;
   }
-  const recorder = (transport: { send: (message: never, options?: never) => Promise<void> }) => {
+  interface AnyTransport {
+    send(message: never, options?: never): Promise<void>;
+  }
+
+  /**
+   * Runs a real client against the built server (its handshake, then every list it has), and returns the lines it
+   * sent, to send to both paths.
+   */
+  async function sent(client: AnyClient, transport: AnyTransport, stateDir: string): Promise<string[]> {
     const lines: string[] = [];
     const send = transport.send.bind(transport);
     transport.send = (message, options) => {
       lines.push(JSON.stringify(message));
       return send(message, options);
     };
+    try {
+      await client.connect(transport);
+      await client.listTools();
+      await client.listPrompts();
+      if (client.getServerCapabilities()?.resources) await client.listResources();
+      await client.close();
+    } finally {
+      rmSync(stateDir, { recursive: true, force: true });
+    }
     return lines;
+  }
+  const spawned = () => {
+    const stateDir = mkdtempSync(join(tmpdir(), 'elicitly-client-'));
+    const env = { ...(process.env as Record<string, string>), ELICITLY_STATE_DIR: stateDir, ELICITLY_PORT: String(freePort()), ELICITLY_LOG_LEVEL: 'error' };
+    return { stateDir, params: { command: process.execPath, args: [SERVER_ENTRY], env, stderr: 'ignore' as const } };
   };
-  const env = () => ({ ...(process.env as Record<string, string>), ELICITLY_STATE_DIR: mkdtempSync(join(tmpdir(), 'elicitly-client-')), ELICITLY_PORT: String(freePort()), ELICITLY_LOG_LEVEL: 'error' });
-
-  const v2 = (mode: 'legacy' | { pin: '2026-07-28' } | undefined, capabilities: Record<string, unknown>) => async () => {
-    const transport = new StdioClientTransport({ command: process.execPath, args: [SERVER_ENTRY], env: env(), stderr: 'ignore' });
-    const lines = recorder(transport as never);
+  const v2 = (mode: 'legacy' | { pin: '2026-07-28' } | undefined, capabilities: Record<string, unknown>) => () => {
+    const { stateDir, params } = spawned();
     const client = new Client({ name: 'conformance-v2', version: '2.0.0' }, { capabilities, ...(mode === undefined ? {} : { versionNegotiation: { mode } }) });
-    await client.connect(transport);
-    await client.listTools();
-    await client.listPrompts();
-    if (client.getServerCapabilities()?.resources) await client.listResources();
-    await client.close();
-    return lines;
+    return sent(client, new StdioClientTransport(params), stateDir);
   };
-  const v1 = (capabilities: Record<string, unknown>) => async () => {
-    const transport = new StdioClientTransportV1({ command: process.execPath, args: [SERVER_ENTRY], env: env(), stderr: 'ignore' });
-    const lines = recorder(transport as never);
-    const client = new ClientV1({ name: 'conformance-v1', version: '1.0.0' }, { capabilities });
-    await client.connect(transport);
-    await client.listTools();
-    await client.listPrompts();
-    if (client.getServerCapabilities()?.resources) await client.listResources();
-    await client.close();
-    return lines;
+  const v1 = (capabilities: Record<string, unknown>) => () => {
+    const { stateDir, params } = spawned();
+    return sent(new ClientV1({ name: 'conformance-v1', version: '1.0.0' }, { capabilities }), new StdioClientTransportV1(params), stateDir);
   };
   const form = { elicitation: { form: {} } };
   it.each([
@@ -172,7 +184,7 @@ describe('what the SDKs’ clients send', () => {
     ['v2 client pinned to 2026-07-28, renders apps', v2({ pin: '2026-07-28' }, { ...form, ...APPS })],
     ['v2 client negotiating by default', v2(undefined, form)],
   ])('%s: the same answers, its handshake from the fast start', async (_name, client) => {
-    const lines = await sent(client);
+    const lines = await client();
     expect(lines.length).toBeGreaterThanOrEqual(2);
     const answered = await conform(lines);
     // All in one write here, so all of the handshake is the fast start's: initialize or the first 2026 request, the lists.
