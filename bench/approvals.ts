@@ -3,13 +3,12 @@ import { spawn } from 'node:child_process';
 import { createInterface } from 'node:readline';
 import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
-import { setFlagsFromString } from 'node:v8';
-import { runInNewContext } from 'node:vm';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { Client } from '@modelcontextprotocol/client';
 import { StdioClientTransport } from '@modelcontextprotocol/client/stdio';
 import { ApprovalEngine } from '../server/approvals/approval-engine.js';
+import { fullCollection } from '../server/burst-collector.js';
 import { newElicitationId } from '../server/durable-request.js';
 import { checkApprovalInput } from '../shared/approval-input.js';
 import type { HubFrame } from '../shared/wire-protocol.js';
@@ -158,12 +157,6 @@ export async function minimalClientCreates(): Promise<void> {
  * store's I/O seam, so the group commit shows as creates per fsync. What the MCP path adds on top is JSON-RPC over stdio
  * and the SDK's and the client's own work, measured above.
  */
-/** V8's full collection, without starting node with --expose-gc: the flag is set now and the function fetched fresh. */
-function collectGarbage(): void {
-  setFlagsFromString('--expose-gc');
-  (runInNewContext('gc') as () => void)();
-}
-
 export async function engineCreates(): Promise<void> {
   const dir = mkdtempSync(join(tmpdir(), 'elicitly-bench-engine-'));
   let fsyncs = 0;
@@ -180,7 +173,7 @@ export async function engineCreates(): Promise<void> {
   try {
     // The live heap a pending request holds in the hub: the engine's heap after a full collection, before and after.
     const liveHeap = () => {
-      collectGarbage();
+      fullCollection();
       return process.memoryUsage().heapUsed;
     };
     const heapBefore = liveHeap();

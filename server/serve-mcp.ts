@@ -1,6 +1,7 @@
 import { readFile } from 'node:fs/promises';
 import type { Transport } from '@modelcontextprotocol/server';
 import { serveStdio } from '@modelcontextprotocol/server/stdio';
+import { burstCollector } from './burst-collector.js';
 import type { Config } from './config.js';
 import { LazyApprovals } from './lazy-approvals.js';
 import { log } from './log.js';
@@ -41,7 +42,17 @@ export async function newElection(config: Config, state: StateDir, files: Pick<B
     phoneDir: config.phoneDir ?? files.phoneDir,
     remoteListen: config.remoteListen,
     pushServices: config.pushServices,
-    onHub: (engine) => startNotifier({ engine, settings: state.remoteReader(), port: config.port, push: { state, services: config.pushServices ?? [] } }),
+    onHub: (engine) => {
+      const stopNotifier = startNotifier({ engine, settings: state.remoteReader(), port: config.port, push: { state, services: config.pushServices ?? [] } });
+      // Each change to a request is a unit of the hub's work: a burst of them is followed by a full collection.
+      const collector = burstCollector();
+      const unsubscribe = engine.onEvent(() => collector.work());
+      return () => {
+        stopNotifier();
+        unsubscribe();
+        collector.stop();
+      };
+    },
   });
 }
 
