@@ -50,6 +50,11 @@ export interface FastHandshakeOptions {
 
 /** How long input may stay quiet before the SDK starts loading: a host's next message follows an answer within this. */
 const QUIET_MS = 10;
+/**
+ * How long the first message may take before the SDK loads anyway. Longer: a host writes `initialize` as it spawns the
+ * server, but a loaded machine may run this process first; and a host that waits longer loses nothing by it.
+ */
+const FIRST_MESSAGE_MS = 250;
 /** A line longer than this is not a handshake: the SDK's transport applies its own bound to it. */
 const MAX_HANDSHAKE_LINE = 1024 * 1024;
 const PROTOCOL_VERSION_KEY = 'io.modelcontextprotocol/protocolVersion';
@@ -175,7 +180,7 @@ export class FastHandshake {
     options.input.setEncoding('utf8');
     options.input.on('data', this.onData);
     options.input.on('end', this.onEnd);
-    this.armQuiet();
+    this.armQuiet(FIRST_MESSAGE_MS);
   }
 
   /** Stops reading and hands over what came: from now on the SDK's transport reads the input. Once only. */
@@ -243,9 +248,9 @@ export class FastHandshake {
     this.startLoading();
   };
 
-  private armQuiet(): void {
+  private armQuiet(ms = QUIET_MS): void {
     clearTimeout(this.quiet);
-    this.quiet = setTimeout(() => this.startLoading(), QUIET_MS);
+    this.quiet = setTimeout(() => this.startLoading(), ms);
   }
 
   private startLoading(): void {

@@ -207,6 +207,13 @@ describe('FastHandshake', () => {
 
   it('asks for the SDK when input stays quiet, and when it ends (the end is handed over)', async () => {
     vi.useFakeTimers();
+    // Before the first message it waits longer: a host writes as it spawns, but this process may run first.
+    const silent = started();
+    await vi.advanceTimersByTimeAsync(249);
+    expect(silent.loads()).toBe(0);
+    await vi.advanceTimersByTimeAsync(2);
+    expect(silent.loads()).toBe(1);
+
     const quiet = started();
     quiet.send(init());
     await vi.advanceTimersByTimeAsync(9);
