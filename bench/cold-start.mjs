@@ -125,11 +125,35 @@ export async function coldStart() {
   const idle = await startServer();
   await new Promise((resolve) => setTimeout(resolve, 1000));
   const rss = rssMb(idle.child.pid);
+  // The SDK loads at the first call (server/mcp/fast-handshake.ts): what that call costs, and the memory after it.
+  const first = await timedCall(idle.child, 3);
+  const second = await timedCall(idle.child, 4);
+  await new Promise((resolve) => setTimeout(resolve, 1000));
+  const rssAfterCall = rssMb(idle.child.pid);
   idle.child.kill();
   const bareRss = await bareRssMb();
-  console.log(`idle RSS 1 s after start: ${rss.toFixed(1)} MiB (goal ≤ 60 MiB; a bare node waiting on stdin: ${bareRss.toFixed(1)} MiB)`);
+  console.log(`idle RSS 1 s after start: ${rss.toFixed(1)} MiB (goal ≤ 60 MiB; a bare node waiting on stdin: ${bareRss.toFixed(1)} MiB); 1 s after a first tool call: ${rssAfterCall.toFixed(1)} MiB`);
+  console.log(`the first tool call (elicit_status), which loads the SDK: ${first.toFixed(1)} ms; the next: ${second.toFixed(1)} ms`);
   record('idle_rss_mib', 'idle RSS 1 s after start', rss, 'MiB', 60);
   record('bare_node_rss_mib', '  a bare node waiting on stdin', bareRss, 'MiB');
+  record('rss_after_call_mib', '  1 s after its first tool call', rssAfterCall, 'MiB');
+  record('first_call_ms', 'the first tool call, which loads the SDK', first, 'ms');
+}
+
+/** Sends `elicit_status` to a started server and answers how long until its answer came, in ms. */
+function timedCall(child, id) {
+  const began = performance.now();
+  return new Promise((resolve, reject) => {
+    const timer = setTimeout(() => reject(new Error('no answer to tools/call within 10 s')), 10_000);
+    const lines = createInterface({ input: child.stdout });
+    lines.on('line', (line) => {
+      if (JSON.parse(line).id !== id) return;
+      clearTimeout(timer);
+      lines.close();
+      resolve(performance.now() - began);
+    });
+    child.stdin.write(`${JSON.stringify({ jsonrpc: '2.0', id, method: 'tools/call', params: { name: 'elicit_status', arguments: { elicitationId: 'el_none' } } })}\n`);
+  });
 }
 
 /** The RSS of a node that only waits on stdin: the floor any server shares. */

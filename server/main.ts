@@ -8,6 +8,7 @@ import { StdioTapTransport } from './mcp/stdio-tap-transport.js';
 import { packageInfo } from './package-info.js';
 import { runPairCommand } from './pair-command.js';
 import { realPath } from './real-path.js';
+import { serveHint } from './start-options.js';
 import { newElection as electionFor, openEngine, serveMcp } from './serve-mcp.js';
 import { StateDir } from './state-dir.js';
 import { releaseYoungGeneration } from './young-generation.js';
@@ -166,13 +167,10 @@ if (config.command === 'pair') {
   process.stderr.write(`elicitly-companion hub: ${end.message}\n`);
   process.exit(end.code);
 } else {
-  // stdout is the protocol; the one-line hint for a person who started it by hand goes to stderr.
-  process.stderr.write(
-    `elicitly-companion ${packageInfo.version}: an MCP server on stdio that lets AI agents ask a person. ` +
-      'Register it with your host, e.g. `claude mcp add elicitly -- npx -y elicitly-companion` (see README).\n',
-  );
   // What the bin answered before the SDK was loaded (server/start.ts), if it did: the SDK goes on from there.
   const opening = takeOverHandshake();
+  // The bin said it already when it answered the handshake itself.
+  if (opening === undefined) process.stderr.write(serveHint(packageInfo.version));
   if (opening?.answered.length) log('debug', 'answered before the SDK loaded', { methods: opening.answered });
   const { approvals } = serveMcp(config, state, new StdioTapTransport(process.stdin, process.stdout, releaseYoungGeneration, opening), files);
   // A host ends a session by closing stdin (or with a signal); the store is drained and closed before the process ends.

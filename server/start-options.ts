@@ -13,3 +13,11 @@ export function fastStart(argv: readonly string[], env: NodeJS.ProcessEnv): { ap
   const set = (value: string | undefined) => value !== undefined && value.trim() !== '';
   return { appSurface: !set(env.ELICITLY_HUB_URL) && !set(env.ELICITLY_HUB_KEY) };
 }
+
+/** The one line for a person who started the MCP server by hand: stdout is the protocol, so it goes to stderr. */
+export function serveHint(version: string): string {
+  return (
+    `elicitly-companion ${version}: an MCP server on stdio that lets AI agents ask a person. ` +
+    'Register it with your host, e.g. `claude mcp add elicitly -- npx -y elicitly-companion` (see README).\n'
+  );
+}

@@ -1,12 +1,13 @@
 // The bin (`dist/server/main.js`): turns on V8's code cache before anything else is compiled, answers the handshake
 // from the build's recorded answers while nothing else is loaded, then runs the server. A host spawns a server per
-// session and waits for `initialize` and `tools/list`; loading the MCP SDK is most of a start, so the SDK loads once
-// those are answered (server/mcp/fast-handshake.ts). With the cache (Node ≥ 22.1; Node 20 has none) a start reads the
+// session and waits for `initialize` and `tools/list`; loading the MCP SDK is most of a start, so the SDK loads only
+// when a call needs it (server/mcp/fast-handshake.ts). With the cache (Node ≥ 22.1; Node 20 has none) a start reads the
 // bundle's compiled code from disk instead of compiling it again. NODE_DISABLE_COMPILE_CACHE=1 turns it off.
 import nodeModule from 'node:module';
 import { startFastHandshake } from './mcp/fast-handshake.js';
 import { readHandshakeAnswers } from './mcp/handshake-answers.js';
-import { fastStart } from './start-options.js';
+import { packageInfo } from './package-info.js';
+import { fastStart, serveHint } from './start-options.js';
 import { holdYoungGeneration } from './young-generation.js';
 
 // First, before the start's allocations would grow it; released once the start is over (main.ts).
@@ -19,12 +20,23 @@ try {
   // A cache directory that cannot be written only costs the speed-up.
 }
 
-/** Resolves when the SDK should load. In a function: the answers are garbage once main.ts has taken over. */
+/** Resolves when the SDK must load. In a function: the answers are garbage once main.ts has taken over. */
 function answerHandshake(): Promise<void> | undefined {
-  const fast = fastStart(process.argv.slice(2), process.env);
+  const argv = process.argv.slice(2);
+  const fast = fastStart(argv, process.env);
   const recorded = fast && readHandshakeAnswers(new URL('./handshake/', import.meta.url));
-  // Loading blocks this thread, so it starts when the handshake is answered or quiet: main.ts takes over what came.
-  return recorded && new Promise<void>((load) => startFastHandshake({ input: process.stdin, output: process.stdout, ...fast, ...recorded, load }));
+  if (!recorded) return undefined;
+  return new Promise<void>((load) => {
+    // Once the handshake has settled, the configuration is checked (its schemas take ~30 ms to load): one that main.ts
+    // would refuse loads it now, and it says why and exits, as without the fast start. Otherwise the SDK waits for a call.
+    const settled = () => {
+      void import('./config.js').then(({ parseConfig }) => {
+        if (!parseConfig(argv, process.env).ok) load();
+      });
+    };
+    process.stderr.write(serveHint(packageInfo.version));
+    startFastHandshake({ input: process.stdin, output: process.stdout, ...fast, ...recorded, load, settled });
+  });
 }
 
 await answerHandshake();

@@ -2,7 +2,10 @@
 // `initialize` and `tools/list`, and loading the SDK (its server, stdio and protocol schemas) is most of a start. The
 // answers are the SDK's own, recorded by the build from this very bundle (scripts/record-handshake.mjs); this module
 // only picks the recorded answer for a message it recognises whole, and hands everything else, and later everything,
-// to the SDK. It imports nothing that imports zod or the SDK: that is its point.
+// to the SDK. It imports nothing that imports zod or the SDK: that is its point. The SDK loads only when a message needs
+// it (a tool call, anything not recognised) or the input ends: most servers a host spawns sit through a session without
+// a call, and such a server stays small (53 MiB RSS with its configuration checked, not 60); the first call pays the
+// load instead.
 import type { Readable, Writable } from 'node:stream';
 import { declaresAppUi } from '../../shared/app-capability.js';
 import { takeLines } from './stdio-lines.js';
@@ -44,16 +47,20 @@ export interface FastHandshakeOptions {
   answer: (n: number) => RecordedAnswer | undefined;
   /** Whether this process may offer the review in the chat (no relay key): the same condition the SDK's server gets. */
   appSurface: boolean;
-  /** Called once, when the SDK should start loading: the handshake is over, quiet, or a message needs the SDK. */
+  /** Called once, when the SDK must load: a message needs it, or the input ended. */
   load: () => void;
+  /**
+   * Called once when the handshake has settled (answered, then 10 ms without input) or no first message came within
+   * 250 ms: a moment when nothing is asked, for what may block the thread briefly (the bin checks its configuration).
+   */
+  settled?: () => void;
 }
 
-/** How long input may stay quiet before the SDK starts loading: a host's next message follows an answer within this. */
-const QUIET_MS = 10;
-/**
- * How long the first message may take before the SDK loads anyway. Longer: a host writes `initialize` as it spawns the
- * server, but a loaded machine may run this process first; and a host that waits longer loses nothing by it.
- */
+/** Notifications held for the SDK (a host's `notifications/initialized`, a roots change): past this many, it loads. */
+const MAX_HELD = 64;
+/** Input quiet this long after an answer: the handshake has settled (a host's next message follows within it). */
+const SETTLED_MS = 10;
+/** No first message this long: settled too (a host writes `initialize` as it spawns the server). */
 const FIRST_MESSAGE_MS = 250;
 /** A line longer than this is not a handshake: the SDK's transport applies its own bound to it. */
 const MAX_HANDSHAKE_LINE = 1024 * 1024;
@@ -174,23 +181,27 @@ export class FastHandshake {
   private ended = false;
   private loading = false;
   private handedOver = false;
-  private quiet: NodeJS.Timeout | undefined;
+  private settling: NodeJS.Timeout | undefined;
+  private hasSettled = false;
 
   constructor(private readonly options: FastHandshakeOptions) {
     options.input.setEncoding('utf8');
     options.input.on('data', this.onData);
     options.input.on('end', this.onEnd);
-    this.armQuiet(FIRST_MESSAGE_MS);
+    // Nothing to answer on a closed stdout: the SDK's transport, when it takes over, closes the connection.
+    options.output.once('error', this.onEnd);
+    this.settleIn(FIRST_MESSAGE_MS);
   }
 
   /** Stops reading and hands over what came: from now on the SDK's transport reads the input. Once only. */
   handOver(): Opening {
     if (this.handedOver) throw new Error('the handshake was handed over already');
     this.handedOver = true;
-    clearTimeout(this.quiet);
-    const { input } = this.options;
+    clearTimeout(this.settling);
+    const { input, output } = this.options;
     input.off('data', this.onData);
     input.off('end', this.onEnd);
+    output.off('error', this.onEnd);
     // Paused until the transport's start() resumes it: with no reader attached, flowing data would be lost.
     input.pause();
     return { lines: this.lines, rest: this.buffer, replays: this.replays, ended: this.ended, answered: this.answered };
@@ -200,7 +211,7 @@ export class FastHandshake {
     this.buffer = takeLines(this.buffer + chunk, (line) => this.handleLine(line));
     if (this.buffer.length > MAX_HANDSHAKE_LINE) this.defer();
     if (this.deferring) this.startLoading();
-    else this.armQuiet();
+    else this.settleIn(SETTLED_MS);
   };
 
   private handleLine(line: string): void {
@@ -219,7 +230,7 @@ export class FastHandshake {
     // A notification after the handshake (`notifications/initialized`) is the SDK's, in its place; it needs no answer.
     if (request === null) {
       this.lines.push(line);
-      if (!(this.pinned !== null && isNotification)) this.defer();
+      if (!(this.pinned !== null && isNotification) || this.lines.length - this.replays.size > MAX_HELD) this.defer();
       return;
     }
     const index = this.options.answers[request.era][request.version]?.[request.apps ? 'apps' : 'plain']?.[request.method];
@@ -248,13 +259,18 @@ export class FastHandshake {
     this.startLoading();
   };
 
-  private armQuiet(ms = QUIET_MS): void {
-    clearTimeout(this.quiet);
-    this.quiet = setTimeout(() => this.startLoading(), ms);
+  /** (Re)arms the one `settled` call; once it has run, or the SDK is loading, there is nothing to arm. */
+  private settleIn(ms: number): void {
+    if (this.hasSettled || this.loading) return;
+    clearTimeout(this.settling);
+    this.settling = setTimeout(() => {
+      this.hasSettled = true;
+      this.options.settled?.();
+    }, ms);
   }
 
   private startLoading(): void {
-    clearTimeout(this.quiet);
+    clearTimeout(this.settling);
     if (this.loading) return;
     this.loading = true;
     this.options.load();

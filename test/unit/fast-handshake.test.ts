@@ -155,9 +155,10 @@ describe('FastHandshake', () => {
     const written: string[] = [];
     output.on('data', (chunk: Buffer) => written.push(...chunk.toString().split('\n').filter(Boolean)));
     let loads = 0;
-    const handshake = new FastHandshake({ input, output, answers: INDEX, answer: answers, appSurface: true, load: () => loads++ });
+    let settles = 0;
+    const handshake = new FastHandshake({ input, output, answers: INDEX, answer: answers, appSurface: true, load: () => loads++, settled: () => settles++ });
     const send = (...messages: unknown[]) => input.write(messages.map((m) => `${typeof m === 'string' ? m : JSON.stringify(m)}\n`).join(''));
-    return { input, handshake, written, send, loads: () => loads };
+    return { input, handshake, written, send, loads: () => loads, settles: () => settles };
   }
   const flush = () => new Promise((resolve) => setImmediate(resolve));
 
@@ -205,29 +206,67 @@ describe('FastHandshake', () => {
     expect(garbled.handshake.handOver().lines).toEqual(['{not json']);
   });
 
-  it('asks for the SDK when input stays quiet, and when it ends (the end is handed over)', async () => {
+  it('does not ask for the SDK while only the handshake comes, however long; asks when the input ends (handed over)', async () => {
     vi.useFakeTimers();
-    // Before the first message it waits longer: a host writes as it spawns, but this process may run first.
+    const idle = started();
+    idle.send(init(), { jsonrpc: '2.0', method: 'notifications/initialized' }, { jsonrpc: '2.0', id: 1, method: 'tools/list' }, { jsonrpc: '2.0', id: 2, method: 'ping' });
+    await vi.advanceTimersByTimeAsync(60_000);
+    expect(idle.written).toHaveLength(3);
+    expect(idle.loads()).toBe(0);
+    idle.input.end();
+    await vi.advanceTimersByTimeAsync(0);
+    expect(idle.loads()).toBe(1);
+    expect(idle.handshake.handOver().ended).toBe(true);
+  });
+
+  it('says once when the handshake has settled: 10 ms after the last answer, or 250 ms without a first message; not once loading', async () => {
+    vi.useFakeTimers();
+    const answered = started();
+    answered.send(init());
+    await vi.advanceTimersByTimeAsync(9);
+    answered.send({ jsonrpc: '2.0', method: 'notifications/initialized' }, { jsonrpc: '2.0', id: 1, method: 'tools/list' });
+    await vi.advanceTimersByTimeAsync(9);
+    expect(answered.settles()).toBe(0);
+    await vi.advanceTimersByTimeAsync(2);
+    expect(answered.settles()).toBe(1);
+    answered.send({ jsonrpc: '2.0', id: 2, method: 'ping' });
+    await vi.advanceTimersByTimeAsync(1000);
+    expect(answered.settles()).toBe(1);
+    expect(answered.loads()).toBe(0);
+
     const silent = started();
     await vi.advanceTimersByTimeAsync(249);
-    expect(silent.loads()).toBe(0);
+    expect(silent.settles()).toBe(0);
     await vi.advanceTimersByTimeAsync(2);
-    expect(silent.loads()).toBe(1);
+    expect(silent.settles()).toBe(1);
 
-    const quiet = started();
-    quiet.send(init());
-    await vi.advanceTimersByTimeAsync(9);
-    expect(quiet.loads()).toBe(0);
-    await vi.advanceTimersByTimeAsync(2);
-    expect(quiet.loads()).toBe(1);
-    await vi.advanceTimersByTimeAsync(100);
-    expect(quiet.loads()).toBe(1);
+    const called = started();
+    called.send(init(), { jsonrpc: '2.0', id: 1, method: 'tools/call', params: { name: 'elicit_status' } });
+    await vi.advanceTimersByTimeAsync(1000);
+    expect(called.loads()).toBe(1);
+    expect(called.settles()).toBe(0);
+  });
 
-    const ended = started();
-    ended.input.end();
-    await vi.advanceTimersByTimeAsync(0);
-    expect(ended.loads()).toBe(1);
-    expect(ended.handshake.handOver().ended).toBe(true);
+  it('asks for the SDK past 64 notifications held for it, and when stdout fails', async () => {
+    const chatty = started();
+    chatty.send(init());
+    for (let i = 0; i < 64; i++) chatty.send({ jsonrpc: '2.0', method: 'notifications/roots/list_changed' });
+    await flush();
+    expect(chatty.loads()).toBe(0);
+    chatty.send({ jsonrpc: '2.0', method: 'notifications/roots/list_changed' }, { jsonrpc: '2.0', id: 1, method: 'tools/list' });
+    await flush();
+    expect(chatty.loads()).toBe(1);
+    // Held, not answered: the SDK answers the list after the notifications, in order.
+    expect(chatty.written).toHaveLength(1);
+    expect(chatty.handshake.handOver().lines).toHaveLength(67);
+
+    const input = new PassThrough();
+    const output = new PassThrough();
+    let loads = 0;
+    const handshake = new FastHandshake({ input, output, answers: INDEX, answer: (n) => ANSWERS[n], appSurface: true, load: () => loads++ });
+    output.emit('error', new Error('EPIPE'));
+    expect(loads).toBe(1);
+    expect(handshake.handOver().ended).toBe(true);
   });
 });
 
