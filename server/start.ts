@@ -30,9 +30,13 @@ function answerHandshake(): Promise<void> | undefined {
     // Once the handshake has settled, the configuration is checked (its schemas take ~30 ms to load): one that main.ts
     // would refuse loads it now, and it says why and exits, as without the fast start. Otherwise the SDK waits for a call.
     const settled = () => {
-      void import('./config.js').then(({ parseConfig }) => {
-        if (!parseConfig(argv, process.env).ok) load();
-      });
+      import('./config.js').then(
+        ({ parseConfig }) => {
+          if (!parseConfig(argv, process.env).ok) load();
+        },
+        // Whatever kept it from loading, main.ts meets it too, and says so.
+        () => load(),
+      );
     };
     process.stderr.write(serveHint(packageInfo.version));
     startFastHandshake({ input: process.stdin, output: process.stdout, ...fast, ...recorded, load, settled });
