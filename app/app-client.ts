@@ -2,6 +2,7 @@ import type { HostConnection } from './host-connection.js';
 import type { CallToolResult } from './host-messages.js';
 import { AppDecideInputSchema, AppDecideResultSchema, AppErrorSchema, type AppDecideInput, type AppError } from '../shared/app-surface.js';
 import type { DecidedVia } from '../shared/lifecycle.js';
+import { DecisionRefusalSchema, type DecisionRefusal } from '../shared/wire-fields.js';
 import type { ReviewerClient, DecideReply, Decision } from '../kit/messages.js';
 
 export type { CallToolResult };
@@ -28,7 +29,7 @@ export interface AppClientHooks {
 }
 
 /** Refusals after which the request cannot be decided by anyone; `invalid` is not one (correct and send again). */
-const FINAL_REFUSALS = new Set(['already_decided', 'expired', 'withdrawn', 'not_found']);
+const FINAL_REFUSALS: ReadonlySet<DecisionRefusal> = new Set(['already_decided', 'expired', 'withdrawn', 'not_found']);
 
 /** A fresh idempotency key: a UUID, as the extension's background mints them (opaque origins may lack randomUUID). */
 export function newIdempotencyKey(): string {
@@ -83,18 +84,21 @@ export function createAppClient(app: ToolCaller, token: string, hooks: AppClient
       unanswered = null;
       if (result.isError) {
         const refusal = AppErrorSchema.safeParse(result.structuredContent);
-        if (refusal.success && refusal.data.error.code === 'token_spent') hooks.onEnded?.({ decidedHere: false });
-        return { state: 'error', message: refusal.success ? appErrorText(refusal.data) : (resultText(result) || 'The server refused the decision.') };
+        if (!refusal.success) return { state: 'error', message: resultText(result) || 'The server refused the decision.' };
+        const { error, issues, decided } = refusal.data;
+        const reason = DecisionRefusalSchema.safeParse(error.code);
+        // Refused by the engine, as the extension's decisions are: the review says why (and marks an invalid field).
+        if (reason.success) {
+          if (FINAL_REFUSALS.has(reason.data)) hooks.onEnded?.({ decidedHere: false, ...(decided ? { decided } : {}) });
+          return { state: 'answered', ok: false, reason: reason.data, ...(issues ? { issues } : {}) };
+        }
+        if (error.code === 'token_spent') hooks.onEnded?.({ decidedHere: false });
+        return { state: 'error', message: appErrorText(refusal.data) };
       }
       const answer = AppDecideResultSchema.safeParse(result.structuredContent);
       if (!answer.success) return { state: 'error', message: 'The server\'s answer to the decision could not be read.' };
-      const { ok, status, reason, issues, decided } = answer.data;
-      if (ok || (reason !== undefined && FINAL_REFUSALS.has(reason))) hooks.onEnded?.({ decidedHere: ok, ...(decided ? { decided } : {}) });
-      const reply: DecideReply = { state: 'answered', ok };
-      if (status !== undefined) reply.status = status;
-      if (reason !== undefined) reply.reason = reason;
-      if (issues !== undefined) reply.issues = issues;
-      return reply;
+      hooks.onEnded?.({ decidedHere: true });
+      return { state: 'answered', ok: true, status: answer.data.status };
     },
     reconnect: () => hooks.refresh(),
   };

@@ -13,7 +13,21 @@ export function applyHostContext(ctx: HostContext | undefined, root: HTMLElement
   }
   // Custom properties only: a host's name for anything else is not set (no property of the page is the host's to set).
   for (const [name, value] of Object.entries(ctx.styles?.variables ?? {})) if (name.startsWith('--') && value !== undefined) root.style.setProperty(name, value);
+  // Read back from the page, not from this context: a context change may carry one variable and keep the other.
+  if (usesHostPrimary((name) => root.style.getPropertyValue(name))) root.dataset.hostPrimary = '';
+  else delete root.dataset.hostPrimary;
   if (ctx.displayMode) root.dataset.displayMode = ctx.displayMode;
+}
+
+/** The host's colours for the primary button: the background and the text that goes on it. */
+export const HOST_PRIMARY_PAIR = ['--color-background-inverse', '--color-text-inverse'] as const;
+
+/**
+ * Whether the primary button takes the host's colours: only when the host set both of the pair (app.css), since its
+ * text over the view's own background, or the reverse, has no contrast anyone checked.
+ */
+export function usesHostPrimary(valueOf: (name: string) => string | undefined): boolean {
+  return HOST_PRIMARY_PAIR.every((name) => (valueOf(name) ?? '').trim() !== '');
 }
 
 /**

@@ -228,6 +228,8 @@ export function ReviewApp({ app, incoming, input, context }: {
   }
   return (
     <main class="elicitly-app">
+      {/* The page's title for assistive technology; the request's own words are the visible heading below it. */}
+      <h1 class="visually-hidden">Elicitly review</h1>
       {body}
     </main>
   );

@@ -10,7 +10,7 @@ import {
 } from '../shared/ask-input.js';
 import type { DecidedVia } from '../shared/lifecycle.js';
 import { checkRequestedSchema, type PropertySchema } from '../shared/requested-schema.js';
-import { ElicitationIdSchema } from '../shared/wire-fields.js';
+import { DecisionRefusalSchema, ElicitationIdSchema } from '../shared/wire-fields.js';
 import { optionName } from '../kit/ui/ask-words.js';
 import { dateTime } from '../kit/ui/format-time.js';
 import { REFUSAL_TEXT } from '../kit/ui/labels.js';
@@ -180,6 +180,13 @@ export function viewErrorText({ error }: AppError): string {
 function errorSaid(result: CallToolResult, structured: Record<string, unknown> | undefined, input: unknown): Said {
   const appError = AppErrorSchema.safeParse(structured);
   if (appError.success) {
+    const { error, issues, decided } = appError.data;
+    // A decision the engine refused, in the review's own words, with the issues and who decided first.
+    const reason = DecisionRefusalSchema.safeParse(error.code);
+    if (reason.success && !AppViewInputSchema.safeParse(input).success) {
+      const notes = [...(issues ?? []).map((i) => i.message), ...(decided ? [decidedNote(decided)] : [])];
+      return { tone: 'error', text: REFUSAL_TEXT[reason.data], ...(notes.length ? { notes } : {}) };
+    }
     const text = AppViewInputSchema.safeParse(input).success ? viewErrorText(appError.data) : appErrorText(appError.data);
     return { tone: 'error', text };
   }
@@ -211,13 +218,7 @@ export function targetOf(result: CallToolResult, input?: unknown): Target {
 
   const view = AppViewResultSchema.safeParse(structured);
   if (view.success) return { kind: 'request', result: view.data };
-  const decide = AppDecideResultSchema.safeParse(structured);
-  if (decide.success) {
-    const { ok, reason, issues, decided } = decide.data;
-    const notes = [...(issues ?? []).map((i) => i.message), ...(decided ? [decidedNote(decided)] : [])];
-    const text = ok ? 'The decision was recorded.' : reason ? REFUSAL_TEXT[reason] : 'The server refused the decision.';
-    return { kind: 'said', said: { tone: ok ? 'answer' : 'error', text, ...(notes.length ? { notes } : {}) } };
-  }
+  if (AppDecideResultSchema.safeParse(structured).success) return { kind: 'said', said: { tone: 'answer', text: 'The decision was recorded.' } };
   const confirm = ElicitConfirmOutputSchema.safeParse(structured);
   if (confirm.success && confirm.data.action !== 'pending') return { kind: 'said', said: confirmSaid(confirm.data, input) };
   const form = ElicitFormOutputSchema.safeParse(structured);

@@ -217,6 +217,7 @@ export function App({ db, client, mode, openInTab }: {
   const section = route.name === 'review' ? 'inbox' : route.name === 'history-detail' ? 'history' : route.name;
   return (
     <div class={`app mode-${mode}`}>
+      <h1 class="visually-hidden">Elicitly Companion</h1>
       <ConnectionHeader db={db} />
       <nav aria-label="Sections">
         <InboxLink db={db} current={section === 'inbox'} />

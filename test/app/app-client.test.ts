@@ -26,7 +26,7 @@ describe('app client: decisions over elicit_app_decide', () => {
 
   it('mints a new key for every decision that got an answer', async () => {
     const issues = [{ path: 'values.name', rule: 'minLength', message: 'values.name: too short' }];
-    const { client, decidesOf, onEnded } = setup(structured({ ok: false, reason: 'invalid', issues }));
+    const { client, decidesOf, onEnded } = setup(structured({ error: { code: 'invalid', field: 'values.name', message: 'values.name: too short' }, issues }, true));
     expect(await client.decide(approve)).toEqual({ state: 'answered', ok: false, reason: 'invalid', issues });
     expect(onEnded).not.toHaveBeenCalled();
     await client.decide(approve);
@@ -48,9 +48,25 @@ describe('app client: decisions over elicit_app_decide', () => {
 
   it('says who decided first when the other surface was first, and ends the review', async () => {
     const decided = { via: 'extension' as const, at: 1_700_000_000_000 };
-    const { client, onEnded } = setup(structured({ ok: false, reason: 'already_decided', decided }));
+    const { client, onEnded } = setup(structured({ error: { code: 'already_decided', field: 'elicitationId', message: 'already decided' }, decided }, true));
     expect(await client.decide(approve)).toEqual({ state: 'answered', ok: false, reason: 'already_decided' });
     expect(onEnded).toHaveBeenCalledWith({ decidedHere: false, decided });
+  });
+
+  it.each([
+    ['expired', true], ['withdrawn', true], ['not_found', true], ['shown_mismatch', false], ['passkey_required', false],
+  ] as const)('reads a %s refusal as the engine\'s answer (final: %s), as the extension does', async (code, final) => {
+    const { client, onEnded } = setup(structured({ error: { code, field: 'elicitationId', message: code } }, true));
+    expect(await client.decide(approve)).toEqual({ state: 'answered', ok: false, reason: code });
+    expect(onEnded).toHaveBeenCalledTimes(final ? 1 : 0);
+  });
+
+  it('a decision taken ends the review as decided here; a refusal without isError is not read as one', async () => {
+    const taken = setup(structured({ ok: true, status: 'approved' }));
+    expect(await taken.client.decide(approve)).toEqual({ state: 'answered', ok: true, status: 'approved' });
+    expect(taken.onEnded).toHaveBeenCalledWith({ decidedHere: true });
+    const unmarked = setup(structured({ ok: false, reason: 'invalid' }));
+    expect((await unmarked.client.decide(approve)).state).toBe('error');
   });
 
   it.each([

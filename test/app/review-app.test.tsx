@@ -101,12 +101,31 @@ describe('ReviewApp: the extension\'s review, fed by the app-only tools', () => 
     const { host } = fakeHost(state, () => {
       state.view = { ...state.view, status: 'rejected', decidedAt: at, outcome: { decision: 'rejected', decidedVia: 'extension', action: 'cancel' } };
       state.decided = { via: 'extension', at };
-      return structured({ ok: false, reason: 'already_decided', decided: { via: 'extension', at } });
+      return structured({ error: { code: 'already_decided', field: 'elicitationId', message: 'already decided in the browser extension' }, decided: { via: 'extension', at } }, true);
     });
     mount(host, withKey());
     await screen.findByRole('table', { name: 'Proposed changes' });
     fireEvent.click(button('Submit Changes'));
     expect((await screen.findByText(/^Decided in the browser extension at /)).textContent).toBe(`Decided in the browser extension at ${decidedTime(at)}. Your decision here was not used.`);
+  });
+
+  it('has one <h1> in every state: waiting, a review, a result in words, a failure, a cancelled call', async () => {
+    const headingOne = () => screen.getAllByRole('heading', { level: 1 }).map((h) => h.textContent);
+    const { host } = fakeHost({ view: northmarkView() });
+    const { incoming } = mount(host, null);
+    expect(headingOne()).toEqual(['Elicitly review']);
+    incoming.set({ state: 'result', result: withKey() });
+    await screen.findByRole('table', { name: 'Proposed changes' });
+    expect(headingOne()).toEqual(['Elicitly review']);
+    incoming.set({ state: 'result', result: structured({ action: 'accept', confirmed: true }) });
+    await screen.findByText(/^Answered/);
+    expect(headingOne()).toEqual(['Elicitly review']);
+    incoming.set({ state: 'failed', message: 'the host gave up' });
+    await screen.findByText('the host gave up');
+    expect(headingOne()).toEqual(['Elicitly review']);
+    incoming.set({ state: 'cancelled' });
+    await screen.findByText(/^The tool call was canceled/);
+    expect(headingOne()).toEqual(['Elicitly review']);
   });
 
   it('shows who decided and when for a request already decided when the view opens', async () => {
@@ -210,6 +229,28 @@ describe('host context', () => {
     expect(root.style.colorScheme).toBe('dark');
     expect(root.style.getPropertyValue('--color-background-primary')).toBe('#010203');
     expect(root.dataset.displayMode).toBe('fullscreen');
+  });
+
+  it.each([
+    ['neither', {}, false],
+    ['the text only', { '--color-text-inverse': '#ffffff' }, false],
+    ['the background only', { '--color-background-inverse': '#1d4ed8' }, false],
+    ['a blank background', { '--color-background-inverse': ' ', '--color-text-inverse': '#ffffff' }, false],
+    ['both', { '--color-background-inverse': '#1d4ed8', '--color-text-inverse': '#ffffff' }, true],
+  ] as const)('the primary button takes the host\'s inverse pair only whole: %s', (_what, variables, whole) => {
+    const root = document.createElement('html');
+    applyHostContext({ styles: { variables: variables as never } }, root);
+    expect(root.hasAttribute('data-host-primary')).toBe(whole);
+  });
+
+  it('a context change that brings the second of the pair completes it, and one that blanks it takes it back', () => {
+    const root = document.createElement('html');
+    applyHostContext({ styles: { variables: { '--color-text-inverse': '#ffffff' } as never } }, root);
+    expect(root.hasAttribute('data-host-primary')).toBe(false);
+    applyHostContext({ styles: { variables: { '--color-background-inverse': '#1d4ed8' } as never } }, root);
+    expect(root.hasAttribute('data-host-primary')).toBe(true);
+    applyHostContext({ styles: { variables: { '--color-background-inverse': '' } as never } }, root);
+    expect(root.hasAttribute('data-host-primary')).toBe(false);
   });
 
   it.each([

@@ -79,9 +79,9 @@ describe('targetOf: what the view shows for a tool result, never its JSON', () =
       said({ tone: 'answer', asked: 'Which regions?', text: 'Not answered: the choice expired or was withdrawn before anyone answered it.' })],
     // elicit_app_decide rendered as the view.
     ['app decide recorded', structured({ ok: true, status: 'approved' }), undefined, said({ tone: 'answer', text: 'The decision was recorded.' })],
-    ['app decide refused: already decided', structured({ ok: false, reason: 'already_decided', decided: { via: 'extension', at } }), undefined,
+    ['app decide refused: already decided', structured({ error: { code: 'already_decided', field: 'elicitationId', message: 'already decided' }, decided: { via: 'extension', at } }, true), undefined,
       said({ tone: 'error', text: 'This request was already decided; your decision was not used.', notes: [`Decided in the browser extension at ${dateTime(at)}.`] })],
-    ['app decide refused: invalid values', structured({ ok: false, reason: 'invalid', issues: [{ path: 'values.name', rule: 'minLength', message: 'values.name: too short' }] }), undefined,
+    ['app decide refused: invalid values', structured({ error: { code: 'invalid', field: 'values.name', message: 'values.name: too short' }, issues: [{ path: 'values.name', rule: 'minLength', message: 'values.name: too short' }] }, true), undefined,
       said({ tone: 'error', text: 'The hub refused these values; see the issues below.', notes: ['values.name: too short'] })],
     ['app decide refusal (its own)', structured({ error: { code: 'token_spent', field: 'token', message: 'token: already used' } }, true), { elicitationId: ID, token: TOKEN },
       said({ tone: 'error', text: 'This review\'s key was already used by a decision made here. (token_spent: token: already used)' })],

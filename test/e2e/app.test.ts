@@ -15,8 +15,8 @@ import { freePort } from '../helpers/scripted-extension.js';
 import {
   buildHostScript, callTool, connectAppClient, manyFieldProposal, openAppHost, type AppClient, type AppHostPage, type HostEvent, type ToolCallResult,
 } from './app-host/app-host.js';
-import { HOST_COLOURS } from './app-host/host-colours.js';
-import { describeViolations, seriousViolations } from './axe.js';
+import { HOST_COLOURS, ONE_SIDED_INVERSE, VIEW_PRIMARY } from './app-host/host-colours.js';
+import { describeViolations, seriousViolations, violationsOf } from './axe.js';
 import {
   browserFound, CHROMIUM_PATH, chromiumSuite, launchExtension, pairedPopup, pairingCode, type ExtensionBrowser,
 } from './extension-browser.js';
@@ -304,6 +304,38 @@ describe.skipIf(!browserFound)(title, () => {
     }
   });
 
+  // Issue 38 item 1: the Inspector sets --color-text-inverse and not --color-background-inverse; its white text landed on
+  // the view's own light blue (2.42:1). Each half of a pair alone must leave the view's own pair on the button.
+  it.each(['light', 'dark'] as const)('issue 38: in the %s theme the primary button uses the host\'s inverse pair only when the host sets both, and keeps AA contrast with neither, one or both', async (theme) => {
+    const pair = ONE_SIDED_INVERSE[theme];
+    const combos = [
+      ['neither', {}, VIEW_PRIMARY[theme].background, VIEW_PRIMARY[theme].text],
+      ['the text only', { '--color-text-inverse': pair['--color-text-inverse'] }, VIEW_PRIMARY[theme].background, VIEW_PRIMARY[theme].text],
+      ['the background only', { '--color-background-inverse': pair['--color-background-inverse'] }, VIEW_PRIMARY[theme].background, VIEW_PRIMARY[theme].text],
+      ['both', pair, pair['--color-background-inverse'], pair['--color-text-inverse']],
+    ] as const;
+    for (const [what, inverse, background, text] of combos) {
+      const input = { message: `Deploy build 813 (${theme}, ${what})`, context: { build: 813 } };
+      const result = await callTool(agent.client, 'elicit_approval', input);
+      const id = result.structuredContent?.elicitationId as string;
+      const host = await newHost();
+      const page = { ...HOST_COLOURS[theme] } as Record<string, string>;
+      delete page['--color-background-inverse'];
+      delete page['--color-text-inverse'];
+      await host.show('elicit_approval', input, result, { theme, variables: { ...page, ...inverse } });
+      const primary = host.view.getByRole('button', { name: 'Approve' });
+      await primary.waitFor({ timeout: UI_TIMEOUT });
+      const where = `a host setting ${what} of its inverse pair, ${theme} theme`;
+      // Soft: one run names every combination that fails.
+      expect.soft(await primary.evaluate((el) => [getComputedStyle(el).backgroundColor, getComputedStyle(el).color]), where).toEqual([rgb(background), rgb(text)]);
+      const violations = await violationsOf(await host.viewFrame(), ['color-contrast', 'page-has-heading-one']);
+      expect.soft(violations, describeViolations(where, violations)).toEqual([]);
+      expect(host.errors, where).toEqual([]);
+      expect((await callTool(agent.client, 'elicit_cancel', { elicitationId: id })).structuredContent).toEqual({ status: 'canceled' });
+      await host.close();
+    }
+  });
+
   it('the view\'s own CSP is in <head> and enforced, also in a host that wraps the HTML in a document of its own, and nothing is logged as an error', async () => {
     for (const wrap of [false, true]) {
       const input = northmark(`NorthMark in a host that ${wrap ? 'wraps' : 'does not wrap'} the view`);
@@ -563,7 +595,10 @@ describe.skipIf(!browserFound)(chromiumSuite('the view shows what a tool returne
     const again = { ...decideInput, idempotencyKey: crypto.randomUUID() };
     const spent = await callTool(client, 'elicit_app_decide', again);
     expect(spent.isError).toBe(true);
-    const refused = await shown('elicit_app_decide', again, spent, /^This review's key was already used by a decision made here\./);
+    // The key is spent because the request was decided: the view says who decided and when.
+    const refused = await shown('elicit_app_decide', again, spent, /^This request was already decided; your decision was not used\./);
+    expect(refused.said).toContain('Decided in the chat at ');
+    expect(refused.said).not.toContain('Decide this');
     expect(refused.said).not.toContain('{');
     for (const h of [viewed.host, ok.host, refused.host]) {
       expect(calls(h.events)).toEqual([]);

@@ -2,7 +2,7 @@
 // so a contrast that passes in one scheme says nothing about the other.
 import type { Page } from 'playwright-core';
 import { expect } from 'vitest';
-import { describeViolations, seriousViolations } from './axe.js';
+import { describeViolations, seriousViolations, violationsOf } from './axe.js';
 
 const SCHEMES = ['light', 'dark'] as const;
 
@@ -29,6 +29,9 @@ export async function expectAccessibleInEachScheme(page: Page, where: string): P
       const violations = await seriousViolations(page);
       expect.soft(violations, describeViolations(`${where}, ${scheme} scheme`, violations)).toEqual([]);
     }
+    // axe rates a page without an <h1> moderate; a page's title still matters to who navigates by headings.
+    const headings = await violationsOf(page, ['page-has-heading-one']);
+    expect.soft(headings, describeViolations(where, headings)).toEqual([]);
   } finally {
     await page.emulateMedia({ colorScheme: null });
   }

@@ -8,18 +8,27 @@ const AXE_SOURCE = readFileSync(createRequire(import.meta.url).resolve('axe-core
 
 export interface AxeViolation { id: string; impact: string | null; help: string; nodes: { target: string[]; failureSummary?: string }[] }
 
-/** The violations axe finds at impact serious or critical. */
-export async function seriousViolations(target: Page | Frame): Promise<AxeViolation[]> {
+/** What `axe.run` finds with these options (`resultTypes` violations), on the document as shown. */
+async function axeRun(target: Page | Frame, options: Record<string, unknown>): Promise<AxeViolation[]> {
   const loaded = await target.evaluate('typeof window.axe === "object"');
   if (!loaded) await target.evaluate(AXE_SOURCE);
-  const violations = await target.evaluate(`window.axe.run(document, { resultTypes: ['violations'] }).then((r) => r.violations.map((v) => ({
+  return await target.evaluate(`window.axe.run(document, ${JSON.stringify({ ...options, resultTypes: ['violations'] })}).then((r) => r.violations.map((v) => ({
     id: v.id, impact: v.impact, help: v.help,
     nodes: v.nodes.map((n) => ({ target: n.target.map(String), failureSummary: n.failureSummary })),
   })))`) as AxeViolation[];
-  return violations.filter((v) => v.impact === 'serious' || v.impact === 'critical');
+}
+
+/** The violations axe finds at impact serious or critical. */
+export async function seriousViolations(target: Page | Frame): Promise<AxeViolation[]> {
+  return (await axeRun(target, {})).filter((v) => v.impact === 'serious' || v.impact === 'critical');
+}
+
+/** The violations of exactly these rules (every impact): a rule axe rates moderate, such as page-has-heading-one, too. */
+export function violationsOf(target: Page | Frame, rules: string[]): Promise<AxeViolation[]> {
+  return axeRun(target, { runOnly: { type: 'rule', values: rules } });
 }
 
 /** The violations as an assertion message that says what failed and where. */
 export function describeViolations(where: string, violations: AxeViolation[]): string {
-  return `${where}: ${violations.length} serious or critical axe violations\n${violations.map((v) => `- ${v.id} (${v.impact}): ${v.help}\n${v.nodes.slice(0, 5).map((n) => `    ${n.target.join(' ')}: ${(n.failureSummary ?? '').replace(/\n/g, ' ')}`).join('\n')}`).join('\n')}`;
+  return `${where}: ${violations.length} axe violations\n${violations.map((v) => `- ${v.id} (${v.impact}): ${v.help}\n${v.nodes.slice(0, 5).map((n) => `    ${n.target.join(' ')}: ${(n.failureSummary ?? '').replace(/\n/g, ' ')}`).join('\n')}`).join('\n')}`;
 }

@@ -8,6 +8,7 @@ import { Client } from '@modelcontextprotocol/client';
 import { StdioClientTransport } from '@modelcontextprotocol/client/stdio';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { APP_META_KEY, APP_MIME_TYPE, REVIEW_APP_URI, UI_EXTENSION } from '../../shared/app-surface.js';
+import { portabilityFindings } from '../../shared/schema-portability.js';
 import { northmarkProposal } from '../fixtures/northmark.js';
 import { SERVER_ENTRY } from '../helpers/mcp-harness.js';
 import { freePort, pairedKey, ScriptedExtension } from '../helpers/scripted-extension.js';
@@ -108,7 +109,8 @@ describe.each<Era>(['legacy', '2026-07-28'])('the app surface, %s era', (era) =>
     expect(view.structuredContent).toMatchObject({ view: { elicitationId, kind: 'proposal', status: 'pending', request: { kind: 'proposal' } }, decided: null });
 
     const bad = await call(app, 'elicit_app_decide', { elicitationId, token, idempotencyKey: 'k-bad', decision: 'approved', values: { name: 'NorthMark', employeeCount: 'many' }, included: ['name', 'employeeCount'] });
-    expect(bad.structuredContent).toMatchObject({ ok: false, reason: 'invalid', issues: [expect.objectContaining({ path: 'values.employeeCount', rule: 'type' })] });
+    expect(bad.isError).toBe(true);
+    expect(bad.structuredContent).toMatchObject({ error: { code: 'invalid', field: 'values.employeeCount' }, issues: [expect.objectContaining({ path: 'values.employeeCount', rule: 'type' })] });
 
     const chosen = { name: northmarkValues.name, website: northmarkValues.website };
     // A waiting elicit_await (on the plain client's connection, through the same hub) wakes on the app's decision.
@@ -117,7 +119,9 @@ describe.each<Era>(['legacy', '2026-07-28'])('the app surface, %s era', (era) =>
     expect(good.structuredContent).toEqual({ ok: true, status: 'approved' });
     expect((await waiting).structuredContent).toEqual({ status: 'approved' });
     const replay = await call(app, 'elicit_app_decide', { elicitationId, token, idempotencyKey: 'k-good', decision: 'approved', values: chosen, included: ['name', 'website'] });
-    expect(replay.structuredContent?.error).toMatchObject({ code: 'token_spent', field: 'token' });
+    // The key is spent, and the request decided: the refusal says so, by whom and when, not what is wrong with the key.
+    expect(replay.isError).toBe(true);
+    expect(replay.structuredContent).toMatchObject({ error: { code: 'already_decided', field: 'elicitationId', message: expect.stringMatching(/^already decided in the chat at \d{4}-/) }, decided: { via: 'app' } });
 
     const after = await call(app, 'elicit_app_view', { elicitationId });
     expect(after.structuredContent).toMatchObject({ view: { status: 'approved' }, decided: { via: 'app', at: expect.any(Number) } });
@@ -193,7 +197,8 @@ describe('the app and the extension deciding the same request at once', () => {
         expect(winners, `round ${round}`).toHaveLength(1);
         const result = await call(app, 'elicit_result', { elicitationId });
         if (fromExt.ok) {
-          expect(appAnswer.structuredContent).toMatchObject({ ok: false, reason: 'already_decided', decided: { via: 'extension' } });
+          expect(appAnswer.isError).toBe(true);
+          expect(appAnswer.structuredContent).toMatchObject({ error: { code: 'already_decided', field: 'elicitationId' }, decided: { via: 'extension' } });
           expect(result.structuredContent).toMatchObject({ decision: 'rejected', decidedVia: 'extension' });
         } else {
           expect(fromExt.reason).toBe('already_decided');
@@ -206,4 +211,73 @@ describe('the app and the extension deciding the same request at once', () => {
       ext.socket.close();
     }
   }, 60_000);
+});
+
+describe('issue 38: what elicit_app_decide lists, and what it says of a request decided elsewhere', () => {
+  const stateDir = mkdtempSync(join(tmpdir(), 'elicitly-app-decided-'));
+  const port = freePort();
+  let app: Client;
+  let ext: ScriptedExtension | undefined;
+  beforeAll(async () => {
+    app = await connectClient('legacy', APP_CAPS, { ELICITLY_STATE_DIR: stateDir, ELICITLY_PORT: String(port) });
+    await call(app, 'elicit_status', { elicitationId: 'el_warmup' });
+    ext = await ScriptedExtension.connect(port, { key: pairedKey(stateDir) });
+  });
+  afterAll(async () => {
+    ext?.socket.close();
+    await app?.close();
+    rmSync(stateDir, { recursive: true, force: true });
+  });
+
+  it('its listed input schema offers no rule, and a rule is refused as an isError result naming the field', async () => {
+    const { tools } = await app.listTools();
+    const listed = tools.find((t) => t.name === 'elicit_app_decide');
+    expect(Object.keys(listed?.inputSchema.properties ?? {}).sort()).toEqual(['comment', 'decision', 'elicitationId', 'idempotencyKey', 'included', 'passkey', 'shownHash', 'token', 'values']);
+    const created = await call(app, 'elicit_approval', { message: 'Deploy build 812?', context: { build: 812 } });
+    const { elicitationId, token } = appKey(created)!;
+    const withRule = await call(app, 'elicit_app_decide', {
+      elicitationId, token, idempotencyKey: 'k-rule', decision: 'approved', rule: { effect: 'allow', match: { tool: 'elicit_confirm' } },
+    });
+    expect(withRule.isError).toBe(true);
+    expect(withRule.structuredContent).toMatchObject({ error: 'invalid_arguments', issues: [expect.objectContaining({ path: 'rule' })] });
+    expect((await call(app, 'elicit_status', { elicitationId })).structuredContent).toEqual({ status: 'pending' });
+    // The key was not spent by the refusal: the review still decides.
+    const good = await call(app, 'elicit_app_decide', { elicitationId, token, idempotencyKey: 'k-good', decision: 'approved' });
+    expect(good.isError).toBeUndefined();
+    expect(good.structuredContent).toEqual({ ok: true, status: 'approved' });
+  });
+
+  it('a key problem on a request decided in the extension says it was decided there, and when; never "decide this in the extension"', async () => {
+    const created = await call(app, 'elicit_approval', { message: 'Rotate the staging keys?', context: { env: 'staging' } });
+    const { elicitationId, token } = appKey(created)!;
+    await ext!.notice('request.created', (p) => p.request.elicitationId === elicitationId, 10_000);
+    const before = Date.now();
+    const decided = await ext!.call('decide', { elicitationId, idempotencyKey: 'ext-1', decision: 'rejected' }, 10_000);
+    expect(decided.result).toMatchObject({ ok: true });
+    const decision = { elicitationId, idempotencyKey: 'k-late', decision: 'approved' };
+    for (const args of [decision, { ...decision, token: 'A'.repeat(43) }, { ...decision, token }]) {
+      const refused = await call(app, 'elicit_app_decide', args);
+      expect(refused.isError, JSON.stringify(args)).toBe(true);
+      expect(refused.structuredContent).toEqual({
+        error: { code: 'already_decided', field: 'elicitationId', message: expect.stringMatching(/^already decided in the browser extension at \d{4}-\d\d-\d\dT.*Z; its decision stands$/) },
+        decided: { via: 'extension', at: expect.any(Number) },
+      });
+      const at = (refused.structuredContent?.decided as { at: number }).at;
+      expect(at).toBeGreaterThanOrEqual(before - 1000);
+      expect(JSON.stringify(refused.structuredContent)).not.toContain('Decide this');
+    }
+    // A pending request still gets the key's own refusal.
+    const pending = await call(app, 'elicit_approval', { message: 'Still pending?', context: {} });
+    const stillPending = await call(app, 'elicit_app_decide', { ...decision, elicitationId: appKey(pending)!.elicitationId, token: 'A'.repeat(43) });
+    expect(stillPending.structuredContent).toEqual({ error: { code: 'token_invalid', field: 'token', message: 'token: not the key of this request' } });
+  });
+
+  it('every tool\'s listed schemas follow the Inspector\'s portability rules, as the server lists them over stdio', async () => {
+    const { tools } = await app.listTools();
+    expect(tools.length).toBeGreaterThan(10);
+    for (const tool of tools) {
+      expect(portabilityFindings(tool.inputSchema), `${tool.name} inputSchema`).toEqual([]);
+      expect(portabilityFindings(tool.outputSchema), `${tool.name} outputSchema`).toEqual([]);
+    }
+  });
 });

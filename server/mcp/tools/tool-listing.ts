@@ -1,4 +1,5 @@
 import type { ToolAnnotations } from '@modelcontextprotocol/server';
+import { portableSchema } from '../../../shared/schema-portability.js';
 import { listedOutputSchema, type Tool } from './tool.js';
 import { TOOL_LOADERS } from './tool-loaders.js';
 
@@ -26,8 +27,9 @@ export function listingOf(tool: Tool): ToolListing {
     annotations,
     appOnly: tool.appOnly === true,
     inChat: tool.inChat === true,
-    inputSchema: inputSchema['~standard'].jsonSchema.input({ target: TARGET }),
-    outputSchema: listedOutputSchema(tool.config)['~standard'].jsonSchema.output({ target: TARGET }),
+    // In the form every client reads (no `type` arrays, no schema that says nothing): shared/schema-portability.ts.
+    inputSchema: portableSchema(inputSchema['~standard'].jsonSchema.input({ target: TARGET })),
+    outputSchema: portableSchema(listedOutputSchema(tool.config)['~standard'].jsonSchema.output({ target: TARGET })),
   };
 }
 

@@ -29,6 +29,8 @@ export interface OpenOptions {
   toolName: string;
   input: Record<string, unknown>;
   theme?: 'light' | 'dark';
+  /** The style variables the host sends (default HOST_COLOURS[theme]). */
+  variables?: Record<string, string>;
   /** Whether a request for full screen is granted (default) or answered with the inline mode it stays in. */
   fullscreen?: 'grant' | 'refuse';
   /** The inline frame's width (default INLINE_WIDTH). */
@@ -90,7 +92,7 @@ window.elicitlyMcp = async (method, params) => JSON.parse(await window.elicitlyM
 
 let bridge: AppBridge | null = null;
 
-async function open({ toolName, input, theme = 'light', fullscreen = 'grant', inlineWidth = INLINE_WIDTH, wrap = false }: OpenOptions): Promise<void> {
+async function open({ toolName, input, theme = 'light', variables = HOST_COLOURS[theme], fullscreen = 'grant', inlineWidth = INLINE_WIDTH, wrap = false }: OpenOptions): Promise<void> {
   if (bridge) throw new Error('this host page shows one view; open a new page for another');
   const { tools } = (await window.elicitlyMcp('tools/list', {})) as ListToolsResult;
   const tool = tools.find((t) => t.name === toolName);
@@ -124,7 +126,7 @@ async function open({ toolName, input, theme = 'light', fullscreen = 'grant', in
     displayMode: 'inline',
     availableDisplayModes: ['inline', 'fullscreen'],
     containerDimensions: { width: inlineWidth, maxHeight: 6000 },
-    styles: { variables: HOST_COLOURS[theme] as NonNullable<McpUiHostContext['styles']>['variables'] },
+    styles: { variables: variables as NonNullable<McpUiHostContext['styles']>['variables'] },
   };
   let displayMode: 'inline' | 'fullscreen' = 'inline';
   let lastHeight = 120;
