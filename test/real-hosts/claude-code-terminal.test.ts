@@ -58,6 +58,12 @@ describe.skipIf(!CLAUDE.found)(hostSuite('a prompt answered in Claude Code\'s ow
     return tui;
   }
 
+  /**
+   * The waiting hooks' marks. The folder is made by the first mark: a hook that Claude Code ended before it marked (an
+   * Escape pressed as the prompt appears) leaves none, which is no mark.
+   */
+  const marks = (): string[] => (existsSync(waitingDir(sandbox.state)) ? readdirSync(waitingDir(sandbox.state)) : []);
+
   it('finding 5: "Yes" in the terminal withdraws the request at once (its PostToolUse hook), and the waiting hook ends with it', async () => {
     const tui = await terminal([bash('touch terminal-yes.txt && echo yes-ran'), { echo: true }]);
     const request = await nextPending(ext, 60_000);
@@ -73,8 +79,8 @@ describe.skipIf(!CLAUDE.found)(hostSuite('a prompt answered in Claude Code\'s ow
     await tui.waitFor(/MOCK_ECHO/, 30_000, 'the model seeing the result');
     expect(existsSync(join(sandbox.work, 'terminal-yes.txt'))).toBe(true);
     // The hook that waited ended with its request: its mark is gone, so the guard starts no Node for the next tools.
-    for (let i = 0; i < 50 && readdirSync(waitingDir(sandbox.state)).length > 0; i++) await new Promise((resolve) => setTimeout(resolve, 100));
-    expect(readdirSync(waitingDir(sandbox.state))).toEqual([]);
+    for (let i = 0; i < 50 && marks().length > 0; i++) await new Promise((resolve) => setTimeout(resolve, 100));
+    expect(marks()).toEqual([]);
   });
 
   it('finding 5: "No" (Escape) in the terminal: Claude Code ends the hook and its request is withdrawn at once', async () => {
@@ -86,7 +92,7 @@ describe.skipIf(!CLAUDE.found)(hostSuite('a prompt answered in Claude Code\'s ow
     console.log(`real-hosts: claude (terminal), Escape: the request left the inbox ${Date.now() - pressedAt} ms after the key (pressed ${presses}×)`);
     expect(removed.status).toBe('canceled');
     expect(existsSync(join(sandbox.work, 'terminal-no.txt'))).toBe(false);
-    for (let i = 0; i < 50 && readdirSync(waitingDir(sandbox.state)).length > 0; i++) await new Promise((resolve) => setTimeout(resolve, 100));
-    expect(readdirSync(waitingDir(sandbox.state))).toEqual([]);
+    for (let i = 0; i < 50 && marks().length > 0; i++) await new Promise((resolve) => setTimeout(resolve, 100));
+    expect(marks()).toEqual([]);
   });
 });
