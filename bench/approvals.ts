@@ -8,10 +8,12 @@ import { fileURLToPath } from 'node:url';
 import { Client } from '@modelcontextprotocol/client';
 import { StdioClientTransport } from '@modelcontextprotocol/client/stdio';
 import { ApprovalEngine } from '../server/approvals/approval-engine.js';
+import { PgRecordStore } from '../server/store/pg-record-store.js';
 import { fullCollection } from '../server/burst-collector.js';
 import { newElicitationId } from '../server/durable-request.js';
 import { checkApprovalInput } from '../shared/approval-input.js';
 import type { HubFrame } from '../shared/wire-protocol.js';
+import { postgresBin, startPgCluster } from '../test/helpers/pg-cluster.js';
 import { ScriptedExtension, pairedKey } from '../test/helpers/scripted-extension.js';
 import { record } from './metrics.mjs';
 
@@ -218,6 +220,46 @@ export async function engineCreates(): Promise<void> {
     record('live_heap_per_pending_b', 'live heap per pending request (the engine, after a full collection)', perPending, 'B', 1024);
   } finally {
     await engine.close();
+    rmSync(dir, { recursive: true, force: true });
+  }
+}
+
+/**
+ * The same creates through the engine with its requests in PostgreSQL (a throw-away cluster of this machine's Debian
+ * binaries): one transaction per batch of queued creates, each acknowledged after its COMMIT. No goal of its own (issue
+ * 39 sets one for three hubs on one database); printed beside the journal's.
+ */
+export async function engineCreatesOnPostgres(): Promise<void> {
+  if (postgresBin() === null) {
+    console.log('hub store on PostgreSQL: skipped (no PostgreSQL server binaries; Debian: apt-get install postgresql)');
+    return;
+  }
+  const cluster = startPgCluster();
+  const dir = mkdtempSync(join(tmpdir(), 'elicitly-bench-engine-pg-'));
+  try {
+    const engine = await ApprovalEngine.open({ dir, retentionMs: 86_400_000, requests: (parse) => PgRecordStore.open({ url: cluster.url, parse }) });
+    try {
+      let next = 0;
+      const began = performance.now();
+      await Promise.all(
+        Array.from({ length: 50 }, async () => {
+          while (next < PENDING) {
+            const n = next++;
+            const checked = checkApprovalInput({ message: `pending ${n}`, context: { n } });
+            if (!checked.ok) throw new Error('the bench request does not validate');
+            const created = await engine.call('create', { id: newElicitationId(), request: checked.request, renderedTemplate: null, timeoutMs: 3_600_000, requester: { client: 'bench', pid: process.pid } }, null);
+            if (!created.ok) throw new Error(`create refused: ${JSON.stringify(created)}`);
+          }
+        }),
+      );
+      const perSecond = PENDING / ((performance.now() - began) / 1000);
+      console.log(`hub store on PostgreSQL (in process, local cluster): ${perSecond.toFixed(0)} creates/s over ${PENDING}`);
+      record('engine_pg_creates_per_s', "  the hub's store alone, its requests in PostgreSQL (local cluster)", perSecond, '/s', undefined, 'higher');
+    } finally {
+      await engine.close();
+    }
+  } finally {
+    cluster.stop();
     rmSync(dir, { recursive: true, force: true });
   }
 }

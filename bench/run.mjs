@@ -4,7 +4,7 @@
 import { execFileSync } from 'node:child_process';
 import { fileURLToPath } from 'node:url';
 import { app } from './app.mjs';
-import { approvals, engineCreates, minimalClientCreates } from './approvals.ts';
+import { approvals, engineCreates, engineCreatesOnPostgres, minimalClientCreates } from './approvals.ts';
 import { coldStart } from './cold-start.mjs';
 import { extension } from './extension.mjs';
 import { ledgerBench } from './ledger.ts';
@@ -20,6 +20,7 @@ await packageBench();
 await approvals();
 await minimalClientCreates();
 await engineCreates();
+await engineCreatesOnPostgres();
 await rulesBench();
 await ledgerBench();
 await extension();

@@ -198,6 +198,15 @@ const ConfigSchema = z.strictObject({
    * comma-separated origins): a self-hosted one, or a test's stand-in on loopback.
    */
   pushServices: z.array(PushServiceSchema).min(1).max(8).optional(),
+  /**
+   * A team's PostgreSQL database for the requests (`ELICITLY_DATABASE_URL`, or `hub --database URL`); unset: the
+   * journal in the state dir. Never shown back in a refusal or a log: it may hold a password.
+   */
+  databaseUrl: z
+    .string()
+    .max(2000)
+    .refine((url) => /^postgres(ql)?:\/\//.test(url) && URL.canParse(url), 'must be a postgres:// or postgresql:// URL')
+    .optional(),
 });
 export type Config = z.infer<typeof ConfigSchema>;
 
@@ -229,6 +238,7 @@ const SOURCES: Record<keyof Config, string> = {
   phoneDir: 'ELICITLY_PHONE_DIR',
   remoteListen: 'ELICITLY_REMOTE_LISTEN',
   pushServices: 'ELICITLY_PUSH_SERVICES',
+  databaseUrl: 'ELICITLY_DATABASE_URL (or hub --database URL)',
 };
 
 type Env = Readonly<Record<string, string | undefined>>;
@@ -301,7 +311,7 @@ export const USAGE =
   'elicitly-companion [--port N] | pair [--list | --remove <origin|keyId>] | status [--json] | rules [--list [--json] | --remove <id>] | ' +
   'passkey [--list [--json] | --remove <id> | --require <permission,proposal,everything|none>] | ' +
   `hook --host <${HOSTS_TEXT}> [--wait S] <event> | hooks install|uninstall <${HOSTS_TEXT}> [--scope user|project] [--events E,E] [--wait S] | ` +
-  'hooks status | hub | remote enable [--origin <https origin>]… | remote pair | remote disable | remote status [--json] | ' +
+  'hooks status | hub [--database URL] | remote enable [--origin <https origin>]… | remote pair | remote disable | remote status [--json] | ' +
   'remote notify [--ntfy <topic URL> [--token T]] [--webhook <url>] [--remind M] [--before-expiry M] [--off] | ' +
   'key export [--name N] [--allow permission] | key list | key revoke <keyId> | ' +
   'audit verify [--receipt F] [--key F] | audit export [--since T] [--format jsonl|csv] | audit key | --help | --version';
@@ -310,12 +320,13 @@ const COMMANDS = ['pair', 'status', 'rules', 'passkey', 'hook', 'hooks', 'hub', 
 type Command = (typeof COMMANDS)[number] | 'serve';
 
 /** The arguments of `hook`, `hooks` and `hub` (raw: the schema checks them and names what is wrong). */
-function hookArgs(command: Command, args: string[], issues: string[]): { hook?: unknown; hooks?: unknown; idle?: string; rest: string[] } {
+function hookArgs(command: Command, args: string[], issues: string[]): { hook?: unknown; hooks?: unknown; idle?: string; database?: string; rest: string[] } {
   const rest: string[] = [];
-  const out: { hook?: unknown; hooks?: unknown; idle?: string; rest: string[] } = { rest };
+  const out: { hook?: unknown; hooks?: unknown; idle?: string; database?: string; rest: string[] } = { rest };
   if (command === 'hub') {
     for (let i = 0; i < args.length; i++) {
       if (args[i] === '--idle-seconds') out.idle = args[++i] ?? '';
+      else if (args[i] === '--database') out.database = args[++i] ?? '';
       else rest.push(args[i] ?? '');
     }
     return out;
@@ -559,6 +570,7 @@ export function parseConfig(
     ...(phoneDir !== undefined ? { phoneDir } : {}),
     ...(listen !== undefined ? { remoteListen: listen } : {}),
     ...(set(env.ELICITLY_PUSH_SERVICES) === undefined ? {} : { pushServices: String(set(env.ELICITLY_PUSH_SERVICES)).split(',').map((s) => s.trim()).filter((s) => s !== '') }),
+    ...((extra.database ?? set(env.ELICITLY_DATABASE_URL)) === undefined ? {} : { databaseUrl: extra.database ?? set(env.ELICITLY_DATABASE_URL) }),
   };
   const parsed = ConfigSchema.safeParse(raw);
   if (!parsed.success) {
@@ -583,6 +595,10 @@ export function parseConfig(
         else issues.push(`${SOURCES.remoteHub}: ${issue.message}, got only ${raw.remoteHub.url === undefined ? 'ELICITLY_HUB_KEY' : 'ELICITLY_HUB_URL'}`);
         continue;
       }
+      if (key === 'databaseUrl') {
+        issues.push(`${SOURCES.databaseUrl}: ${issue.message} (the value is not shown: it may hold a password)`);
+        continue;
+      }
       if (key === 'hook' || key === 'hooks') {
         const field = issue.path.slice(1).map(String).join('.');
         issues.push(`${command} ${field === 'waitSeconds' ? '--wait' : field}: ${issue.message} (usage: ${SOURCES[key]})`);
@@ -594,6 +610,9 @@ export function parseConfig(
   if (parsed.success && parsed.data.ledgerRetentionDays !== undefined && parsed.data.ledgerRetentionDays < parsed.data.retentionDays) {
     // The ledger must outlive the journal: a request still in the journal whose events were removed would be appended again.
     issues.push(`ELICITLY_LEDGER_RETENTION_DAYS: must be at least ELICITLY_RETENTION_DAYS (${parsed.data.retentionDays}), got ${parsed.data.ledgerRetentionDays}`);
+  }
+  if (parsed.success && parsed.data.remoteHub !== undefined && parsed.data.databaseUrl !== undefined) {
+    issues.push('ELICITLY_DATABASE_URL: is for the hub, and ELICITLY_HUB_URL makes this machine a relay of a hub elsewhere: set one of them');
   }
   if (parsed.success && parsed.data.remoteHub !== undefined && command === 'hub') {
     issues.push('hub: ELICITLY_HUB_URL is set: this machine joins the hub there as a relay and runs none of its own (unset ELICITLY_HUB_URL and ELICITLY_HUB_KEY to run one here)');

@@ -20,8 +20,11 @@ export interface BuiltFiles {
 /** The store's engine as this configuration opens it: the role election's hub, and the `rules` command with no hub running. */
 export async function openEngine(config: Config) {
   const [{ ApprovalEngine }, { realPath }] = await Promise.all([import('./approvals/approval-engine.js'), import('./real-path.js')]);
+  const { databaseUrl } = config;
   return ApprovalEngine.open({
     dir: config.stateDir,
+    // The client for a team's database is loaded only when one is configured.
+    ...(databaseUrl === undefined ? {} : { requests: async (parse) => (await import('./store/pg-record-store.js')).PgRecordStore.open({ url: databaseUrl, parse }) }),
     retentionMs: config.retentionDays * DAY_MS,
     ...(config.ledgerRetentionDays === undefined ? {} : { ledgerRetentionMs: config.ledgerRetentionDays * DAY_MS }),
     paths: { home: config.userHome, real: realPath },

@@ -15,6 +15,7 @@ import type { DecideParams, DecisionAnswer } from '../../shared/wire-fields.js';
 import { log } from '../log.js';
 import type { StoreIo } from '../store/journal-store.js';
 import { JournalStore } from '../store/journal-store.js';
+import type { OpenRecordStore, RecordStore } from '../store/record-store.js';
 import { RulesFile } from '../store/rules-file.js';
 import { DecisionLedger, NO_LEDGER, type EngineLedger, type KeyDescriptor } from '../ledger/decision-ledger.js';
 import { requestHashOf } from '../ledger/request-events.js';
@@ -40,6 +41,11 @@ interface EngineOptions {
   purgeEveryMs?: number;
   /** Fault seam for the store (a slow or failing fsync). */
   io?: StoreIo;
+  /**
+   * Where the requests are kept: the journal in `dir` by default, or a team's database (`ELICITLY_DATABASE_URL`,
+   * store/pg-record-store.ts). The rules, the ledger and the keys stay in `dir`.
+   */
+  requests?: OpenRecordStore<ApprovalRecord>;
   /** Pending requests this hub keeps at most; one more create is refused naming the limit. Default 10,000. */
   maxPending?: number;
   /** How a rule's paths resolve: the person's home for `~`, and the real path with links followed. Default: as text, no home. */
@@ -151,7 +157,7 @@ export class ApprovalEngine {
   };
 
   private constructor(
-    private readonly store: JournalStore<ApprovalRecord>,
+    private readonly store: RecordStore<ApprovalRecord>,
     private readonly rules: RulesFile<Rule>,
     private readonly ledger: EngineLedger,
     /** The person's passkeys and setting; their changes go to the ledger like every other. */
@@ -175,14 +181,11 @@ export class ApprovalEngine {
   }
 
   static async open(options: EngineOptions): Promise<ApprovalEngine> {
-    const store = await JournalStore.open<ApprovalRecord>({
-      dir: options.dir,
-      io: options.io,
-      parse: (raw) => {
-        const parsed = ApprovalRecordSchema.safeParse(raw);
-        return parsed.success ? parsed.data : undefined;
-      },
-    });
+    const parse = (raw: unknown) => {
+      const parsed = ApprovalRecordSchema.safeParse(raw);
+      return parsed.success ? parsed.data : undefined;
+    };
+    const store = options.requests ? await options.requests(parse) : await JournalStore.open<ApprovalRecord>({ dir: options.dir, io: options.io, parse });
     let rules: RulesFile<Rule>;
     try {
       rules = await RulesFile.open<Rule>({

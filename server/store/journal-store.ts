@@ -7,6 +7,7 @@ import * as z from 'zod';
 import { log } from '../log.js';
 import { checkStateFile, ensurePrivateDir, stateFileOpenError } from '../private-files.js';
 import { decodeLine, encodeLine } from './journal-line.js';
+import { recordToWrite, type RecordStore } from './record-store.js';
 import { WriteFailure } from './write-failure.js';
 
 /** The store is generic over records with an id; the caller validates its own shape. */
@@ -150,7 +151,7 @@ export async function writeFully(handle: FileHandle, text: string): Promise<void
  * contract: only the process holding the hub opens it. A damaged line is never dropped silently: it is copied to the
  * quarantine file (fsync'd) and reported before the journal is rewritten without it.
  */
-export class JournalStore<T extends StoredRecord = StoredRecord> {
+export class JournalStore<T extends StoredRecord = StoredRecord> implements RecordStore<T> {
   private readonly records = new Map<string, T>();
   private pending: PendingLine[] = [];
   private compactWaiters: Waiter[] = [];
@@ -326,17 +327,9 @@ export class JournalStore<T extends StoredRecord = StoredRecord> {
   put(record: T): Promise<void> {
     const unusable = this.unusableReason();
     if (unusable) return Promise.reject(unusable);
-    if (typeof record.id !== 'string' || record.id === '' || typeof record.updatedAt !== 'number') {
-      return Promise.reject(new TypeError('journal-store: a record needs a non-empty string id and a numeric updatedAt'));
-    }
-    let text: string;
-    try {
-      text = JSON.stringify(record);
-    } catch (error) {
-      return Promise.reject(toError(error));
-    }
-    // Memory will hold exactly what a reopen reads back, so later caller mutations cannot make memory and disk disagree.
-    return this.enqueue(text, { kind: 'put', record: JSON.parse(text) as T });
+    const written = recordToWrite(record, 'journal-store');
+    if (written instanceof Error) return Promise.reject(written);
+    return this.enqueue(written.text, { kind: 'put', record: written.copy });
   }
 
   delete(id: string): Promise<void> {

@@ -121,6 +121,8 @@ describe('parseConfig: values', () => {
     [[], {}, { automaticNoMs: 250 }],
     [[], { ELICITLY_AUTOMATIC_NO_MS: '800' }, { automaticNoMs: 800 }],
     [[], { ELICITLY_LOG_LEVEL: 'DEBUG' }, { logLevel: 'debug' }],
+    [[], { ELICITLY_DATABASE_URL: 'postgres://hub:pw@db.internal:5432/elicitly' }, { databaseUrl: 'postgres://hub:pw@db.internal:5432/elicitly' }],
+    [['hub', '--database', 'postgresql://db/elicitly'], { ELICITLY_DATABASE_URL: 'postgres://other/x' }, { command: 'hub', databaseUrl: 'postgresql://db/elicitly' }],
   ])('%j %j → %j', (argv, env, expected) => {
     const parsed = parse([...argv], { ...env });
     expect(parsed.ok).toBe(true);
@@ -141,6 +143,9 @@ describe('parseConfig: refusals name the variable and the rule', () => {
     [[], { ELICITLY_PROBE_TIMEOUT_MS: '1.5' }, /^ELICITLY_PROBE_TIMEOUT_MS: .*expected int/],
     [[], { ELICITLY_AUTOMATIC_NO_MS: '0' }, /^ELICITLY_AUTOMATIC_NO_MS: Too small/],
     [[], { ELICITLY_LOG_LEVEL: 'loud' }, /^ELICITLY_LOG_LEVEL: .*"debug"\|"info"\|"warn"\|"error".*got "loud"$/],
+    [[], { ELICITLY_DATABASE_URL: 'mysql://root:hunter2@db/x' }, /^ELICITLY_DATABASE_URL \(or hub --database URL\): must be a postgres:\/\/ or postgresql:\/\/ URL \(the value is not shown: it may hold a password\)$/],
+    [['hub', '--database'], {}, /^ELICITLY_DATABASE_URL \(or hub --database URL\): must be a postgres/],
+    [[], { ELICITLY_DATABASE_URL: 'postgres://db/x', ELICITLY_HUB_URL: 'wss://d.ts.net', ELICITLY_HUB_KEY: `ek1.8765.k_0123456789abcdef.${'ab'.repeat(32)}` }, /^ELICITLY_DATABASE_URL: is for the hub, and ELICITLY_HUB_URL makes this machine a relay/],
     [['--verbose'], {}, /^"--verbose": unknown argument/],
     [['--list'], {}, /^"--list": unknown argument/],
     [['--json'], {}, /^"--json": unknown argument/],
@@ -168,7 +173,7 @@ describe('parseConfig: refusals name the variable and the rule', () => {
     expect(parsed.ok).toBe(false);
     if (!parsed.ok) expect(parsed.issues).toEqual([expect.stringMatching(message)]);
     // A key typed into the environment is a secret: a refusal never repeats it.
-    if (!parsed.ok) expect(parsed.issues.join('\n')).not.toMatch(/secret|abab/);
+    if (!parsed.ok) expect(parsed.issues.join('\n')).not.toMatch(/secret|abab|hunter2/);
   });
 });
 

@@ -1,0 +1,261 @@
+// One contract for the requests' store (server/store/record-store.ts), run against both: the embedded journal in a temp
+// state dir and PostgreSQL in a throw-away cluster (Debian's binaries, test/helpers/pg-cluster.ts; never a mock).
+// Each store brings only how to open it, how to plant a damaged entry, and how to break it mid-write.
+import { appendFileSync, mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import postgres from 'postgres';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { JournalStore } from '../../server/store/journal-store.js';
+import { MIGRATIONS, PgRecordStore } from '../../server/store/pg-record-store.js';
+import type { RecordStore, StoredRecord } from '../../server/store/record-store.js';
+import { FaultIo } from '../helpers/fault-io.js';
+import { postgresBin, startPgCluster, type PgCluster } from '../helpers/pg-cluster.js';
+
+interface Rec extends StoredRecord { id: string; updatedAt: number; status: string; n?: number; text?: string }
+const parse = (raw: unknown): StoredRecord | undefined => {
+  const r = raw as Partial<Rec> | null;
+  return r && typeof r.id === 'string' && typeof r.updatedAt === 'number' && typeof r.status === 'string' ? (r as Rec) : undefined;
+};
+
+/** A store under test: a place that outlives each open, and the store-specific seams. */
+interface Place {
+  open(): Promise<RecordStore<Rec>>;
+  /** Writes an entry the validator refuses, behind the store's back (as a bad release or an edit would). */
+  plantDamaged(): Promise<void>;
+  /** Makes the next write of `store` fail the way this store fails (an fsync error; the database session killed). */
+  breakNextWrite(store: RecordStore<Rec>): Promise<void>;
+  dispose(): Promise<void>;
+}
+
+interface Kind { name: string; available: boolean; place(): Promise<Place> }
+
+let cluster: PgCluster | undefined;
+let databases = 0;
+
+const KINDS: Kind[] = [
+  {
+    name: 'journal',
+    available: true,
+    async place() {
+      const dir = mkdtempSync(join(tmpdir(), 'elicitly-contract-'));
+      const ios = new Map<RecordStore<Rec>, FaultIo>();
+      return {
+        async open() {
+          const io = new FaultIo();
+          const store = await JournalStore.open<Rec>({ dir, parse, io });
+          ios.set(store, io);
+          return store;
+        },
+        async plantDamaged() {
+          appendFileSync(join(dir, 'requests.jsonl'), `${JSON.stringify({ id: 'el_bad', updatedAt: 1 })}\n`);
+        },
+        async breakNextWrite(store) {
+          ios.get(store)?.fail();
+        },
+        async dispose() {
+          rmSync(dir, { recursive: true, force: true });
+        },
+      };
+    },
+  },
+  {
+    name: 'postgresql',
+    available: postgresBin() !== null,
+    async place() {
+      cluster ??= startPgCluster();
+      // A database of its own per place: the contract's cases do not see each other's rows.
+      const name = `contract_${++databases}`;
+      const admin = postgres(cluster.url, { max: 1, onnotice: () => undefined });
+      await admin.unsafe(`create database ${name}`);
+      await admin.end();
+      const url = cluster.url.replace(/\/elicitly$/, `/${name}`);
+      const direct = postgres(url, { max: 1, onnotice: () => undefined });
+      return {
+        open: () => PgRecordStore.open<Rec>({ url, parse, commitTimeoutMs: 5000 }),
+        async plantDamaged() {
+          await direct`insert into elicitly_requests (id, updated_at, body) values ('el_bad', 1, ${JSON.stringify({ id: 'el_bad', updatedAt: 1 })})`;
+        },
+        async breakNextWrite() {
+          // The hub's session ends under it (a restart, a network cut, an admin): its next commit must not land elsewhere.
+          await direct`select pg_terminate_backend(pid) from pg_stat_activity where datname = ${name} and pid <> pg_backend_pid()`;
+        },
+        async dispose() {
+          await direct.end();
+        },
+      };
+    },
+  },
+];
+
+afterAll(() => cluster?.stop());
+
+const rec = (id: string, extra: Partial<Rec> = {}): Rec => ({ id, updatedAt: Date.now(), status: 'pending', ...extra });
+
+// CI installs PostgreSQL (.ci/run) and makes a missing one a failure there; elsewhere the journal runs alone.
+const required = process.env.ELICITLY_REQUIRE_POSTGRES === '1';
+for (const kind of KINDS) {
+  describe.skipIf(!kind.available && !required)(`the requests' store contract: ${kind.name}`, () => {
+    let place: Place;
+    beforeAll(async () => {
+      place = await kind.place();
+    }, 60_000);
+    afterAll(async () => {
+      await place?.dispose();
+    });
+
+    it('a put is visible once it resolved, and after a reopen; a delete too', async () => {
+      const store = await place.open();
+      const writing = store.put(rec('el_a', { n: 1 }));
+      expect(store.get('el_a'), 'not before it is durable').toBeUndefined();
+      await writing;
+      expect(store.get('el_a')).toMatchObject({ id: 'el_a', n: 1 });
+      await store.put(rec('el_b'));
+      await store.delete('el_b');
+      expect(store.get('el_b')).toBeUndefined();
+      await store.close();
+      const again = await place.open();
+      expect(again.get('el_a')).toMatchObject({ id: 'el_a', n: 1 });
+      expect(again.get('el_b')).toBeUndefined();
+      expect(again.damage).toBeNull();
+      await again.delete('el_a');
+      await again.close();
+    });
+
+    it('1,000 puts at once, some of one id many times, some deleted in the same burst: a reopen reads the last of each', async () => {
+      const store = await place.open();
+      const writes: Promise<void>[] = [];
+      for (let i = 0; i < 1000; i++) writes.push(store.put(rec(`el_${i % 400}`, { n: i })));
+      for (let i = 0; i < 50; i++) writes.push(store.delete(`el_${i}`));
+      await Promise.all(writes);
+      const expected = new Map<string, number>();
+      for (let i = 0; i < 1000; i++) expected.set(`el_${i % 400}`, i);
+      for (let i = 0; i < 50; i++) expected.delete(`el_${i}`);
+      const seen = (s: RecordStore<Rec>) => new Map(s.all().map((r) => [r.id, r.n]));
+      expect(seen(store)).toEqual(expected);
+      await store.close();
+      const again = await place.open();
+      expect(seen(again)).toEqual(expected);
+      await Promise.all(again.all().map((r) => again.delete(r.id)));
+      await again.close();
+    });
+
+    it('keeps the record as written: a change to the caller\'s object afterwards, and any text (NUL, emoji, quotes) survive', async () => {
+      const store = await place.open();
+      const text = 'nul \u0000 emoji 🦊 "quoted" \\ back';
+      const mine = rec('el_text', { text });
+      await store.put(mine);
+      mine.status = 'approved';
+      expect(store.get('el_text')?.status).toBe('pending');
+      await store.close();
+      const again = await place.open();
+      expect(again.get('el_text')).toMatchObject({ status: 'pending', text });
+      await again.delete('el_text');
+      await again.close();
+    });
+
+    it('an entry its validator refuses is moved aside and reported, never silently dropped or served', async () => {
+      const store = await place.open();
+      await store.put(rec('el_good'));
+      await store.close();
+      await place.plantDamaged();
+      const again = await place.open();
+      expect(again.get('el_bad')).toBeUndefined();
+      expect(again.get('el_good')).toBeDefined();
+      expect(again.damage).toMatchObject({ quarantined: 1 });
+      await again.close();
+      const third = await place.open();
+      expect(third.damage, 'moved once, not found again').toBeNull();
+      await third.delete('el_good');
+      await third.close();
+    });
+
+    it('a failed write fails the store once: nothing of it acknowledged, its owner told, every later write refused; a reopen serves what was durable', async () => {
+      const store = await place.open();
+      await store.put(rec('el_kept'));
+      const told: Error[] = [];
+      store.onFailure((error) => told.push(error));
+      await place.breakNextWrite(store);
+      await expect(store.put(rec('el_lost'))).rejects.toThrow();
+      expect(store.get('el_lost')).toBeUndefined();
+      expect(store.failed).toBeInstanceOf(Error);
+      await expect(store.put(rec('el_after'))).rejects.toThrow(/unusable/);
+      expect(told).toHaveLength(1);
+      await store.close();
+      const again = await place.open();
+      expect(again.get('el_kept')).toBeDefined();
+      expect(again.get('el_after')).toBeUndefined();
+      // The failed write itself may have reached the disk (written, its fsync refused) without being acknowledged.
+      await Promise.all(again.all().map((r) => again.delete(r.id)));
+      await again.close();
+    });
+
+    it('close waits for the queued writes; a write after close is refused', async () => {
+      const store = await place.open();
+      const writes = Array.from({ length: 20 }, (_, i) => store.put(rec(`el_c${i}`)));
+      await store.close();
+      await Promise.all(writes);
+      await expect(store.put(rec('el_late'))).rejects.toThrow(/closed/);
+      const again = await place.open();
+      expect(again.size()).toBe(20);
+      await Promise.all(again.all().map((r) => again.delete(r.id)));
+      await again.close();
+    });
+  });
+}
+
+describe.skipIf(postgresBin() === null && !required)('the PostgreSQL store alone', () => {
+  it('one writer by construction: a second open while the first holds the database is refused, and succeeds once it closed', async () => {
+    cluster ??= startPgCluster();
+    const first = await PgRecordStore.open<Rec>({ url: cluster.url, parse });
+    await expect(PgRecordStore.open<Rec>({ url: cluster.url, parse })).rejects.toThrow(/another hub is writing/);
+    await first.close();
+    const second = await PgRecordStore.open<Rec>({ url: cluster.url, parse });
+    await second.close();
+  });
+
+  it('migrations run once under their lock when hubs open at the same moment; a newer schema is refused by name', async () => {
+    cluster ??= startPgCluster();
+    const admin = postgres(cluster.url, { max: 1, onnotice: () => undefined });
+    await admin.unsafe('create database migrate_race');
+    const url = cluster.url.replace(/\/elicitly$/, '/migrate_race');
+    const opened = await Promise.allSettled(Array.from({ length: 4 }, () => PgRecordStore.open<Rec>({ url, parse })));
+    // One writer won the lock; the others were refused for it, not for a half-made schema.
+    expect(opened.filter((o) => o.status === 'fulfilled')).toHaveLength(1);
+    for (const o of opened) if (o.status === 'rejected') expect(String(o.reason)).toMatch(/another hub is writing/);
+    for (const o of opened) if (o.status === 'fulfilled') await o.value.close();
+    const db = postgres(url, { max: 1, onnotice: () => undefined });
+    expect(await db`select version from elicitly_schema`).toEqual([{ version: MIGRATIONS.length }]);
+    await db`update elicitly_schema set version = ${MIGRATIONS.length + 1}`;
+    await expect(PgRecordStore.open<Rec>({ url, parse })).rejects.toThrow(/newer than this hub knows/);
+    await db.end();
+    await admin.end();
+  });
+
+  it('a database that stops answering (SIGSTOP) fails the store within its commit timeout: nothing acknowledged, and after it resumes a reopen has every acknowledged write', async () => {
+    cluster ??= startPgCluster();
+    const admin = postgres(cluster.url, { max: 1, onnotice: () => undefined });
+    await admin.unsafe('create database paused');
+    await admin.end();
+    const url = cluster.url.replace(/\/elicitly$/, '/paused');
+    const store = await PgRecordStore.open<Rec>({ url, parse, commitTimeoutMs: 1000 });
+    await store.put(rec('el_before'));
+    const told: Error[] = [];
+    store.onFailure((error) => told.push(error));
+    cluster.pause();
+    const started = Date.now();
+    let outcome: string;
+    try {
+      outcome = await store.put(rec('el_during')).then(() => 'acknowledged', (error: Error) => `refused: ${error.message}`);
+    } finally {
+      cluster.resume();
+    }
+    expect(outcome).toMatch(/^refused: .*did not commit within 1000 ms/);
+    expect(Date.now() - started).toBeLessThan(3000);
+    expect(told).toHaveLength(1);
+    await store.close();
+    const again = await PgRecordStore.open<Rec>({ url, parse });
+    expect(again.get('el_before')).toBeDefined();
+    await again.close();
+  });
+});
