@@ -13,8 +13,9 @@ Usage:
   elicitly-companion [--port N]
       Run the MCP server on stdio. This is what a host (Claude Code, Cursor, VS Code…) starts;
       register it with e.g. \`claude mcp add elicitly -- npx -y elicitly-companion\`.
-  elicitly-companion pair [--list | --remove <origin|keyId>]
-      Print a one-time code to pair the Elicitly browser extension (Settings → Pairing code),
+  elicitly-companion pair [--reviewer <name> | --list | --remove <origin|keyId>]
+      Print a one-time code to pair the Elicitly browser extension (Settings → Pairing code;
+      on a team's hub, --reviewer names whose browser it is, and is required),
       list the paired extensions and phones (kind, origin or name, key id, when), or forget one:
       an extension by its origin, a phone by its key id (its open pages are cut off at once).
   elicitly-companion status [--json]
@@ -48,15 +49,19 @@ Usage:
       Its question lives as long as the hook: ended by the host (you answered in the terminal, its
       timeout, Ctrl-C) or by any signal, it is withdrawn from the inbox. PostToolUse and
       PostToolUseFailure (Claude Code) withdraw the question of a tool call you answered there.
-  elicitly-companion hub [--idle-seconds N]
+  elicitly-companion hub [--idle-seconds N] [--database URL]
       Run the hub in the foreground (a hook starts one when none runs); it stops after 30 min
       (--idle-seconds) with no pending request and no agent connected, or at SIGTERM/SIGINT.
+      --database (or ELICITLY_DATABASE_URL): keep the requests in a team's PostgreSQL.
+  elicitly-companion reviewer add <name> [--group G]… | reviewer list [--json] | reviewer remove <name>
+      A team's reviewers: their paired browsers and phones (pair --reviewer, remote pair --reviewer)
+      record each decision with their name (decidedBy); remove forgets that person's browsers and phones.
   elicitly-companion remote enable [--origin <https origin>]…
       Decide from your phone: turn on the reviewer page the hub serves at /phone/ and print a
       pairing link (valid 10 minutes, one device) with its QR code; the link alone is the last
       line on stdout. The hub stays on 127.0.0.1: reach it with \`tailscale serve --bg <port>\`
       and --origin https://<machine>.<tailnet>.ts.net, or an SSH tunnel.
-  elicitly-companion remote pair | remote disable | remote status [--json]
+  elicitly-companion remote pair [--reviewer <name>] | remote disable | remote status [--json]
       A new pairing link for another device; turn the page off (paired phones are kept, and
       refused while it is off); show the settings, devices and notifications (secrets masked).
   elicitly-companion remote notify [--ntfy <topic URL> [--token T]] [--webhook <url>]
@@ -78,6 +83,7 @@ Environment:
   ELICITLY_PROBE_TIMEOUT_MS     how long elicit_doctor's probe waits for a person
   ELICITLY_AUTOMATIC_NO_MS      a host's "no" faster than this (default 250 ms) is its own: auto asks go on in the extension
   ELICITLY_RETENTION_DAYS       how long decided requests are kept (default 7)
+  ELICITLY_DATABASE_URL         a team's PostgreSQL for the requests (default: the journal in the state dir)
   ELICITLY_LEDGER_RETENTION_DAYS how long the ledger keeps a sealed segment (default: for ever; at least the above)
   ELICITLY_MIN_TIMEOUT_SECONDS  the shortest timeoutSeconds an approval may ask for (default 60)
   ELICITLY_HUB_URL              join the hub on another machine: ws:// or wss:// URL of its tunnel

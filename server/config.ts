@@ -1,6 +1,7 @@
 import { homedir } from 'node:os';
 import { join } from 'node:path';
 import * as z from 'zod';
+import { GroupNameSchema, ReviewerNameSchema } from '../shared/reviewers.js';
 import { DEFAULT_HUB_PORT } from '../shared/extension-id.js';
 import { RuleIdSchema } from '../shared/rules.js';
 import { CredentialIdSchema, PASSKEY_SCOPES, PasskeyScopeSchema } from '../shared/passkey-wire.js';
@@ -23,7 +24,8 @@ export const DEFAULT_AUTOMATIC_NO_MS = 250;
  * state dir must not quietly connect this agent to another hub or another store.
  */
 const PairActionSchema = z.discriminatedUnion('kind', [
-  z.strictObject({ kind: z.literal('code') }),
+  /** `reviewer`: whose browser the code pairs, on a team's hub (`reviewer add`). */
+  z.strictObject({ kind: z.literal('code'), reviewer: ReviewerNameSchema.optional() }),
   z.strictObject({ kind: z.literal('list') }),
   /** An origin forgets that origin's extensions; a key id (k_…) forgets that device. */
   z.strictObject({ kind: z.literal('remove'), target: z.string().min(1) }),
@@ -35,7 +37,7 @@ const minutes = (schema: z.ZodNumber) => z.string().regex(/^\d+(\.\d+)?$/, 'must
 /** `elicitly-companion remote …`: the reviewer page the hub serves to phones (remote.json). */
 const RemoteActionSchema = z.discriminatedUnion('kind', [
   z.strictObject({ kind: z.literal('enable'), origins: z.array(RemoteOriginSchema) }),
-  z.strictObject({ kind: z.literal('pair') }),
+  z.strictObject({ kind: z.literal('pair'), reviewer: ReviewerNameSchema.optional() }),
   z.strictObject({ kind: z.literal('disable') }),
   z.strictObject({ kind: z.literal('status') }),
   z
@@ -58,6 +60,13 @@ const RemoteActionSchema = z.discriminatedUnion('kind', [
     }),
 ]);
 export type RemoteAction = z.infer<typeof RemoteActionSchema>;
+
+/** `elicitly-companion reviewer …`: a team's reviewers (reviewers.json). */
+const ReviewerActionSchema = z.discriminatedUnion('kind', [
+  z.strictObject({ kind: z.literal('add'), name: ReviewerNameSchema, groups: z.array(GroupNameSchema).max(32) }),
+  z.strictObject({ kind: z.literal('list') }),
+  z.strictObject({ kind: z.literal('remove'), name: ReviewerNameSchema }),
+]);
 
 /** `elicitly-companion key …`: keys for relays on other machines (ELICITLY_HUB_KEY there). */
 const KeyActionSchema = z.discriminatedUnion('kind', [
@@ -149,7 +158,7 @@ const PushServiceSchema = z.string().max(200).refine((value) => {
 }, 'must be an http(s) origin alone, such as https://push.example.com');
 
 const ConfigSchema = z.strictObject({
-  command: z.enum(['serve', 'pair', 'status', 'rules', 'passkey', 'hook', 'hooks', 'hub', 'remote', 'key', 'audit']),
+  command: z.enum(['serve', 'pair', 'status', 'rules', 'passkey', 'hook', 'hooks', 'hub', 'remote', 'key', 'audit', 'reviewer']),
   hook: HookArgsSchema.optional(),
   hooks: HooksActionSchema.optional(),
   /** `elicitly-companion hub`: stop after this long with no pending request and no agent connected. */
@@ -169,6 +178,7 @@ const ConfigSchema = z.strictObject({
   remote: RemoteActionSchema.optional(),
   key: KeyActionSchema.optional(),
   audit: AuditActionSchema.optional(),
+  reviewer: ReviewerActionSchema.optional(),
   remoteHub: RemoteHubSchema,
   /** `elicitly-companion status --json` / `rules --list --json`: one JSON object on stdout, for scripts. */
   json: z.boolean(),
@@ -224,6 +234,7 @@ const SOURCES: Record<keyof Config, string> = {
   remote: 'remote enable|pair|disable|status|notify',
   key: 'key export|list|revoke',
   audit: 'audit verify [--receipt F] [--key F] | audit export [--since T] [--format jsonl|csv] | audit key',
+  reviewer: 'reviewer add <name> [--group G]… | reviewer list [--json] | reviewer remove <name>',
   remoteHub: 'ELICITLY_HUB_URL and ELICITLY_HUB_KEY',
   json: 'status --json',
   port: 'ELICITLY_PORT (or --port)',
@@ -308,15 +319,16 @@ function remoteListen(env: Env, hubPort: string, issues: string[]): z.input<type
 type ParsedConfig = { ok: true; config: Config } | { ok: false; issues: string[] };
 
 export const USAGE =
-  'elicitly-companion [--port N] | pair [--list | --remove <origin|keyId>] | status [--json] | rules [--list [--json] | --remove <id>] | ' +
+  'elicitly-companion [--port N] | pair [--reviewer <name> | --list | --remove <origin|keyId>] | status [--json] | rules [--list [--json] | --remove <id>] | ' +
   'passkey [--list [--json] | --remove <id> | --require <permission,proposal,everything|none>] | ' +
   `hook --host <${HOSTS_TEXT}> [--wait S] <event> | hooks install|uninstall <${HOSTS_TEXT}> [--scope user|project] [--events E,E] [--wait S] | ` +
-  'hooks status | hub [--database URL] | remote enable [--origin <https origin>]… | remote pair | remote disable | remote status [--json] | ' +
+  'hooks status | hub [--database URL] | remote enable [--origin <https origin>]… | remote pair [--reviewer <name>] | remote disable | remote status [--json] | ' +
   'remote notify [--ntfy <topic URL> [--token T]] [--webhook <url>] [--remind M] [--before-expiry M] [--off] | ' +
   'key export [--name N] [--allow permission] | key list | key revoke <keyId> | ' +
-  'audit verify [--receipt F] [--key F] | audit export [--since T] [--format jsonl|csv] | audit key | --help | --version';
+  'audit verify [--receipt F] [--key F] | audit export [--since T] [--format jsonl|csv] | audit key | ' +
+  'reviewer add <name> [--group G]… | reviewer list [--json] | reviewer remove <name> | --help | --version';
 
-const COMMANDS = ['pair', 'status', 'rules', 'passkey', 'hook', 'hooks', 'hub', 'remote', 'key', 'audit'] as const;
+const COMMANDS = ['pair', 'status', 'rules', 'passkey', 'hook', 'hooks', 'hub', 'remote', 'key', 'audit', 'reviewer'] as const;
 type Command = (typeof COMMANDS)[number] | 'serve';
 
 /** The arguments of `hook`, `hooks` and `hub` (raw: the schema checks them and names what is wrong). */
@@ -383,6 +395,8 @@ function hookArgs(command: Command, args: string[], issues: string[]): { hook?: 
 }
 
 /** The flag each field of `remote` and `key` comes from, to name it in a refusal. */
+/** How `reviewer`'s fields are written on its command line. */
+const REVIEWER_FLAGS: Record<string, string> = { name: '<name>', groups: '--group' };
 const ACTION_FLAGS: Record<string, string> = {
   origins: '--origin',
   ntfy: '--ntfy',
@@ -450,10 +464,41 @@ function actionArgs(command: Command, args: string[], issues: string[]): { remot
   return { key: fields, json, rest };
 }
 
+/** The arguments of `reviewer` (raw: the schema checks the name and the groups, and names what is wrong). */
+function reviewerArgs(command: Command, args: string[], issues: string[]): { action?: Record<string, unknown>; json: boolean; rest: string[] } {
+  if (command !== 'reviewer') return { json: false, rest: args };
+  const [kind, ...others] = args;
+  const rest: string[] = [];
+  const positional: string[] = [];
+  const groups: string[] = [];
+  let json = false;
+  for (let i = 0; i < others.length; i++) {
+    const arg = others[i] ?? '';
+    if (arg === '--group' && kind === 'add') groups.push(...(others[++i] ?? '').split(',').map((g) => g.trim()));
+    else if (arg === '--json' && kind === 'list') json = true;
+    else if (arg.startsWith('--')) rest.push(arg);
+    else positional.push(arg);
+  }
+  if (kind !== 'add' && kind !== 'list' && kind !== 'remove') {
+    issues.push(`reviewer: add, list or remove, got ${JSON.stringify(kind ?? null)}`);
+    return { json, rest };
+  }
+  if (kind === 'list') {
+    if (positional.length > 0) issues.push(`reviewer list: unexpected ${JSON.stringify(positional)}`);
+    return { action: { kind }, json, rest };
+  }
+  // A name with spaces comes as one argument when quoted, and as several when not: either reads as the name.
+  if (positional.length === 0) {
+    issues.push(`reviewer ${kind}: name the reviewer (usage: ${SOURCES.reviewer})`);
+    return { json, rest };
+  }
+  return { action: { kind, name: positional.join(' '), ...(kind === 'add' ? { groups } : {}) }, json, rest };
+}
+
 /** Each subcommand's flags and the field each fills. */
 const REMOTE_FLAGS = new Map<string, Map<string, string>>([
   ['enable', new Map([['--origin', 'origins']])],
-  ['pair', new Map()],
+  ['pair', new Map([['--reviewer', 'reviewer']])],
   ['disable', new Map()],
   ['status', new Map()],
   [
@@ -502,18 +547,20 @@ export function parseConfig(
   if (command !== 'serve') args.shift();
   const extra = hookArgs(command, args.splice(0), issues);
   const action = actionArgs(command, extra.rest, issues);
-  args.push(...action.rest);
+  const reviewer = reviewerArgs(command, action.rest, issues);
+  args.push(...reviewer.rest);
   let portArg: string | undefined;
   let pair: z.input<typeof PairActionSchema> = { kind: 'code' };
   let rules: z.input<typeof RulesActionSchema> = { kind: 'list' };
   // Checked by the schema, which names a scope it does not know.
   let passkey: unknown = { kind: 'list' };
-  let json = action.json;
+  let json = action.json || reviewer.json;
   for (let i = 0; i < args.length; i++) {
     const arg = args[i] ?? '';
     if (arg === '--port') portArg = args[++i] ?? '';
     else if (arg.startsWith('--port=')) portArg = arg.slice('--port='.length);
     else if (command === 'pair' && arg === '--list') pair = { kind: 'list' };
+    else if (command === 'pair' && arg === '--reviewer') pair = { kind: 'code', reviewer: args[++i] ?? '' };
     else if (command === 'pair' && arg === '--remove') pair = { kind: 'remove', target: args[++i] ?? '' };
     else if ((command === 'status' || command === 'rules' || command === 'passkey') && arg === '--json') json = true;
     else if (command === 'passkey' && arg === '--list') passkey = { kind: 'list' };
@@ -555,6 +602,7 @@ export function parseConfig(
     ...(action.remote !== undefined ? { remote: action.remote } : {}),
     ...(action.key !== undefined ? { key: action.key } : {}),
     ...(action.audit !== undefined ? { audit: action.audit } : {}),
+    ...(reviewer.action !== undefined ? { reviewer: reviewer.action } : {}),
     remoteHub: { url: set(env.ELICITLY_HUB_URL), key: set(env.ELICITLY_HUB_KEY) },
     json,
     port,
@@ -578,14 +626,18 @@ export function parseConfig(
       const key = issue.path[0] as keyof Config;
       // Already named above, with what to do.
       if (key === 'stateDir' && stateDir === undefined) continue;
-      if (key === 'remote' || key === 'key' || key === 'audit') {
+      if (key === 'pair' && issue.path[1] === 'reviewer') {
+        issues.push(`pair --reviewer: ${issue.message}, got ${JSON.stringify((raw.pair as { reviewer?: unknown }).reviewer)}`);
+        continue;
+      }
+      if (key === 'remote' || key === 'key' || key === 'audit' || key === 'reviewer') {
         const field = String(issue.path[1] ?? '');
         // A bad subcommand was named above already.
         if (field === 'kind') continue;
         const given = field === '' ? undefined : (raw[key] as Record<string, unknown> | undefined)?.[field];
         const shown = issue.path.length > 2 && Array.isArray(given) ? given[Number(issue.path[2])] : given;
         const got = given === undefined || UNSHOWN_FIELDS.has(field) ? '' : `, got ${JSON.stringify(shown)}`;
-        issues.push(`${command} ${String((raw[key] as Record<string, unknown> | undefined)?.kind ?? '')}${field === '' ? '' : ` ${ACTION_FLAGS[field] ?? field}`}: ${issue.message}${got}`);
+        issues.push(`${command} ${String((raw[key] as Record<string, unknown> | undefined)?.kind ?? '')}${field === '' ? '' : ` ${(key === 'reviewer' ? REVIEWER_FLAGS : ACTION_FLAGS)[field] ?? field}`}: ${issue.message}${got}`);
         continue;
       }
       if (key === 'remoteHub') {

@@ -73,6 +73,14 @@ if (config.command === 'pair') {
     process.stderr.write(`elicitly-companion ${config.command}: ${error instanceof Error ? error.message : String(error)}\n`);
     process.exitCode = 1;
   }
+} else if (config.command === 'reviewer' && config.reviewer) {
+  const { runReviewerCommand } = await import('./reviewer-command.js');
+  try {
+    process.exitCode = runReviewerCommand(state, config.reviewer, config.json, { stdout: (text) => process.stdout.write(text), stderr: (text) => process.stderr.write(text) });
+  } catch (error) {
+    process.stderr.write(`elicitly-companion reviewer: ${error instanceof Error ? error.message : String(error)}\n`);
+    process.exitCode = 1;
+  }
 } else if (config.command === 'status') {
   const { hubStatus, formatStatus, statusExitCode } = await import('./hub/status-command.js');
   const status = await hubStatus(config.port, state);

@@ -1,6 +1,7 @@
 import { PAIRING_TTL_MINUTES } from '../shared/hub-auth.js';
 import { KeyIdSchema } from '../shared/wire-fields.js';
 import type { Config } from './config.js';
+import { pairingReviewer } from './reviewer-command.js';
 import type { StateDir } from './state-dir.js';
 
 /** The local clock time before which a code is valid, to the second (a time cut to the minute reads a minute short). */
@@ -17,7 +18,7 @@ export function validUntil(expiresAt: number): string {
  * key id; the hub closes the forgotten one's sockets when the file changes.
  */
 export function runPairCommand(
-  state: Pick<StateDir, 'createPairing' | 'pairedExtensions' | 'removePairedExtensions' | 'pairedDevices' | 'removePairedDevice'>,
+  state: Pick<StateDir, 'createPairing' | 'pairedExtensions' | 'removePairedExtensions' | 'pairedDevices' | 'removePairedDevice' | 'reviewers'>,
   action: Config['pair'],
 ): number {
   if (action.kind === 'list') {
@@ -25,8 +26,9 @@ export function runPairCommand(
     const devices = state.pairedDevices();
     if (extensions.length === 0) process.stderr.write('No browser extension is paired with this computer yet.\n');
     if (devices.length === 0) process.stderr.write('No phone or other device is paired with the reviewer page (see `elicitly-companion remote enable`).\n');
-    for (const entry of extensions) process.stdout.write(`extension\t${entry.origin}\t${entry.keyId}\tpaired ${new Date(entry.pairedAt).toISOString()}\n`);
-    for (const entry of devices) process.stdout.write(`device\t${entry.name}\t${entry.keyId}\tpaired ${new Date(entry.pairedAt).toISOString()}\n`);
+    const whose = (entry: { reviewer?: string | undefined }) => (entry.reviewer === undefined ? '' : `\tfor ${entry.reviewer}`);
+    for (const entry of extensions) process.stdout.write(`extension\t${entry.origin}\t${entry.keyId}\tpaired ${new Date(entry.pairedAt).toISOString()}${whose(entry)}\n`);
+    for (const entry of devices) process.stdout.write(`device\t${entry.name}\t${entry.keyId}\tpaired ${new Date(entry.pairedAt).toISOString()}${whose(entry)}\n`);
     return 0;
   }
   if (action.kind === 'remove') {
@@ -47,8 +49,14 @@ export function runPairCommand(
   }
   // The code's own deadline, not a count from now: the state dir's lock may have kept createPairing waiting, and a
   // count rounded from what is left read "9 minutes" beside the extension's "10 minutes".
-  const pairing = state.createPairing('extension');
-  process.stderr.write(`Enter this code in the Elicitly extension (Settings → Pairing code → Pair) before ${validUntil(pairing.expiresAt)} (a code is valid ${PAIRING_TTL_MINUTES} minutes) to pair it with this computer:\n`);
+  const forWhom = pairingReviewer(state, action.reviewer);
+  if (!forWhom.ok) {
+    process.stderr.write(`elicitly-companion pair: ${forWhom.message}\n`);
+    return 2;
+  }
+  const pairing = state.createPairing('extension', Date.now(), forWhom.reviewer);
+  const theirs = forWhom.reviewer === undefined ? '' : ` as ${JSON.stringify(forWhom.reviewer)}'s (their decisions there are recorded with their name)`;
+  process.stderr.write(`Enter this code in the Elicitly extension (Settings → Pairing code → Pair) before ${validUntil(pairing.expiresAt)} (a code is valid ${PAIRING_TTL_MINUTES} minutes) to pair it with this computer${theirs}:\n`);
   process.stdout.write(`${pairing.code}\n`);
   return 0;
 }

@@ -3,6 +3,7 @@ import { join } from 'node:path';
 import * as z from 'zod';
 import { PAIRING_CODE_PATTERN, PAIRING_TTL_MINUTES, isKeyHex, randomHex } from '../shared/hub-auth.js';
 import { PushSubscriptionSchema, type PushSubscription } from '../shared/push-notice.js';
+import { ReviewerNameSchema, ReviewerSchema, sameReviewer, type Reviewer } from '../shared/reviewers.js';
 import { DeviceNameSchema, GRANTS, GrantSchema, KeyIdSchema, type Grant } from '../shared/wire-fields.js';
 import { withFileLock } from './file-lock.js';
 import { log } from './log.js';
@@ -25,6 +26,8 @@ const PairingSchema = z.strictObject({
   serial: z.number().int().min(1),
   /** Used (it paired) or withdrawn: no longer a code, kept for its serial. */
   spent: z.boolean().optional(),
+  /** The reviewer whose browser or phone this code pairs (`pair --reviewer`): its key is theirs. */
+  reviewer: ReviewerNameSchema.optional(),
 });
 type Pairing = z.infer<typeof PairingSchema>;
 
@@ -42,6 +45,8 @@ const PairedExtensionSchema = z.strictObject({
   origin: z.string().min(1).max(200),
   key: KeySchema,
   pairedAt: z.number(),
+  /** The reviewer this browser belongs to; absent on a single person's hub. */
+  reviewer: ReviewerNameSchema.optional(),
 });
 type PairedExtension = z.infer<typeof PairedExtensionSchema>;
 const PairedFileSchema = z.strictObject({ version: z.literal(1), extensions: z.array(PairedExtensionSchema) });
@@ -59,6 +64,8 @@ const PairedDeviceSchema = z.strictObject({
   origin: z.string().min(1).max(200).optional(),
   /** Its Web Push subscription, when the person turned notifications on there: forgotten with the device. */
   push: z.strictObject({ subscription: PushSubscriptionSchema, at: z.number() }).optional(),
+  /** The reviewer this phone belongs to; absent on a single person's hub. */
+  reviewer: ReviewerNameSchema.optional(),
 });
 export type PairedDevice = z.infer<typeof PairedDeviceSchema>;
 const DevicesFileSchema = z.strictObject({ version: z.literal(1), devices: z.array(PairedDeviceSchema) });
@@ -71,6 +78,9 @@ const RelayKeySchema = z.strictObject({ keyId: KeyIdSchema, name: DeviceNameSche
 export type RelayKey = z.infer<typeof RelayKeySchema>;
 const RelayKeysFileSchema = z.strictObject({ version: z.literal(1), keys: z.array(RelayKeySchema) });
 
+const ReviewersFileSchema = z.strictObject({ version: z.literal(1), reviewers: z.array(ReviewerSchema).max(1000) });
+
+export const REVIEWERS_FILE = 'reviewers.json';
 export const PAIRED_EXTENSIONS_FILE = 'paired-extensions.json';
 export const PAIRED_DEVICES_FILE = 'paired-devices.json';
 export const RELAY_KEYS_FILE = 'relay-keys.json';
@@ -156,10 +166,10 @@ export class StateDir {
    * A fresh one-time code for `purpose`, valid 10 minutes; it replaces the earlier code of that purpose only. 48 bits:
    * short to type, long to guess.
    */
-  createPairing(purpose: PairingPurpose, now = Date.now()): Pairing {
+  createPairing(purpose: PairingPurpose, now = Date.now(), reviewer?: string): Pairing {
     return this.update('pairing.json', () => {
       const all = this.pairings();
-      const pairing: Pairing = { code: randomHex(6), expiresAt: now + PAIRING_TTL_MS, failures: 0, serial: (all[purpose]?.serial ?? 0) + 1 };
+      const pairing: Pairing = { code: randomHex(6), expiresAt: now + PAIRING_TTL_MS, failures: 0, serial: (all[purpose]?.serial ?? 0) + 1, ...(reviewer === undefined ? {} : { reviewer }) };
       this.writePairings({ ...all, [purpose]: pairing });
       return pairing;
     });
@@ -207,8 +217,8 @@ export class StateDir {
   }
 
   /** Pairs an origin with a fresh key. */
-  addPairedExtension(origin: string, now = Date.now()): PairedExtension {
-    const entry: PairedExtension = { keyId: `k_${randomHex(8)}`, origin, key: randomHex(32), pairedAt: now };
+  addPairedExtension(origin: string, now = Date.now(), reviewer?: string): PairedExtension {
+    const entry: PairedExtension = { keyId: `k_${randomHex(8)}`, origin, key: randomHex(32), pairedAt: now, ...(reviewer === undefined ? {} : { reviewer }) };
     this.update('paired-extensions.json', () => this.writePaired([...this.pairedExtensions(), entry]));
     return entry;
   }
@@ -232,8 +242,8 @@ export class StateDir {
     return this.readList(DEVICES);
   }
 
-  addPairedDevice(name: string, origin: string, now = Date.now()): PairedDevice {
-    return this.append(DEVICES, { keyId: `k_${randomHex(8)}`, name, key: randomHex(32), pairedAt: now, origin });
+  addPairedDevice(name: string, origin: string, now = Date.now(), reviewer?: string): PairedDevice {
+    return this.append(DEVICES, { keyId: `k_${randomHex(8)}`, name, key: randomHex(32), pairedAt: now, origin, ...(reviewer === undefined ? {} : { reviewer }) });
   }
 
   /** Forgets one device by its key id; false when there was none. */
@@ -304,6 +314,62 @@ export class StateDir {
 
   private writeList<K extends string, T extends { keyId: string }>(list: KeyList<K, T>, entries: T[]): void {
     writePrivateFile(this.file(list.name), JSON.stringify(list.schema.parse({ version: 1, [list.field]: entries })));
+  }
+
+  /** The team's reviewers; none on a single person's hub. A damaged file counts as none, and says so. */
+  reviewers(): Reviewer[] {
+    const raw = this.readJson(REVIEWERS_FILE);
+    if (raw === undefined) return [];
+    const parsed = ReviewersFileSchema.safeParse(raw);
+    if (parsed.success) return parsed.data.reviewers;
+    log('error', 'the reviewers file is damaged; decisions are recorded without names until `elicitly-companion reviewer add`', { file: this.file(REVIEWERS_FILE) });
+    return [];
+  }
+
+  /** Adds a reviewer, or sets the groups of one already there (names differ in case only: one person). */
+  putReviewer(name: string, groups: string[], now = Date.now()): { reviewer: Reviewer; added: boolean } {
+    return this.update(REVIEWERS_FILE, () => {
+      const all = this.reviewers();
+      const existing = all.find((r) => sameReviewer(r.name, name));
+      const reviewer: Reviewer = { name: existing?.name ?? name, groups: [...new Set(groups)].sort(), addedAt: existing?.addedAt ?? now };
+      const next = existing ? all.map((r) => (r === existing ? reviewer : r)) : [...all, reviewer];
+      writePrivateFile(this.file(REVIEWERS_FILE), JSON.stringify(ReviewersFileSchema.parse({ version: 1, reviewers: next })));
+      return { reviewer, added: existing === undefined };
+    });
+  }
+
+  /**
+   * Removes a reviewer and forgets every browser and phone paired for them (the hub cuts their sockets when the files
+   * change): someone who left the team decides nothing more. Null when there was no such reviewer.
+   */
+  removeReviewer(name: string): { extensions: number; devices: number } | null {
+    const removed = this.update(REVIEWERS_FILE, () => {
+      const all = this.reviewers();
+      const kept = all.filter((r) => !sameReviewer(r.name, name));
+      if (kept.length === all.length) return false;
+      writePrivateFile(this.file(REVIEWERS_FILE), JSON.stringify(ReviewersFileSchema.parse({ version: 1, reviewers: kept })));
+      return true;
+    });
+    if (!removed) return null;
+    const theirs = (entry: { reviewer?: string | undefined }) => entry.reviewer !== undefined && sameReviewer(entry.reviewer, name);
+    const extensions = this.update(PAIRED_EXTENSIONS_FILE, () => {
+      const all = this.pairedExtensions();
+      const kept = all.filter((e) => !theirs(e));
+      if (kept.length !== all.length) this.writePaired(kept);
+      return all.length - kept.length;
+    });
+    const devices = this.update(DEVICES.name, () => {
+      const all = this.readList(DEVICES);
+      const kept = all.filter((d) => !theirs(d));
+      if (kept.length !== all.length) this.writeList(DEVICES, kept);
+      return all.length - kept.length;
+    });
+    return { extensions, devices };
+  }
+
+  /** Whose a paired key is: the reviewer its browser or phone was paired for, if any. */
+  reviewerOf(keyId: string): string | undefined {
+    return (this.pairedExtensions().find((e) => e.keyId === keyId) ?? this.pairedDevices().find((d) => d.keyId === keyId))?.reviewer;
   }
 
   /** The reviewer page's settings; off when never enabled, and off (said in the log) when the file is damaged. */

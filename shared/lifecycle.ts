@@ -1,6 +1,7 @@
 import * as z from 'zod';
 import { PasskeyEvidenceSchema } from './passkey-wire.js';
 import { ReceiptSchema } from './receipt.js';
+import { ReviewerNameSchema } from './reviewers.js';
 import { STATUSES } from './statuses.js';
 
 /** A request's status: see `statuses.ts`. */
@@ -19,6 +20,8 @@ export const OutcomeSchema = z.strictObject({
   decision: z.enum(['approved', 'rejected']),
   /** Absent on records written before the app surface existed: those were all decided in the extension. */
   decidedVia: DecidedViaSchema.optional(),
+  /** The reviewer the deciding browser or phone was paired for, on a team's hub (`reviewer add`, `pair --reviewer`). */
+  decidedBy: ReviewerNameSchema.optional(),
   /** With `decidedVia: "rule"` the rule that decided; with a person's decision the rule they saved along with it. */
   ruleId: z.string().min(1).max(100).optional(),
   action: z.enum(['submit', 'cancel']),
@@ -84,6 +87,8 @@ export const ApprovalEnvelopeSchema = z.strictObject({
   values: z.record(z.string(), z.unknown()).optional(),
   comment: z.string().optional(),
   decidedVia: DecidedViaSchema,
+  /** The reviewer who decided, on a team's hub. */
+  decidedBy: ReviewerNameSchema.optional(),
   /** Where the decision is in the hub's ledger (`shared/receipt.ts`). */
   receipt: ReceiptSchema.optional(),
 });
@@ -91,6 +96,7 @@ export type ApprovalEnvelope = z.infer<typeof ApprovalEnvelopeSchema>;
 
 export function approvalEnvelope(context: unknown, outcome: Outcome): ApprovalEnvelope {
   const envelope: ApprovalEnvelope = { status: 'consumed', decision: outcome.decision, action: outcome.action, context: context ?? null, decidedVia: outcome.decidedVia ?? 'extension' };
+  if (outcome.decidedBy !== undefined) envelope.decidedBy = outcome.decidedBy;
   if (outcome.decision === 'approved') envelope.values = outcome.values ?? {};
   if (outcome.comment !== undefined && outcome.comment !== '') envelope.comment = outcome.comment;
   return envelope;

@@ -6,6 +6,7 @@ import * as z from 'zod';
 import { ReceiptSchema } from './receipt.js';
 import { isObject, issue, unknownKey, wrongType, type FieldIssue } from './field-issues.js';
 import { DecidedViaSchema, type Outcome } from './lifecycle.js';
+import { ReviewerNameSchema } from './reviewers.js';
 
 /** A host the hook bridges, by its id (`claude-code`, `codex`): what `hook --host` names and rules match as the agent. */
 export const HostIdSchema = z.string().regex(/^[a-z][a-z0-9-]{0,39}$/, 'a host id: lower-case letters, digits and dashes');
@@ -76,6 +77,8 @@ export const PermissionResultSchema = z.strictObject({
   /** The person's reason for a deny (their comment), or the rule that decided. */
   message: z.string().optional(),
   decidedVia: DecidedViaSchema,
+  /** The reviewer who decided, on a team's hub. */
+  decidedBy: ReviewerNameSchema.optional(),
   /** The rule that decided, or that the person saved with this decision. */
   ruleId: z.string().optional(),
   /** Where the decision is in the hub's ledger (`shared/receipt.ts`). */
@@ -90,5 +93,6 @@ export function permissionResult(outcome: Outcome): PermissionResult {
   if (allowed && isObject(updated)) result.updatedInput = updated;
   if (outcome.comment !== undefined && outcome.comment !== '') result.message = outcome.comment;
   if (outcome.ruleId !== undefined) result.ruleId = outcome.ruleId;
+  if (outcome.decidedBy !== undefined) result.decidedBy = outcome.decidedBy;
   return result;
 }

@@ -18,6 +18,8 @@ export const ReceiptSchema = z.strictObject({
   /** SHA-256 of what was decided (canonical JSON of the decision, action, values and comment). */
   decisionHash: Sha256HexSchema,
   decidedVia: z.string().min(1).max(40),
+  /** The reviewer who decided, on a team's hub: in the ledger's entry, so the receipt's check covers it. */
+  decidedBy: z.string().min(1).max(64).optional(),
   decidedAt: z.number().int().nonnegative(),
   /** The newest signed checkpoint that covers the entry when the receipt was made; null: none yet (one comes within a minute). */
   checkpoint: z.strictObject({ index: z.number().int().nonnegative(), hash: Sha256HexSchema }).nullable(),

@@ -475,7 +475,8 @@ export class ApprovalEngine {
    * A reviewer's decision: validated against the schema restricted to what was included, made durable, then answered.
    * A rule saved with it (the extension's socket only) is checked and saved first, once the decision is known to hold.
    */
-  decide(message: DecideParams, surface: Exclude<DecidedVia, 'rule'>): Promise<Answer<DecisionAnswer>> {
+  /** `by`: the reviewer the deciding surface was paired for (a team's hub), recorded as the outcome's `decidedBy`. */
+  decide(message: DecideParams, surface: Exclude<DecidedVia, 'rule'>, by?: string): Promise<Answer<DecisionAnswer>> {
     if (this.unusable()) return Promise.resolve(this.unavailable());
     // Surfaces are fixed at creation, so this read needs no turn in the request's queue.
     const created = this.store.get(message.elicitationId);
@@ -483,13 +484,13 @@ export class ApprovalEngine {
       return Promise.resolve(fail('not_in_app', `${message.elicitationId} was created with surfaces ["extension"]: only the browser extension may decide it, not a review inside a chat`));
     }
     return this.exclusive(message.elicitationId, async (): Promise<Answer<DecisionAnswer>> => {
-      const answer = await this.decideNow(message, surface);
+      const answer = await this.decideNow(message, surface, by);
       // Not recorded (the store failed under it): refused like every call of an engine that cannot write.
       return answer === UNRECORDED ? this.unavailable() : { ok: true, value: answer };
     });
   }
 
-  private async decideNow(message: DecideParams, surface: Exclude<DecidedVia, 'rule'>): Promise<DecisionAnswer | typeof UNRECORDED> {
+  private async decideNow(message: DecideParams, surface: Exclude<DecidedVia, 'rule'>, by: string | undefined): Promise<DecisionAnswer | typeof UNRECORDED> {
     const record = this.store.get(message.elicitationId);
     if (!record) return { ok: false, reason: 'not_found' };
     if (message.shownHash !== undefined && message.shownHash !== requestHashOf(record)) {
@@ -497,7 +498,7 @@ export class ApprovalEngine {
     }
     const core = decisionCore(record.request, message);
     if (!core.ok) return { ok: false, reason: 'invalid', status: effectiveStatus(record, this.now()), issues: core.issues };
-    let outcome: Outcome = { ...core.core, decidedVia: surface, idempotencyKey: message.idempotencyKey };
+    let outcome: Outcome = { ...core.core, decidedVia: surface, ...(by === undefined ? {} : { decidedBy: by }), idempotencyKey: message.idempotencyKey };
     let result = decide(record, outcome, this.now());
     if (!result.ok) return { ok: false, reason: result.reason, status: effectiveStatus(record, this.now()) };
     if (record.assurance === 'passkey' && !result.duplicate) {

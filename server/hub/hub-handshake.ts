@@ -106,11 +106,14 @@ export class HubHandshake {
     peer.stage = 'busy';
     const expected = await peerProof(auth.key, this.binding(peer), auth.hubNonce, auth.peerNonce);
     const { state } = this.options;
+    // The reviewer the code was made for (`pair --reviewer`): the key it gives is theirs.
+    let reviewer: string | undefined;
     if (auth.pairingCode !== undefined) {
       // Checked again now, with no await between this check, the comparison and the count of a failure: sockets
       // challenged while the code was alive get no guess once wrong ones have burnt it, however many there are.
       const pairing = state.pairing(purposeOf(peer));
       if (!pairing || pairing.code !== auth.pairingCode) return { close: CLOSE_NO_PAIRING, reason: `the pairing code is no longer active: run ${PAIR_COMMAND[purposeOf(peer)]}` };
+      reviewer = pairing.reviewer;
     }
     if (!constantTimeEqual(proof, expected)) {
       if (auth.pairingCode !== undefined && peer.origin) this.pairingFailed(peer.origin, purposeOf(peer));
@@ -124,10 +127,10 @@ export class HubHandshake {
       state.clearPairing(purposeOf(peer));
       const { origin } = peer;
       // A device is paired to the origin its page was opened from: its key opens sockets from that origin only.
-      const entry = peer.role === 'device' ? state.addPairedDevice(auth.deviceName ?? 'Phone', origin) : state.addPairedExtension(origin);
+      const entry = peer.role === 'device' ? state.addPairedDevice(auth.deviceName ?? 'Phone', origin, Date.now(), reviewer) : state.addPairedExtension(origin, Date.now(), reviewer);
       peer.proven = { keyId: entry.keyId, key: entry.key };
       this.pairingBackoff.delete(origin);
-      log('info', peer.role === 'device' ? 'paired a device' : 'paired a browser extension', { origin, keyId: entry.keyId });
+      log('info', peer.role === 'device' ? 'paired a device' : 'paired a browser extension', { origin, keyId: entry.keyId, ...(reviewer === undefined ? {} : { reviewer }) });
       const sealedKey = await sealKey(entry.key, auth.pairingCode, this.options.port, auth.hubNonce, auth.peerNonce);
       return { answer: { principal: { role: peer.role === 'device' ? 'device' : 'extension', keyId: entry.keyId, origin }, paired: { keyId: entry.keyId, sealedKey } } };
     }

@@ -233,6 +233,7 @@ export class HubServer {
       lastSeenAt: () => this.lastSeenAt,
       paired: () => this.pairedReviewers(),
       devices: () => (this.watching ? (this.pairedCount.get('device') ?? null) : (this.keysOf('device')?.length ?? null)),
+      nameOf: (keyId) => this.options.state.reviewerOf(keyId),
     }, devicePush(this.options.state, this.options.pushServices ?? []));
     const handlers: Handlers<SocketContext> = {
       ...service,

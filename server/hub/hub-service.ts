@@ -19,6 +19,8 @@ export interface Reviewers {
   paired(): number | null;
   /** Of those, the phones (devices); null when unknown. */
   devices(): number | null;
+  /** The reviewer a paired key belongs to (`pair --reviewer`), if any. */
+  nameOf(keyId: string): string | undefined;
 }
 
 /** Devices' push subscriptions, kept with their pairing (`paired-devices.json`): gone when the device is removed. */
@@ -120,7 +122,9 @@ export function serviceHandlers(engine: EngineView, reviewers: Reviewers, push: 
     decide: async (params, context) => {
       const surface = SURFACE[context.caller];
       if (surface === undefined) return fail('forbidden', `a ${context.caller} does not decide`);
-      return engine.decide(params, surface);
+      const { principal } = context;
+      const by = principal.role === 'extension' || principal.role === 'device' ? reviewers.nameOf(principal.keyId) : undefined;
+      return engine.decide(params, surface, by);
     },
     'passkey.info': async (_params, context) => ({ ok: true, value: engine.passkeys.info(originOf(context)) }),
     'passkey.nonce': async () => ({ ok: true, value: engine.passkeys.nonce() }),

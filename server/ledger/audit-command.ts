@@ -15,13 +15,13 @@ function describe(report: VerifyReport): string {
   return `ledger BROKEN: ${at?.file ?? '?'} line ${at?.line ?? '?'}${at?.index === undefined ? '' : ` (entry ${at.index})`}: ${at?.problem ?? 'unknown'}\n`;
 }
 
-const CSV_FIELDS = ['index', 'at', 'type', 'id', 'decision', 'decidedVia', 'ruleId', 'requestHash', 'decisionHash', 'hash'] as const;
+const CSV_FIELDS = ['index', 'at', 'type', 'id', 'decision', 'decidedVia', 'decidedBy', 'ruleId', 'requestHash', 'decisionHash', 'hash'] as const;
 const csvCell = (v: unknown) => (v === undefined || v === null ? '' : /[",\n]/.test(String(v)) ? `"${String(v).replace(/"/g, '""')}"` : String(v));
 
 function csvRow(entry: LedgerEntry): string {
   const e = entry.event as Record<string, unknown>;
   const row: Record<(typeof CSV_FIELDS)[number], unknown> = {
-    index: entry.index, at: new Date(entry.at).toISOString(), type: e.type, id: e.id ?? e.ruleId, decision: e.decision, decidedVia: e.decidedVia, ruleId: e.ruleId, requestHash: e.requestHash, decisionHash: e.decisionHash, hash: entry.hash,
+    index: entry.index, at: new Date(entry.at).toISOString(), type: e.type, id: e.id ?? e.ruleId, decision: e.decision, decidedVia: e.decidedVia, decidedBy: e.decidedBy, ruleId: e.ruleId, requestHash: e.requestHash, decisionHash: e.decisionHash, hash: entry.hash,
   };
   return CSV_FIELDS.map((f) => csvCell(row[f])).join(',');
 }

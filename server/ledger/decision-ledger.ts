@@ -258,6 +258,7 @@ export class DecisionLedger implements EngineLedger {
       requestHash: event.requestHash,
       decisionHash: event.decisionHash,
       decidedVia: event.decidedVia,
+      ...(event.decidedBy !== undefined ? { decidedBy: event.decidedBy } : {}),
       decidedAt: event.decidedAt,
       checkpoint: checkpoint && checkpoint.index > entry.index ? { index: checkpoint.index, hash: checkpoint.hash } : null,
       ...(event.passkey ? { passkey: { ...event.passkey, requestId: event.id, hub: this.keyId } } : {}),

@@ -21,6 +21,8 @@ export const LedgerEventSchema = z.discriminatedUnion('type', [
     id: IdSchema,
     decision: z.enum(['approved', 'rejected']),
     decidedVia: z.string().min(1).max(40),
+    /** The reviewer whose paired browser or phone decided, on a team's hub (`reviewer add`, `pair --reviewer`). */
+    decidedBy: z.string().min(1).max(64).optional(),
     ruleId: z.string().max(100).optional(),
     decidedAt: z.number().int().nonnegative(),
     requestHash: Sha256HexSchema,

@@ -162,7 +162,7 @@ export async function checkReceipt(stateDir: string, publicKey: KeyObject, recei
   const entry = seen.decided;
   if (entry === null) return { ok: false, problem: `no entry ${receipt.ledgerIndex} where the receipt says` };
   const { event } = entry;
-  if (event.type !== 'request.decided' || event.requestHash !== receipt.requestHash || event.decisionHash !== receipt.decisionHash || event.decidedVia !== receipt.decidedVia || event.decidedAt !== receipt.decidedAt) {
+  if (event.type !== 'request.decided' || event.requestHash !== receipt.requestHash || event.decisionHash !== receipt.decisionHash || event.decidedVia !== receipt.decidedVia || event.decidedBy !== receipt.decidedBy || event.decidedAt !== receipt.decidedAt) {
     return { ok: false, problem: `entry ${receipt.ledgerIndex} does not record the decision the receipt describes` };
   }
   if (!seen.covered) return { ok: false, problem: `entry ${receipt.ledgerIndex} is not covered by a signed checkpoint yet (the hub signs one within a minute)` };

@@ -43,6 +43,7 @@ export function requestEvents(record: ApprovalRecord, types: readonly RequestEve
           id: record.id,
           decision: outcome.decision,
           decidedVia: outcome.decidedVia ?? 'extension',
+          ...(outcome.decidedBy !== undefined ? { decidedBy: outcome.decidedBy } : {}),
           ...(outcome.ruleId !== undefined ? { ruleId: outcome.ruleId } : {}),
           decidedAt: record.decidedAt ?? record.createdAt,
           requestHash: requestHash(),

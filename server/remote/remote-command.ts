@@ -1,6 +1,7 @@
 import { PAIRING_TTL_MINUTES, randomHex } from '../../shared/hub-auth.js';
 import type { RemoteAction } from '../config.js';
 import { validUntil } from '../pair-command.js';
+import { pairingReviewer } from '../reviewer-command.js';
 import type { RemoteConfig } from '../remote-config.js';
 import { PHONE_PATH, RemoteConfigSchema, allowedOrigins } from '../remote-config.js';
 import type { StateDir } from '../state-dir.js';
@@ -12,7 +13,7 @@ export interface CommandIo {
 }
 
 interface RemoteCommandOptions {
-  state: Pick<StateDir, 'remote' | 'updateRemote' | 'createPairing' | 'pairedDevices'>;
+  state: Pick<StateDir, 'remote' | 'updateRemote' | 'createPairing' | 'pairedDevices' | 'reviewers'>;
   /** The hub's port: the page is on it (loopback), and `tailscale serve` forwards to it. */
   port: number;
   action: RemoteAction;
@@ -68,9 +69,14 @@ export async function runRemoteCommand(options: RemoteCommandOptions): Promise<n
         io.stderr('elicitly-companion remote pair: the reviewer page is off, so no device could use a code: turn it on first with `elicitly-companion remote enable`\n');
         return 1;
       }
+      const forWhom = pairingReviewer(state, action.reviewer);
+      if (!forWhom.ok) {
+        io.stderr(`elicitly-companion remote pair: ${forWhom.message}\n`);
+        return 2;
+      }
       const hub = await options.ensureHub();
       if (hub !== 'running') io.stderr(`${pageHubText(hub, port)}\n`);
-      return printPairing(state, config, port, io);
+      return printPairing(state, config, port, io, forWhom.reviewer);
     }
     case 'disable': {
       const was = state.remote().enabled;
@@ -90,8 +96,8 @@ export async function runRemoteCommand(options: RemoteCommandOptions): Promise<n
   }
 }
 
-async function printPairing(state: RemoteCommandOptions['state'], config: RemoteConfig, port: number, io: CommandIo): Promise<number> {
-  const pairing = state.createPairing('device');
+async function printPairing(state: RemoteCommandOptions['state'], config: RemoteConfig, port: number, io: CommandIo, reviewer?: string): Promise<number> {
+  const pairing = state.createPairing('device', Date.now(), reviewer);
   // `n`: the code's serial, so a page opened from an older QR code is told a newer one replaced it.
   const url = `${pageOrigin(config, port)}${PHONE_PATH}#pair=${pairing.code}&n=${pairing.serial}`;
   // Loaded only here: the QR encoder is nothing any other command (or an MCP server's start-up) needs. It is CommonJS,

@@ -8,7 +8,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type WebSocket from 'ws';
 import { StateDir } from '../../server/state-dir.js';
 import { EXTENSION_ORIGIN } from '../../shared/extension-id.js';
-import { constantTimeEqual, hubProof, newNonce, openSealedKey, peerProof } from '../../shared/hub-auth.js';
+import { newNonce, peerProof } from '../../shared/hub-auth.js';
 import type { HelloParams } from '../../shared/peer-calls.js';
 import {
   CLOSE_AUTH_FAILED,
@@ -23,6 +23,7 @@ import { SERVER_ENTRY, connect } from '../helpers/mcp-harness.js';
 import { answerTo, callFrame, errorOf, helloParams, hubFrames, resultIds, resultOf } from '../helpers/peer-frames.js';
 import type { RawPeer } from '../helpers/raw-peer.js';
 import { opened, rawPeer as rawPeerAt } from '../helpers/raw-peer.js';
+import { pairExtension } from '../helpers/pairing.js';
 import { ScriptedExtension, freePort, pairedKey } from '../helpers/scripted-extension.js';
 
 const dir = mkdtempSync(join(tmpdir(), 'elicitly-hub-auth-'));
@@ -65,24 +66,7 @@ function newCode(): string {
 }
 
 /** The extension's side of pairing, step by step; returns the key it received, or how the hub closed it. */
-async function pairWith(origin: string, code: string): Promise<{ keyId: string; key: string } | { closed: number }> {
-  const peer = opened(await rawPeer({ origin, protocols: [SUBPROTOCOL, PAIRING_SUBPROTOCOL] }));
-  const nonce = newNonce();
-  peer.send(hello({ pairing: true }, nonce));
-  const first = await challengeOrClose(peer);
-  if ('closedWith' in first) return { closed: first.closedWith };
-  // The hub proves the code before the extension says anything that could be tested against a guess.
-  expect(constantTimeEqual(first.proof, await hubProof(code, { port, role: 'extension' }, nonce, first.nonce))).toBe(true);
-  peer.send(auth(await peerProof(code, { port, role: 'extension' }, first.nonce, nonce)));
-  // One answer: the key sealed with the code, and the welcome.
-  const { paired, welcome } = resultOf('auth', await peer.next(answerTo('auth')));
-  if (!paired) throw new Error('the auth was answered without a key');
-  expect(welcome.protocol).toBe(PROTOCOL_VERSION);
-  peer.socket.close();
-  const key = await openSealedKey(paired.sealedKey, code, port, first.nonce, nonce);
-  if (!key) throw new Error('could not open the sealed key');
-  return { keyId: paired.keyId, key };
-}
+const pairWith = (origin: string, code: string) => pairExtension(port, origin, code, sockets);
 
 /** A pairing attempt with a wrong code: the hub's challenge arrives, our proof is wrong. */
 async function guess(origin: string, wrong: string): Promise<number | { status: number }> {

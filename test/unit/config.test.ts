@@ -122,6 +122,11 @@ describe('parseConfig: values', () => {
     [[], { ELICITLY_AUTOMATIC_NO_MS: '800' }, { automaticNoMs: 800 }],
     [[], { ELICITLY_LOG_LEVEL: 'DEBUG' }, { logLevel: 'debug' }],
     [[], { ELICITLY_DATABASE_URL: 'postgres://hub:pw@db.internal:5432/elicitly' }, { databaseUrl: 'postgres://hub:pw@db.internal:5432/elicitly' }],
+    [['reviewer', 'add', 'Ana', 'Pérez', '--group', 'ops,sec', '--group', 'db'], {}, { command: 'reviewer', reviewer: { kind: 'add', name: 'Ana Pérez', groups: ['ops', 'sec', 'db'] } }],
+    [['reviewer', 'list', '--json'], {}, { command: 'reviewer', json: true, reviewer: { kind: 'list' } }],
+    [['reviewer', 'remove', "Li O'Neil"], {}, { command: 'reviewer', reviewer: { kind: 'remove', name: "Li O'Neil" } }],
+    [['pair', '--reviewer', 'Ana Pérez'], {}, { command: 'pair', pair: { kind: 'code', reviewer: 'Ana Pérez' } }],
+    [['remote', 'pair', '--reviewer', 'Li'], {}, { command: 'remote', remote: { kind: 'pair', reviewer: 'Li' } }],
     [['hub', '--database', 'postgresql://db/elicitly'], { ELICITLY_DATABASE_URL: 'postgres://other/x' }, { command: 'hub', databaseUrl: 'postgresql://db/elicitly' }],
   ])('%j %j → %j', (argv, env, expected) => {
     const parsed = parse([...argv], { ...env });
@@ -146,6 +151,11 @@ describe('parseConfig: refusals name the variable and the rule', () => {
     [[], { ELICITLY_DATABASE_URL: 'mysql://root:hunter2@db/x' }, /^ELICITLY_DATABASE_URL \(or hub --database URL\): must be a postgres:\/\/ or postgresql:\/\/ URL \(the value is not shown: it may hold a password\)$/],
     [['hub', '--database'], {}, /^ELICITLY_DATABASE_URL \(or hub --database URL\): must be a postgres/],
     [[], { ELICITLY_DATABASE_URL: 'postgres://db/x', ELICITLY_HUB_URL: 'wss://d.ts.net', ELICITLY_HUB_KEY: `ek1.8765.k_0123456789abcdef.${'ab'.repeat(32)}` }, /^ELICITLY_DATABASE_URL: is for the hub, and ELICITLY_HUB_URL makes this machine a relay/],
+    [['reviewer'], {}, /^reviewer: add, list or remove, got null$/],
+    [['reviewer', 'add'], {}, /^reviewer add: name the reviewer/],
+    [['reviewer', 'add', '<script>'], {}, /^reviewer add <name>: must be letters and digits/],
+    [['reviewer', 'add', 'Ana', '--group', 'Ops Team'], {}, /^reviewer add --group: must be 1-40 of a-z/],
+    [['pair', '--reviewer', ' '], {}, /^pair --reviewer: (must be letters|Too small)/],
     [['--verbose'], {}, /^"--verbose": unknown argument/],
     [['--list'], {}, /^"--list": unknown argument/],
     [['--json'], {}, /^"--json": unknown argument/],

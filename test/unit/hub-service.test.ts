@@ -14,6 +14,8 @@ import { checkApprovalInput } from '../../shared/approval-input.js';
 import { bashPermission } from '../fixtures/permission.js';
 
 const KEY_ID = 'k_0123456789abcdef';
+/** The reviewers paired keys belong to (`pair --reviewer`). */
+const NAMES = new Map([['k_aaaaaaaaaaaaaaaa', 'Ana Pérez'], ['k_bbbbbbbbbbbbbbbb', "Li O'Neil"]]);
 const REMOTE: Principal = { role: 'remote', keyId: KEY_ID, grants: [] };
 
 let dir: string;
@@ -25,7 +27,10 @@ beforeEach(async () => {
   dir = mkdtempSync(join(tmpdir(), 'elicitly-hub-service-'));
   engine = await ApprovalEngine.open({ dir, retentionMs: 86_400_000 });
   reviewers = { connected: 0, lastSeenAt: null, paired: 1, devices: 0 };
-  const live: Reviewers = { connected: () => reviewers.connected, lastSeenAt: () => reviewers.lastSeenAt, paired: () => reviewers.paired, devices: () => reviewers.devices };
+  const live: Reviewers = {
+    connected: () => reviewers.connected, lastSeenAt: () => reviewers.lastSeenAt, paired: () => reviewers.paired, devices: () => reviewers.devices,
+    nameOf: (keyId) => NAMES.get(keyId),
+  };
   handlers = serviceHandlers(engine, live, NO_PUSH);
 });
 afterEach(async () => {
@@ -203,7 +208,7 @@ describe('a decision: the surface recorded is the caller\'s, never a field', () 
     const spy = vi.spyOn(engine, 'decide');
     const params = { elicitationId: 'el_d', idempotencyKey: 'k1', decision: 'approved' as const };
     expect(await run('decide', params, context({ caller }))).toEqual({ ok: true, value: { ok: true, status: 'approved' } });
-    expect(spy).toHaveBeenCalledExactlyOnceWith(params, surface);
+    expect(spy).toHaveBeenCalledExactlyOnceWith(params, surface, undefined);
     expect(await run('view', { id: 'el_d' }, context({ caller: 'app' }))).toMatchObject({ ok: true, value: { outcome: { decidedVia: surface } } });
   });
 
@@ -256,5 +261,21 @@ describe('rule changes: the engine\'s, in the call map\'s terms', () => {
     await engine.close();
     expect(await run('rule.save', { rule: draft }, context({ caller: 'extension' }))).toMatchObject({ ok: false, error: { code: 'unavailable' } });
     expect(await run('rule.delete', { id: 'rule_00000000000000ff' })).toMatchObject({ ok: false, error: { code: 'unavailable' } });
+  });
+});
+
+describe('who decided, on a team\'s hub', () => {
+  it.each([
+    ['an extension paired for a reviewer', { role: 'extension', keyId: 'k_aaaaaaaaaaaaaaaa', origin: 'chrome-extension://x' }, 'extension', 'Ana Pérez'],
+    ['a phone paired for a reviewer', { role: 'device', keyId: 'k_bbbbbbbbbbbbbbbb', origin: 'https://hub.example' }, 'device', "Li O'Neil"],
+    ['an extension paired for nobody (a single person\'s hub)', { role: 'extension', keyId: 'k_cccccccccccccccc', origin: 'chrome-extension://x' }, 'extension', undefined],
+  ] as const)('%s: the outcome records the name its key was paired for, never one the call names', async (_what, principal, caller, name) => {
+    const id = `el_by_${caller}_${name === undefined ? 'none' : 'named'}`;
+    expect((await run('create', create(id))).ok).toBe(true);
+    const decided = await run('decide', { elicitationId: id, idempotencyKey: `k-${id}`, decision: 'approved' }, context({ principal, caller }));
+    expect(decided).toMatchObject({ ok: true, value: { ok: true } });
+    const view = await run('view', { id });
+    if (!view.ok) throw new Error('no view');
+    expect(view.value.outcome?.decidedBy).toBe(name);
   });
 });

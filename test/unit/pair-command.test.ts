@@ -5,6 +5,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it, vi } from 'vitest';
 import { runPairCommand, validUntil } from '../../server/pair-command.js';
+import { pairingReviewer } from '../../server/reviewer-command.js';
 import { PAIRING_TTL_MS, StateDir } from '../../server/state-dir.js';
 import { PAIRING_TTL_MINUTES } from '../../shared/hub-auth.js';
 
@@ -52,9 +53,80 @@ describe('elicitly-companion pair', () => {
       removePairedExtensions: () => 0,
       pairedDevices: () => [],
       removePairedDevice: () => false,
+      reviewers: () => [],
     };
     const { stderr } = run(state);
     expect(stderr).toContain('before 14:23:40 (a code is valid 10 minutes)');
     expect(stderr).not.toMatch(/\b9 minutes/);
+  });
+});
+
+describe('pair on a team\'s hub: a code names whose browser it pairs', () => {
+  const withState = (body: (state: StateDir) => void) => {
+    const dir = mkdtempSync(join(tmpdir(), 'elicitly-pair-team-'));
+    try {
+      body(new StateDir(dir));
+    } finally {
+      rmSync(dir, { recursive: true, force: true });
+    }
+  };
+  const quiet = <T>(body: () => T): { value: T; stderr: string } => {
+    let stderr = '';
+    const out = vi.spyOn(process.stdout, 'write').mockImplementation(() => true);
+    const err = vi.spyOn(process.stderr, 'write').mockImplementation((chunk) => ((stderr += String(chunk)), true));
+    try {
+      return { value: body(), stderr };
+    } finally {
+      out.mockRestore();
+      err.mockRestore();
+    }
+  };
+
+  it.each([
+    ['no reviewers, none named: a single person\'s code, as before', [], undefined, { ok: true, reviewer: undefined }],
+    ['reviewers, one named in another case: their name as added', ['Ana Pérez'], 'ana pérez', { ok: true, reviewer: 'Ana Pérez' }],
+    ['reviewers, none named: refused, listing them', ['Ana Pérez', 'Li'], undefined, { ok: false, message: expect.stringMatching(/name the one .* --reviewer <name> \(Ana Pérez, Li\)$/) }],
+    ['a name the hub does not know: refused, saying how to add it', ['Ana Pérez'], 'Bo', { ok: false, message: expect.stringMatching(/no reviewer named "Bo"; add them first/) }],
+  ] as const)('%s', (_what, names, named, expected) => {
+    withState((state) => {
+      for (const name of names) state.putReviewer(name, []);
+      expect(pairingReviewer(state, named)).toEqual(expected);
+    });
+  });
+
+  it('a refused code is never made; a named one carries the reviewer into the pairing', () => {
+    withState((state) => {
+      state.putReviewer('Ana Pérez', ['ops']);
+      const refused = quiet(() => runPairCommand(state, { kind: 'code' }));
+      expect(refused.value).toBe(2);
+      expect(state.pairing('extension')).toBeUndefined();
+      expect(quiet(() => runPairCommand(state, { kind: 'code', reviewer: 'ana pérez' })).value).toBe(0);
+      expect(state.pairing('extension')?.reviewer).toBe('Ana Pérez');
+    });
+  });
+
+  it('reviewer remove forgets the browsers and phones paired for them, and only theirs', () => {
+    withState((state) => {
+      state.putReviewer('Ana', ['ops']);
+      state.putReviewer('Li', []);
+      const anas = state.addPairedExtension('chrome-extension://a', 1, 'Ana');
+      state.addPairedDevice('Ana phone', 'https://hub.example', 1, 'Ana');
+      const lis = state.addPairedExtension('chrome-extension://b', 1, 'Li');
+      expect(state.reviewerOf(anas.keyId)).toBe('Ana');
+      expect(state.removeReviewer('ANA')).toEqual({ extensions: 1, devices: 1 });
+      expect(state.reviewers().map((r) => r.name)).toEqual(['Li']);
+      expect(state.pairedExtensions().map((e) => e.keyId)).toEqual([lis.keyId]);
+      expect(state.pairedDevices()).toEqual([]);
+      expect(state.reviewerOf(anas.keyId)).toBeUndefined();
+      expect(state.removeReviewer('Ana')).toBeNull();
+    });
+  });
+
+  it('reviewer add again sets the groups, keeping the name as first written', () => {
+    withState((state) => {
+      expect(state.putReviewer('Ana', ['ops']).added).toBe(true);
+      const again = state.putReviewer('ANA', ['sec', 'ops', 'sec']);
+      expect(again).toMatchObject({ added: false, reviewer: { name: 'Ana', groups: ['ops', 'sec'] } });
+    });
   });
 });
