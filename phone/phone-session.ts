@@ -30,7 +30,7 @@ export function createPhoneSession(wiring: Wiring): { session: PhoneSession; con
     onWelcome: (pending, recent) => lists.set(applyWelcome(lists.get(), pending, recent, clock.now())),
     onEvent: (event) => {
       if (event.method === 'request.created') lists.set(applyCreated(lists.get(), event.params.request));
-      else lists.set(applyRemoved(lists.get(), event.params.elicitationId, event.params.status, event.params.decidedVia, clock.now()));
+      else lists.set(applyRemoved(lists.get(), event.params.elicitationId, event.params.status, event.params.decidedVia, clock.now(), event.params.decidedBy));
     },
     onPairingRefused: (reason) => pairingRefused.set(reason),
   });

@@ -80,8 +80,8 @@ export function applyCreated(lists: RequestLists, view: RequestView): RequestLis
 }
 
 /** A request ended (decided anywhere, withdrawn, expired, collected): it moves from the inbox to the history. */
-export function applyRemoved(lists: RequestLists, id: string, status: Status, decidedVia: DecidedVia | undefined, now: number): RequestLists {
-  const changes = changesOf(lists, { type: 'removed', elicitationId: id, status, ...(decidedVia ? { decidedVia } : {}), now });
+export function applyRemoved(lists: RequestLists, id: string, status: Status, decidedVia: DecidedVia | undefined, now: number, decidedBy?: string): RequestLists {
+  const changes = changesOf(lists, { type: 'removed', elicitationId: id, status, ...(decidedVia ? { decidedVia } : {}), ...(decidedBy ? { decidedBy } : {}), now });
   return changes.length === 0 ? lists : withChanges(lists, changes, new Map(), false);
 }
 

@@ -7,6 +7,7 @@ import { PushSubscriptionSchema } from './push-notice.js';
 import { MAX_RULES, RuleDraftSchema, RuleIdSchema, RuleSchema } from './rules.js';
 import { AssertionSchema, AssuranceSchema, CredentialIdSchema, PasskeyInfoSchema, PasskeyLabelSchema, PasskeyScopeSchema, RegistrationSchema } from './passkey-wire.js';
 import { DecideParamsSchema, DecisionAnswerSchema, DeviceNameSchema, ElicitationIdSchema, KeyIdSchema, NONCE_HEX_LENGTH, RequesterSchema, type Grant } from './wire-fields.js';
+import { ReviewerNameSchema } from './reviewers.js';
 
 /**
  * The one call map every peer of the hub speaks: relays (agents' servers, hooks, commands), the browser extension, the
@@ -239,9 +240,12 @@ export type AgentMethod = { [M in PeerMethod]: Extract<CallersOf<M>, 'local' | '
 export const HUB_NOTICES = {
   /** A new request; one a rule decided at creation arrives decided (for the history), with its outcome. */
   'request.created': { params: z.strictObject({ request: RequestViewSchema }), to: ['extension', 'device'] },
-  /** `decidedVia` says which surface decided a request that ended decided, so the others can say so. */
+  /**
+   * `decidedVia` says which surface decided a request that ended decided, so the others can say so; on a team's hub
+   * `decidedBy` names the reviewer whose browser or phone it was.
+   */
   'request.removed': {
-    params: z.strictObject({ elicitationId: ElicitationIdSchema, status: StatusSchema, decidedVia: DecidedViaSchema.optional() }),
+    params: z.strictObject({ elicitationId: ElicitationIdSchema, status: StatusSchema, decidedVia: DecidedViaSchema.optional(), decidedBy: ReviewerNameSchema.optional() }),
     to: ['extension', 'device'],
   },
   /**

@@ -288,8 +288,8 @@ export class BackgroundController {
         await storeReceipt(db, message.params.elicitationId, message.params.receipt);
         return;
       case 'request.removed': {
-        const { elicitationId, status, decidedVia } = message.params;
-        await applyStatus(db, elicitationId, status, clock.now(), decidedVia);
+        const { elicitationId, status, decidedVia, decidedBy } = message.params;
+        await applyStatus(db, elicitationId, status, clock.now(), decidedVia, decidedBy);
         if (status !== 'pending') await this.o.platform.clearNotification(elicitationId);
         break;
       }

@@ -39,6 +39,8 @@ export function exportRecord(row: StoredRow) {
     outcome: row.outcome ?? null,
     /** Who decided: the person here or in the chat, or one of their rules (`ruleId`). */
     decidedVia: row.decidedVia ?? null,
+    /** The reviewer whose browser or phone decided it, on a team's hub. */
+    decidedBy: row.decidedBy ?? null,
     ruleId: row.ruleId ?? null,
     delivery: row.delivery ?? null,
     refusal: row.refusal ?? null,
@@ -70,7 +72,7 @@ export function csvCell(text: string): string {
 }
 
 export const CSV_COLUMNS = [
-  'elicitationId', 'createdAt', 'decidedAt', 'kind', 'decision', 'collected', 'agent', 'message', 'comment', 'included', 'values', 'context',
+  'elicitationId', 'createdAt', 'decidedAt', 'kind', 'decision', 'collected', 'decidedBy', 'agent', 'message', 'comment', 'included', 'values', 'context',
 ] as const;
 
 function csvLine(cells: readonly string[]): string {
@@ -87,6 +89,7 @@ function csvRecord(row: StoredRow): string {
     record.kind,
     record.decision,
     record.collected === null ? '' : record.collected ? 'yes' : 'no',
+    record.decidedBy ?? '',
     record.agent,
     record.message,
     outcome?.comment ?? '',

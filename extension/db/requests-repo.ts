@@ -111,10 +111,11 @@ export async function applyWelcome(db: ElicitlyDb, views: RequestView[], now: nu
   });
 }
 
-export async function applyStatus(db: ElicitlyDb, id: string, status: Status, now: number, decidedVia?: DecidedVia): Promise<void> {
+export async function applyStatus(db: ElicitlyDb, id: string, status: Status, now: number, decidedVia?: DecidedVia, decidedBy?: string): Promise<void> {
   await db.transaction('rw', db.requests, async () => {
     const row = readRow(await db.requests.get(id));
-    const [change] = reduceRequestEvent({ type: 'removed', elicitationId: id, status, ...(decidedVia ? { decidedVia } : {}), now }, { get: () => row, pending: () => [] });
+    const event = { type: 'removed' as const, elicitationId: id, status, ...(decidedVia ? { decidedVia } : {}), ...(decidedBy ? { decidedBy } : {}), now };
+    const [change] = reduceRequestEvent(event, { get: () => row, pending: () => [] });
     if (change?.changes) await db.requests.update(id, change.changes);
   });
 }

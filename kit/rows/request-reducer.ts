@@ -14,7 +14,7 @@ export type RequestEvent =
   /** A new request (one a rule decided at creation arrives decided). */
   | { type: 'created'; view: RequestView }
   /** A request ended, or (a rare `pending`) came back. */
-  | { type: 'removed'; elicitationId: string; status: Status; decidedVia?: DecidedVia; now: number };
+  | { type: 'removed'; elicitationId: string; status: Status; decidedVia?: DecidedVia; decidedBy?: string; now: number };
 
 /** What the reducer needs to know of a surface's rows. */
 export interface HeldRows {
@@ -44,7 +44,7 @@ export function reduceRequestEvent(event: RequestEvent, held: HeldRows): RowChan
     case 'removed': {
       const previous = held.get(event.elicitationId);
       if (!previous) return [];
-      const changes = endedChanges(previous, event.status, event.decidedVia, event.now);
+      const changes = endedChanges(previous, event.status, event.decidedVia, event.now, event.decidedBy);
       return [{ row: { ...previous, ...changes }, previous, changes }];
     }
     case 'welcome': {

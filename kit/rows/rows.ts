@@ -9,6 +9,7 @@ import { FieldIssueSchema } from '../../shared/field-issues.js';
 import { DecideParamsSchema, DecisionRefusalSchema, ElicitationIdSchema, IdempotencyKeySchema, RequesterSchema } from '../../shared/wire-fields.js';
 import { searchWords } from '../core/search-words.js';
 import { VERDICTS } from './verdict.js';
+import { ReviewerNameSchema } from '../../shared/reviewers.js';
 
 /** What became of a request (verdict.ts). */
 export const VerdictSchema = z.enum(VERDICTS);
@@ -55,6 +56,8 @@ export const RequestRowSchema = z.strictObject({
    * of the person's rules decided it when it was created (`ruleId` names it).
    */
   decidedVia: DecidedViaSchema.optional(),
+  /** The reviewer whose browser or phone decided it, on a team's hub. */
+  decidedBy: ReviewerNameSchema.optional(),
   /** The rule that decided it (`decidedVia: "rule"`), or the one the person saved with their decision. */
   ruleId: z.string().min(1).max(100).optional(),
   /** The wire's own schema: a row whose request does not fit is skipped on read, so the UI never re-checks it. */
@@ -147,8 +150,8 @@ function agentName(requester: RequestView['requester']): string {
  * What the hub's `request.removed` changes on a row, for every surface that keeps rows (the extension's database, the
  * phone's memory): its status, who decided it, and when it ended (the first time it did).
  */
-export function endedChanges(row: RequestRow, status: Status, decidedVia: DecidedVia | undefined, now: number): Partial<RequestRow> {
-  const changes: Partial<RequestRow> = { status, ...(decidedVia ? { decidedVia } : {}) };
+export function endedChanges(row: RequestRow, status: Status, decidedVia: DecidedVia | undefined, now: number, decidedBy?: string): Partial<RequestRow> {
+  const changes: Partial<RequestRow> = { status, ...(decidedVia ? { decidedVia } : {}), ...(decidedBy ? { decidedBy } : {}) };
   if (status !== 'pending' && row.decidedAt === undefined) changes.decidedAt = now;
   return changes;
 }
@@ -182,9 +185,10 @@ export function rowFromView(view: RequestView, previous?: RequestRow): RequestRo
   if (previous?.delivery) row.delivery = previous.delivery;
   if (previous?.refusal) row.refusal = previous.refusal;
   if (view.outcome && !row.outcome) {
-    const { decidedVia, ruleId, passkey, ...outcome } = view.outcome;
+    const { decidedVia, decidedBy, ruleId, passkey, ...outcome } = view.outcome;
     row.outcome = passkey ? { ...outcome, passkey: true } : outcome;
     if (decidedVia) row.decidedVia = decidedVia;
+    if (decidedBy !== undefined) row.decidedBy = decidedBy;
     if (ruleId !== undefined) row.ruleId = ruleId;
   }
   // What was known before this change travels with the row: the database derives the new verdict from it on write.

@@ -76,7 +76,8 @@ function lowerFirst(text: string): string {
 export function endedNote(row: RequestRow, here: Reviewer | null): string {
   const elsewhere = decidedElsewhere(row.decidedVia, here);
   const by = row.decidedVia === 'rule' ? ', by one of your rules' : elsewhere ? `, ${elsewhere}` : '';
-  return `This request is no longer pending: ${lowerFirst(statusText(row))}${by}.`;
+  const who = row.decidedBy === undefined ? '' : `, by ${row.decidedBy}`;
+  return `This request is no longer pending: ${lowerFirst(statusText(row))}${who}${by}.`;
 }
 
 /**
@@ -115,6 +116,8 @@ export function decisionSummary(row: StoredRow, rules?: ReadonlyMap<string, Rule
   } else if (verdict === 'pending' && row.delivery === 'refused') note = 'your decision was refused; decide again';
   const elsewhere = decidedElsewhere(row.decidedVia, here);
   if (elsewhere) note = note ? `${elsewhere} · ${note}` : elsewhere;
+  // On a team's hub, who decided: the reviewer whose browser or phone it was.
+  if (row.decidedBy !== undefined) note = note ? `by ${row.decidedBy} · ${note}` : `by ${row.decidedBy}`;
   if (row.decidedVia === 'rule' && rules) {
     const byRule = ruleDecisionText(row, row.ruleId === undefined ? undefined : rules.get(row.ruleId));
     if (byRule) note = note ? `${byRule} · ${note}` : byRule;

@@ -646,7 +646,15 @@ export class ApprovalEngine {
       for (const surface of ['extension', 'phone', 'app']) this.shown.delete(`${surface} ${record.id}`);
     }
     this.wake(record.id);
-    this.emit({ method: 'request.removed', params: { elicitationId: record.id, status: record.status, ...(record.outcome?.decidedVia ? { decidedVia: record.outcome.decidedVia } : {}) } });
+    this.emit({
+      method: 'request.removed',
+      params: {
+        elicitationId: record.id,
+        status: record.status,
+        ...(record.outcome?.decidedVia ? { decidedVia: record.outcome.decidedVia } : {}),
+        ...(record.outcome?.decidedBy ? { decidedBy: record.outcome.decidedBy } : {}),
+      },
+    });
   }
 
   private emit(event: EngineEvent): void {

@@ -133,9 +133,9 @@ describe('asks in the database and the history list', () => {
     const csv = await (await exportBlob(db, {}, 'csv')).blob.text();
     const lines = csv.replace(/^\uFEFF/, '').split('\r\n').filter(Boolean);
     expect(lines.slice(1)).toEqual([
-      `el_q,${new Date(T + 3).toISOString()},,confirm,approved,yes,Claude Code,¿Publicar la versión 2.0?,,,"{""confirmed"":true}",`,
-      `el_f,${new Date(T + 2).toISOString()},,form,approved,no,Claude Code,Enter release details,,,"{""version"":""2.0.0"",""prerelease"":false}",`,
-      `el_s,${new Date(T + 1).toISOString()},,selection,rejected,no,Claude Code,Deploy to which regions?,,,,`,
+      `el_q,${new Date(T + 3).toISOString()},,confirm,approved,yes,,Claude Code,¿Publicar la versión 2.0?,,,"{""confirmed"":true}",`,
+      `el_f,${new Date(T + 2).toISOString()},,form,approved,no,,Claude Code,Enter release details,,,"{""version"":""2.0.0"",""prerelease"":false}",`,
+      `el_s,${new Date(T + 1).toISOString()},,selection,rejected,no,,Claude Code,Deploy to which regions?,,,,`,
     ]);
     const jsonl = (await (await exportBlob(db, {}, 'jsonl')).blob.text()).trim().split('\n').map((l) => JSON.parse(l) as Record<string, unknown>);
     expect(jsonl.map((r) => [r.kind, r.decision, r.request])).toEqual([['confirm', 'approved', question], ['form', 'approved', release], ['selection', 'rejected', regions]]);

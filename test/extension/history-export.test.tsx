@@ -12,6 +12,7 @@ import { rowFromView, type RequestRow, type StoredRow } from '../../kit/rows/row
 import type { RequestView } from '../../shared/wire-protocol.js';
 import { freshDb, proposalView } from './fakes.js';
 import { stressScale } from '../helpers/stress.js';
+import { applyStatus } from '../../extension/db/requests-repo.js';
 
 /** The paged export's memory bound, over 100,000 rows under `npm run stress` and 20,000 in `npm test`. */
 const EXPORT_ROWS = stressScale(20_000, 100_000);
@@ -107,11 +108,21 @@ describe('the export of the filtered history', () => {
     const byColumn = (r: string[]) => Object.fromEntries(CSV_COLUMNS.map((c, i) => [c, r[i]]));
     expect(byColumn(records[1]!)).toEqual({
       elicitationId: 'el_prop', createdAt: new Date(T + 50_000).toISOString(), decidedAt: '', kind: 'proposal', decision: 'approved',
-      collected: 'yes', agent: "'-agent", message: 'Sync NorthMark Strategies from Apollo into Salesforce', comment: "'@me, check",
+      collected: 'yes', decidedBy: '', agent: "'-agent", message: 'Sync NorthMark Strategies from Apollo into Salesforce', comment: "'@me, check",
       included: '["name","employeeCount"]', values: '{"name":"NorthMark","employeeCount":250}', context: JSON.stringify(proposal.request.kind === 'proposal' && proposal.request.context),
     });
     expect(byColumn(records[2]!)).toMatchObject({ decision: 'withdrawn', collected: '', values: '' });
     expect(byColumn(records[3]!)).toMatchObject({ message: tricky, decision: 'rejected', collected: 'no', context: '{"n":1,"note":"a, \\"quoted\\" value"}' });
+  });
+
+  it('on a team\'s hub, who decided: the reviewer\'s name in the CSV column and the JSON Lines record, from the hub\'s notice', async () => {
+    await db.requests.bulkPut([approvalRow(7, { status: 'pending' })]);
+    await applyStatus(db, 'el_000007', 'approved', T + 9000, 'phone', 'Ana Pérez');
+    const records = parseCsv(await (await exportBlob(db, {}, 'csv')).blob.text());
+    const byColumn = (r: string[]) => Object.fromEntries(CSV_COLUMNS.map((c, i) => [c, r[i]]));
+    expect(byColumn(records[1]!)).toMatchObject({ elicitationId: 'el_000007', decidedBy: 'Ana Pérez' });
+    const [line] = (await (await exportBlob(db, {}, 'jsonl')).blob.text()).trim().split('\n');
+    expect(JSON.parse(line ?? '{}')).toMatchObject({ elicitationId: 'el_000007', decidedVia: 'phone', decidedBy: 'Ana Pérez' });
   });
 
   it('JSON Lines: one record per line with the decision, collected, ISO times, and no search words', async () => {

@@ -62,6 +62,8 @@ describe('decisionSummary: what a history row says', () => {
     ['decided in the chat and collected', { status: 'consumed', verdict: 'rejected', decidedVia: 'app' }, 'Rejected', 'decided in the chat · collected by the agent'],
     ['decided on a phone, not collected yet', { status: 'approved', verdict: 'approved', decidedVia: 'phone' }, 'Approved', 'decided on a paired phone · not collected yet'],
     ['decided in the extension says nothing more', { status: 'consumed', verdict: 'approved', decidedVia: 'extension' }, 'Approved', 'collected by the agent'],
+    ['on a team\'s hub, by a reviewer here', { status: 'consumed', verdict: 'approved', decidedVia: 'extension', decidedBy: 'Ana Pérez' }, 'Approved', 'by Ana Pérez · collected by the agent'],
+    ['on a team\'s hub, by a reviewer on a phone', { status: 'approved', verdict: 'approved', decidedVia: 'phone', decidedBy: 'Li' }, 'Approved', 'by Li · decided on a paired phone · not collected yet'],
   ];
   it.each(cases)('%s', (_name, extra, label, note) => {
     expect(decisionSummary(row(extra))).toMatchObject({ label, note });

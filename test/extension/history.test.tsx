@@ -181,7 +181,7 @@ describe('History export', () => {
     await waitFor(() => expect(clicked).toHaveLength(2));
     expect(clicked[1]!.download).toMatch(/^elicitly-history-\d{4}-\d{2}-\d{2}\.csv$/);
     const csv = (await blobs[1]!.text()).replace(/^\uFEFF/, '').split('\r\n');
-    expect(csv[0]).toMatch(/^elicitationId,createdAt,decidedAt,kind,decision,collected,agent,message,/);
+    expect(csv[0]).toMatch(/^elicitationId,createdAt,decidedAt,kind,decision,collected,decidedBy,agent,message,/);
     expect(csv.slice(1, 3).map((l) => l.split(',')[0])).toEqual(['x3', 'x1']);
     expect(csv[1]).toContain(',"Approved, ""two""",');
     expect(csv[2]).toContain(",'=cmd|calc,");

@@ -36,7 +36,7 @@ describe('--version and --help', () => {
     const run = await cli(args.filter(Boolean));
     expect(run.code).toBe(0);
     expect(run.stdout).toContain(`elicitly-companion ${VERSION}`);
-    for (const part of ['pair [--list | --remove <origin|keyId>]', 'remote enable [--origin <https origin>]…', 'remote notify', 'key export [--name N] [--allow permission] | key list | key revoke <keyId>', 'ELICITLY_HUB_URL', 'ELICITLY_HUB_KEY', 'status [--json]', 'ELICITLY_PORT', 'ELICITLY_STATE_DIR', 'Exit code 0: running; 1: no hub; 3:']) expect(run.stdout).toContain(part);
+    for (const part of ['pair [--reviewer <name> | --list | --remove <origin|keyId>]', 'reviewer add <name> [--group G]… | reviewer list [--json] | reviewer remove <name>', 'ELICITLY_DATABASE_URL', 'remote enable [--origin <https origin>]…', 'remote notify', 'key export [--name N] [--allow permission] | key list | key revoke <keyId>', 'ELICITLY_HUB_URL', 'ELICITLY_HUB_KEY', 'status [--json]', 'ELICITLY_PORT', 'ELICITLY_STATE_DIR', 'Exit code 0: running; 1: no hub; 3:']) expect(run.stdout).toContain(part);
   });
 
   it('answers --help even when the environment does not parse', async () => {

@@ -54,8 +54,11 @@ describe('a team\'s reviewers on one hub', () => {
     const id = String(created.structuredContent?.elicitationId);
     const ext = await ScriptedExtension.connect(port, { key: paired });
     try {
+      const removed = ext.notice('request.removed', (p) => p.elicitationId === id, 10_000);
       const decided = await ext.call('decide', { elicitationId: id, idempotencyKey: 'ana-1', decision: 'approved' }, 10_000);
       expect(decided.result).toMatchObject({ ok: true, status: 'approved' });
+      // Every reviewer's history names her (protocol 14).
+      expect(await removed).toMatchObject({ status: 'approved', decidedVia: 'extension', decidedBy: 'Ana Pérez' });
     } finally {
       ext.socket.close();
     }
