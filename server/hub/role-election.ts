@@ -54,6 +54,8 @@ export class RoleElection implements ApprovalService {
   private current: Promise<Role> | undefined;
   private active: Role | undefined;
   private stepDownUntil = 0;
+  /** Why the store did not open when this process last bound the port (cleared at each attempt). */
+  private storeError: string | undefined;
   private closing = false;
 
   constructor(private readonly options: RoleElectionOptions) {}
@@ -146,10 +148,13 @@ export class RoleElection implements ApprovalService {
     }
     if (this.closing) throw new Error('this server process is shutting down');
     if (remoteHub) throw new Error(`no approval hub could be reached at ${remoteHub.url} (ELICITLY_HUB_URL: is the tunnel up, and the hub running?) (${last})`);
+    // The port was ours but the store would not open (a team's database down, say): that is the cause to name.
+    if (this.storeError !== undefined) throw new Error(`this process could be the hub on 127.0.0.1:${port} but could not open the approval store: ${this.storeError}`);
     throw new Error(`no approval hub could be reached on 127.0.0.1:${port} and the port could not be bound (${last})`);
   }
 
   private async becomeHub(): Promise<Role | null> {
+    this.storeError = undefined;
     const { port, state, heartbeatMs, phoneDir, remoteListen, pushServices } = this.options;
     const hub = await HubServer.listen({ port, state, heartbeatMs, phoneDir, remoteListen, ...(pushServices ? { pushServices } : {}) }).catch((error: unknown) => {
       log('warn', 'could not listen', { port, error: String(error) });
@@ -160,6 +165,7 @@ export class RoleElection implements ApprovalService {
     try {
       engine = await this.options.openEngine();
     } catch (error) {
+      this.storeError = error instanceof Error ? error.message : String(error);
       log('error', 'bound the hub port but could not open the store; leaving the port to another process', { error: String(error) });
       this.stepDownUntil = Date.now() + STEP_DOWN_MS;
       await hub.close();

@@ -69,7 +69,7 @@ describe.skipIf(postgresBin() === null && !required)('a hub whose requests are i
     harnesses.push(h);
     const refused = await h.callTool('elicit_approval', { message: 'Anyone there?', context: {} }, { timeoutMs: 60_000 });
     expect(refused.isError).toBe(true);
-    expect(refused.structuredContent).toMatchObject({ error: 'unavailable' });
+    expect(refused.structuredContent).toMatchObject({ error: 'unavailable', message: expect.stringContaining('could not open the approval store') });
     expect(JSON.stringify(refused.structuredContent)).not.toContain('s3cret');
     expect(h.stderr()).not.toContain('s3cret');
   }, 90_000);
