@@ -11,10 +11,11 @@ export const TRANSCRIPT_TAIL_BYTES = 4 * 1024 * 1024;
 
 /**
  * How long a hook looks for its call: the line is usually there before the hook starts, but Claude Code under load was
- * seen to start the hook first (1 clean-clone CI run in 6), and a prompt without its id cannot be withdrawn when the
- * person answers it in the terminal. Bounded, so a call whose line never comes costs the prompt at most this much.
+ * seen to start the hook first (1 clean-clone CI run in 6 before any retry; with 9 reads 50 ms apart, still 1 run in 4
+ * on 2026-12-05), and a prompt without its id cannot be withdrawn when the person answers it in the terminal. Bounded,
+ * so a call whose line never comes costs the prompt at most this much (1 s; the hub is reached meanwhile).
  */
-export const TRANSCRIPT_RETRY = { attempts: 9, pauseMs: 50 } as const;
+export const TRANSCRIPT_RETRY = { attempts: 20, pauseMs: 50 } as const;
 
 const ContentSchema = z.array(z.looseObject({ type: z.string(), id: z.string().optional(), name: z.string().optional(), input: z.unknown().optional(), tool_use_id: z.string().optional() }));
 const LineSchema = z.looseObject({ type: z.enum(['assistant', 'user']), message: z.looseObject({ content: ContentSchema }) });
