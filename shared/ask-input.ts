@@ -7,6 +7,7 @@ import { LIMITS, nestingDepth } from './approval-input.js';
 import { describe, duplicateOf, fromZod, isObject, issue, minExceedsMax, notOneOf, repeated, tooBig, tooLong, wrongType, type FieldIssue } from './field-issues.js';
 import type { Outcome } from './lifecycle.js';
 import { RequestedSchemaSchema, duplicates, validateValues, type RequestedSchema } from './requested-schema.js';
+import { ReviewerNameSchema } from './reviewers.js';
 
 const TIMEOUT_FALLBACK = 3600;
 export const SELECTION_LIMITS = { options: 100, value: 200, label: 200, description: 1000 } as const;
@@ -236,10 +237,12 @@ export function checkAskValues(ask: Ask, values: unknown): { ok: true; values: R
 /** The seed shape each ask returns once the person answered in the extension (or dismissed it), plus `via`. */
 /** Answered by a person in the companion: in the extension, or in the review shown inside the chat. */
 const CompanionViaSchema = z.enum(['extension', 'app', 'rule', 'phone']);
+/** On a team's hub, the reviewer whose paired browser or phone answered. */
+const AnsweredBySchema = ReviewerNameSchema.optional();
 export const AskResultSchema = z.union([
-  z.strictObject({ confirmed: z.boolean(), action: z.enum(['accept', 'decline']), via: CompanionViaSchema }),
-  z.strictObject({ action: z.enum(['accept', 'decline']), content: z.record(z.string(), z.unknown()).nullable(), via: CompanionViaSchema }),
-  z.strictObject({ action: z.enum(['accept', 'decline']), selected: z.array(z.string()).nullable(), via: CompanionViaSchema }),
+  z.strictObject({ confirmed: z.boolean(), action: z.enum(['accept', 'decline']), via: CompanionViaSchema, decidedBy: AnsweredBySchema }),
+  z.strictObject({ action: z.enum(['accept', 'decline']), content: z.record(z.string(), z.unknown()).nullable(), via: CompanionViaSchema, decidedBy: AnsweredBySchema }),
+  z.strictObject({ action: z.enum(['accept', 'decline']), selected: z.array(z.string()).nullable(), via: CompanionViaSchema, decidedBy: AnsweredBySchema }),
 ]);
 export type AskResult = z.infer<typeof AskResultSchema>;
 
@@ -247,10 +250,11 @@ export function askResult(ask: Ask, outcome: Outcome): AskResult {
   const accepted = outcome.decision === 'approved';
   const values = outcome.values ?? {};
   const via = outcome.decidedVia ?? 'extension';
-  if (ask.kind === 'confirm') return { confirmed: accepted && values.confirmed === true, action: accepted ? 'accept' : 'decline', via };
-  if (ask.kind === 'form') return { action: accepted ? 'accept' : 'decline', content: accepted ? values : null, via };
+  const by = outcome.decidedBy === undefined ? {} : { decidedBy: outcome.decidedBy };
+  if (ask.kind === 'confirm') return { confirmed: accepted && values.confirmed === true, action: accepted ? 'accept' : 'decline', via, ...by };
+  if (ask.kind === 'form') return { action: accepted ? 'accept' : 'decline', content: accepted ? values : null, via, ...by };
   const selected = values.selected;
-  return { action: accepted ? 'accept' : 'decline', selected: accepted && Array.isArray(selected) ? selected.filter((v): v is string => typeof v === 'string') : null, via };
+  return { action: accepted ? 'accept' : 'decline', selected: accepted && Array.isArray(selected) ? selected.filter((v): v is string => typeof v === 'string') : null, via, ...by };
 }
 
 const SELECTION_FIELD = 'selection';

@@ -126,6 +126,8 @@ describe('askResult: the seed shape of an answer given in the extension', () => 
     ['form rejected', form, rejected, { action: 'decline', content: null, via: 'extension' }],
     ['selection accepted', several, approved({ selected: ['a', 'b'] }), { action: 'accept', selected: ['a', 'b'], via: 'extension' }],
     ['selection rejected', several, rejected, { action: 'decline', selected: null, via: 'extension' }],
+    ['on a team\'s hub, answered on a reviewer\'s phone', confirm, { ...approved({ confirmed: true }), decidedVia: 'phone', decidedBy: 'Ana Pérez' }, { confirmed: true, action: 'accept', via: 'phone', decidedBy: 'Ana Pérez' }],
+    ['on a team\'s hub, a form declined by a reviewer', form, { ...rejected, decidedBy: 'Li' }, { action: 'decline', content: null, via: 'extension', decidedBy: 'Li' }],
   ] as const)('%s', (_name, ask, outcome, expected) => {
     expect(askResult(ask, outcome as never)).toEqual(expected);
   });
