@@ -8,6 +8,8 @@ import WebSocket from 'ws';
 import type { ApprovalRecord } from '../../server/approvals/approval-record.js';
 import { ApprovalRecordSchema } from '../../server/approvals/approval-record.js';
 import { JournalStore } from '../../server/store/journal-store.js';
+import { PgRecordStore } from '../../server/store/pg-record-store.js';
+import type { RecordStore } from '../../server/store/record-store.js';
 import { EXTENSION_ORIGIN } from '../../shared/extension-id.js';
 import { constantTimeEqual, hubProof, newNonce, peerProof } from '../../shared/hub-auth.js';
 import { effectiveStatus } from '../../shared/lifecycle.js';
@@ -23,6 +25,8 @@ export interface SoakOptions {
   agents: number;
   killEveryMs: number;
   seed: number;
+  /** The requests in this PostgreSQL database instead of the journal (ELICITLY_DATABASE_URL). */
+  databaseUrl?: string;
 }
 
 export interface SoakReport {
@@ -189,7 +193,7 @@ export async function runSoak(options: SoakOptions): Promise<SoakReport> {
   const rand = prng(options.seed);
   const dir = mkdtempSync(join(tmpdir(), 'elicitly-soak-'));
   const port = freePort();
-  const env = { ELICITLY_STATE_DIR: dir, ELICITLY_PORT: String(port), ELICITLY_LOG_LEVEL: 'error' };
+  const env = { ELICITLY_STATE_DIR: dir, ELICITLY_PORT: String(port), ELICITLY_LOG_LEVEL: 'error', ...(options.databaseUrl ? { ELICITLY_DATABASE_URL: options.databaseUrl } : {}) };
   const spawnAgent = () => connect('v2-2025', { env });
   const agents: (Harness | null)[] = [];
   const createdAcked = new Set<string>();
@@ -316,8 +320,12 @@ export async function runSoak(options: SoakOptions): Promise<SoakReport> {
     }
     await final.close();
 
-    // Replaying the journal gives the final hub's state, and every acknowledged decision and cancel is in it.
-    const store = await JournalStore.open<ApprovalRecord>({ dir, parse: (raw) => ApprovalRecordSchema.safeParse(raw).data });
+    // Reading the store back (the journal, or the database) gives the final hub's state, and every acknowledged decision
+    // and cancel is in it.
+    const parse = (raw: unknown) => ApprovalRecordSchema.safeParse(raw).data;
+    const store: RecordStore<ApprovalRecord> = options.databaseUrl
+      ? await PgRecordStore.open<ApprovalRecord>({ url: options.databaseUrl, parse })
+      : await JournalStore.open<ApprovalRecord>({ dir, parse });
     const now = Date.now();
     report.finalRequests = store.size();
     for (const [id, status] of statuses) {
