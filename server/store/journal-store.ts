@@ -7,8 +7,7 @@ import * as z from 'zod';
 import { log } from '../log.js';
 import { checkStateFile, ensurePrivateDir, stateFileOpenError } from '../private-files.js';
 import { decodeLine, encodeLine } from './journal-line.js';
-import { recordToWrite, type RecordStore } from './record-store.js';
-import { WriteFailure } from './write-failure.js';
+import { MemoryRecords, recordToWrite, type RecordStore } from './record-store.js';
 
 /** The store is generic over records with an id; the caller validates its own shape. */
 export const StoredRecordSchema = z.looseObject({ id: z.string().min(1), updatedAt: z.number() });
@@ -43,12 +42,6 @@ interface JournalStoreStats {
   lines: number;
   /** Completed compactions (automatic or explicit). */
   compactions: number;
-}
-
-/** What the last open found wrong with the journal and moved aside; the doctor reports it once it reports on the hub. */
-interface JournalDamage {
-  quarantined: number;
-  quarantineFile: string;
 }
 
 type Op = { kind: 'put'; record: StoredRecord } | { kind: 'delete'; id: string };
@@ -151,22 +144,18 @@ export async function writeFully(handle: FileHandle, text: string): Promise<void
  * contract: only the process holding the hub opens it. A damaged line is never dropped silently: it is copied to the
  * quarantine file (fsync'd) and reported before the journal is rewritten without it.
  */
-export class JournalStore<T extends StoredRecord = StoredRecord> implements RecordStore<T> {
-  private readonly records = new Map<string, T>();
+export class JournalStore<T extends StoredRecord = StoredRecord> extends MemoryRecords<T> implements RecordStore<T> {
   private pending: PendingLine[] = [];
   private compactWaiters: Waiter[] = [];
   private flushing = false;
   private idleWaiters: (() => void)[] = [];
   private closing = false;
   private closed = false;
-  /** Set once a write/fsync fails: the kernel may have dropped the dirty pages, so a retried fsync could lie about durability. */
-  private readonly writeFailure = new WriteFailure();
   private journalLines: number;
   private flushCount = 0;
   private compactionCount = 0;
   /** Backs off automatic compaction after a failed attempt so a persistent error does not turn every flush into a rewrite. */
   private nextAutoCompactAt = 0;
-  private damageFound: JournalDamage | null = null;
 
   private constructor(
     private handle: FileHandle,
@@ -176,6 +165,7 @@ export class JournalStore<T extends StoredRecord = StoredRecord> implements Reco
     private readonly io: StoreIo,
     journalLines: number,
   ) {
+    super();
     this.journalLines = journalLines;
   }
 
@@ -292,35 +282,8 @@ export class JournalStore<T extends StoredRecord = StoredRecord> implements Reco
     return { flushes: this.flushCount, lines: this.journalLines, compactions: this.compactionCount };
   }
 
-  /** What the last open moved aside, or null when the journal was whole. */
-  get damage(): JournalDamage | null {
-    return this.damageFound;
-  }
-
-  /** The write error that made this store refuse further writes, if any. */
-  get failed(): Error | undefined {
-    return this.writeFailure.failed;
-  }
-
-  /** Called once, when a write or fsync fails: the store is unusable from then on and its owner must step down. */
-  onFailure(listener: (error: Error) => void): () => void {
-    return this.writeFailure.onFailure(listener);
-  }
-
   private get failure(): Error | undefined {
     return this.writeFailure.failed;
-  }
-
-  get(id: string): T | undefined {
-    return this.records.get(id);
-  }
-
-  all(): T[] {
-    return [...this.records.values()];
-  }
-
-  size(): number {
-    return this.records.size;
   }
 
   /** Resolves once the record is on disk; only then does `get` return it. */

@@ -4,8 +4,7 @@
 // commits go in the next one (group commit, one transaction each); a put resolves only after its COMMIT.
 import postgres from 'postgres';
 import { log } from '../log.js';
-import { recordToWrite, type RecordStore, type StoreDamage, type StoredRecord } from './record-store.js';
-import { WriteFailure } from './write-failure.js';
+import { MemoryRecords, recordToWrite, type RecordStore, type StoredRecord } from './record-store.js';
 
 /** The advisory lock keys (one namespace, two locks): migrations, and the single writer of the requests. */
 const LOCK_NAMESPACE = 0x454c4943; // "ELIC"
@@ -56,15 +55,12 @@ export function describeDatabase(url: string): string {
   }
 }
 
-export class PgRecordStore<T extends StoredRecord> implements RecordStore<T> {
-  private readonly records = new Map<string, T>();
+export class PgRecordStore<T extends StoredRecord> extends MemoryRecords<T> implements RecordStore<T> {
   private queue: Pending<T>[] = [];
   private flushing = false;
   private idleWaiters: (() => void)[] = [];
   private closing = false;
   private closed = false;
-  private readonly writeFailure = new WriteFailure();
-  private damageFound: StoreDamage | null = null;
 
   private constructor(
     private readonly sql: postgres.Sql,
@@ -72,7 +68,9 @@ export class PgRecordStore<T extends StoredRecord> implements RecordStore<T> {
     private readonly backendPid: number,
     private readonly commitTimeoutMs: number,
     private readonly where: string,
-  ) {}
+  ) {
+    super();
+  }
 
   static async open<T extends StoredRecord>(options: PgRecordStoreOptions): Promise<PgRecordStore<T>> {
     const where = describeDatabase(options.url);
@@ -130,30 +128,6 @@ export class PgRecordStore<T extends StoredRecord> implements RecordStore<T> {
     }
     this.damageFound = { quarantined: damaged.length, quarantineFile: `${this.where}: table elicitly_requests_quarantine` };
     log('error', 'pg-record-store: DAMAGED ROWS moved aside; the requests they held are gone from the inbox', { database: this.where, rows: damaged.map((d) => ({ id: d.id, reason: d.reason })) });
-  }
-
-  get damage(): StoreDamage | null {
-    return this.damageFound;
-  }
-
-  get failed(): Error | undefined {
-    return this.writeFailure.failed;
-  }
-
-  onFailure(listener: (error: Error) => void): () => void {
-    return this.writeFailure.onFailure(listener);
-  }
-
-  get(id: string): T | undefined {
-    return this.records.get(id);
-  }
-
-  all(): T[] {
-    return [...this.records.values()];
-  }
-
-  size(): number {
-    return this.records.size;
   }
 
   put(record: T): Promise<void> {

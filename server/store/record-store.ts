@@ -2,6 +2,7 @@
 // team's PostgreSQL database. Both hold every live record in memory and make a change visible only once it is durable;
 // one contract suite runs against both (test/integration/record-store-contract.test.ts).
 import type { StoredRecord } from './journal-store.js';
+import { WriteFailure } from './write-failure.js';
 
 export type { StoredRecord };
 
@@ -44,5 +45,39 @@ export function recordToWrite<T extends StoredRecord>(record: T, store: string):
     return { text, copy: JSON.parse(text) as T };
   } catch (error) {
     return error instanceof Error ? error : new Error(String(error));
+  }
+}
+
+/**
+ * What both stores keep the same way: every live record in memory (changed only once a change is durable), what the
+ * open moved aside, and the first write failure, after which the store refuses every write and its owner steps down.
+ */
+export abstract class MemoryRecords<T extends StoredRecord> implements Pick<RecordStore<T>, 'get' | 'all' | 'size' | 'damage' | 'failed' | 'onFailure'> {
+  protected readonly records = new Map<string, T>();
+  protected readonly writeFailure = new WriteFailure();
+  protected damageFound: StoreDamage | null = null;
+
+  get(id: string): T | undefined {
+    return this.records.get(id);
+  }
+
+  all(): T[] {
+    return [...this.records.values()];
+  }
+
+  size(): number {
+    return this.records.size;
+  }
+
+  get damage(): StoreDamage | null {
+    return this.damageFound;
+  }
+
+  get failed(): Error | undefined {
+    return this.writeFailure.failed;
+  }
+
+  onFailure(listener: (error: Error) => void): () => void {
+    return this.writeFailure.onFailure(listener);
   }
 }
