@@ -181,13 +181,14 @@ function errorSaid(result: CallToolResult, structured: Record<string, unknown> |
   const appError = AppErrorSchema.safeParse(structured);
   if (appError.success) {
     const { error, issues, decided } = appError.data;
+    const ofView = AppViewInputSchema.safeParse(input).success;
     // A decision the engine refused, in the review's own words, with the issues and who decided first.
     const reason = DecisionRefusalSchema.safeParse(error.code);
-    if (reason.success && !AppViewInputSchema.safeParse(input).success) {
+    if (reason.success && !ofView) {
       const notes = [...(issues ?? []).map((i) => i.message), ...(decided ? [decidedNote(decided)] : [])];
       return { tone: 'error', text: REFUSAL_TEXT[reason.data], ...(notes.length ? { notes } : {}) };
     }
-    const text = AppViewInputSchema.safeParse(input).success ? viewErrorText(appError.data) : appErrorText(appError.data);
+    const text = ofView ? viewErrorText(appError.data) : appErrorText(appError.data);
     return { tone: 'error', text };
   }
   const refusal = RefusalSchema.safeParse(structured);

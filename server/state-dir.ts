@@ -333,7 +333,7 @@ export class StateDir {
       const existing = all.find((r) => sameReviewer(r.name, name));
       const reviewer: Reviewer = { name: existing?.name ?? name, groups: [...new Set(groups)].sort(), addedAt: existing?.addedAt ?? now };
       const next = existing ? all.map((r) => (r === existing ? reviewer : r)) : [...all, reviewer];
-      writePrivateFile(this.file(REVIEWERS_FILE), JSON.stringify(ReviewersFileSchema.parse({ version: 1, reviewers: next })));
+      this.writeReviewers(next);
       return { reviewer, added: existing === undefined };
     });
   }
@@ -347,7 +347,7 @@ export class StateDir {
       const all = this.reviewers();
       const kept = all.filter((r) => !sameReviewer(r.name, name));
       if (kept.length === all.length) return false;
-      writePrivateFile(this.file(REVIEWERS_FILE), JSON.stringify(ReviewersFileSchema.parse({ version: 1, reviewers: kept })));
+      this.writeReviewers(kept);
       return true;
     });
     if (!removed) return null;
@@ -365,6 +365,10 @@ export class StateDir {
       return all.length - kept.length;
     });
     return { extensions, devices };
+  }
+
+  private writeReviewers(reviewers: Reviewer[]): void {
+    writePrivateFile(this.file(REVIEWERS_FILE), JSON.stringify(ReviewersFileSchema.parse({ version: 1, reviewers })));
   }
 
   /** Whose a paired key is: the reviewer its browser or phone was paired for, if any. */
