@@ -8,6 +8,7 @@ import { approvals, engineCreates, engineCreatesOnPostgres, minimalClientCreates
 import { coldStart } from './cold-start.mjs';
 import { extension } from './extension.mjs';
 import { ledgerBench } from './ledger.ts';
+import { multiHub } from './multi-hub.ts';
 import { report } from './metrics.mjs';
 import { notify } from './notify.ts';
 import { packageBench } from './package.mjs';
@@ -21,6 +22,7 @@ await approvals();
 await minimalClientCreates();
 await engineCreates();
 await engineCreatesOnPostgres();
+await multiHub();
 await rulesBench();
 await ledgerBench();
 await extension();

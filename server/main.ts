@@ -165,13 +165,18 @@ if (config.command === 'pair') {
     process.exitCode = 1;
   }
 } else if (config.command === 'hub') {
+  // A hub's life is its work, not an idle start beside a host: V8's young generation grows as it does for the MCP
+  // server after its first request (held small, a burst of creates spent its time in scavenges).
+  releaseYoungGeneration();
   const [election, { runHubCommand }] = await Promise.all([newElection(), import('./hook/hub-command.js')]);
   const stop = new Promise<void>((resolve) => {
     process.once('SIGTERM', () => resolve());
     process.once('SIGINT', () => resolve());
   });
   // The phone page's link works only while a hub runs: while it is on, this one stays (`remote disable` lets it idle out).
-  const end = await runHubCommand({ election, idleMs: config.hubIdleSeconds * 1000, stop, needed: () => state.remote().enabled });
+  // A team's hub (a database) serves people on other machines whether or not anything is pending: it stays too.
+  const serving = config.databaseUrl !== undefined;
+  const end = await runHubCommand({ election, idleMs: config.hubIdleSeconds * 1000, stop, needed: () => serving || state.remote().enabled });
   process.stderr.write(`elicitly-companion hub: ${end.message}\n`);
   process.exit(end.code);
 } else {

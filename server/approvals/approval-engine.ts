@@ -15,7 +15,7 @@ import type { DecideParams, DecisionAnswer } from '../../shared/wire-fields.js';
 import { log } from '../log.js';
 import type { StoreIo } from '../store/journal-store.js';
 import { JournalStore } from '../store/journal-store.js';
-import type { OpenRecordStore, RecordStore } from '../store/record-store.js';
+import { StaleRecord, type AppliedChange, type OpenRecordStore, type RecordStore } from '../store/record-store.js';
 import { RulesFile } from '../store/rules-file.js';
 import { DecisionLedger, NO_LEDGER, type EngineLedger, type KeyDescriptor } from '../ledger/decision-ledger.js';
 import { requestHashOf } from '../ledger/request-events.js';
@@ -95,6 +95,11 @@ const ALL_SURFACES: readonly Surface[] = ['extension', 'app'];
 const RULES_QUEUE = '\u0000rules';
 /** A decision the store could not record: the caller answers it as every call of a failed engine (`unavailable`). */
 const UNRECORDED = 'unrecorded';
+/**
+ * How many times a change is made again after another hub changed its request first (a shared database). Each retry
+ * reads the newer version, and a request's lifecycle only moves forward, so a second retry is already rare.
+ */
+const STALE_RETRIES = 5;
 
 /**
  * Whether a rule saved with a decision says the same as the decision. A confirm's "no" is an answered question
@@ -169,6 +174,14 @@ export class ApprovalEngine {
   ) {
     const failed = (error: Error) => this.failed(error);
     store.onFailure(failed);
+    // Another hub's change, applied in the request's turn: nothing this engine is doing to that request sees it change
+    // under it.
+    store.onRemoteChange((change) => {
+      void this.exclusive(change.id, async () => {
+        const applied = change.apply();
+        if (applied) this.applied(applied);
+      });
+    });
     rules.onFailure(failed);
     passkeys.onFailure(failed);
   }
@@ -230,7 +243,8 @@ export class ApprovalEngine {
     const engine = new ApprovalEngine(store, rules, ledger, passkeys, hubKeyId, options, options.now ?? Date.now);
     for (const record of store.all()) if (record.status === 'pending') engine.pending.add(record.id);
     // A request bound to a connection left by a hub that is gone: that connection is gone with it, and so is its asker.
-    await engine.withdrawBound(store.all().filter((r) => r.bound && r.status === 'pending').map((r) => r.id));
+    // Not on a shared database, where the connection may be another hub's, alive.
+    if (!store.shared) await engine.withdrawBound(store.all().filter((r) => r.bound && r.status === 'pending').map((r) => r.id));
     await engine.purge();
     await engine.sweep();
     const every = (ms: number, run: () => Promise<unknown>, what: string) => {
@@ -280,6 +294,11 @@ export class ApprovalEngine {
   onEvent(listener: (event: EngineEvent) => void): () => void {
     this.listeners.add(listener);
     return () => this.listeners.delete(listener);
+  }
+
+  /** Whether this hub runs the timers: always on the journal; one hub of a shared database at a time. */
+  leads(): boolean {
+    return this.store.leads();
   }
 
   /** Called when the store failed: this engine answers `unavailable` from then on. */
@@ -431,6 +450,8 @@ export class ApprovalEngine {
     try {
       await this.sweepRules();
       await this.flushHits(false);
+      // Expiry is read lazily everywhere; recording it (and telling every hub's peers) is the leading hub's work.
+      if (!this.store.leads()) return;
       const now = this.now();
       const due = this.store.all().filter((r) => r.status === 'pending' && now >= r.expiresAt);
       await Promise.all(
@@ -450,7 +471,7 @@ export class ApprovalEngine {
 
   /** Forgets ended requests whose last change is older than the retention; returns how many went. */
   async purge(): Promise<number> {
-    if (this.unusable()) return 0;
+    if (this.unusable() || !this.store.leads()) return 0;
     const purgeable = (r: ApprovalRecord, now: number) => r.status !== 'pending' && now - (r.consumedAt ?? r.decidedAt ?? r.createdAt) > this.options.retentionMs;
     const due = this.store.all().filter((r) => purgeable(r, this.now()));
     const removed = await Promise.all(
@@ -568,7 +589,7 @@ export class ApprovalEngine {
 
   private exclusive<T>(id: string, run: () => Promise<T>): Promise<T> {
     const before = this.tails.get(id) ?? Promise.resolve();
-    const result = before.then(run);
+    const result = before.then(() => this.unlessStale(run));
     const tail = result.then(
       () => undefined,
       () => undefined,
@@ -583,6 +604,39 @@ export class ApprovalEngine {
   }
 
   /**
+   * Runs a change; when another hub changed the request first (`StaleRecord`), reads the newer version, tells this
+   * hub's peers about it, and makes the change again from it: a decision that lost the race answers "already decided".
+   */
+  private async unlessStale<T>(run: () => Promise<T>): Promise<T> {
+    for (let tries = 1; ; tries++) {
+      try {
+        return await run();
+      } catch (error) {
+        if (!(error instanceof StaleRecord) || tries >= STALE_RETRIES) throw error;
+        const applied = await this.store.refresh(error.id);
+        if (applied) this.applied(applied);
+      }
+    }
+  }
+
+  /** Another hub's change, now in memory: this hub's waiters, peers and ledger hear of it as of a change of its own. */
+  private applied({ before, after }: AppliedChange<ApprovalRecord>): void {
+    if (after === undefined) {
+      if (before === undefined) return;
+      this.pending.delete(before.id);
+      this.ledger.purged(before.id).catch((error: unknown) => this.ledgerFailed(error));
+      return;
+    }
+    this.ledgerChange(before, after);
+    if (before === undefined) {
+      if (after.status === 'pending') this.pending.add(after.id);
+      this.emit({ method: 'request.created', params: { request: toView(after) } });
+      if (after.status === 'pending') return;
+    } else if (before.status === after.status) return;
+    this.changed(after);
+  }
+
+  /**
    * True once the record is on disk in the journal; false when it refused it (the failure listeners step the hub down).
    * Its ledger events are appended right after, in the same order, and not waited for here: the journal is what
    * happened, and the ledger can never hold a change the journal does not. Only a receipt waits for them
@@ -593,9 +647,17 @@ export class ApprovalEngine {
     try {
       await this.store.put({ ...record, updatedAt: this.now() });
     } catch (error) {
+      // Another hub changed it first: the change is made again from the newer version (`unlessStale`).
+      if (error instanceof StaleRecord) throw error;
       log('error', 'could not record a change', { id: record.id, error: String(error) });
       return false;
     }
+    this.ledgerChange(before, record);
+    return true;
+  }
+
+  /** The change's ledger events, appended after the store holds it; a first decision's receipt is told once they are. */
+  private ledgerChange(before: ApprovalRecord | undefined, record: ApprovalRecord): void {
     const ledgered = this.ledger.recordChange(before, record);
     this.ledgering.set(record.id, ledgered);
     const decidedNow = record.outcome !== undefined && before?.outcome === undefined;
@@ -608,7 +670,6 @@ export class ApprovalEngine {
       },
       (error: unknown) => this.ledgerFailed(error),
     );
-    return true;
   }
 
   /**

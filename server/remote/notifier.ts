@@ -15,7 +15,7 @@ type Fetch = (url: string, init: RequestInit) => Promise<Response>;
 type Destination = 'ntfy' | 'webhook' | `push:${string}`;
 
 export interface NotifierOptions {
-  engine: Pick<ApprovalEngine, 'onEvent' | 'pendingViews'>;
+  engine: Pick<ApprovalEngine, 'onEvent' | 'pendingViews' | 'leads'>;
   /** remote.json, read again at every send: `remote notify` changes take effect without a restart. */
   settings: () => RemoteConfig;
   /** The hub's port: the review link's origin when the person configured none. */
@@ -122,6 +122,8 @@ export function startNotifier(options: NotifierOptions): () => void {
   };
 
   const enqueue = (id: string, type: NotificationType) => {
+    // Several hubs on one database all hear of every request; the one that runs the timers tells the person, once.
+    if (!options.engine.leads()) return;
     for (const destination of destinations(settings())) {
       const key = `${destination} ${type} ${id}`;
       if (busy.has(key)) continue;

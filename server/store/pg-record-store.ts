@@ -1,37 +1,51 @@
 // The requests' store in a team's PostgreSQL database (`ELICITLY_DATABASE_URL`): the same contract as the journal
-// (record-store.ts). One hub writes it at a time, by construction: the store holds a session advisory lock on its one
-// connection for as long as it is open, and a batch commits only on that same session. Puts queued while a batch
-// commits go in the next one (group commit, one transaction each); a put resolves only after its COMMIT.
+// (record-store.ts), for any number of hubs at once. Every row has a version (`rev`); a hub writes a row only from the
+// version it holds (compare-and-set in the batch's transaction), so of two hubs deciding one request the first COMMIT
+// wins and the other is told `StaleRecord`. Each COMMIT also NOTIFYs the ids it changed; every other hub LISTENs, reads
+// those rows and hands them to its engine. One hub at a time holds the timers' advisory lock (`leads()`).
+import { randomBytes } from 'node:crypto';
 import postgres from 'postgres';
+import { z } from 'zod';
 import { log } from '../log.js';
-import { MemoryRecords, recordToWrite, type RecordStore, type StoredRecord } from './record-store.js';
+import { MemoryRecords, StaleRecord, recordToWrite, type AppliedChange, type RecordStore, type RemoteChange, type StoredRecord } from './record-store.js';
 
-/** The advisory lock keys (one namespace, two locks): migrations, and the single writer of the requests. */
+/** The advisory lock keys (one namespace): migrations, and the hub that runs the timers. */
 const LOCK_NAMESPACE = 0x454c4943; // "ELIC"
 const MIGRATION_LOCK = 1;
-const WRITER_LOCK = 2;
+const LEADER_LOCK = 3;
+/** The channel every COMMIT notifies with the ids it changed. */
+const CHANNEL = 'elicitly_requests';
+/** A NOTIFY payload stays under PostgreSQL's 8,000 bytes: a batch's ids go out in as many as needed. */
+const MAX_PAYLOAD = 7000;
 
 /**
  * The schema, one step per version, applied in order at open under the migration lock, each step in the same
  * transaction as the version it brings. `body` is the record's JSON text exactly as written (as the journal keeps its
- * lines): jsonb would reorder keys, and refuse a `\u0000` that JSON allows.
+ * lines): jsonb would reorder keys, and refuse a `\u0000` that JSON allows. `rev` counts a row's writes.
  */
 export const MIGRATIONS: readonly string[] = [
   `create table elicitly_requests (id text primary key, updated_at bigint not null, body text not null);
    create table elicitly_requests_quarantine (id bigserial primary key, moved_at timestamptz not null default now(), reason text not null, body text not null)`,
+  `alter table elicitly_requests add column rev bigint not null default 1`,
 ];
+
+/** What a COMMIT tells the other hubs: which hub wrote (its own notifications it skips) and the ids. */
+const NoticeSchema = z.strictObject({ hub: z.string(), ids: z.array(z.string()) });
 
 export interface PgRecordStoreOptions {
   url: string;
   parse?: (raw: unknown) => StoredRecord | undefined;
   /** A batch not committed by then fails the store (a paused or unreachable database): nothing in it was acknowledged. Default 5 s. */
   commitTimeoutMs?: number;
-  /** Opening (connect, lock, migrate, read) gives up after this. Default 10 s. */
+  /** Opening (connect, migrate, read, listen) gives up after this. Default 10 s. */
   openTimeoutMs?: number;
+  /** How often a hub that does not run the timers tries to take them (a leader that died is replaced within this). Default 500 ms. */
+  leaderPollMs?: number;
 }
 
 type Op<T> = { kind: 'put'; record: T; text: string } | { kind: 'delete'; id: string };
 interface Pending<T> { op: Op<T>; resolve: () => void; reject: (error: Error) => void }
+interface Row { id: string; rev: string | number; body: string }
 
 const toError = (error: unknown) => (error instanceof Error ? error : new Error(String(error)));
 
@@ -55,17 +69,53 @@ export function describeDatabase(url: string): string {
   }
 }
 
+/** The ids as NOTIFY payloads, each under PostgreSQL's limit. */
+function noticesOf(hub: string, ids: readonly string[]): string[] {
+  const payloads: string[] = [];
+  let chunk: string[] = [];
+  let size = 0;
+  for (const id of ids) {
+    if (chunk.length > 0 && size + id.length + 4 > MAX_PAYLOAD) {
+      payloads.push(JSON.stringify({ hub, ids: chunk }));
+      chunk = [];
+      size = 0;
+    }
+    chunk.push(id);
+    size += id.length + 4;
+  }
+  if (chunk.length > 0) payloads.push(JSON.stringify({ hub, ids: chunk }));
+  return payloads;
+}
+
 export class PgRecordStore<T extends StoredRecord> extends MemoryRecords<T> implements RecordStore<T> {
   private queue: Pending<T>[] = [];
   private flushing = false;
   private idleWaiters: (() => void)[] = [];
   private closing = false;
   private closed = false;
+  /** Each row's version as this hub last read or wrote it. */
+  private readonly revs = new Map<string, number>();
+  /** This store's name in its notifications. */
+  private readonly hub = randomBytes(8).toString('hex');
+  private readonly remoteListeners = new Set<(change: RemoteChange<T>) => void>();
+  /** Ids other hubs changed, to be read. */
+  private incoming = new Set<string>();
+  private reading = false;
+  private loaded = false;
+  private listens = 0;
+  private unlisten: (() => Promise<void>) | undefined;
+  private leader = false;
+  private polling = false;
+  private leaderTimer: NodeJS.Timeout | undefined;
+  private parseRecord: (raw: unknown) => StoredRecord | undefined = (raw) => raw as StoredRecord;
 
   private constructor(
-    private readonly sql: postgres.Sql,
-    private readonly conn: postgres.ReservedSql,
+    /** The session every batch commits on (one connection). */
+    private readonly conn: postgres.Sql,
     private readonly backendPid: number,
+    /** The session that reads other hubs' changes and holds the timers' lock (one connection; LISTEN has its own). */
+    private readonly control: postgres.Sql,
+    private controlPid: number,
     private readonly commitTimeoutMs: number,
     private readonly where: string,
   ) {
@@ -74,29 +124,56 @@ export class PgRecordStore<T extends StoredRecord> extends MemoryRecords<T> impl
 
   static async open<T extends StoredRecord>(options: PgRecordStoreOptions): Promise<PgRecordStore<T>> {
     const where = describeDatabase(options.url);
-    const sql = postgres(options.url, { max: 1, idle_timeout: 0, connect_timeout: 10, onnotice: () => undefined, prepare: true });
-    let conn: postgres.ReservedSql | undefined;
+    const session = () => postgres(options.url, { max: 1, idle_timeout: 0, connect_timeout: 10, onnotice: () => undefined, prepare: true });
+    const conn = session();
+    const control = session();
+    let store: PgRecordStore<T> | undefined;
     try {
       return await within((async () => {
-        conn = await sql.reserve();
-        const [locked] = await conn<{ locked: boolean; pid: number }[]>`select pg_try_advisory_lock(${LOCK_NAMESPACE}, ${WRITER_LOCK}) as locked, pg_backend_pid() as pid`;
-        if (!locked?.locked) throw new Error(`another hub is writing the requests in ${where}; one hub writes a database at a time`);
+        const [[write], [read]] = await Promise.all([conn<{ pid: number }[]>`select pg_backend_pid() as pid`, control<{ pid: number }[]>`select pg_backend_pid() as pid`]);
         await migrate(conn);
-        const store = new PgRecordStore<T>(sql, conn, locked.pid, options.commitTimeoutMs ?? 5000, where);
-        await store.load(options.parse);
+        store = new PgRecordStore<T>(conn, write?.pid ?? 0, control, read?.pid ?? 0, options.commitTimeoutMs ?? 5000, where);
+        if (options.parse) store.parseRecord = options.parse;
+        // Listening before reading: a change committed meanwhile is read again after, never missed.
+        const listening = await control.listen(CHANNEL, (payload) => store?.notified(payload), () => store?.listened());
+        store.unlisten = listening.unlisten;
+        await store.load();
+        store.startLeading(options.leaderPollMs ?? 500);
         log('debug', 'pg-record-store: opened', { database: where, records: store.records.size });
         return store;
       })(), options.openTimeoutMs ?? 10_000, `${where} did not answer within ${options.openTimeoutMs ?? 10_000} ms`);
     } catch (error) {
-      conn?.release();
-      await sql.end({ timeout: 1 }).catch(() => undefined);
+      if (store) store.closed = true;
+      clearInterval(store?.leaderTimer);
+      await Promise.all([conn.end({ timeout: 1 }), control.end({ timeout: 1 })]).catch(() => undefined);
       throw error;
     }
   }
 
+  override get shared(): boolean {
+    return true;
+  }
+
+  override leads(): boolean {
+    return this.leader && !this.closing && !this.closed && this.writeFailure.failed === undefined;
+  }
+
+  override onRemoteChange(listener: (change: RemoteChange<T>) => void): () => void {
+    this.remoteListeners.add(listener);
+    return () => this.remoteListeners.delete(listener);
+  }
+
+  override async refresh(id: string): Promise<AppliedChange<T> | null> {
+    const rows = await within(this.control<Row[]>`select id, rev, body from elicitly_requests where id = ${id}`, this.commitTimeoutMs, `${this.where} did not answer within ${this.commitTimeoutMs} ms`);
+    const row = rows[0];
+    if (!row) return this.applyRow(id, undefined);
+    const record = this.recordOf(row);
+    return record ? this.applyRow(id, { rev: Number(row.rev), record }) : null;
+  }
+
   /** Every row into memory; a row its validator refuses is moved to the quarantine table, in one transaction. */
-  private async load(parse: ((raw: unknown) => StoredRecord | undefined) | undefined): Promise<void> {
-    const rows = await this.conn<{ id: string; body: string }[]>`select id, body from elicitly_requests order by updated_at, id`;
+  private async load(): Promise<void> {
+    const rows = await this.conn<Row[]>`select id, rev, body from elicitly_requests order by updated_at, id`;
     const damaged: { id: string; body: string; reason: string }[] = [];
     for (const row of rows) {
       let raw: unknown;
@@ -106,28 +183,146 @@ export class PgRecordStore<T extends StoredRecord> extends MemoryRecords<T> impl
         damaged.push({ ...row, reason: 'malformed' });
         continue;
       }
-      const record = parse ? parse(raw) : (raw as StoredRecord);
+      const record = this.parseRecord(raw);
       if (record === undefined || record.id !== row.id) {
         damaged.push({ ...row, reason: 'invalid' });
         continue;
       }
       // The caller's parse is the only type guard for T, as in the journal.
       this.records.set(record.id, record as T);
+      this.revs.set(record.id, Number(row.rev));
     }
+    this.loaded = true;
+    this.readIncoming();
     if (damaged.length === 0) return;
-    await this.conn`begin`;
-    try {
+    await this.conn.begin(async (tx) => {
       for (const d of damaged) {
-        await this.conn`insert into elicitly_requests_quarantine (reason, body) values (${d.reason}, ${d.body})`;
-        await this.conn`delete from elicitly_requests where id = ${d.id}`;
+        await tx`insert into elicitly_requests_quarantine (reason, body) values (${d.reason}, ${d.body})`;
+        await tx`delete from elicitly_requests where id = ${d.id}`;
       }
-      await this.conn`commit`;
-    } catch (error) {
-      await this.conn`rollback`.catch(() => undefined);
-      throw error;
-    }
+    });
     this.damageFound = { quarantined: damaged.length, quarantineFile: `${this.where}: table elicitly_requests_quarantine` };
     log('error', 'pg-record-store: DAMAGED ROWS moved aside; the requests they held are gone from the inbox', { database: this.where, rows: damaged.map((d) => ({ id: d.id, reason: d.reason })) });
+  }
+
+  /** A row another hub wrote, validated; a row that fails is logged and left alone (its writer's open quarantines it). */
+  private recordOf(row: Row): T | undefined {
+    let raw: unknown;
+    try {
+      raw = JSON.parse(row.body);
+    } catch {
+      raw = undefined;
+    }
+    const record = raw === undefined ? undefined : this.parseRecord(raw);
+    if (record === undefined || record.id !== row.id) {
+      log('error', 'pg-record-store: another hub wrote a row this hub cannot read; it is not served here', { database: this.where, id: row.id });
+      return undefined;
+    }
+    return record as T;
+  }
+
+  /** Memory takes a row only when it is newer than the version held (or its deletion, when one was held). */
+  private applyRow(id: string, row: { rev: number; record: T } | undefined): AppliedChange<T> | null {
+    const known = this.revs.get(id);
+    const before = this.records.get(id);
+    if (row === undefined) {
+      if (known === undefined) return null;
+      this.records.delete(id);
+      this.revs.delete(id);
+      return { before, after: undefined };
+    }
+    if (known !== undefined && known >= row.rev) return null;
+    this.records.set(id, row.record);
+    this.revs.set(id, row.rev);
+    return { before, after: row.record };
+  }
+
+  private notified(payload: string): void {
+    let notice: z.infer<typeof NoticeSchema>;
+    try {
+      notice = NoticeSchema.parse(JSON.parse(payload));
+    } catch {
+      log('warn', 'pg-record-store: a notification that is not ours was ignored', { database: this.where, channel: CHANNEL });
+      return;
+    }
+    if (notice.hub === this.hub) return;
+    for (const id of notice.ids) this.incoming.add(id);
+    this.readIncoming();
+  }
+
+  /** Listening again after the listener's connection dropped: what changed meanwhile is found by comparing versions. */
+  private listened(): void {
+    if (this.listens++ === 0) return;
+    void within(this.control<{ id: string; rev: string | number }[]>`select id, rev from elicitly_requests`, this.commitTimeoutMs, 'resync')
+      .then((rows) => {
+        const there = new Set<string>();
+        for (const row of rows) {
+          there.add(row.id);
+          if ((this.revs.get(row.id) ?? 0) < Number(row.rev)) this.incoming.add(row.id);
+        }
+        for (const id of this.revs.keys()) if (!there.has(id)) this.incoming.add(id);
+        this.readIncoming();
+      })
+      .catch((error: unknown) => this.fail(toError(error)));
+  }
+
+  /** Reads the rows other hubs changed, in batches, and hands each to the listeners (or applies it, with none). */
+  private readIncoming(): void {
+    if (this.reading || !this.loaded || this.closed || this.incoming.size === 0) return;
+    this.reading = true;
+    void (async () => {
+      try {
+        while (this.incoming.size > 0 && !this.closed && this.writeFailure.failed === undefined) {
+          const ids = [...this.incoming].slice(0, 1000);
+          for (const id of ids) this.incoming.delete(id);
+          const rows = await within(this.control<Row[]>`select id, rev, body from elicitly_requests where id = any(${ids}::text[])`, this.commitTimeoutMs, `${this.where} did not answer within ${this.commitTimeoutMs} ms`);
+          const found = new Map(rows.map((row) => [row.id, row]));
+          for (const id of ids) {
+            const row = found.get(id);
+            const record = row ? this.recordOf(row) : undefined;
+            if (row && !record) continue;
+            const change: RemoteChange<T> = { id, apply: () => this.applyRow(id, row && record ? { rev: Number(row.rev), record } : undefined) };
+            if (this.remoteListeners.size === 0) change.apply();
+            for (const listener of this.remoteListeners) listener(change);
+          }
+        }
+      } catch (error) {
+        // A hub that cannot see the others' changes would answer from an old state: it steps down like a failed write.
+        if (!this.closed) this.fail(toError(error));
+      } finally {
+        this.reading = false;
+      }
+    })();
+  }
+
+  /** Tries for the timers' lock now and every `ms` while another hub holds it; a session that changed lost it. */
+  private startLeading(ms: number): void {
+    const poll = async () => {
+      if (this.polling || this.closing || this.closed) return;
+      this.polling = true;
+      try {
+        if (this.leader) {
+          const [row] = await within(this.control<{ pid: number }[]>`select pg_backend_pid() as pid`, this.commitTimeoutMs, 'leader check');
+          if (row?.pid === this.controlPid) return;
+          this.leader = false;
+          this.controlPid = row?.pid ?? 0;
+        }
+        const [row] = await within(this.control<{ locked: boolean; pid: number }[]>`select pg_try_advisory_lock(${LOCK_NAMESPACE}, ${LEADER_LOCK}) as locked, pg_backend_pid() as pid`, this.commitTimeoutMs, 'leader lock');
+        this.controlPid = row?.pid ?? 0;
+        if (row?.locked === true) {
+          this.leader = true;
+          log('info', 'pg-record-store: this hub runs the timers (expiry, purge, notifications)', { database: this.where });
+        }
+      } catch (error) {
+        this.leader = false;
+        log('warn', 'pg-record-store: could not check the timers\' lock', { database: this.where, error: toError(error).message });
+      } finally {
+        this.polling = false;
+      }
+    };
+    void poll();
+    this.leaderTimer = setInterval(() => void poll(), ms);
+    this.leaderTimer.unref();
   }
 
   put(record: T): Promise<void> {
@@ -147,18 +342,24 @@ export class PgRecordStore<T extends StoredRecord> extends MemoryRecords<T> impl
   async close(): Promise<void> {
     if (this.closed) return;
     this.closing = true;
+    clearInterval(this.leaderTimer);
     if (this.flushing) await new Promise<void>((resolve) => this.idleWaiters.push(resolve));
     if (this.closed) return;
     this.closed = true;
-    // Ending the session releases the writer lock.
-    this.conn.release();
-    await this.sql.end({ timeout: 2 }).catch(() => undefined);
+    await this.unlisten?.().catch(() => undefined);
+    // Ending the sessions releases the timers' lock.
+    await Promise.all([this.conn.end({ timeout: 2 }), this.control.end({ timeout: 2 })]).catch(() => undefined);
   }
 
   private unusableReason(): Error | undefined {
     if (this.writeFailure.failed) return new Error(`pg-record-store is unusable after a failure: ${this.writeFailure.failed.message}`, { cause: this.writeFailure.failed });
     if (this.closing || this.closed) return new Error('pg-record-store is closed');
     return undefined;
+  }
+
+  private fail(failure: Error): void {
+    this.leader = false;
+    if (this.writeFailure.record(failure)) log('error', 'pg-record-store: the database failed; this hub steps down', { database: this.where, error: failure.message });
   }
 
   private enqueue(op: Op<T>): Promise<void> {
@@ -188,43 +389,73 @@ export class PgRecordStore<T extends StoredRecord> extends MemoryRecords<T> impl
     }
   }
 
-  /** One transaction for the batch: the last change to each id, on the session that holds the writer lock. */
+  /**
+   * One transaction for the batch: the last change to each id, each written only over the version this hub holds (a
+   * new record only where there is none), and one NOTIFY of what it changed. A change another hub beat is refused as
+   * `StaleRecord`; the rest commit.
+   */
   private async commit(batch: Pending<T>[]): Promise<void> {
     const last = new Map<string, Op<T>>();
     for (const { op } of batch) last.set(op.kind === 'put' ? op.record.id : op.id, op);
-    const puts = [...last.values()].filter((op): op is Extract<Op<T>, { kind: 'put' }> => op.kind === 'put');
-    const deletes = [...last.values()].filter((op): op is Extract<Op<T>, { kind: 'delete' }> => op.kind === 'delete').map((op) => op.id);
+    const inserts: Extract<Op<T>, { kind: 'put' }>[] = [];
+    const updates: (Extract<Op<T>, { kind: 'put' }> & { rev: number })[] = [];
+    const deletes: { id: string; rev: number }[] = [];
+    for (const op of last.values()) {
+      const rev = this.revs.get(op.kind === 'put' ? op.record.id : op.id);
+      if (op.kind === 'delete') {
+        if (rev !== undefined) deletes.push({ id: op.id, rev });
+      } else if (rev === undefined) inserts.push(op);
+      else updates.push({ ...op, rev });
+    }
+    const written = new Map<string, number | null>();
     try {
-      await within((async () => {
-        await this.conn`begin`;
-        try {
-          // A reconnected session would have lost the lock, and another hub may have written since: never commit there.
-          const [session] = await this.conn<{ pid: number }[]>`select pg_backend_pid() as pid`;
-          if (session?.pid !== this.backendPid) throw new Error('the database session that held the writer lock is gone');
-          if (puts.length > 0) {
-            await this.conn`insert into elicitly_requests (id, updated_at, body)
-              select * from unnest(${puts.map((p) => p.record.id)}::text[], ${puts.map((p) => p.record.updatedAt)}::bigint[], ${puts.map((p) => p.text)}::text[])
-              on conflict (id) do update set updated_at = excluded.updated_at, body = excluded.body`;
-          }
-          if (deletes.length > 0) await this.conn`delete from elicitly_requests where id = any(${deletes}::text[])`;
-          await this.conn`commit`;
-        } catch (error) {
-          await this.conn`rollback`.catch(() => undefined);
-          throw error;
+      await within(this.conn.begin(async (tx) => {
+        // A session that dropped and came back is another session: its batch is not this one's to finish.
+        const [session] = await tx<{ pid: number }[]>`select pg_backend_pid() as pid`;
+        if (session?.pid !== this.backendPid) throw new Error('the database session this store wrote on is gone');
+        if (inserts.length > 0) {
+          const rows = await tx<{ id: string }[]>`insert into elicitly_requests (id, updated_at, body, rev)
+            select id, updated_at, body, 1 from unnest(${inserts.map((p) => p.record.id)}::text[], ${inserts.map((p) => p.record.updatedAt)}::bigint[], ${inserts.map((p) => p.text)}::text[]) as t(id, updated_at, body)
+            on conflict (id) do nothing returning id`;
+          for (const row of rows) written.set(row.id, 1);
         }
-      })(), this.commitTimeoutMs, `${this.where} did not commit within ${this.commitTimeoutMs} ms`);
+        if (updates.length > 0) {
+          const rows = await tx<{ id: string }[]>`update elicitly_requests r set updated_at = t.updated_at, body = t.body, rev = t.rev + 1
+            from unnest(${updates.map((p) => p.record.id)}::text[], ${updates.map((p) => p.record.updatedAt)}::bigint[], ${updates.map((p) => p.text)}::text[], ${updates.map((p) => p.rev)}::bigint[]) as t(id, updated_at, body, rev)
+            where r.id = t.id and r.rev = t.rev returning r.id`;
+          for (const row of rows) written.set(row.id, (this.revs.get(row.id) ?? 0) + 1);
+        }
+        if (deletes.length > 0) {
+          const rows = await tx<{ id: string }[]>`delete from elicitly_requests r using unnest(${deletes.map((d) => d.id)}::text[], ${deletes.map((d) => d.rev)}::bigint[]) as t(id, rev)
+            where r.id = t.id and r.rev = t.rev returning r.id`;
+          for (const row of rows) written.set(row.id, null);
+        }
+        if (written.size > 0) await tx`select pg_notify(${CHANNEL}, n) from unnest(${noticesOf(this.hub, [...written.keys()])}::text[]) as n`;
+      }), this.commitTimeoutMs, `${this.where} did not commit within ${this.commitTimeoutMs} ms`);
     } catch (error) {
       // Whether the COMMIT landed is unknown: nothing of the batch is acknowledged, and the store is done.
       const failure = toError(error);
-      if (this.writeFailure.record(failure)) log('error', 'pg-record-store: a write failed; this hub steps down', { database: this.where, error: failure.message });
+      this.fail(failure);
       for (const p of batch) p.reject(failure);
       return;
     }
-    for (const { op } of batch) {
-      if (op.kind === 'put') this.records.set(op.record.id, op.record);
-      else this.records.delete(op.id);
+    for (const [id, rev] of written) {
+      const op = last.get(id);
+      if (rev === null || op?.kind !== 'put') {
+        this.records.delete(id);
+        this.revs.delete(id);
+      } else {
+        this.records.set(id, op.record);
+        this.revs.set(id, rev);
+      }
     }
-    for (const p of batch) p.resolve();
+    const deleting = new Set(deletes.map((d) => d.id));
+    for (const p of batch) {
+      const id = p.op.kind === 'put' ? p.op.record.id : p.op.id;
+      // A delete of a record this hub never had is already done; every other change not written lost to another hub.
+      if (written.has(id) || (last.get(id)?.kind === 'delete' && !deleting.has(id))) p.resolve();
+      else p.reject(new StaleRecord(id));
+    }
   }
 
   private failAll(error: Error): void {
@@ -235,20 +466,15 @@ export class PgRecordStore<T extends StoredRecord> extends MemoryRecords<T> impl
 }
 
 /** Applies the missing steps of MIGRATIONS under the migration lock (every hub of a database may open at once). */
-async function migrate(conn: postgres.ReservedSql): Promise<void> {
-  await conn`begin`;
-  try {
-    await conn`select pg_advisory_xact_lock(${LOCK_NAMESPACE}, ${MIGRATION_LOCK})`;
-    await conn`create table if not exists elicitly_schema (version integer not null)`;
-    const [row] = await conn<{ version: number }[]>`select version from elicitly_schema`;
+async function migrate(conn: postgres.Sql): Promise<void> {
+  await conn.begin(async (tx) => {
+    await tx`select pg_advisory_xact_lock(${LOCK_NAMESPACE}, ${MIGRATION_LOCK})`;
+    await tx`create table if not exists elicitly_schema (version integer not null)`;
+    const [row] = await tx<{ version: number }[]>`select version from elicitly_schema`;
     const from = row?.version ?? 0;
     if (from > MIGRATIONS.length) throw new Error(`the database's schema is version ${from}, newer than this hub knows (${MIGRATIONS.length}): update elicitly-companion`);
-    for (let version = from; version < MIGRATIONS.length; version++) await conn.unsafe(MIGRATIONS[version] ?? '');
-    if (row === undefined) await conn`insert into elicitly_schema (version) values (${MIGRATIONS.length})`;
-    else if (from < MIGRATIONS.length) await conn`update elicitly_schema set version = ${MIGRATIONS.length}`;
-    await conn`commit`;
-  } catch (error) {
-    await conn`rollback`.catch(() => undefined);
-    throw error;
-  }
+    for (let version = from; version < MIGRATIONS.length; version++) await tx.unsafe(MIGRATIONS[version] ?? '');
+    if (row === undefined) await tx`insert into elicitly_schema (version) values (${MIGRATIONS.length})`;
+    else if (from < MIGRATIONS.length) await tx`update elicitly_schema set version = ${MIGRATIONS.length}`;
+  });
 }

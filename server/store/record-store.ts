@@ -1,6 +1,7 @@
 // The requests' store as the engine sees it, whatever keeps it: the embedded journal (one person, one state dir) or a
 // team's PostgreSQL database. Both hold every live record in memory and make a change visible only once it is durable;
-// one contract suite runs against both (test/integration/record-store-contract.test.ts).
+// one contract suite runs against both (test/integration/record-store-contract.test.ts). Several hubs may share a
+// database: then a write made from an outdated version is refused (`StaleRecord`) and the others' changes arrive here.
 import type { StoredRecord } from './journal-store.js';
 import { WriteFailure } from './write-failure.js';
 
@@ -27,6 +28,47 @@ export interface RecordStore<T extends StoredRecord> {
   readonly failed: Error | undefined;
   /** Called once, on that failure. */
   onFailure(listener: (error: Error) => void): () => void;
+  /**
+   * True when other hubs write the same records (a team's database): a put may then be refused as `StaleRecord`, and
+   * their changes arrive through `onRemoteChange`. False for the journal, which its one hub alone writes.
+   */
+  readonly shared: boolean;
+  /**
+   * Changes other hubs committed. The listener runs `apply()` in that request's turn (the engine's queue for its id),
+   * so memory never changes under a change being made; `apply` answers null when memory already has that version.
+   * With no listener the store applies them itself.
+   */
+  onRemoteChange(listener: (change: RemoteChange<T>) => void): () => void;
+  /**
+   * Reads one record again from where it is kept and applies it, in that request's turn: what a caller does after a
+   * `StaleRecord`, before it makes its change again from the newer version.
+   */
+  refresh(id: string): Promise<AppliedChange<T> | null>;
+  /** Whether this hub runs the timers (the expiry sweep, the purge, notifications): one hub of a database at a time. */
+  leads(): boolean;
+}
+
+/** A record as this hub had it and as it is now (undefined: deleted). */
+export interface AppliedChange<T> {
+  before: T | undefined;
+  after: T | undefined;
+}
+
+export interface RemoteChange<T> {
+  id: string;
+  apply(): AppliedChange<T> | null;
+}
+
+/**
+ * A put or delete made from a version of the record another hub has changed since: nothing was written. The caller
+ * refreshes the record and makes its change again from what is there now (a decision that lost the race then reads
+ * "already decided").
+ */
+export class StaleRecord extends Error {
+  constructor(readonly id: string) {
+    super(`${id} was changed by another hub since it was read`);
+    this.name = 'StaleRecord';
+  }
 }
 
 /** Opens the requests' store, with the caller's validator for each stored record (a record that fails it is damage). */
@@ -52,7 +94,7 @@ export function recordToWrite<T extends StoredRecord>(record: T, store: string):
  * What both stores keep the same way: every live record in memory (changed only once a change is durable), what the
  * open moved aside, and the first write failure, after which the store refuses every write and its owner steps down.
  */
-export abstract class MemoryRecords<T extends StoredRecord> implements Pick<RecordStore<T>, 'get' | 'all' | 'size' | 'damage' | 'failed' | 'onFailure'> {
+export abstract class MemoryRecords<T extends StoredRecord> implements Pick<RecordStore<T>, 'get' | 'all' | 'size' | 'damage' | 'failed' | 'onFailure' | 'shared' | 'onRemoteChange' | 'refresh' | 'leads'> {
   protected readonly records = new Map<string, T>();
   protected readonly writeFailure = new WriteFailure();
   protected damageFound: StoreDamage | null = null;
@@ -79,5 +121,22 @@ export abstract class MemoryRecords<T extends StoredRecord> implements Pick<Reco
 
   onFailure(listener: (error: Error) => void): () => void {
     return this.writeFailure.onFailure(listener);
+  }
+
+  /** One hub's own store (the journal): nobody else writes it, so nothing is stale and this hub leads. */
+  get shared(): boolean {
+    return false;
+  }
+
+  onRemoteChange(_listener: (change: RemoteChange<T>) => void): () => void {
+    return () => undefined;
+  }
+
+  refresh(_id: string): Promise<AppliedChange<T> | null> {
+    return Promise.resolve(null);
+  }
+
+  leads(): boolean {
+    return true;
   }
 }

@@ -50,6 +50,11 @@ class FakeClock {
 
 class FakeEngine {
   pending: RequestView[] = [];
+  /** Whether this hub runs the timers (several hubs on one database: one of them). */
+  leading = true;
+  leads() {
+    return this.leading;
+  }
   private listeners = new Set<Listener>();
   onEvent(listener: Listener) {
     this.listeners.add(listener);
@@ -151,6 +156,19 @@ afterEach(() => {
 });
 
 describe('the first notification', () => {
+  it('goes out only from the hub that runs the timers: every hub of a shared database hears of the request, one tells the person', async () => {
+    engine.leading = false;
+    start();
+    created(view('el_elsewhere'));
+    clock.advance(60 * MIN);
+    await settle();
+    expect(sent).toHaveLength(0);
+    engine.leading = true;
+    created(view('el_here'));
+    expect(ntfy()).toHaveLength(1);
+    expect(hooks()).toHaveLength(1);
+  });
+
   it('goes out at once to ntfy (JSON publish) and the webhook, with the agent, the link and nothing of the request', async () => {
     start();
     created(view('el_first'));

@@ -1,0 +1,217 @@
+// Several hubs on one database (issue 39, part 2), as a team runs them: three `elicitly-companion hub --database URL`
+// processes of the built server, each with its own state dir and port, one throw-away PostgreSQL cluster, agents
+// relaying to one hub each over stdio, and a scripted extension on every hub. A request filed on one hub reaches the
+// reviewers of all three; two of them deciding it at once on two hubs make one decision; a hub killed during a burst
+// of decisions loses none and doubles none, and another takes its timers within 2 s; a frozen database makes the hubs
+// answer `unavailable` and loses nothing they acknowledged.
+import { spawn, type ChildProcess } from 'node:child_process';
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import postgres from 'postgres';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { StateDir } from '../../server/state-dir.js';
+import { connect, SERVER_ENTRY, type Harness } from '../helpers/mcp-harness.js';
+import { postgresBin, startPgCluster, type PgCluster } from '../helpers/pg-cluster.js';
+import { freePort, pairedKey, ScriptedExtension } from '../helpers/scripted-extension.js';
+
+const required = process.env.ELICITLY_REQUIRE_POSTGRES === '1';
+
+interface Hub {
+  name: string;
+  dir: string;
+  port: number;
+  process: ChildProcess;
+  stderr: () => string;
+  /** When its stderr first said it runs the timers, or null. */
+  ledAt: () => number | null;
+}
+
+const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
+
+/** Polls `check` every 20 ms until it is truthy or `ms` pass (bounded). */
+async function eventually<T>(check: () => T | Promise<T>, ms: number): Promise<T> {
+  const until = Date.now() + ms;
+  for (;;) {
+    const value = await check();
+    if (value || Date.now() >= until) return value;
+    await sleep(20);
+  }
+}
+
+describe.skipIf(postgresBin() === null && !required)('three hubs on one database', () => {
+  let cluster: PgCluster;
+  const hubs: Hub[] = [];
+  const agents: Harness[] = [];
+  const peers: ScriptedExtension[] = [];
+  const dirs: string[] = [];
+
+  const startHub = async (name: string, dir = mkdtempSync(join(tmpdir(), `elicitly-multi-${name}-`)), port = freePort()): Promise<Hub> => {
+    dirs.push(dir);
+    // The extension is paired before the hub starts; each hub has its own reviewers' keys (its own state dir).
+    pairedKey(dir);
+    const child = spawn(process.execPath, [SERVER_ENTRY, 'hub', '--database', cluster.url], {
+      env: { ...process.env, ELICITLY_STATE_DIR: dir, ELICITLY_PORT: String(port), ELICITLY_LOG_LEVEL: 'info' },
+      stdio: ['ignore', 'ignore', 'pipe'],
+    });
+    let err = '';
+    let ledAt: number | null = null;
+    child.stderr?.on('data', (chunk: Buffer) => {
+      err += chunk.toString();
+      if (ledAt === null && err.includes('this hub runs the timers')) ledAt = Date.now();
+    });
+    const hub: Hub = { name, dir, port, process: child, stderr: () => err, ledAt: () => ledAt };
+    hubs.push(hub);
+    const up = await eventually(async () => {
+      try {
+        const probe = await ScriptedExtension.connect(port, { role: 'relay', key: { key: new StateDir(dir).relayKey() } });
+        probe.socket.close();
+        return true;
+      } catch {
+        return false;
+      }
+    }, 20_000);
+    if (!up) throw new Error(`hub ${name} did not come up:\n${err}`);
+    return hub;
+  };
+
+  const extensionOn = async (hub: Hub) => {
+    const ext = await ScriptedExtension.connect(hub.port, { key: pairedKey(hub.dir) });
+    peers.push(ext);
+    return ext;
+  };
+
+  const agentOn = async (hub: Hub) => {
+    const agent = await connect('v2-2025', { env: { ELICITLY_STATE_DIR: hub.dir, ELICITLY_PORT: String(hub.port), ELICITLY_DATABASE_URL: cluster.url, ELICITLY_MIN_TIMEOUT_SECONDS: '1' } });
+    agents.push(agent);
+    return agent;
+  };
+
+  const rows = async () => {
+    const db = postgres(cluster.url, { max: 1, onnotice: () => undefined });
+    try {
+      const found = await db<{ id: string; body: string }[]>`select id, body from elicitly_requests`;
+      return new Map(found.map((r) => [r.id, JSON.parse(r.body) as { status: string; outcome?: { decision: string; idempotencyKey: string; decidedVia: string } }]));
+    } finally {
+      await db.end();
+    }
+  };
+
+  beforeAll(() => {
+    cluster = startPgCluster();
+  }, 60_000);
+  afterAll(async () => {
+    for (const p of peers) p.socket.terminate();
+    for (const a of agents) await a.close().catch(() => undefined);
+    for (const h of hubs) h.process.kill('SIGKILL');
+    cluster?.stop();
+    for (const dir of dirs) rmSync(dir, { recursive: true, force: true });
+  });
+
+  it('a request filed on one hub reaches every hub\'s reviewers; two reviewers deciding it at once on two hubs make one decision', async () => {
+    const [a, b, c] = [await startHub('a'), await startHub('b'), await startHub('c')];
+    const [extA, extB] = [await extensionOn(a), await extensionOn(b)];
+    const agent = await agentOn(c);
+    const created = await agent.callTool('elicit_approval', { message: 'Deploy build 41 to production?', context: { build: 41 } });
+    const id = String(created.structuredContent?.elicitationId);
+    // Filed on hub c, heard on a and b through the database's notifications.
+    await Promise.all([extA.notice('request.created', (p) => p.request.elicitationId === id, 10_000), extB.notice('request.created', (p) => p.request.elicitationId === id, 10_000)]);
+
+    const removedA = extA.notice('request.removed', (p) => p.elicitationId === id, 10_000);
+    const removedB = extB.notice('request.removed', (p) => p.elicitationId === id, 10_000);
+    const [onA, onB] = await Promise.all([
+      extA.call('decide', { elicitationId: id, idempotencyKey: 'ana-a', decision: 'approved' }, 10_000),
+      extB.call('decide', { elicitationId: id, idempotencyKey: 'ben-b', decision: 'rejected', comment: 'not today' }, 10_000),
+    ]);
+    const answers = [onA.result, onB.result];
+    expect(answers.filter((r) => r?.ok === true)).toHaveLength(1);
+    expect(answers.filter((r) => r?.ok === false)).toEqual([expect.objectContaining({ ok: false, reason: 'already_decided' })]);
+    const winner = onA.result?.ok === true ? 'approved' : 'rejected';
+    // Both reviewers' inboxes end with the one decision, and the database and the agent hold it.
+    expect(await removedA).toMatchObject({ status: winner });
+    expect(await removedB).toMatchObject({ status: winner });
+    expect((await rows()).get(id)).toMatchObject({ status: winner, outcome: { decision: winner, idempotencyKey: winner === 'approved' ? 'ana-a' : 'ben-b' } });
+    const result = await agent.callTool('elicit_result', { elicitationId: id });
+    expect(result.structuredContent).toMatchObject({ decision: winner });
+  }, 120_000);
+
+  it('a hub killed (SIGKILL) during a burst of decisions: every acknowledged decision is in the database, none decided twice, and another hub takes the timers within 2 s', async () => {
+    const [a, b, c] = hubs;
+    if (!a || !b || !c) throw new Error('three hubs');
+    const leader = hubs.find((h) => h.ledAt() !== null);
+    expect(leader?.name, 'the first hub started runs the timers').toBe('a');
+    const agent = await agentOn(b);
+    const [extA, extC] = [await extensionOn(a), await extensionOn(c)];
+    const ids: string[] = [];
+    for (let i = 0; i < 40; i++) {
+      const created = await agent.callTool('elicit_approval', { message: `Burst request ${i}`, context: { i } });
+      ids.push(String(created.structuredContent?.elicitationId));
+    }
+    // A request due to expire just after hub a dies: only a hub that runs the timers records it and tells the peers.
+    const due = await agent.callTool('elicit_approval', { message: 'Expires while the leader is gone', context: {}, timeoutSeconds: 2 });
+    const dueId = String(due.structuredContent?.elicitationId);
+    await eventually(() => extC.notices('request.created').filter((p) => [...ids, dueId].includes(p.request.elicitationId)).length === ids.length + 1, 10_000);
+    const expiredOnC = extC.notice('request.removed', (p) => p.elicitationId === dueId && p.status === 'expired', 15_000);
+
+    // Reviewers on a and c decide every request at once, with opposite decisions; a dies a third of the way in.
+    const acked = new Map<string, string[]>();
+    const decideAll = (ext: ScriptedExtension, who: string, decision: 'approved' | 'rejected') =>
+      Promise.all(ids.map(async (id, i) => {
+        await sleep(i * 15);
+        const answer = await ext.call('decide', { elicitationId: id, idempotencyKey: `${who}-${id}`, decision }, 10_000).catch(() => null);
+        if (answer?.result?.ok === true) acked.set(id, [...(acked.get(id) ?? []), `${who}-${id}`]);
+      }));
+    const burst = Promise.all([decideAll(extA, 'a', 'approved'), decideAll(extC, 'c', 'rejected')]);
+    await sleep(200);
+    const killedAt = Date.now();
+    a.process.kill('SIGKILL');
+    await burst;
+
+    const stored = await rows();
+    for (const id of ids) {
+      const keys = acked.get(id) ?? [];
+      // None decided twice: at most one reviewer was told ok; the one told ok is the decision stored.
+      expect(keys.length, `${id} acknowledged ${keys.join(', ')}`).toBeLessThanOrEqual(1);
+      if (keys[0]) expect(stored.get(id)?.outcome?.idempotencyKey, `${id} lost its acknowledged decision`).toBe(keys[0]);
+    }
+    // c decided everything a did not: every request ended decided.
+    expect(ids.filter((id) => stored.get(id)?.outcome === undefined)).toEqual([]);
+    expect([...acked.values()].flat().some((k) => k.startsWith('a-')), 'a decided some before it died').toBe(true);
+
+    // Another hub runs the timers within 2 s of the kill, and the request due meanwhile is recorded as expired.
+    const taken = await eventually(() => (b.ledAt() ?? c.ledAt()) !== null, 5000);
+    expect(taken).toBe(true);
+    expect((b.ledAt() ?? c.ledAt() ?? Infinity) - killedAt).toBeLessThanOrEqual(2000);
+    expect(await expiredOnC).toMatchObject({ status: 'expired' });
+    expect((await rows()).get(dueId)).toMatchObject({ status: 'expired' });
+  }, 120_000);
+
+  it('the database frozen (SIGSTOP): the hubs answer unavailable and acknowledge nothing; once it resumes they serve every request they acknowledged', async () => {
+    const live = hubs.filter((h) => h.process.exitCode === null && h.process.signalCode === null);
+    const hub = live[0];
+    if (!hub) throw new Error('a live hub');
+    const agent = await agentOn(hub);
+    const before = await agent.callTool('elicit_approval', { message: 'Filed before the freeze', context: {} });
+    const beforeId = String(before.structuredContent?.elicitationId);
+    expect(before.structuredContent).toMatchObject({ status: 'pending' });
+    cluster.pause();
+    let during: Awaited<ReturnType<Harness['callTool']>>;
+    try {
+      during = await agent.callTool('elicit_approval', { message: 'Filed while frozen', context: {} }, { timeoutMs: 60_000 });
+    } finally {
+      cluster.resume();
+    }
+    expect(during.isError).toBe(true);
+    expect(during.structuredContent).toMatchObject({ error: 'unavailable' });
+    // Once the hubs have reopened the database, what was acknowledged before the freeze is served by each.
+    for (const h of live) {
+      const onHub = await agentOn(h);
+      const status = await eventually(async () => {
+        const answer = await onHub.callTool('elicit_status', { elicitationId: beforeId }, { timeoutMs: 30_000 });
+        return answer.isError ? null : answer.structuredContent;
+      }, 30_000);
+      expect(status).toEqual({ status: 'pending' });
+    }
+    expect((await rows()).get(beforeId)).toMatchObject({ status: 'pending' });
+  }, 180_000);
+});
