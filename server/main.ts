@@ -92,7 +92,7 @@ if (config.command === 'pair') {
     {
       port: config.port,
       state,
-      openEngine: () => openEngine(config),
+      openEngine: () => openEngine(config, state),
       action: config.rules,
       json: config.json,
     },
@@ -101,7 +101,7 @@ if (config.command === 'pair') {
 } else if (config.command === 'passkey') {
   const { runPasskeyCommand } = await import('./hub/passkey-command.js');
   process.exitCode = await runPasskeyCommand(
-    { port: config.port, state, openEngine: () => openEngine(config), action: config.passkey, json: config.json },
+    { port: config.port, state, openEngine: () => openEngine(config, state), action: config.passkey, json: config.json },
     (text) => process.stdout.write(text),
   );
 } else if (config.command === 'audit' && config.audit) {

@@ -17,8 +17,11 @@ export interface BuiltFiles {
   phoneDir: string;
 }
 
-/** The store's engine as this configuration opens it: the role election's hub, and the `rules` command with no hub running. */
-export async function openEngine(config: Config) {
+/**
+ * The store's engine as this configuration opens it: the role election's hub, and the `rules` command with no hub
+ * running; the team's routing policy read from `state`'s `routing.json`.
+ */
+export async function openEngine(config: Config, state: Pick<StateDir, 'routingReader'>) {
   const [{ ApprovalEngine }, { realPath }] = await Promise.all([import('./approvals/approval-engine.js'), import('./real-path.js')]);
   const { databaseUrl } = config;
   return ApprovalEngine.open({
@@ -28,6 +31,7 @@ export async function openEngine(config: Config) {
     retentionMs: config.retentionDays * DAY_MS,
     ...(config.ledgerRetentionDays === undefined ? {} : { ledgerRetentionMs: config.ledgerRetentionDays * DAY_MS }),
     paths: { home: config.userHome, real: realPath },
+    routing: state.routingReader(),
   });
 }
 
@@ -41,7 +45,7 @@ export async function newElection(config: Config, state: StateDir, files: Pick<B
     port: config.port,
     state,
     remoteHub: config.remoteHub,
-    openEngine: () => openEngine(config),
+    openEngine: () => openEngine(config, state),
     phoneDir: config.phoneDir ?? files.phoneDir,
     remoteListen: config.remoteListen,
     pushServices: config.pushServices,

@@ -4,6 +4,7 @@ import * as z from 'zod';
 import { PAIRING_CODE_PATTERN, PAIRING_TTL_MINUTES, isKeyHex, randomHex } from '../shared/hub-auth.js';
 import { PushSubscriptionSchema, type PushSubscription } from '../shared/push-notice.js';
 import { ReviewerNameSchema, ReviewerSchema, sameReviewer, type Reviewer } from '../shared/reviewers.js';
+import { readRoutingPolicy, type RoutingRead } from '../shared/routing.js';
 import { DeviceNameSchema, GRANTS, GrantSchema, KeyIdSchema, type Grant } from '../shared/wire-fields.js';
 import { withFileLock } from './file-lock.js';
 import { log } from './log.js';
@@ -81,6 +82,8 @@ const RelayKeysFileSchema = z.strictObject({ version: z.literal(1), keys: z.arra
 const ReviewersFileSchema = z.strictObject({ version: z.literal(1), reviewers: z.array(ReviewerSchema).max(1000) });
 
 export const REVIEWERS_FILE = 'reviewers.json';
+/** A team's routing policy (`shared/routing.ts`), written by the team; the hub only reads it. */
+export const ROUTING_FILE = 'routing.json';
 export const PAIRED_EXTENSIONS_FILE = 'paired-extensions.json';
 export const PAIRED_DEVICES_FILE = 'paired-devices.json';
 export const RELAY_KEYS_FILE = 'relay-keys.json';
@@ -393,6 +396,24 @@ export class StateDir {
    */
   remoteReader(): () => RemoteConfig {
     return this.changedOnly(REMOTE_FILE, () => this.remote());
+  }
+
+  /** The team's routing policy: none without the file; a damaged one says what is wrong, and nothing is filed then. */
+  routing(): RoutingRead {
+    let raw: unknown;
+    try {
+      raw = this.readJson(ROUTING_FILE);
+    } catch (error) {
+      // The refusal names the file already.
+      return { ok: false, problem: error instanceof Error ? error.message : String(error) };
+    }
+    const read = readRoutingPolicy(raw);
+    return read.ok ? read : { ok: false, problem: `${this.file(ROUTING_FILE)}: ${read.problem}` };
+  }
+
+  /** `routing()` for the engine, which asks at every create: read again only when the file changed. */
+  routingReader(): () => RoutingRead {
+    return this.changedOnly(ROUTING_FILE, () => this.routing());
   }
 
   /** `pairedDevices()` for the notifier, which asks at every new request: read again only when the file changed. */

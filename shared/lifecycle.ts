@@ -22,6 +22,8 @@ export const OutcomeSchema = z.strictObject({
   decidedVia: DecidedViaSchema.optional(),
   /** The reviewer the deciding browser or phone was paired for, on a team's hub (`reviewer add`, `pair --reviewer`). */
   decidedBy: ReviewerNameSchema.optional(),
+  /** With a quorum (`shared/routing.ts`): every reviewer who approved, in order; the last is `decidedBy`. */
+  approvedBy: z.array(ReviewerNameSchema).min(2).max(10).optional(),
   /** With `decidedVia: "rule"` the rule that decided; with a person's decision the rule they saved along with it. */
   ruleId: z.string().min(1).max(100).optional(),
   action: z.enum(['submit', 'cancel']),
@@ -89,6 +91,8 @@ export const ApprovalEnvelopeSchema = z.strictObject({
   decidedVia: DecidedViaSchema,
   /** The reviewer who decided, on a team's hub. */
   decidedBy: ReviewerNameSchema.optional(),
+  /** With a quorum: every reviewer who approved, in order. */
+  approvedBy: z.array(ReviewerNameSchema).optional(),
   /** Where the decision is in the hub's ledger (`shared/receipt.ts`). */
   receipt: ReceiptSchema.optional(),
 });
@@ -97,6 +101,7 @@ export type ApprovalEnvelope = z.infer<typeof ApprovalEnvelopeSchema>;
 export function approvalEnvelope(context: unknown, outcome: Outcome): ApprovalEnvelope {
   const envelope: ApprovalEnvelope = { status: 'consumed', decision: outcome.decision, action: outcome.action, context: context ?? null, decidedVia: outcome.decidedVia ?? 'extension' };
   if (outcome.decidedBy !== undefined) envelope.decidedBy = outcome.decidedBy;
+  if (outcome.approvedBy !== undefined) envelope.approvedBy = outcome.approvedBy;
   if (outcome.decision === 'approved') envelope.values = outcome.values ?? {};
   if (outcome.comment !== undefined && outcome.comment !== '') envelope.comment = outcome.comment;
   return envelope;

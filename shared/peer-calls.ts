@@ -6,6 +6,7 @@ import { RequestViewSchema, ResultEnvelopeSchema, ReviewRequestSchema } from './
 import { PushSubscriptionSchema } from './push-notice.js';
 import { MAX_RULES, RuleDraftSchema, RuleIdSchema, RuleSchema } from './rules.js';
 import { AssertionSchema, AssuranceSchema, CredentialIdSchema, PasskeyInfoSchema, PasskeyLabelSchema, PasskeyScopeSchema, RegistrationSchema } from './passkey-wire.js';
+import { QuorumStatusSchema } from './routing.js';
 import { DecideParamsSchema, DecisionAnswerSchema, DeviceNameSchema, ElicitationIdSchema, KeyIdSchema, NONCE_HEX_LENGTH, RequesterSchema, type Grant } from './wire-fields.js';
 import { ReviewerNameSchema } from './reviewers.js';
 
@@ -124,7 +125,8 @@ const HubInfoSchema = z.strictObject({
   pending: z.number().int().min(0),
 });
 export type HubInfo = z.infer<typeof HubInfoSchema>;
-const StatusAnswerSchema = z.strictObject({ status: StatusSchema });
+/** A request's status; with a quorum (a team's route), the approvals so far. */
+const StatusAnswerSchema = z.strictObject({ status: StatusSchema, approvals: QuorumStatusSchema.optional() });
 /** The longest elicit_await window; the relay's own call timeout is derived from it. */
 const MAX_WAIT_MS = 600_000;
 

@@ -79,6 +79,8 @@ export const PermissionResultSchema = z.strictObject({
   decidedVia: DecidedViaSchema,
   /** The reviewer who decided, on a team's hub. */
   decidedBy: ReviewerNameSchema.optional(),
+  /** With a quorum: every reviewer who approved, in order. */
+  approvedBy: z.array(ReviewerNameSchema).optional(),
   /** The rule that decided, or that the person saved with this decision. */
   ruleId: z.string().optional(),
   /** Where the decision is in the hub's ledger (`shared/receipt.ts`). */
@@ -94,5 +96,6 @@ export function permissionResult(outcome: Outcome): PermissionResult {
   if (outcome.comment !== undefined && outcome.comment !== '') result.message = outcome.comment;
   if (outcome.ruleId !== undefined) result.ruleId = outcome.ruleId;
   if (outcome.decidedBy !== undefined) result.decidedBy = outcome.decidedBy;
+  if (outcome.approvedBy !== undefined) result.approvedBy = outcome.approvedBy;
   return result;
 }

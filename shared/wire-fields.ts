@@ -15,7 +15,7 @@ import { RuleDraftSchema } from './rules.js';
  * incompatible change: the hub closes a peer that says another version with `CLOSE_PROTOCOL_MISMATCH`, and the peer
  * tells its user which side to update. Here, not there, so the handshake's crypto (hub-auth.ts) needs no message shape.
  */
-export const PROTOCOL_VERSION = 14;
+export const PROTOCOL_VERSION = 15;
 
 /** 32 random bytes, hex: each side's fresh nonce in the handshake (`hub-auth.ts`). */
 export const NONCE_HEX_LENGTH = 64;

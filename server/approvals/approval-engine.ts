@@ -23,6 +23,8 @@ import { keyIdOf, type KeyRole } from '../ledger/ledger-format.js';
 import { ledgerKey } from '../ledger/ledger-key.js';
 import { PasskeyRegistry, type PasskeyChange } from '../passkeys/passkey-registry.js';
 import { decisionChallenge, decisionCore, decisionHash, needsPasskey } from '../../shared/passkey.js';
+import { sameReviewer } from '../../shared/reviewers.js';
+import { reviewerMayDecide, routeOf, type QuorumStatus, type RequestRoute, type RoutingRead } from '../../shared/routing.js';
 import type { ApprovalRecord } from './approval-record.js';
 import { ApprovalRecordSchema, toView } from './approval-record.js';
 
@@ -56,6 +58,17 @@ interface EngineOptions {
   ledger?: boolean;
   /** How long the ledger keeps a sealed segment (`ELICITLY_LEDGER_RETENTION_DAYS`); absent: for ever. */
   ledgerRetentionMs?: number;
+  /**
+   * The team's routing policy as it is now (`routing.json`, read again when it changed), or what is wrong with it: then
+   * nothing is filed until it is fixed, rather than reaching reviewers it should not. Absent: no routing.
+   */
+  routing?: () => RoutingRead;
+}
+
+/** The reviewer a deciding browser or phone was paired for, on a team's hub: their name and groups. */
+export interface DecidingReviewer {
+  name: string;
+  groups: readonly string[];
 }
 
 /** A rule of rules file version 1, where a pattern's `?` and `\` were themselves: kept meaning exactly that. */
@@ -283,6 +296,11 @@ export class ApprovalEngine {
     return record && (scope === null || record.owner === scope) ? record : undefined;
   }
 
+  /** The team's route a request took at creation, if it took one: whose reviewers it reaches. */
+  routeOf(id: string): RequestRoute | undefined {
+    return this.store.get(id)?.route;
+  }
+
   /**
    * Withdraws these requests where they still wait: the connection that filed them with `bound` closed. Each in its
    * own request's queue; one that was decided meanwhile keeps its decision.
@@ -497,7 +515,7 @@ export class ApprovalEngine {
    * A rule saved with it (the extension's socket only) is checked and saved first, once the decision is known to hold.
    */
   /** `by`: the reviewer the deciding surface was paired for (a team's hub), recorded as the outcome's `decidedBy`. */
-  decide(message: DecideParams, surface: Exclude<DecidedVia, 'rule'>, by?: string): Promise<Answer<DecisionAnswer>> {
+  decide(message: DecideParams, surface: Exclude<DecidedVia, 'rule'>, by?: DecidingReviewer): Promise<Answer<DecisionAnswer>> {
     if (this.unusable()) return Promise.resolve(this.unavailable());
     // Surfaces are fixed at creation, so this read needs no turn in the request's queue.
     const created = this.store.get(message.elicitationId);
@@ -511,9 +529,15 @@ export class ApprovalEngine {
     });
   }
 
-  private async decideNow(message: DecideParams, surface: Exclude<DecidedVia, 'rule'>, by: string | undefined): Promise<DecisionAnswer | typeof UNRECORDED> {
+  private async decideNow(message: DecideParams, surface: Exclude<DecidedVia, 'rule'>, reviewer: DecidingReviewer | undefined): Promise<DecisionAnswer | typeof UNRECORDED> {
     const record = this.store.get(message.elicitationId);
     if (!record) return { ok: false, reason: 'not_found' };
+    const by = reviewer?.name;
+    // A routed request is decided only by a reviewer of its groups: not by another, nor by a surface that is nobody's.
+    if (!reviewerMayDecide(record.route, reviewer?.groups ?? null) && effectiveStatus(record, this.now()) === 'pending') {
+      const groups = record.route?.groups.join(', ') ?? '';
+      return { ok: false, reason: 'invalid', status: 'pending', issues: [issue(['elicitationId'], 'not_your_group', `the team routes this request to ${groups}${reviewer ? `, and ${reviewer.name} is not in ${record.route?.groups.length === 1 ? 'it' : 'any of them'}` : ': decide it on a browser or phone paired for a reviewer of those groups'}`)] };
+    }
     if (message.shownHash !== undefined && message.shownHash !== requestHashOf(record)) {
       return { ok: false, reason: 'shown_mismatch', status: effectiveStatus(record, this.now()), issues: [issue(['shownHash'], 'shown_mismatch', 'what was shown is not the stored request (a changed or stale view): show it again and decide on what is shown')] };
     }
@@ -538,6 +562,19 @@ export class ApprovalEngine {
       result = decide(record, outcome, this.now());
       if (!result.ok) return { ok: false, reason: result.reason, status: effectiveStatus(record, this.now()) };
     }
+    const quorum = record.route?.quorum ?? 1;
+    if (quorum > 1 && !result.duplicate && outcome.decision === 'approved') {
+      if (message.rule) return { ok: false, reason: 'invalid', status: 'pending', issues: [issue(['rule'], 'quorum', `this request needs ${quorum} approvals: no rule may answer it for the others`)] };
+      const counted = this.approve(record, by ?? '', message.idempotencyKey, decisionHash(core.core));
+      if ('refused' in counted) return counted.refused;
+      if (counted.approvals.length < quorum) {
+        if (counted.approvals !== record.approvals && !(await this.write({ ...record, approvals: counted.approvals }))) return UNRECORDED;
+        return { ok: true, status: 'pending' };
+      }
+      outcome = { ...outcome, approvedBy: counted.approvals.map((a) => a.by) };
+      result = decide({ ...record, approvals: counted.approvals }, outcome, this.now());
+      if (!result.ok) return { ok: false, reason: result.reason, status: effectiveStatus(record, this.now()) };
+    }
     // A repeat reads the committed record (its rule was saved with the first one); only a first decision saves one.
     if (message.rule && !result.duplicate && this.passkeys.require().includes('rules')) {
       return { ok: false, reason: 'invalid', status: 'pending', issues: [issue(['rule'], 'passkey_required', 'saving a rule needs your passkey (your setting): decide without "Always", and make the rule in the Rules view')] };
@@ -560,6 +597,20 @@ export class ApprovalEngine {
       this.changed(result.state);
     }
     return { ok: true, status: result.state.status };
+  }
+
+  /**
+   * One reviewer's approval toward a quorum: counted once per person (an approval repeated answers as the first did),
+   * and only for the values the first approver approved, so the decision is one thing several people agreed to.
+   */
+  private approve(record: ApprovalRecord, by: string, idempotencyKey: string, hash: string): { approvals: NonNullable<ApprovalRecord['approvals']> } | { refused: DecisionAnswer } {
+    const approvals = record.approvals ?? [];
+    if (approvals.some((a) => sameReviewer(a.by, by))) return { approvals };
+    const first = approvals[0];
+    if (first && first.decisionHash !== hash) {
+      return { refused: { ok: false, reason: 'invalid', status: 'pending', issues: [issue(['values'], 'quorum_mismatch', `${first.by} approved other values: approve the same values, or reject`)] } };
+    }
+    return { approvals: [...approvals, { by, at: this.now(), idempotencyKey, decisionHash: hash }] };
   }
 
   /** Stops the timers, answers the waiters, lets every queued change finish, then closes the store. */
@@ -762,6 +813,15 @@ export class ApprovalEngine {
   /** Writes a new request whose slot under the cap is reserved; on success it is pending before the slot is released. */
   private async insert(params: CreateParams, scope: Scope): Promise<Answer<EngineCreated>> {
     const now = this.now();
+    const routing = this.options.routing?.() ?? { ok: true, policy: null };
+    if (!routing.ok) return fail('unavailable', `the team's routing policy cannot be used (${routing.problem}): nothing is filed until it is fixed`);
+    const { request } = params;
+    const route = routeOf(routing.policy, {
+      agent: request.kind === 'permission' ? request.host : params.requester.client,
+      directory: request.kind === 'permission' ? request.cwd || null : null,
+      kind: request.kind,
+      tool: request.kind === 'permission' ? request.tool : null,
+    });
     const pending: ApprovalRecord = {
       id: params.id,
       updatedAt: now,
@@ -775,6 +835,7 @@ export class ApprovalEngine {
       ...(params.surfaces ? { surfaces: params.surfaces } : {}),
       ...(scope === null ? {} : { owner: scope }),
       ...(params.bound ? { bound: true as const } : {}),
+      ...(route ? { route } : {}),
       // The person's setting as it is now, with passkeys to meet it: a later change does not move a request filed before.
       ...(needsPasskey(params.request.kind, params.assurance, this.passkeys.credentials().length > 0 ? this.passkeys.require() : []) ? { assurance: 'passkey' as const } : {}),
     };
@@ -796,8 +857,8 @@ export class ApprovalEngine {
   private decidedByRule(record: ApprovalRecord, now: number): { record: ApprovalRecord; used: Rule[] } | null {
     const { request } = record;
     if (request.kind !== 'permission' && request.kind !== 'confirm') return null;
-    // A rule is no passkey: what needs the person's passkey is never answered in advance.
-    if (record.assurance === 'passkey') return null;
+    // A rule is no passkey: what needs the person's passkey is never answered in advance; nor is one person's rule a quorum.
+    if (record.assurance === 'passkey' || (record.route?.quorum ?? 1) > 1) return null;
     const verdict = ruleVerdict(this.rules.all(), ruleSubject(request, record.requester.client), now, this.options.paths);
     if (!verdict) return null;
     const { rule } = verdict;
@@ -849,13 +910,15 @@ export class ApprovalEngine {
     return { ...base, status: 'pending' };
   }
 
-  private status(id: string, scope: Scope): Answer<{ status: Status }> {
+  private status(id: string, scope: Scope): Answer<{ status: Status; approvals?: QuorumStatus }> {
     const record = this.visible(id, scope);
     if (!record) return notFound(id);
-    return { ok: true, value: { status: effectiveStatus(record, this.now()) } };
+    const needed = record.route?.quorum ?? 1;
+    const by = (record.approvals ?? []).map((a) => a.by);
+    return { ok: true, value: { status: effectiveStatus(record, this.now()), ...(needed > 1 ? { approvals: { given: by.length, needed, by } } : {}) } };
   }
 
-  private async await(id: string, waitMs: number, scope: Scope, signal?: AbortSignal): Promise<Answer<{ status: Status }>> {
+  private async await(id: string, waitMs: number, scope: Scope, signal?: AbortSignal): Promise<Answer<{ status: Status; approvals?: QuorumStatus }>> {
     const record = this.visible(id, scope);
     if (!record) return notFound(id);
     if (effectiveStatus(record, this.now()) === 'pending' && !signal?.aborted) {

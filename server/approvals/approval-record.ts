@@ -4,6 +4,7 @@ import { RequestKindSchema, ReviewRequestSchema } from '../../shared/review-requ
 import { OutcomeSchema, StatusSchema, SurfaceSchema } from '../../shared/lifecycle.js';
 import type { RequestView } from '../../shared/review-request.js';
 import { AssuranceSchema } from '../../shared/passkey-wire.js';
+import { QuorumApprovalSchema, RequestRouteSchema } from '../../shared/routing.js';
 
 /** One stored request; every row read back from disk is validated against this before it is trusted. */
 export const ApprovalRecordSchema = z.strictObject({
@@ -30,6 +31,10 @@ export const ApprovalRecordSchema = z.strictObject({
   bound: z.literal(true).optional(),
   /** Decided only with one of the person's passkeys: fixed at creation (the agent's ask, or the person's setting then). */
   assurance: AssuranceSchema.optional(),
+  /** The team's route it took at creation (`routing.json`): whose reviewers see it, and how many must approve. */
+  route: RequestRouteSchema.optional(),
+  /** With a quorum, the approvals so far, each of the same values (`decisionHash`), one per reviewer. */
+  approvals: z.array(QuorumApprovalSchema).max(10).optional(),
 });
 export type ApprovalRecord = z.infer<typeof ApprovalRecordSchema>;
 

@@ -27,7 +27,10 @@ import {
   parsePeerNotice,
   protocolMismatchReason,
 } from '../../shared/wire-protocol.js';
-import type { ApprovalEngine, EngineEvent } from '../approvals/approval-engine.js';
+import type { ApprovalEngine, DecidingReviewer, EngineEvent } from '../approvals/approval-engine.js';
+import { sameReviewer } from '../../shared/reviewers.js';
+import { reviewerMayDecide } from '../../shared/routing.js';
+import type { RequestView } from '../../shared/review-request.js';
 import { log } from '../log.js';
 import { allowedOrigins, type Listener } from '../remote-config.js';
 import { phoneRequestHandler } from '../remote/phone-page.js';
@@ -77,6 +80,11 @@ interface Peer extends HandshakePeer {
   /** The connection under the socket: corked while a turn of the event loop sends (`out`). */
   wire: Duplex;
   corked: boolean;
+  /**
+   * A reviewer's groups as they were when it proved its key (a team's routing shows a routed request only to its
+   * groups); null: a socket that is no named reviewer's. A change of groups applies at the next connection.
+   */
+  groups: readonly string[] | null;
   /** The listener it came in on: each has a room of its own for sockets still proving a key. */
   listener: Listener;
   bucket: TokenBucket;
@@ -236,7 +244,7 @@ export class HubServer {
       lastSeenAt: () => this.lastSeenAt,
       paired: () => this.pairedReviewers(),
       devices: () => (this.watching ? (this.pairedCount.get('device') ?? null) : (this.keysOf('device')?.length ?? null)),
-      nameOf: (keyId) => this.options.state.reviewerOf(keyId),
+      reviewerOf: (keyId) => this.reviewerOf(keyId),
     }, devicePush(this.options.state, this.options.pushServices ?? []));
     const handlers: Handlers<SocketContext> = {
       ...service,
@@ -289,28 +297,44 @@ export class HubServer {
     peer.stage = 'ready';
     const reviewer = principal.role === 'extension' || principal.role === 'device';
     if (reviewer) this.lastSeenAt = Date.now();
+    peer.groups = principal.role === 'extension' || principal.role === 'device' ? (this.reviewerOf(principal.keyId)?.groups ?? null) : null;
+    const theirs = (view: RequestView) => reviewerMayDecide(engine.routeOf(view.elicitationId), peer.groups);
     // Every (re)connect gets every pending request: delivery survives dropped sockets and restarted workers. The
     // person's rules go to their extensions only; a device keeps no history of its own, so it gets the last ended ones.
     const welcome: Welcome = {
       protocol: PROTOCOL_VERSION,
       hubPid: process.pid,
-      pending: reviewer ? engine.pendingViews() : [],
+      pending: reviewer ? engine.pendingViews().filter(theirs) : [],
       rules: principal.role === 'extension' ? engine.ruleList() : [],
-      ...(principal.role === 'device' ? { recent: engine.recentViews(DEVICE_RECENT) } : {}),
+      ...(principal.role === 'device' ? { recent: engine.recentViews(DEVICE_RECENT).filter(theirs) } : {}),
     };
     reply({ ...(paired ? { paired } : {}), welcome } satisfies Result<'auth'>);
     // A new key: counted at once, without waiting for the watcher.
     if (paired) this.recheck(peer.role);
   }
 
-  /** Sends a notice to every ready peer it is for (`HUB_NOTICES[…].to`). */
+  /**
+   * Sends a notice to every ready peer it is for (`HUB_NOTICES[…].to`); news of a request the team routed goes only to
+   * the reviewers of its groups.
+   */
   private notify(event: EngineEvent | { method: 'heartbeat'; params: { t: number } }): void {
     const to: readonly Caller[] = HUB_NOTICES[event.method].to;
     const text = JSON.stringify(event);
+    const id = event.method === 'request.created' ? event.params.request.elicitationId : event.method === 'request.removed' || event.method === 'request.receipt' ? event.params.elicitationId : null;
+    const route = id === null ? undefined : this.engine?.routeOf(id);
     for (const peer of this.peers) {
       if (peer.stage !== 'ready' || peer.leaving) continue;
+      if (route !== undefined && !reviewerMayDecide(route, peer.groups)) continue;
       if (callersOf(peer.principal).some((caller) => to.includes(caller))) this.out(peer, text);
     }
+  }
+
+  /** The reviewer a paired key is for, with their groups (`reviewer add --group`), on a team's hub. */
+  private reviewerOf(keyId: string): DecidingReviewer | undefined {
+    const { state } = this.options;
+    const name = state.reviewerOf(keyId);
+    if (name === undefined) return undefined;
+    return { name, groups: state.reviewers().find((r) => sameReviewer(r.name, name))?.groups ?? [] };
   }
 
   /** Watches the state dir: a removed key, a revoked relay key or a disabled phone page closes those sockets at once. */
@@ -485,7 +509,7 @@ export class HubServer {
 
   private accept(socket: WebSocket, wire: Duplex, listener: Listener, verdict: { role: PeerRole; origin: string | null; pairingOnly: boolean; pairing: boolean }): void {
     const { role, origin, pairingOnly, pairing } = verdict;
-    const peer: Peer = { socket, wire, corked: false, listener, role, origin, pairingOnly, pairing, stage: 'hello', bucket: new TokenBucket(), principal: UNPROVEN, calls: new Map(), bound: new Set(), leaving: false };
+    const peer: Peer = { socket, wire, corked: false, groups: null, listener, role, origin, pairingOnly, pairing, stage: 'hello', bucket: new TokenBucket(), principal: UNPROVEN, calls: new Map(), bound: new Set(), leaving: false };
     this.peers.add(peer);
     // The handshake's window: when it ends the socket's place in its room is freed at once (4008, then destroyed).
     const helloTimer = setTimeout(() => {

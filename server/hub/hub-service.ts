@@ -2,7 +2,7 @@ import type { Answer, Caller, Created, Params, PeerMethod, Result } from '../../
 import { fail } from '../../shared/peer-calls.js';
 import type { DecidedVia } from '../../shared/lifecycle.js';
 import type { RuleDraft } from '../../shared/rules.js';
-import type { ApprovalEngine, EngineCreated, Scope } from '../approvals/approval-engine.js';
+import type { ApprovalEngine, DecidingReviewer, EngineCreated, Scope } from '../approvals/approval-engine.js';
 import type { Asker, PasskeyRefusal } from '../passkeys/passkey-registry.js';
 import type { CallContext } from './peer-dispatcher.js';
 import { pushEndpointProblem, type PushSubscription } from '../../shared/push-notice.js';
@@ -19,8 +19,8 @@ export interface Reviewers {
   paired(): number | null;
   /** Of those, the phones (devices); null when unknown. */
   devices(): number | null;
-  /** The reviewer a paired key belongs to (`pair --reviewer`), if any. */
-  nameOf(keyId: string): string | undefined;
+  /** The reviewer a paired key belongs to (`pair --reviewer`), with their groups, if any. */
+  reviewerOf(keyId: string): DecidingReviewer | undefined;
 }
 
 /** Devices' push subscriptions, kept with their pairing (`paired-devices.json`): gone when the device is removed. */
@@ -123,7 +123,7 @@ export function serviceHandlers(engine: EngineView, reviewers: Reviewers, push: 
       const surface = SURFACE[context.caller];
       if (surface === undefined) return fail('forbidden', `a ${context.caller} does not decide`);
       const { principal } = context;
-      const by = principal.role === 'extension' || principal.role === 'device' ? reviewers.nameOf(principal.keyId) : undefined;
+      const by = principal.role === 'extension' || principal.role === 'device' ? reviewers.reviewerOf(principal.keyId) : undefined;
       return engine.decide(params, surface, by);
     },
     'passkey.info': async (_params, context) => ({ ok: true, value: engine.passkeys.info(originOf(context)) }),

@@ -61,6 +61,14 @@ describe('ApprovalReview: json mode', () => {
     expect(onDone).toHaveBeenCalledTimes(1);
   });
 
+  it('an approval a team\'s quorum counted says so: the request is not approved yet', async () => {
+    const { calls } = setup({ context: { id: 7 } }, [{ state: 'answered', ok: true, status: 'pending' }]);
+    fireEvent.click(button('Approve'));
+    await screen.findByText('Your approval is counted. The team needs more approvals before this request is approved.');
+    expect(screen.queryByText('Decision sent.')).toBeNull();
+    expect(calls).toEqual([{ elicitationId: 'el-1', decision: 'approved' }]);
+  });
+
   it('declines with a comment, under renamed labels', async () => {
     const { calls } = setup({ context: { id: 7 }, labels: { ok: 'Pay', cancel: 'Hold' } });
     expect(screen.queryByRole('button', { name: 'Approve' })).toBeNull();

@@ -29,7 +29,10 @@ beforeEach(async () => {
   reviewers = { connected: 0, lastSeenAt: null, paired: 1, devices: 0 };
   const live: Reviewers = {
     connected: () => reviewers.connected, lastSeenAt: () => reviewers.lastSeenAt, paired: () => reviewers.paired, devices: () => reviewers.devices,
-    nameOf: (keyId) => NAMES.get(keyId),
+    reviewerOf: (keyId) => {
+      const name = NAMES.get(keyId);
+      return name === undefined ? undefined : { name, groups: [] };
+    },
   };
   handlers = serviceHandlers(engine, live, NO_PUSH);
 });

@@ -9,6 +9,8 @@ import { VisibleText } from '../visible-text.js';
 export interface Feedback { tone: 'status' | 'alert'; text: string }
 
 const SENT = 'Decision sent.';
+/** A team's quorum: the hub counted this approval, and the request waits for the other reviewers'. */
+const COUNTED = 'Your approval is counted. The team needs more approvals before this request is approved.';
 const QUEUED = 'The hub is unreachable. Your decision is saved and will be delivered when it reconnects.';
 
 /** A second popup or tab decided too late: the first decision made in this browser is the one that counts. */
@@ -37,7 +39,7 @@ function interpretReply(reply: DecideReply): ReplyOutcome {
     case 'too_large':
       return { feedback: { tone: 'alert', text: REFUSAL_TEXT.too_large }, issues: reply.issues, settled: false };
     case 'answered': {
-      if (reply.ok) return { feedback: { tone: 'status', text: SENT }, issues: [], settled: true };
+      if (reply.ok) return { feedback: { tone: 'status', text: reply.status === 'pending' ? COUNTED : SENT }, issues: [], settled: true };
       const text = reply.reason ? REFUSAL_TEXT[reply.reason] : 'The hub refused this decision.';
       return { feedback: { tone: 'alert', text }, issues: reply.reason === 'invalid' ? (reply.issues ?? []) : [], settled: false };
     }
