@@ -8,6 +8,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { newElicitationId } from '../server/durable-request.js';
+import { RelayClient } from '../server/hub/relay-client.js';
 import { StateDir } from '../server/state-dir.js';
 import { checkApprovalInput } from '../shared/approval-input.js';
 import { postgresBin, startPgCluster } from '../test/helpers/pg-cluster.js';
@@ -77,6 +78,7 @@ export async function multiHub(): Promise<void> {
   const cluster = startPgCluster();
   const hubs: { dir: string; port: number; process: ChildProcess }[] = [];
   const sockets: ScriptedExtension[] = [];
+  const relays: RelayClient[] = [];
   try {
     for (let i = 0; i < HUBS; i++) {
       const dir = mkdtempSync(join(tmpdir(), `elicitly-bench-multi-${i}-`));
@@ -85,16 +87,21 @@ export async function multiHub(): Promise<void> {
       const child = spawn(process.execPath, [SERVER, 'hub', '--database', cluster.url], { env: { ...process.env, ELICITLY_STATE_DIR: dir, ELICITLY_PORT: String(port), ELICITLY_LOG_LEVEL: 'error' }, stdio: ['ignore', 'ignore', 'inherit'] });
       hubs.push({ dir, port, process: child });
     }
-    const relays: ScriptedExtension[] = [];
+    // The agents are the product's own relay (what every MCP server process uses to reach a hub); the reviewers are
+    // scripted extensions.
     const reviewers: ScriptedExtension[] = [];
     for (const hub of hubs) {
-      for (let r = 0; r < RELAYS_PER_HUB; r++) relays.push(await connectWhenUp(hub.port, { role: 'relay', key: { key: new StateDir(hub.dir).relayKey() } }));
       reviewers.push(await connectWhenUp(hub.port, { key: pairedKey(hub.dir) }));
+      for (let r = 0; r < RELAYS_PER_HUB; r++) {
+        const connected = await RelayClient.connect({ port: hub.port, key: new StateDir(hub.dir).relayKey(), callTimeoutMs: 30_000 });
+        if (!connected.ok) throw new Error(`relay: ${connected.reason} ${connected.detail}`);
+        relays.push(connected.relay);
+      }
     }
-    sockets.push(...relays, ...reviewers);
+    sockets.push(...reviewers);
 
     // Warm each hub (its first create loads the engine's lazy parts), then the burst.
-    for (const hub of relays.filter((_, i) => i % RELAYS_PER_HUB === 0)) await hub.call('create', request(-1), 10_000);
+    for (const hub of relays.filter((_, i) => i % RELAYS_PER_HUB === 0)) await hub.call('create', request(-1));
     // The agents' requests are made before the clock starts: on a team they are other machines' work.
     const requests = Array.from({ length: CREATES }, (_, n) => request(n));
     let next = 0;
@@ -107,8 +114,8 @@ export async function multiHub(): Promise<void> {
         Array.from({ length: IN_FLIGHT }, async () => {
           while (next < CREATES) {
             const n = next++;
-            const answer = await relay.call('create', requests[n] ?? request(n), 30_000);
-            if (!answer.result) throw new Error(`create refused: ${JSON.stringify(answer.error)}`);
+            const answer = await relay.call('create', requests[n] ?? request(n));
+            if (!answer.ok) throw new Error(`create refused: ${JSON.stringify(answer.error)}`);
           }
         }),
       ),
@@ -124,12 +131,12 @@ export async function multiHub(): Promise<void> {
 
     // A decision on hub 0 → the reviewers of hubs 1 and 2 told (request.removed), one decision at a time.
     const [deciding, ...others] = reviewers;
-    const [agent] = relays;
+    const agent = relays[0];
     if (!deciding || !agent) throw new Error('no reviewer');
     const latencies: number[] = [];
     for (let i = 0; i < DECISIONS; i++) {
-      const created = await agent.call('create', request(100_000 + i), 10_000);
-      const id = created.result && 'elicitationId' in created.result ? created.result.elicitationId : '';
+      const created = await agent.call('create', request(100_000 + i));
+      const id = created.ok ? created.value.elicitationId : '';
       await Promise.all(others.map((o) => o.notice('request.created', (p) => p.request.elicitationId === id, 10_000)));
       const heard = others.map((o) => o.notice('request.removed', (p) => p.elicitationId === id, 10_000).then(() => performance.now()));
       const sent = performance.now();
@@ -140,6 +147,7 @@ export async function multiHub(): Promise<void> {
     record('multi_hub_fanout_p99_ms', "  a decision → the other hubs' reviewers, p99", pct(latencies, 99), 'ms', 50);
   } finally {
     for (const socket of sockets) socket.socket.terminate();
+    for (const relay of relays) relay.close();
     for (const hub of hubs) hub.process.kill('SIGTERM');
     await Promise.all(hubs.map((hub) => new Promise((resolve) => (hub.process.exitCode !== null ? resolve(null) : hub.process.once('exit', resolve)))));
     cluster.stop();

@@ -27,7 +27,12 @@ export async function openEngine(config: Config, state: Pick<StateDir, 'routingR
   return ApprovalEngine.open({
     dir: config.stateDir,
     // The client for a team's database is loaded only when one is configured.
-    ...(databaseUrl === undefined ? {} : { requests: async (parse) => (await import('./store/pg-record-store.js')).PgRecordStore.open({ url: databaseUrl, parse }) }),
+    ...(databaseUrl === undefined
+      ? {}
+      : {
+          requests: async (parse) => (await import('./store/pg-record-store.js')).PgRecordStore.open({ url: databaseUrl, parse }),
+          rules: async (parse, max) => (await import('./store/pg-rules-store.js')).PgRulesStore.open({ url: databaseUrl, parse, max }),
+        }),
     retentionMs: config.retentionDays * DAY_MS,
     ...(config.ledgerRetentionDays === undefined ? {} : { ledgerRetentionMs: config.ledgerRetentionDays * DAY_MS }),
     paths: { home: config.userHome, real: realPath },

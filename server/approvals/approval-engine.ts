@@ -16,7 +16,7 @@ import { log } from '../log.js';
 import type { StoreIo } from '../store/journal-store.js';
 import { JournalStore } from '../store/journal-store.js';
 import { StaleRecord, type AppliedChange, type OpenRecordStore, type RecordStore } from '../store/record-store.js';
-import { RulesFile } from '../store/rules-file.js';
+import { RULES_KEY, RulesFile, type RulesStore } from '../store/rules-file.js';
 import { DecisionLedger, NO_LEDGER, type EngineLedger, type KeyDescriptor } from '../ledger/decision-ledger.js';
 import { requestHashOf } from '../ledger/request-events.js';
 import { keyIdOf, type KeyRole } from '../ledger/ledger-format.js';
@@ -48,6 +48,8 @@ interface EngineOptions {
    * store/pg-record-store.ts). The rules, the ledger and the keys stay in `dir`.
    */
   requests?: OpenRecordStore<ApprovalRecord>;
+  /** Where the rules are kept: `rules.json` in `dir` by default, or a team's database (store/pg-rules-store.ts). */
+  rules?: (parse: (raw: unknown) => Rule | undefined, max: number) => Promise<RulesStore<Rule>>;
   /** Pending requests this hub keeps at most; one more create is refused naming the limit. Default 10,000. */
   maxPending?: number;
   /** How a rule's paths resolve: the person's home for `~`, and the real path with links followed. Default: as text, no home. */
@@ -105,7 +107,7 @@ const MAX_PENDING = 10_000;
 /** What a request created without `surfaces` (or stored before they were) may be decided in. */
 const ALL_SURFACES: readonly Surface[] = ['extension', 'app'];
 /** The queue key every change to the rules runs under: one at a time, like the changes to one request. */
-const RULES_QUEUE = '\u0000rules';
+const RULES_QUEUE = RULES_KEY;
 /** A decision the store could not record: the caller answers it as every call of a failed engine (`unavailable`). */
 const UNRECORDED = 'unrecorded';
 /**
@@ -176,7 +178,7 @@ export class ApprovalEngine {
 
   private constructor(
     private readonly store: RecordStore<ApprovalRecord>,
-    private readonly rules: RulesFile<Rule>,
+    private readonly rules: RulesStore<Rule>,
     private readonly ledger: EngineLedger,
     /** The person's passkeys and setting; their changes go to the ledger like every other. */
     readonly passkeys: PasskeyRegistry,
@@ -196,6 +198,13 @@ export class ApprovalEngine {
       });
     });
     rules.onFailure(failed);
+    // Another hub's rules, read in the rules' turn; a failed read has failed the store (the hub steps down).
+    rules.onRemoteChange((change) => {
+      void this.exclusive(RULES_QUEUE, async () => {
+        const applied = await change.apply();
+        if (applied) this.rulesApplied(applied);
+      }).catch(() => undefined);
+    });
     passkeys.onFailure(failed);
   }
 
@@ -212,22 +221,24 @@ export class ApprovalEngine {
       return parsed.success ? parsed.data : undefined;
     };
     const store = options.requests ? await options.requests(parse) : await JournalStore.open<ApprovalRecord>({ dir: options.dir, io: options.io, parse });
-    let rules: RulesFile<Rule>;
+    const parseRule = (raw: unknown) => {
+      const parsed = RuleSchema.safeParse(raw);
+      return parsed.success ? parsed.data : undefined;
+    };
+    let rules: RulesStore<Rule>;
     try {
-      rules = await RulesFile.open<Rule>({
+      rules = options.rules ? await options.rules(parseRule, MAX_RULES) : await RulesFile.open<Rule>({
         dir: options.dir,
         io: options.io,
         max: MAX_RULES,
         migrate: migrateRule,
-        parse: (raw) => {
-          const parsed = RuleSchema.safeParse(raw);
-          return parsed.success ? parsed.data : undefined;
-        },
+        parse: parseRule,
       });
     } catch (error) {
       await store.close();
       throw error;
     }
+    const closeStores = () => Promise.all([store.close(), rules.close()]);
     let ledger: EngineLedger = NO_LEDGER;
     try {
       if (options.ledger !== false) ledger = await DecisionLedger.open({
@@ -240,7 +251,7 @@ export class ApprovalEngine {
         checkpointMs: options.ledgerCheckpoint?.ms,
       });
     } catch (error) {
-      await store.close();
+      await closeStores();
       throw error;
     }
     // The ledger has read its key already; only the bench's run without one reads it here.
@@ -249,7 +260,7 @@ export class ApprovalEngine {
     try {
       passkeys = await PasskeyRegistry.open({ dir: options.dir, hub: hubKeyId, io: options.io, now: options.now, onChange: (change: PasskeyChange) => ledger.recordPasskey(change) });
     } catch (error) {
-      await store.close();
+      await closeStores();
       await ledger.close();
       throw error;
     }
@@ -436,8 +447,10 @@ export class ApprovalEngine {
     const before = this.rules.all();
     try {
       await this.rules.replace(next);
-    } catch {
-      // Logged by the file; its failure listeners step the hub down.
+    } catch (error) {
+      // Another hub changed the rules first: the change is made again from its list (`unlessStale`).
+      if (error instanceof StaleRecord) throw error;
+      // Logged by the store; its failure listeners step the hub down.
       return false;
     }
     try {
@@ -623,6 +636,7 @@ export class ApprovalEngine {
       await Promise.allSettled([...this.ledgering.values()]);
       await this.flushHits(true).catch(() => undefined);
       await this.store.close();
+      await this.rules.close();
       await this.ledger.close();
     })();
     return this.closed;
@@ -664,10 +678,21 @@ export class ApprovalEngine {
         return await run();
       } catch (error) {
         if (!(error instanceof StaleRecord) || tries >= STALE_RETRIES) throw error;
+        if (error.id === RULES_KEY) {
+          const rules = await this.rules.refresh();
+          if (rules) this.rulesApplied(rules);
+          continue;
+        }
         const applied = await this.store.refresh(error.id);
         if (applied) this.applied(applied);
       }
     }
+  }
+
+  /** Another hub's rules, now in memory: this hub's ledger records them and its extensions get the new list. */
+  private rulesApplied({ before, after }: { before: readonly Rule[]; after: readonly Rule[] }): void {
+    this.ledger.recordRules(before, after).catch((error: unknown) => this.ledgerFailed(error));
+    this.emit({ method: 'rules.changed', params: { rules: this.ruleList() } });
   }
 
   /** Another hub's change, now in memory: this hub's waiters, peers and ledger hear of it as of a change of its own. */
@@ -875,10 +900,12 @@ export class ApprovalEngine {
 
   /** Counts an answer by these rules; the counts reach the file and the extensions with the next flush. */
   private countHits(used: readonly Rule[], now: number): void {
-    for (const rule of used) {
-      const seen = this.hits.get(rule.id);
-      this.hits.set(rule.id, { count: (seen?.count ?? 0) + 1, last: now });
-    }
+    for (const rule of used) this.countHitsOf(rule.id, 1, now);
+  }
+
+  private countHitsOf(id: string, count: number, last: number): void {
+    const seen = this.hits.get(id);
+    this.hits.set(id, { count: (seen?.count ?? 0) + count, last: Math.max(seen?.last ?? 0, last) });
   }
 
   /** Writes the counts gathered since the last flush (at most once a second, and at close). */
@@ -892,10 +919,16 @@ export class ApprovalEngine {
       this.hitsFlushedAt = this.now();
       const all = this.rules.all();
       if (!all.some((r) => counted.has(r.id))) return;
-      await this.writeRules(all.map((r) => {
-        const hit = counted.get(r.id);
-        return hit ? { ...r, hits: (r.hits ?? 0) + hit.count, lastHitAt: Math.max(r.lastHitAt ?? 0, hit.last) } : r;
-      }));
+      try {
+        await this.writeRules(all.map((r) => {
+          const hit = counted.get(r.id);
+          return hit ? { ...r, hits: (r.hits ?? 0) + hit.count, lastHitAt: Math.max(r.lastHitAt ?? 0, hit.last) } : r;
+        }));
+      } catch (error) {
+        // Another hub wrote the rules first: the counts wait for the retry, over its list.
+        if (error instanceof StaleRecord) for (const [id, hit] of counted) this.countHitsOf(id, hit.count, hit.last);
+        throw error;
+      }
     });
   }
 

@@ -7,30 +7,18 @@ import { randomBytes } from 'node:crypto';
 import postgres from 'postgres';
 import { z } from 'zod';
 import { log } from '../log.js';
+import { LEADER_LOCK, LOCK_NAMESPACE, describeDatabase, migrate, session, toError, within } from './pg-schema.js';
 import { MemoryRecords, StaleRecord, recordToWrite, type AppliedChange, type RecordStore, type RemoteChange, type StoredRecord } from './record-store.js';
 
-/** The advisory lock keys (one namespace): migrations, and the hub that runs the timers. */
-const LOCK_NAMESPACE = 0x454c4943; // "ELIC"
-const MIGRATION_LOCK = 1;
-const LEADER_LOCK = 3;
 /** The channel every COMMIT notifies with the ids it changed. */
 const CHANNEL = 'elicitly_requests';
 /** A NOTIFY payload stays under PostgreSQL's 8,000 bytes: a batch's ids go out in as many as needed. */
 const MAX_PAYLOAD = 7000;
 
-/**
- * The schema, one step per version, applied in order at open under the migration lock, each step in the same
- * transaction as the version it brings. `body` is the record's JSON text exactly as written (as the journal keeps its
- * lines): jsonb would reorder keys, and refuse a `\u0000` that JSON allows. `rev` counts a row's writes.
- */
-export const MIGRATIONS: readonly string[] = [
-  `create table elicitly_requests (id text primary key, updated_at bigint not null, body text not null);
-   create table elicitly_requests_quarantine (id bigserial primary key, moved_at timestamptz not null default now(), reason text not null, body text not null)`,
-  `alter table elicitly_requests add column rev bigint not null default 1`,
-];
-
 /** What a COMMIT tells the other hubs: which hub wrote (its own notifications it skips) and the ids. */
 const NoticeSchema = z.strictObject({ hub: z.string(), ids: z.array(z.string()) });
+
+export { MIGRATIONS, describeDatabase } from './pg-schema.js';
 
 export interface PgRecordStoreOptions {
   url: string;
@@ -46,28 +34,6 @@ export interface PgRecordStoreOptions {
 type Op<T> = { kind: 'put'; record: T; text: string } | { kind: 'delete'; id: string };
 interface Pending<T> { op: Op<T>; resolve: () => void; reject: (error: Error) => void }
 interface Row { id: string; rev: string | number; body: string }
-
-const toError = (error: unknown) => (error instanceof Error ? error : new Error(String(error)));
-
-/** Rejects with `what` after `ms` unless `promise` settles first. */
-async function within<V>(promise: Promise<V>, ms: number, what: string): Promise<V> {
-  let timer: NodeJS.Timeout | undefined;
-  try {
-    return await Promise.race([promise, new Promise<never>((_, reject) => (timer = setTimeout(() => reject(new Error(what)), ms)))]);
-  } finally {
-    clearTimeout(timer);
-  }
-}
-
-/** The database's address without its password, for a log line or a refusal. */
-export function describeDatabase(url: string): string {
-  try {
-    const u = new URL(url);
-    return `${u.protocol}//${u.username ? `${u.username}@` : ''}${u.host}${u.pathname}`;
-  } catch {
-    return 'the database';
-  }
-}
 
 /** The ids as NOTIFY payloads, each under PostgreSQL's limit. */
 function noticesOf(hub: string, ids: readonly string[]): string[] {
@@ -124,9 +90,8 @@ export class PgRecordStore<T extends StoredRecord> extends MemoryRecords<T> impl
 
   static async open<T extends StoredRecord>(options: PgRecordStoreOptions): Promise<PgRecordStore<T>> {
     const where = describeDatabase(options.url);
-    const session = () => postgres(options.url, { max: 1, idle_timeout: 0, connect_timeout: 10, onnotice: () => undefined, prepare: true });
-    const conn = session();
-    const control = session();
+    const conn = session(options.url);
+    const control = session(options.url);
     let store: PgRecordStore<T> | undefined;
     try {
       return await within((async () => {
@@ -465,16 +430,3 @@ export class PgRecordStore<T extends StoredRecord> extends MemoryRecords<T> impl
   }
 }
 
-/** Applies the missing steps of MIGRATIONS under the migration lock (every hub of a database may open at once). */
-async function migrate(conn: postgres.Sql): Promise<void> {
-  await conn.begin(async (tx) => {
-    await tx`select pg_advisory_xact_lock(${LOCK_NAMESPACE}, ${MIGRATION_LOCK})`;
-    await tx`create table if not exists elicitly_schema (version integer not null)`;
-    const [row] = await tx<{ version: number }[]>`select version from elicitly_schema`;
-    const from = row?.version ?? 0;
-    if (from > MIGRATIONS.length) throw new Error(`the database's schema is version ${from}, newer than this hub knows (${MIGRATIONS.length}): update elicitly-companion`);
-    for (let version = from; version < MIGRATIONS.length; version++) await tx.unsafe(MIGRATIONS[version] ?? '');
-    if (row === undefined) await tx`insert into elicitly_schema (version) values (${MIGRATIONS.length})`;
-    else if (from < MIGRATIONS.length) await tx`update elicitly_schema set version = ${MIGRATIONS.length}`;
-  });
-}

@@ -46,6 +46,29 @@ interface RulesFileOptions<T> {
   format?: ListFileFormat;
 }
 
+/** A rule list as another hub of a shared database changed it: applied in the rules' turn of the engine's queue. */
+export interface RulesChange<T> {
+  apply(): Promise<{ before: readonly T[]; after: readonly T[] } | null>;
+}
+
+/**
+ * The person's rules as the engine keeps them: this file, or a team's database (pg-rules-store.ts), where another hub
+ * may replace the list first (then `replace` is refused as `StaleRecord` with `RULES_KEY`, and the engine refreshes).
+ */
+export interface RulesStore<T extends { id: string }> {
+  all(): readonly T[];
+  readonly damage: { quarantined: number; quarantineFile: string } | null;
+  readonly failed: Error | undefined;
+  onFailure(listener: (error: Error) => void): () => void;
+  replace(next: readonly T[]): Promise<void>;
+  onRemoteChange(listener: (change: RulesChange<T>) => void): () => void;
+  refresh(): Promise<{ before: readonly T[]; after: readonly T[] } | null>;
+  close(): Promise<void>;
+}
+
+/** What names the rule list in a `StaleRecord`, and the engine's queue for rule changes: no request id can be it. */
+export const RULES_KEY = '\u0000rules';
+
 interface Quarantined {
   reason: string;
   text: string;
@@ -59,7 +82,7 @@ interface Quarantined {
  * question back to the person. A failed write makes it refuse every later one, like the journal, and its owner steps
  * down and reopens it from disk.
  */
-export class RulesFile<T extends { id: string }> {
+export class RulesFile<T extends { id: string }> implements RulesStore<T> {
   private chain: Promise<void> = Promise.resolve();
   private readonly writeFailure = new WriteFailure();
   private damageFound: { quarantined: number; quarantineFile: string } | null = null;
@@ -163,6 +186,20 @@ export class RulesFile<T extends { id: string }> {
 
   onFailure(listener: (error: Error) => void): () => void {
     return this.writeFailure.onFailure(listener);
+  }
+
+  /** One hub's file: nobody else changes it. */
+  onRemoteChange(_listener: (change: RulesChange<T>) => void): () => void {
+    return () => undefined;
+  }
+
+  refresh(): Promise<null> {
+    return Promise.resolve(null);
+  }
+
+  /** Every write is on disk when it resolves: nothing to close. */
+  async close(): Promise<void> {
+    await this.chain;
   }
 
   /**

@@ -3,14 +3,16 @@
 // relaying to one hub each over stdio, and a scripted extension on every hub. A request filed on one hub reaches the
 // reviewers of all three; two of them deciding it at once on two hubs make one decision; a hub killed during a burst
 // of decisions loses none and doubles none, and another takes its timers within 2 s; a frozen database makes the hubs
-// answer `unavailable` and loses nothing they acknowledged.
+// answer `unavailable` and loses nothing they acknowledged; a quorum's approvals made at once on two hubs all count.
 import { spawn, type ChildProcess } from 'node:child_process';
-import { mkdtempSync, rmSync } from 'node:fs';
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import postgres from 'postgres';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { newElicitationId } from '../../server/durable-request.js';
 import { StateDir } from '../../server/state-dir.js';
+import { EXTENSION_ORIGIN } from '../../shared/extension-id.js';
 import { connect, SERVER_ENTRY, type Harness } from '../helpers/mcp-harness.js';
 import { postgresBin, startPgCluster, type PgCluster } from '../helpers/pg-cluster.js';
 import { freePort, pairedKey, ScriptedExtension } from '../helpers/scripted-extension.js';
@@ -46,10 +48,12 @@ describe.skipIf(postgresBin() === null && !required)('three hubs on one database
   const peers: ScriptedExtension[] = [];
   const dirs: string[] = [];
 
-  const startHub = async (name: string, dir = mkdtempSync(join(tmpdir(), `elicitly-multi-${name}-`)), port = freePort()): Promise<Hub> => {
+  const startHub = async (name: string, prepare: (state: StateDir) => void = (state) => void pairedKey(state.path)): Promise<Hub> => {
+    const dir = mkdtempSync(join(tmpdir(), `elicitly-multi-${name}-`));
+    const port = freePort();
     dirs.push(dir);
     // The extension is paired before the hub starts; each hub has its own reviewers' keys (its own state dir).
-    pairedKey(dir);
+    prepare(new StateDir(dir));
     const child = spawn(process.execPath, [SERVER_ENTRY, 'hub', '--database', cluster.url], {
       env: { ...process.env, ELICITLY_STATE_DIR: dir, ELICITLY_PORT: String(port), ELICITLY_LOG_LEVEL: 'info' },
       stdio: ['ignore', 'ignore', 'pipe'],
@@ -76,7 +80,9 @@ describe.skipIf(postgresBin() === null && !required)('three hubs on one database
   };
 
   const extensionOn = async (hub: Hub) => {
-    const ext = await ScriptedExtension.connect(hub.port, { key: pairedKey(hub.dir) });
+    const entry = new StateDir(hub.dir).pairedExtensions()[0];
+    if (!entry) throw new Error(`no browser paired with hub ${hub.name}`);
+    const ext = await ScriptedExtension.connect(hub.port, { key: { keyId: entry.keyId, key: entry.key } });
     peers.push(ext);
     return ext;
   };
@@ -153,16 +159,18 @@ describe.skipIf(postgresBin() === null && !required)('three hubs on one database
     await eventually(() => extC.notices('request.created').filter((p) => [...ids, dueId].includes(p.request.elicitationId)).length === ids.length + 1, 10_000);
     const expiredOnC = extC.notice('request.removed', (p) => p.elicitationId === dueId && p.status === 'expired', 15_000);
 
-    // Reviewers on a and c decide every request at once, with opposite decisions; a dies a third of the way in.
+    // Reviewers on a and c decide every request, with opposite decisions, a from the first and c from the last, so they
+    // race where they meet; a dies once it has acknowledged a few.
     const acked = new Map<string, string[]>();
-    const decideAll = (ext: ScriptedExtension, who: string, decision: 'approved' | 'rejected') =>
-      Promise.all(ids.map(async (id, i) => {
+    const decideAll = (ext: ScriptedExtension, who: string, decision: 'approved' | 'rejected', order: string[]) =>
+      Promise.all(order.map(async (id, i) => {
         await sleep(i * 15);
-        const answer = await ext.call('decide', { elicitationId: id, idempotencyKey: `${who}-${id}`, decision }, 10_000).catch(() => null);
+        const answer = await ext.call('decide', { elicitationId: id, idempotencyKey: `${who}-${id}`, decision }, 5000).catch(() => null);
         if (answer?.result?.ok === true) acked.set(id, [...(acked.get(id) ?? []), `${who}-${id}`]);
       }));
-    const burst = Promise.all([decideAll(extA, 'a', 'approved'), decideAll(extC, 'c', 'rejected')]);
-    await sleep(200);
+    const burst = Promise.all([decideAll(extA, 'a', 'approved', ids), decideAll(extC, 'c', 'rejected', [...ids].reverse())]);
+    const fromA = () => [...acked.values()].flat().filter((k) => k.startsWith('a-')).length;
+    expect(await eventually(() => fromA() >= 3, 10_000), 'a acknowledged decisions before it died').toBe(true);
     const killedAt = Date.now();
     a.process.kill('SIGKILL');
     await burst;
@@ -176,7 +184,6 @@ describe.skipIf(postgresBin() === null && !required)('three hubs on one database
     }
     // c decided everything a did not: every request ended decided.
     expect(ids.filter((id) => stored.get(id)?.outcome === undefined)).toEqual([]);
-    expect([...acked.values()].flat().some((k) => k.startsWith('a-')), 'a decided some before it died').toBe(true);
 
     // Another hub runs the timers within 2 s of the kill, and the request due meanwhile is recorded as expired.
     const taken = await eventually(() => (b.ledAt() ?? c.ledAt()) !== null, 5000);
@@ -214,4 +221,56 @@ describe.skipIf(postgresBin() === null && !required)('three hubs on one database
     }
     expect((await rows()).get(beforeId)).toMatchObject({ status: 'pending' });
   }, 180_000);
+
+  it('a quorum of two approved at the same moment on two hubs counts both approvals: neither is lost to the other', async () => {
+    const routing = { version: 1, routes: [{ name: 'production', match: { kinds: ['approval'] }, groups: ['ops'], quorum: 2 }] };
+    // Each hub knows the team (reviewers, routing) in its own state dir; Ana's browser is paired with d, Ben's with e.
+    const team = (who: string) => (state: StateDir) => {
+      state.putReviewer('Ana Pérez', ['ops']);
+      state.putReviewer('Ben Okafor', ['ops']);
+      state.addPairedExtension(EXTENSION_ORIGIN, Date.now(), who);
+      writeFileSync(join(state.path, 'routing.json'), JSON.stringify(routing), { mode: 0o600 });
+    };
+    const d = await startHub('d', team('Ana Pérez'));
+    const e = await startHub('e', team('Ben Okafor'));
+    const [ana, ben] = [await extensionOn(d), await extensionOn(e)];
+    const agent = await agentOn(d);
+    for (let round = 0; round < 5; round++) {
+      const created = await agent.callTool('elicit_approval', { message: `Deploy build ${round} to production?`, context: { round } });
+      const id = String(created.structuredContent?.elicitationId);
+      await Promise.all([ana.notice('request.created', (p) => p.request.elicitationId === id, 10_000), ben.notice('request.created', (p) => p.request.elicitationId === id, 10_000)]);
+      const answers = await Promise.all([
+        ana.call('decide', { elicitationId: id, idempotencyKey: `ana-${round}`, decision: 'approved' }, 10_000),
+        ben.call('decide', { elicitationId: id, idempotencyKey: `ben-${round}`, decision: 'approved' }, 10_000),
+      ]);
+      expect(answers.map((a) => a.result?.ok)).toEqual([true, true]);
+      expect(answers.map((a) => a.result?.status).sort()).toEqual(['approved', 'pending']);
+      const result = await agent.callTool('elicit_result', { elicitationId: id });
+      expect(result.structuredContent).toMatchObject({ decision: 'approved' });
+      expect([...((result.structuredContent as { approvedBy?: string[] }).approvedBy ?? [])].sort()).toEqual(['Ana Pérez', 'Ben Okafor']);
+    }
+  }, 120_000);
+
+  it('the rules are the database\'s: a rule saved on one hub answers a request filed on another, and every hub\'s reviewers get the list', async () => {
+    const [b, c] = [hubs.find((h) => h.name === 'b'), hubs.find((h) => h.name === 'c')];
+    if (!b || !c) throw new Error('hubs b and c');
+    const [extB, extC] = [await extensionOn(b), await extensionOn(c)];
+    const saved = await extB.call('rule.save', { rule: { effect: 'deny', match: { tool: 'Bash', commandPrefix: 'rm -rf' }, expiresAt: null } }, 10_000);
+    expect(saved.result).toMatchObject({ ok: true });
+    const ruleId = saved.result && 'id' in saved.result ? saved.result.id : undefined;
+    expect((await extC.notice('rules.changed', (p) => p.rules.some((r) => r.id === ruleId), 10_000)).rules).toEqual([expect.objectContaining({ id: ruleId, effect: 'deny' })]);
+
+    // A hook's prompt filed on c: c's engine has b's rule, so the rule answers it at once.
+    const relay = await ScriptedExtension.connect(c.port, { role: 'relay', key: { key: new StateDir(c.dir).relayKey() } });
+    peers.push(relay);
+    const created = await relay.call('create', {
+      id: newElicitationId(),
+      request: { kind: 'permission', message: 'Claude Code wants to run a command', host: 'claude-code', event: 'PermissionRequest', tool: 'Bash', input: { command: 'rm -rf build' }, command: 'rm -rf build', cwd: '/tmp', sessionId: 's', editable: true, suggestions: [], timeoutSeconds: 600 },
+      renderedTemplate: null,
+      timeoutMs: 600_000,
+      requester: { client: 'Claude Code', pid: 1 },
+      surfaces: ['extension'],
+    }, 10_000);
+    expect(created.result).toMatchObject({ status: 'rejected', decidedVia: 'rule', ruleId });
+  }, 60_000);
 });
