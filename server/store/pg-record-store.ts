@@ -4,7 +4,7 @@
 // wins and the other is told `StaleRecord`. Each COMMIT also NOTIFYs the ids it changed; every other hub LISTENs, reads
 // those rows and hands them to its engine. One hub at a time holds the timers' advisory lock (`leads()`).
 import { randomBytes } from 'node:crypto';
-import postgres from 'postgres';
+import type postgres from 'postgres';
 import { z } from 'zod';
 import { log } from '../log.js';
 import { LEADER_LOCK, LOCK_NAMESPACE, describeDatabase, migrate, session, toError, within } from './pg-schema.js';
