@@ -9,8 +9,7 @@ import { z } from 'zod';
 import { log } from '../log.js';
 import { describeDatabase, migrate, session, toError, within } from './pg-schema.js';
 import { StaleRecord } from './record-store.js';
-import { RULES_KEY, type RulesChange, type RulesStore } from './rules-file.js';
-import { WriteFailure } from './write-failure.js';
+import { RULES_KEY, RuleList, type RulesChange, type RulesStore } from './rules-file.js';
 
 const CHANNEL = 'elicitly_rules';
 const NoticeSchema = z.strictObject({ hub: z.string(), rev: z.number().int() });
@@ -27,11 +26,9 @@ export interface PgRulesStoreOptions<T> {
 
 interface Row { rev: string | number; body: string }
 
-export class PgRulesStore<T extends { id: string }> implements RulesStore<T> {
-  private readonly writeFailure = new WriteFailure();
+export class PgRulesStore<T extends { id: string }> extends RuleList<T> implements RulesStore<T> {
   private readonly hub = randomBytes(8).toString('hex');
   private readonly listeners = new Set<(change: RulesChange<T>) => void>();
-  private damageFound: { quarantined: number; quarantineFile: string } | null = null;
   private unlisten: (() => Promise<void>) | undefined;
   private listens = 0;
   private closed = false;
@@ -40,10 +37,12 @@ export class PgRulesStore<T extends { id: string }> implements RulesStore<T> {
     private readonly sql: postgres.Sql,
     private readonly options: PgRulesStoreOptions<T>,
     private readonly where: string,
-    private entries: readonly T[],
+    entries: readonly T[],
     /** The version of the list this hub holds; 0: no row yet. */
     private rev: number,
-  ) {}
+  ) {
+    super(entries);
+  }
 
   static async open<T extends { id: string }>(options: PgRulesStoreOptions<T>): Promise<PgRulesStore<T>> {
     const where = describeDatabase(options.url);
@@ -63,22 +62,6 @@ export class PgRulesStore<T extends { id: string }> implements RulesStore<T> {
       await sql.end({ timeout: 1 }).catch(() => undefined);
       throw error;
     }
-  }
-
-  all(): readonly T[] {
-    return this.entries;
-  }
-
-  get damage(): { quarantined: number; quarantineFile: string } | null {
-    return this.damageFound;
-  }
-
-  get failed(): Error | undefined {
-    return this.writeFailure.failed;
-  }
-
-  onFailure(listener: (error: Error) => void): () => void {
-    return this.writeFailure.onFailure(listener);
   }
 
   onRemoteChange(listener: (change: RulesChange<T>) => void): () => void {

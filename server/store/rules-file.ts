@@ -69,6 +69,33 @@ export interface RulesStore<T extends { id: string }> {
 /** What names the rule list in a `StaleRecord`, and the engine's queue for rule changes: no request id can be it. */
 export const RULES_KEY = '\u0000rules';
 
+/**
+ * What both rule stores keep alike: the list in memory (changed only once a change is durable), what the open moved
+ * aside, and the first write failure, after which the store refuses every write and its owner steps down.
+ */
+export abstract class RuleList<T extends { id: string }> implements Pick<RulesStore<T>, 'all' | 'damage' | 'failed' | 'onFailure'> {
+  protected readonly writeFailure = new WriteFailure();
+  protected damageFound: { quarantined: number; quarantineFile: string } | null = null;
+
+  constructor(protected entries: readonly T[]) {}
+
+  all(): readonly T[] {
+    return this.entries;
+  }
+
+  get damage(): { quarantined: number; quarantineFile: string } | null {
+    return this.damageFound;
+  }
+
+  get failed(): Error | undefined {
+    return this.writeFailure.failed;
+  }
+
+  onFailure(listener: (error: Error) => void): () => void {
+    return this.writeFailure.onFailure(listener);
+  }
+}
+
 interface Quarantined {
   reason: string;
   text: string;
@@ -82,18 +109,18 @@ interface Quarantined {
  * question back to the person. A failed write makes it refuse every later one, like the journal, and its owner steps
  * down and reopens it from disk.
  */
-export class RulesFile<T extends { id: string }> implements RulesStore<T> {
+export class RulesFile<T extends { id: string }> extends RuleList<T> implements RulesStore<T> {
   private chain: Promise<void> = Promise.resolve();
-  private readonly writeFailure = new WriteFailure();
-  private damageFound: { quarantined: number; quarantineFile: string } | null = null;
 
   private constructor(
     private readonly dir: string,
     private readonly file: string,
     private readonly io: StoreIo,
     private readonly format: ListFileFormat,
-    private entries: readonly T[],
-  ) {}
+    entries: readonly T[],
+  ) {
+    super(entries);
+  }
 
   static async open<T extends { id: string }>(options: RulesFileOptions<T>): Promise<RulesFile<T>> {
     const dir = path.resolve(options.dir);
@@ -170,22 +197,6 @@ export class RulesFile<T extends { id: string }> implements RulesStore<T> {
       log('info', `${format.key}: the file was rewritten in the current version`, { file, version: format.version });
     }
     return store;
-  }
-
-  all(): readonly T[] {
-    return this.entries;
-  }
-
-  get damage(): { quarantined: number; quarantineFile: string } | null {
-    return this.damageFound;
-  }
-
-  get failed(): Error | undefined {
-    return this.writeFailure.failed;
-  }
-
-  onFailure(listener: (error: Error) => void): () => void {
-    return this.writeFailure.onFailure(listener);
   }
 
   /** One hub's file: nobody else changes it. */
