@@ -245,6 +245,7 @@ export class HubServer {
       paired: () => this.pairedReviewers(),
       devices: () => (this.watching ? (this.pairedCount.get('device') ?? null) : (this.keysOf('device')?.length ?? null)),
       reviewerOf: (keyId) => this.reviewerOf(keyId),
+      team: () => this.options.state.reviewers().length > 0,
     }, devicePush(this.options.state, this.options.pushServices ?? []));
     const handlers: Handlers<SocketContext> = {
       ...service,

@@ -21,6 +21,8 @@ export interface Reviewers {
   devices(): number | null;
   /** The reviewer a paired key belongs to (`pair --reviewer`), with their groups, if any. */
   reviewerOf(keyId: string): DecidingReviewer | undefined;
+  /** A team's hub (`reviewer add` made reviewers): its advice speaks of the team's reviewers, not of one person's computer. */
+  team(): boolean;
 }
 
 /** Devices' push subscriptions, kept with their pairing (`paired-devices.json`): gone when the device is removed. */
@@ -163,7 +165,7 @@ export function serviceHandlers(engine: EngineView, reviewers: Reviewers, push: 
 
 function withReviewers(created: EngineCreated, reviewers: Reviewers): Created {
   const { elicitationId, expiresAt, ...decided } = created;
-  const next = decided.status === 'pending' ? (pairingHint(reviewers.paired()) ?? phoneHint(reviewers)) : pairingHint(reviewers.paired());
+  const next = decided.status === 'pending' ? (pairingHint(reviewers) ?? phoneHint(reviewers)) : pairingHint(reviewers);
   return { elicitationId, expiresAt, reviewer: { connected: reviewers.connected() > 0 }, ...(next === undefined ? {} : { next }), ...decided };
 }
 
@@ -174,6 +176,13 @@ function withReviewers(created: EngineCreated, reviewers: Reviewers): Created {
 function phoneHint(reviewers: Reviewers): string | undefined {
   const devices = reviewers.devices();
   if (reviewers.connected() > 0 || devices === null || devices === 0) return undefined;
+  if (reviewers.team()) {
+    return (
+      'None of the team\'s reviewers has a review open right now, but some have a phone paired with this hub: they can ' +
+      'decide this there (it notifies them when they turned notifications on). The request waits until it expires; wait ' +
+      'for it with elicit_await.'
+    );
+  }
   return (
     'Nobody has a review open right now, but the person has a phone paired with this computer: they can decide this ' +
     'there (it notifies them when they turned notifications on) or in the browser extension. The request waits until ' +
@@ -186,8 +195,16 @@ function phoneHint(reviewers: Reviewers): string | undefined {
  * may be exactly who must not pair (a sandboxed agent that paired a fake extension could approve its own requests),
  * so the code goes only to the person, from the `pair` command in their terminal.
  */
-function pairingHint(paired: number | null): string | undefined {
+function pairingHint(reviewers: Reviewers): string | undefined {
+  const paired = reviewers.paired();
   if (paired === null || paired > 0) return undefined;
+  if (reviewers.team()) {
+    return (
+      'No reviewer\'s browser or phone is paired with this team\'s hub yet, so nobody can see this request. Ask whoever ' +
+      'runs the hub to pair one (`elicitly-companion remote pair --reviewer <name>` on the hub\'s server). The code or ' +
+      'link is for the reviewer only: do not ask for it. The request waits meanwhile.'
+    );
+  }
   return (
     'No browser extension is paired with this computer yet, so nobody can see this request. Ask the person to install the ' +
     'Elicitly browser extension, run `npx elicitly-companion pair` in a terminal on this computer, and enter the code it ' +

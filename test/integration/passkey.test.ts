@@ -178,7 +178,7 @@ describe('a request that needs a passkey', () => {
 describe("the setting 'rules': a rule is saved only with a passkey's approval", () => {
   it('a save needs an assertion over exactly that rule; ending one does not; a decision cannot carry one', async () => {
     const { authenticator } = await register();
-    const service = serviceHandlers(engine, { connected: () => 1, lastSeenAt: () => null, paired: () => 1, devices: () => 0, reviewerOf: () => undefined }, NO_PUSH);
+    const service = serviceHandlers(engine, { connected: () => 1, lastSeenAt: () => null, paired: () => 1, devices: () => 0, reviewerOf: () => undefined, team: () => false }, NO_PUSH);
     const context = { principal: { role: 'extension' as const, keyId: 'k_0123456789abcdef', origin: EXTENSION_ORIGIN }, caller: 'extension' as const };
     const draft = { effect: 'allow' as const, match: { tool: 'Bash', commandPrefix: 'npm test' }, expiresAt: null };
     // Without the setting a rule saves as before.

@@ -20,7 +20,7 @@ const REMOTE: Principal = { role: 'remote', keyId: KEY_ID, grants: [] };
 
 let dir: string;
 let engine: ApprovalEngine;
-let reviewers: { connected: number; lastSeenAt: number | null; paired: number | null; devices: number | null };
+let reviewers: { connected: number; lastSeenAt: number | null; paired: number | null; devices: number | null; team?: boolean };
 let handlers: ServiceHandlers;
 
 beforeEach(async () => {
@@ -33,6 +33,7 @@ beforeEach(async () => {
       const name = NAMES.get(keyId);
       return name === undefined ? undefined : { name, groups: [] };
     },
+    team: () => reviewers.team === true,
   };
   handlers = serviceHandlers(engine, live, NO_PUSH);
 });
@@ -79,6 +80,17 @@ describe('what the hub adds to a create', () => {
       expect(answer.value.next).toContain('do not ask them for it');
     }
     if (expected.next === 'phone') expect(answer.value.next).toContain('phone paired with this computer');
+  });
+
+  it.each<[string, { connected: number; paired: number; devices: number }, string]>([
+    ['nothing paired', { connected: 0, paired: 0, devices: 0 }, "No reviewer's browser or phone is paired with this team's hub yet"],
+    ['a phone paired, nobody connected', { connected: 0, paired: 1, devices: 1 }, "None of the team's reviewers has a review open right now"],
+  ])('on a team\'s hub the advice speaks of its reviewers, never of this computer: %s', async (_name, now, says) => {
+    reviewers = { ...reviewers, ...now, team: true };
+    const answer = await run('create', create(`el_team_${now.paired}`));
+    if (!answer.ok) throw new Error(answer.error.message);
+    expect(answer.value.next).toContain(says);
+    expect(answer.value.next).not.toContain('this computer');
   });
 
   it('keeps the engine\'s fields and the wire\'s order: id, deadline, reviewer, advice, then the status', async () => {
