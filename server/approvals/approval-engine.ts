@@ -976,6 +976,11 @@ export class ApprovalEngine {
 
   private result(id: string, scope: Scope): Promise<Answer<ResultEnvelope>> {
     return this.exclusive(id, async () => {
+      // On a shared database another hub may have decided it a moment ago, its notice still on the way: the row says.
+      if (this.store.shared && this.store.get(id)?.status === 'pending') {
+        const applied = await this.store.refresh(id);
+        if (applied) this.applied(applied);
+      }
       const record = this.visible(id, scope);
       if (!record) return notFound(id);
       const status = effectiveStatus(record, this.now());

@@ -6,6 +6,8 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import postgres from 'postgres';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { ApprovalEngine } from '../../server/approvals/approval-engine.js';
+import { checkApprovalInput } from '../../shared/approval-input.js';
 import { JournalStore } from '../../server/store/journal-store.js';
 import { MIGRATIONS, PgRecordStore } from '../../server/store/pg-record-store.js';
 import { PgRulesStore } from '../../server/store/pg-rules-store.js';
@@ -260,9 +262,16 @@ describe.skipIf(postgresBin() === null && !required)('the PostgreSQL store alone
       await a.delete('el_1');
       expect(await eventually(() => b.get('el_1') === undefined && c.get('el_1') === undefined, 5000)).toBe(true);
       await a.put(rec('el_2'));
-      await eventually(() => c.get('el_2') !== undefined, 5000);
-      await b.delete('el_2');
-      await expect(c.put(rec('el_2', { status: 'approved' }))).rejects.toBeInstanceOf(StaleRecord);
+      // A hub whose engine has not taken the deletion in yet (its listener holds the change) still has the record.
+      const late = await PgRecordStore.open<Rec>({ url, parse });
+      late.onRemoteChange(() => undefined);
+      try {
+        expect(late.get('el_2')).toBeDefined();
+        await a.delete('el_2');
+        await expect(late.put(rec('el_2', { status: 'approved' }))).rejects.toBeInstanceOf(StaleRecord);
+      } finally {
+        await late.close();
+      }
     } finally {
       await Promise.all([a.close(), b.close(), c.close()]);
     }
@@ -341,6 +350,28 @@ describe.skipIf(postgresBin() === null && !required)('the PostgreSQL store alone
       await reopened.close();
     } finally {
       await Promise.all([a.close(), b.close()]);
+    }
+  });
+
+  it('two engines on one database: a result read on one hub the moment another recorded the decision is that decision, not "pending"', async () => {
+    const url = await database('engines');
+    const dirs = [0, 1].map(() => mkdtempSync(join(tmpdir(), 'elicitly-two-engines-')));
+    const engines = await Promise.all(dirs.map((dir) => ApprovalEngine.open({ dir, retentionMs: 86_400_000, requests: (parse) => PgRecordStore.open({ url, parse }) })));
+    const [a, b] = engines;
+    if (!a || !b) throw new Error('two engines');
+    try {
+      const checked = checkApprovalInput({ message: 'Deploy?', context: {} });
+      if (!checked.ok) throw new Error('fixture');
+      expect((await a.call('create', { id: 'el_two', request: checked.request, renderedTemplate: null, timeoutMs: 60_000, requester: { client: 'test', pid: 1 } }, null)).ok).toBe(true);
+      expect(await eventually(() => b.pendingCount() === 1, 5000)).toBe(true);
+      expect(await a.decide({ elicitationId: 'el_two', idempotencyKey: 'k', decision: 'approved' }, 'extension')).toEqual({ ok: true, value: { ok: true, status: 'approved' } });
+      // Asked at once, before b can have read a's notice: b reads the row.
+      expect(await b.call('result', { id: 'el_two' }, null)).toMatchObject({ ok: true, value: { status: 'consumed', decision: 'approved' } });
+      // A decision made on b over the version b held is refused as already made, whichever hub asks.
+      expect(await b.decide({ elicitationId: 'el_two', idempotencyKey: 'k2', decision: 'rejected' }, 'extension')).toMatchObject({ ok: true, value: { ok: false, reason: 'already_decided' } });
+    } finally {
+      await Promise.all(engines.map((e) => e.close()));
+      for (const dir of dirs) rmSync(dir, { recursive: true, force: true });
     }
   });
 
