@@ -411,9 +411,16 @@ export class StateDir {
     return read.ok ? read : { ok: false, problem: `${this.file(ROUTING_FILE)}: ${read.problem}` };
   }
 
-  /** `routing()` for the engine, which asks at every create: read again only when the file changed. */
+  /**
+   * `routing()` for the engine, which asks at every create: read again only when the file changed, and a policy that
+   * does not parse said in the log once per change (the team's admin reads the log; the agents get the refusal).
+   */
   routingReader(): () => RoutingRead {
-    return this.changedOnly(ROUTING_FILE, () => this.routing());
+    return this.changedOnly(ROUTING_FILE, () => {
+      const read = this.routing();
+      if (!read.ok) log('error', 'the team\'s routing policy does not parse: no request is filed until it is fixed', { problem: read.problem });
+      return read;
+    });
   }
 
   /** `pairedDevices()` for the notifier, which asks at every new request: read again only when the file changed. */

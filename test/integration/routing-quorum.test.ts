@@ -102,6 +102,10 @@ describe('a team\'s routing policy and quorum', () => {
     }
     expect(damaged.isError).toBe(true);
     expect(damaged.structuredContent).toMatchObject({ error: 'unavailable', message: expect.stringMatching(/routing\.json: routes\[0\]\.quorum/) });
+    // The hub's log says it too, for whoever runs it (its stderr arrives on its own pipe: looked at until it has, bounded).
+    const logged = /the team's routing policy does not parse.*routes\[0\]\.quorum/;
+    for (let i = 0; i < 100 && !logged.test(agent.stderr()); i++) await new Promise((resolve) => setTimeout(resolve, 20));
+    expect(agent.stderr()).toMatch(logged);
     writeFileSync(join(dir, 'routing.json'), JSON.stringify(ROUTING), { mode: 0o600 });
   });
 });
