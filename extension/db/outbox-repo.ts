@@ -89,7 +89,10 @@ export async function settleDecision(db: ElicitlyDb, idempotencyKey: string, ans
     const entry = await db.outbox.get(idempotencyKey);
     if (!entry) return entry;
     await db.outbox.delete(idempotencyKey);
-    if (answer.ok) {
+    if (answer.ok && answer.status === 'pending') {
+      // A team's quorum counted this approval; the request waits for the others', undecided.
+      await db.requests.update(entry.elicitationId, { delivery: 'delivered', refusal: undefined });
+    } else if (answer.ok) {
       await db.requests.update(entry.elicitationId, { status: answer.status ?? entry.decision, decidedAt: now, delivery: 'delivered', refusal: undefined });
     } else if (answer.reason === 'invalid') {
       // Still pending: the reviewer fixes the named fields and decides again, starting from this attempt.

@@ -94,6 +94,17 @@ describe('the stored verdict follows every writer', () => {
     expect(await filtered('approved')).toEqual(['el_1']);
   });
 
+  it('an approval a team\'s quorum counted leaves the request pending and undecided here, until the hub says otherwise', async () => {
+    await upsertView(db, proposalView('el_q', T));
+    await queueDecision(db, { idempotencyKey: 'kq', elicitationId: 'el_q', decision: 'approved', queuedAt: T + 1 }, null);
+    await settleDecision(db, 'kq', { ok: true, status: 'pending' }, T + 2);
+    const row = await getRequest(db, 'el_q');
+    expect(row).toMatchObject({ status: 'pending', verdict: 'pending', delivery: 'delivered' });
+    expect(row?.decidedAt).toBeUndefined();
+    await applyStatus(db, 'el_q', 'approved', T + 3);
+    expect(await verdictOf('el_q')).toBe('approved');
+  });
+
   it('a decision made elsewhere: the hub\'s status is remembered once the agent has collected it', async () => {
     await upsertView(db, proposalView('el_2', T));
     await applyStatus(db, 'el_2', 'rejected', T + 1);
