@@ -42,6 +42,8 @@ export type HookRun = { output: HookOutput | null; outcome: string };
 
 const CALL_TIMEOUT_MS = 5000;
 const HANDSHAKE_TIMEOUT_MS = 3000;
+/** How long before the request's deadline the hook stops waiting and withdraws it. */
+const WITHDRAW_MARGIN_MS = 250;
 
 const fallBack = (outcome: string): HookRun => ({ output: null, outcome });
 
@@ -152,7 +154,9 @@ async function ask(relay: ApprovalService, options: HookOptions, request: Permis
     return fallBack('no browser extension is connected, and no rule decided the request');
   }
   if (created.value.status === 'pending') {
-    const waitMs = deadline - Date.now();
+    // Stops waiting a moment before the request's own deadline, so the withdrawal lands before the hub records it as
+    // expired (a loaded machine made the cancel arrive after it, and the request read "expired", not "canceled").
+    const waitMs = deadline - Date.now() - WITHDRAW_MARGIN_MS;
     const waited = waitMs > 0 ? await relay.call('await', { id, waitMs: Math.min(waitMs, 600_000) }) : undefined;
     const status = waited?.ok ? waited.value.status : 'pending';
     if (status === 'expired' || status === 'canceled') return fallBack(`the request ${status}`);
