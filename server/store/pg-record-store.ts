@@ -18,8 +18,6 @@ const MAX_PAYLOAD = 7000;
 /** What a COMMIT tells the other hubs: which hub wrote (its own notifications it skips) and the ids. */
 const NoticeSchema = z.strictObject({ hub: z.string(), ids: z.array(z.string()) });
 
-export { MIGRATIONS, describeDatabase } from './pg-schema.js';
-
 export interface PgRecordStoreOptions {
   url: string;
   parse?: (raw: unknown) => StoredRecord | undefined;

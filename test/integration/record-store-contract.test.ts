@@ -9,7 +9,8 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { ApprovalEngine } from '../../server/approvals/approval-engine.js';
 import { checkApprovalInput } from '../../shared/approval-input.js';
 import { JournalStore } from '../../server/store/journal-store.js';
-import { MIGRATIONS, PgRecordStore } from '../../server/store/pg-record-store.js';
+import { PgRecordStore } from '../../server/store/pg-record-store.js';
+import { MIGRATIONS } from '../../server/store/pg-schema.js';
 import { PgRulesStore } from '../../server/store/pg-rules-store.js';
 import { StaleRecord, type RecordStore, type StoredRecord } from '../../server/store/record-store.js';
 import { FaultIo } from '../helpers/fault-io.js';
@@ -35,6 +36,15 @@ interface Kind { name: string; available: boolean; place(): Promise<Place> }
 
 let cluster: PgCluster | undefined;
 let databases = 0;
+
+/** A database of its own in the one throw-away cluster, for one place or one case: they do not see each other's rows. */
+async function database(name: string): Promise<string> {
+  cluster ??= startPgCluster();
+  const admin = postgres(cluster.url, { max: 1, onnotice: () => undefined });
+  await admin.unsafe(`create database ${name}`);
+  await admin.end();
+  return cluster.url.replace(/\/elicitly$/, `/${name}`);
+}
 
 const KINDS: Kind[] = [
   {
@@ -66,13 +76,8 @@ const KINDS: Kind[] = [
     name: 'postgresql',
     available: postgresBin() !== null,
     async place() {
-      cluster ??= startPgCluster();
-      // A database of its own per place: the contract's cases do not see each other's rows.
       const name = `contract_${++databases}`;
-      const admin = postgres(cluster.url, { max: 1, onnotice: () => undefined });
-      await admin.unsafe(`create database ${name}`);
-      await admin.end();
-      const url = cluster.url.replace(/\/elicitly$/, `/${name}`);
+      const url = await database(name);
       const direct = postgres(url, { max: 1, onnotice: () => undefined });
       return {
         open: () => PgRecordStore.open<Rec>({ url, parse, commitTimeoutMs: 5000 }),
@@ -208,14 +213,6 @@ for (const kind of KINDS) {
 }
 
 describe.skipIf(postgresBin() === null && !required)('the PostgreSQL store alone', () => {
-  /** A database of its own, for one case. */
-  const database = async (name: string) => {
-    cluster ??= startPgCluster();
-    const admin = postgres(cluster.url, { max: 1, onnotice: () => undefined });
-    await admin.unsafe(`create database ${name}`);
-    await admin.end();
-    return cluster.url.replace(/\/elicitly$/, `/${name}`);
-  };
   /** Polls `check` every 10 ms until it holds or `ms` pass (bounded). */
   const eventually = async (check: () => boolean, ms: number) => {
     const until = Date.now() + ms;
@@ -376,10 +373,7 @@ describe.skipIf(postgresBin() === null && !required)('the PostgreSQL store alone
   });
 
   it('migrations run once under their lock when hubs open at the same moment; a newer schema is refused by name', async () => {
-    cluster ??= startPgCluster();
-    const admin = postgres(cluster.url, { max: 1, onnotice: () => undefined });
-    await admin.unsafe('create database migrate_race');
-    const url = cluster.url.replace(/\/elicitly$/, '/migrate_race');
+    const url = await database('migrate_race');
     const opened = await Promise.allSettled(Array.from({ length: 4 }, () => PgRecordStore.open<Rec>({ url, parse })));
     // Every hub opened: none met a half-made schema, none applied a step twice.
     expect(opened.map((o) => o.status)).toEqual(['fulfilled', 'fulfilled', 'fulfilled', 'fulfilled']);
@@ -389,26 +383,23 @@ describe.skipIf(postgresBin() === null && !required)('the PostgreSQL store alone
     await db`update elicitly_schema set version = ${MIGRATIONS.length + 1}`;
     await expect(PgRecordStore.open<Rec>({ url, parse })).rejects.toThrow(/newer than this hub knows/);
     await db.end();
-    await admin.end();
   });
 
   it('a database that stops answering (SIGSTOP) fails the store within its commit timeout: nothing acknowledged, and after it resumes a reopen has every acknowledged write', async () => {
-    cluster ??= startPgCluster();
-    const admin = postgres(cluster.url, { max: 1, onnotice: () => undefined });
-    await admin.unsafe('create database paused');
-    await admin.end();
-    const url = cluster.url.replace(/\/elicitly$/, '/paused');
+    const url = await database('paused');
+    const pg = cluster;
+    if (!pg) throw new Error('no cluster');
     const store = await PgRecordStore.open<Rec>({ url, parse, commitTimeoutMs: 1000 });
     await store.put(rec('el_before'));
     const told: Error[] = [];
     store.onFailure((error) => told.push(error));
-    cluster.pause();
+    pg.pause();
     const started = Date.now();
     let outcome: string;
     try {
       outcome = await store.put(rec('el_during')).then(() => 'acknowledged', (error: Error) => `refused: ${error.message}`);
     } finally {
-      cluster.resume();
+      pg.resume();
     }
     expect(outcome).toMatch(/^refused: .*did not commit within 1000 ms/);
     expect(Date.now() - started).toBeLessThan(3000);
