@@ -11,8 +11,8 @@ import { newElicitationId } from '../server/durable-request.js';
 import { RelayClient } from '../server/hub/relay-client.js';
 import { StateDir } from '../server/state-dir.js';
 import { checkApprovalInput } from '../shared/approval-input.js';
-import { postgresBin, startPgCluster } from '../test/helpers/pg-cluster.js';
-import { ScriptedExtension, pairedKey } from '../test/helpers/scripted-extension.js';
+import { pairedKeyIn, postgresBin, startPgCluster } from '../test/helpers/pg-cluster.js';
+import { ScriptedExtension } from '../test/helpers/scripted-extension.js';
 import { record } from './metrics.mjs';
 
 const SERVER = fileURLToPath(new URL('../dist/server/main.js', import.meta.url));
@@ -83,7 +83,6 @@ export async function multiHub(): Promise<void> {
     for (let i = 0; i < HUBS; i++) {
       const dir = mkdtempSync(join(tmpdir(), `elicitly-bench-multi-${i}-`));
       const port = 30_000 + Math.floor(Math.random() * 20_000);
-      pairedKey(dir);
       const child = spawn(process.execPath, [SERVER, 'hub', '--database', cluster.url], { env: { ...process.env, ELICITLY_STATE_DIR: dir, ELICITLY_PORT: String(port), ELICITLY_LOG_LEVEL: 'error' }, stdio: ['ignore', 'ignore', 'inherit'] });
       hubs.push({ dir, port, process: child });
     }
@@ -91,7 +90,7 @@ export async function multiHub(): Promise<void> {
     // scripted extensions.
     const reviewers: ScriptedExtension[] = [];
     for (const hub of hubs) {
-      reviewers.push(await connectWhenUp(hub.port, { key: pairedKey(hub.dir) }));
+      reviewers.push(await connectWhenUp(hub.port, { key: await pairedKeyIn(cluster.url) }));
       for (let r = 0; r < RELAYS_PER_HUB; r++) {
         const connected = await RelayClient.connect({ port: hub.port, key: new StateDir(hub.dir).relayKey(), callTimeoutMs: 30_000 });
         if (!connected.ok) throw new Error(`relay: ${connected.reason} ${connected.detail}`);

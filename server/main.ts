@@ -9,7 +9,8 @@ import { packageInfo } from './package-info.js';
 import { runPairCommand } from './pair-command.js';
 import { realPath } from './real-path.js';
 import { serveHint } from './start-options.js';
-import { newElection as electionFor, openEngine, serveMcp } from './serve-mcp.js';
+import type { Directory } from './directory.js';
+import { newElection as electionFor, openDirectory, openEngine, serveMcp } from './serve-mcp.js';
 import { StateDir } from './state-dir.js';
 import { releaseYoungGeneration } from './young-generation.js';
 
@@ -44,9 +45,23 @@ const state = new StateDir(config.stateDir);
 const files = { appHtml: APP_HTML, phoneDir: PHONE_DIR };
 const newElection = () => electionFor(config, state, files);
 
+/**
+ * The directory a command changes: the state dir's, or a team's database's (ELICITLY_DATABASE_URL), closed once the
+ * command is done.
+ */
+async function withDirectory(run: (directory: Directory) => Promise<number>): Promise<number> {
+  if (config.databaseUrl === undefined) return run(state);
+  const directory = await openDirectory(config.databaseUrl);
+  try {
+    return await run(directory);
+  } finally {
+    await directory.close();
+  }
+}
+
 if (config.command === 'pair') {
   try {
-    process.exitCode = runPairCommand(state, config.pair);
+    process.exitCode = await withDirectory((directory) => runPairCommand(directory, config.pair));
   } catch (error) {
     process.stderr.write(`elicitly-companion pair: ${error instanceof Error ? error.message : String(error)}\n`);
     process.exitCode = 1;
@@ -64,10 +79,12 @@ if (config.command === 'pair') {
           spawn: () => spawnDetachedHub(process.execPath, SCRIPT, config.port, process.env),
           pause: (ms) => new Promise((resolve) => setTimeout(resolve, ms)),
         });
-      process.exitCode = await runRemoteCommand({ state, port: config.port, action: config.remote, json: config.json, io, ensureHub });
+      const action = config.remote;
+      process.exitCode = await withDirectory((directory) => runRemoteCommand({ state, directory, port: config.port, action, json: config.json, io, ensureHub }));
     } else if (config.key) {
       const { runKeyCommand } = await import('./remote/key-command.js');
-      process.exitCode = runKeyCommand({ state, port: config.port, action: config.key, io });
+      const action = config.key;
+      process.exitCode = await withDirectory((directory) => runKeyCommand({ state: directory, port: config.port, action, io }));
     }
   } catch (error) {
     process.stderr.write(`elicitly-companion ${config.command}: ${error instanceof Error ? error.message : String(error)}\n`);
@@ -76,7 +93,8 @@ if (config.command === 'pair') {
 } else if (config.command === 'reviewer' && config.reviewer) {
   const { runReviewerCommand } = await import('./reviewer-command.js');
   try {
-    process.exitCode = runReviewerCommand(state, config.reviewer, config.json, { stdout: (text) => process.stdout.write(text), stderr: (text) => process.stderr.write(text) });
+    const action = config.reviewer;
+    process.exitCode = await withDirectory((directory) => runReviewerCommand(directory, action, config.json, { stdout: (text) => process.stdout.write(text), stderr: (text) => process.stderr.write(text) }));
   } catch (error) {
     process.stderr.write(`elicitly-companion reviewer: ${error instanceof Error ? error.message : String(error)}\n`);
     process.exitCode = 1;

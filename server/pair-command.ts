@@ -2,7 +2,7 @@ import { PAIRING_TTL_MINUTES } from '../shared/hub-auth.js';
 import { KeyIdSchema } from '../shared/wire-fields.js';
 import type { Config } from './config.js';
 import { pairingReviewer } from './reviewer-command.js';
-import type { StateDir } from './state-dir.js';
+import type { Directory } from './directory.js';
 
 /** The local clock time before which a code is valid, to the second (a time cut to the minute reads a minute short). */
 export function validUntil(expiresAt: number): string {
@@ -17,10 +17,10 @@ export function validUntil(expiresAt: number): string {
  * line (kind, origin or device name, key id, when), and `--remove` forgets an extension by its origin or a device by its
  * key id; the hub closes the forgotten one's sockets when the file changes.
  */
-export function runPairCommand(
-  state: Pick<StateDir, 'createPairing' | 'pairedExtensions' | 'removePairedExtensions' | 'pairedDevices' | 'removePairedDevice' | 'reviewers'>,
+export async function runPairCommand(
+  state: Pick<Directory, 'createPairing' | 'pairedExtensions' | 'removePairedExtensions' | 'pairedDevices' | 'removePairedDevice' | 'reviewers'>,
   action: Config['pair'],
-): number {
+): Promise<number> {
   if (action.kind === 'list') {
     const extensions = state.pairedExtensions();
     const devices = state.pairedDevices();
@@ -35,7 +35,7 @@ export function runPairCommand(
     // A key id names one device; anything else is an extension's origin (an origin never looks like k_<16 hex>).
     if (KeyIdSchema.safeParse(action.target).success) {
       const device = state.pairedDevices().find((d) => d.keyId === action.target);
-      const removed = state.removePairedDevice(action.target);
+      const removed = await state.removePairedDevice(action.target);
       process.stderr.write(
         removed
           ? `Forgot the device ${JSON.stringify(device?.name ?? action.target)} (${action.target}); its open pages are cut off and it must pair again to connect.\n`
@@ -43,7 +43,7 @@ export function runPairCommand(
       );
       return removed ? 0 : 1;
     }
-    const removed = state.removePairedExtensions(action.target);
+    const removed = await state.removePairedExtensions(action.target);
     process.stderr.write(removed > 0 ? `Forgot ${removed} key(s) of ${action.target}; it must pair again to connect.\n` : `${action.target} is not paired.\n`);
     return removed > 0 ? 0 : 1;
   }
@@ -54,7 +54,7 @@ export function runPairCommand(
     process.stderr.write(`elicitly-companion pair: ${forWhom.message}\n`);
     return 2;
   }
-  const pairing = state.createPairing('extension', Date.now(), forWhom.reviewer);
+  const pairing = await state.createPairing('extension', Date.now(), forWhom.reviewer);
   const theirs = forWhom.reviewer === undefined ? '' : ` as ${JSON.stringify(forWhom.reviewer)}'s (their decisions there are recorded with their name)`;
   process.stderr.write(`Enter this code in the Elicitly extension (Settings → Pairing code → Pair) before ${validUntil(pairing.expiresAt)} (a code is valid ${PAIRING_TTL_MINUTES} minutes) to pair it with this computer${theirs}:\n`);
   process.stdout.write(`${pairing.code}\n`);

@@ -1,8 +1,8 @@
 import { sameReviewer, type Reviewer } from '../shared/reviewers.js';
 import type { Config } from './config.js';
-import type { StateDir } from './state-dir.js';
+import type { Directory } from './directory.js';
 
-type ReviewerState = Pick<StateDir, 'reviewers' | 'putReviewer' | 'removeReviewer' | 'pairedExtensions' | 'pairedDevices'>;
+type ReviewerState = Pick<Directory, 'reviewers' | 'putReviewer' | 'removeReviewer' | 'pairedExtensions' | 'pairedDevices'>;
 
 interface Io {
   stdout(text: string): void;
@@ -14,7 +14,7 @@ interface Io {
  * before; once the team has reviewers every code names one, and only one the hub knows: a decision made with the key
  * it gives is recorded as theirs.
  */
-export function pairingReviewer(state: Pick<StateDir, 'reviewers'>, named: string | undefined): { ok: true; reviewer: string | undefined } | { ok: false; message: string } {
+export function pairingReviewer(state: Pick<Directory, 'reviewers'>, named: string | undefined): { ok: true; reviewer: string | undefined } | { ok: false; message: string } {
   const all = state.reviewers();
   if (named === undefined) {
     if (all.length === 0) return { ok: true, reviewer: undefined };
@@ -29,9 +29,9 @@ const line = (r: Reviewer, extensions: number, devices: number) =>
   `${r.name}\t${r.groups.length > 0 ? r.groups.join(',') : '-'}\t${extensions} extension(s), ${devices} device(s)\tadded ${new Date(r.addedAt).toISOString()}\n`;
 
 /** `elicitly-companion reviewer add <name> [--group G]… | list [--json] | remove <name>`. */
-export function runReviewerCommand(state: ReviewerState, action: NonNullable<Config['reviewer']>, json: boolean, io: Io): number {
+export async function runReviewerCommand(state: ReviewerState, action: NonNullable<Config['reviewer']>, json: boolean, io: Io): Promise<number> {
   if (action.kind === 'add') {
-    const { reviewer, added } = state.putReviewer(action.name, action.groups);
+    const { reviewer, added } = await state.putReviewer(action.name, action.groups);
     io.stderr(
       `${added ? 'Added' : 'Updated'} the reviewer ${JSON.stringify(reviewer.name)}${reviewer.groups.length > 0 ? ` (groups: ${reviewer.groups.join(', ')})` : ''}. ` +
         `Pair their browser with \`elicitly-companion pair --reviewer ${JSON.stringify(reviewer.name)}\`, or their phone with \`elicitly-companion remote pair --reviewer ${JSON.stringify(reviewer.name)}\`.\n`,
@@ -39,7 +39,7 @@ export function runReviewerCommand(state: ReviewerState, action: NonNullable<Con
     return 0;
   }
   if (action.kind === 'remove') {
-    const removed = state.removeReviewer(action.name);
+    const removed = await state.removeReviewer(action.name);
     if (!removed) {
       io.stderr(`No reviewer is named ${JSON.stringify(action.name)} (see \`elicitly-companion reviewer list\`).\n`);
       return 1;

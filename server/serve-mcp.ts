@@ -40,6 +40,12 @@ export async function openEngine(config: Config, state: Pick<StateDir, 'routingR
   });
 }
 
+/** A team's directory (its database): the client is loaded only when one is configured. */
+export async function openDirectory(url: string) {
+  const { PgDirectory } = await import('./store/pg-directory.js');
+  return PgDirectory.open({ url });
+}
+
 /**
  * The approval machinery, loaded on first use: the role election, and what this process runs once it is the hub (its
  * engine, the phone page and listener, the notifier). One definition for the MCP server and the `hub` command.
@@ -51,11 +57,12 @@ export async function newElection(config: Config, state: StateDir, files: Pick<B
     state,
     remoteHub: config.remoteHub,
     openEngine: () => openEngine(config, state),
+    ...(config.databaseUrl === undefined ? {} : { openDirectory: () => openDirectory(config.databaseUrl ?? '') }),
     phoneDir: config.phoneDir ?? files.phoneDir,
     remoteListen: config.remoteListen,
     pushServices: config.pushServices,
-    onHub: (engine) => {
-      const stopNotifier = startNotifier({ engine, settings: state.remoteReader(), port: config.port, push: { state, services: config.pushServices ?? [] } });
+    onHub: (engine, directory) => {
+      const stopNotifier = startNotifier({ engine, settings: state.remoteReader(), port: config.port, push: { directory, services: config.pushServices ?? [] } });
       // Each change to a request is a unit of the hub's work: a burst of them is followed by a full collection.
       const collector = burstCollector();
       const unsubscribe = engine.onEvent(() => collector.work());

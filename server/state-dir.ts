@@ -1,127 +1,45 @@
 import { statSync, watch } from 'node:fs';
 import { join } from 'node:path';
-import * as z from 'zod';
-import { PAIRING_CODE_PATTERN, PAIRING_TTL_MINUTES, isKeyHex, randomHex } from '../shared/hub-auth.js';
-import { PushSubscriptionSchema, type PushSubscription } from '../shared/push-notice.js';
-import { ReviewerNameSchema, ReviewerSchema, sameReviewer, type Reviewer } from '../shared/reviewers.js';
+import { isKeyHex, randomHex } from '../shared/hub-auth.js';
+import type { PushSubscription } from '../shared/push-notice.js';
+import type { Reviewer } from '../shared/reviewers.js';
 import { readRoutingPolicy, type RoutingRead } from '../shared/routing.js';
-import { DeviceNameSchema, GRANTS, GrantSchema, KeyIdSchema, type Grant } from '../shared/wire-fields.js';
+import type { Grant } from '../shared/wire-fields.js';
+import {
+  DEVICES, DirectoryReads, EXTENSIONS, PAIRINGS, PUSH_KEYS, RELAY_KEYS, REVIEWERS, edits,
+  type Directory, type Doc, type Edit, type PairedDevice, type PairedExtension, type Pairing, type PairingPurpose, type RelayKey,
+} from './directory.js';
 import { withFileLock } from './file-lock.js';
 import { log } from './log.js';
 import { createPrivateFile, ensurePrivateDir, readPrivateFile, writePrivateFile } from './private-files.js';
 import type { RemoteConfig } from './remote-config.js';
 import { REMOTE_OFF, RemoteConfigSchema } from './remote-config.js';
-import { VapidKeysSchema, newVapidKeys, type VapidKeys } from './remote/web-push.js';
+import type { VapidKeys } from './remote/web-push.js';
 
-const KeySchema = z.string().refine(isKeyHex, 'must be 64 lowercase hex digits');
-
-const PairingSchema = z.strictObject({
-  code: z.string().regex(PAIRING_CODE_PATTERN),
-  expiresAt: z.number(),
-  /** Failed pairing attempts against this code; at the cap it is burnt. */
-  failures: z.number().int().min(0),
-  /**
-   * Counts the codes made for this purpose: the phone's link carries it, so a page holding a code that a newer one
-   * replaced is told so rather than that the hub could not prove the code.
-   */
-  serial: z.number().int().min(1),
-  /** Used (it paired) or withdrawn: no longer a code, kept for its serial. */
-  spent: z.boolean().optional(),
-  /** The reviewer whose browser or phone this code pairs (`pair --reviewer`): its key is theirs. */
-  reviewer: ReviewerNameSchema.optional(),
-});
-type Pairing = z.infer<typeof PairingSchema>;
-
-/**
- * What a pairing code is for: an extension (`pair`, typed into its Settings) or a device (`remote pair`, the phone's
- * QR link). Each purpose has its own code, so making one never voids the other.
- */
-export type PairingPurpose = 'extension' | 'device';
-/** pairing.json: one code per purpose, each also kept (spent or not) for its serial. */
-const PairingsFileSchema = z.strictObject({ extension: PairingSchema.optional(), device: PairingSchema.optional() });
-type PairingsFile = z.infer<typeof PairingsFileSchema>;
-
-const PairedExtensionSchema = z.strictObject({
-  keyId: KeyIdSchema,
-  origin: z.string().min(1).max(200),
-  key: KeySchema,
-  pairedAt: z.number(),
-  /** The reviewer this browser belongs to; absent on a single person's hub. */
-  reviewer: ReviewerNameSchema.optional(),
-});
-type PairedExtension = z.infer<typeof PairedExtensionSchema>;
-const PairedFileSchema = z.strictObject({ version: z.literal(1), extensions: z.array(PairedExtensionSchema) });
-
-/**
- * A phone (or any browser) paired with the hub's reviewer page: its own key, named so the person can tell it apart, and
- * the origin it was paired on, the only one its key opens a socket from. Devices paired before origins were recorded
- * have none: their key opens nothing, and they pair again.
- */
-const PairedDeviceSchema = z.strictObject({
-  keyId: KeyIdSchema,
-  name: DeviceNameSchema,
-  key: KeySchema,
-  pairedAt: z.number(),
-  origin: z.string().min(1).max(200).optional(),
-  /** Its Web Push subscription, when the person turned notifications on there: forgotten with the device. */
-  push: z.strictObject({ subscription: PushSubscriptionSchema, at: z.number() }).optional(),
-  /** The reviewer this phone belongs to; absent on a single person's hub. */
-  reviewer: ReviewerNameSchema.optional(),
-});
-export type PairedDevice = z.infer<typeof PairedDeviceSchema>;
-const DevicesFileSchema = z.strictObject({ version: z.literal(1), devices: z.array(PairedDeviceSchema) });
-
-/**
- * A key made for a relay on another machine (`key export`), revocable on its own; the install key never leaves. It files
- * and reads its own requests only, and what `allow` names besides (`key export --allow permission`).
- */
-const RelayKeySchema = z.strictObject({ keyId: KeyIdSchema, name: DeviceNameSchema, key: KeySchema, createdAt: z.number(), allow: z.array(GrantSchema).max(GRANTS.length).optional() });
-export type RelayKey = z.infer<typeof RelayKeySchema>;
-const RelayKeysFileSchema = z.strictObject({ version: z.literal(1), keys: z.array(RelayKeySchema) });
-
-const ReviewersFileSchema = z.strictObject({ version: z.literal(1), reviewers: z.array(ReviewerSchema).max(1000) });
-
-export const REVIEWERS_FILE = 'reviewers.json';
 /** A team's routing policy (`shared/routing.ts`), written by the team; the hub only reads it. */
 export const ROUTING_FILE = 'routing.json';
-export const PAIRED_EXTENSIONS_FILE = 'paired-extensions.json';
-export const PAIRED_DEVICES_FILE = 'paired-devices.json';
-export const RELAY_KEYS_FILE = 'relay-keys.json';
 export const REMOTE_FILE = 'remote.json';
-export const PUSH_KEYS_FILE = 'push-keys.json';
 
-/** A state file that is a list of keys by id (devices, exported relay keys): its name, shape, and what losing it costs. */
-interface KeyList<K extends string, T extends { keyId: string }> {
-  name: string;
-  schema: z.ZodType<{ version: 1 } & Record<K, T[]>>;
-  field: K;
-  consequence: string;
-}
-const DEVICES: KeyList<'devices', PairedDevice> = { name: PAIRED_DEVICES_FILE, schema: DevicesFileSchema, field: 'devices', consequence: 'every phone must pair again' };
-const RELAY_KEYS: KeyList<'keys', RelayKey> = { name: RELAY_KEYS_FILE, schema: RelayKeysFileSchema, field: 'keys', consequence: 'every exported relay key is refused until exported again' };
-
-export const PAIRING_TTL_MS = PAIRING_TTL_MINUTES * 60 * 1000;
-/** Failed attempts a code survives; the eleventh guess finds no code at all. */
-export const PAIRING_MAX_FAILURES = 10;
-
-/**
- * The files of the state dir other than the journal: the install's relay key, the one-time pairing code, and the
- * extensions paired with this install. Every read validates and refuses a file that is not a regular file of this
- * user's, 0600 (a link, a FIFO, a planted file); every write is atomic (temp file, fsync, rename or link), and every
- * read-modify-write holds the file's lock, so concurrent processes never undo each other's change. The dir itself is
- * checked on every use: a real directory of this user's, 0700.
- */
 /** What this process's one watcher of the state dir has seen: a count of changes per file name, and of changes to any. */
 interface Changes {
   of: Map<string, number>;
   any: number;
 }
 
-export class StateDir {
+/**
+ * The files of the state dir other than the journal: the install's relay key, the reviewer page's settings, the
+ * routing policy, and, on one person's hub, the directory (`directory.ts`), a file per document. Every read validates
+ * and refuses a file that is not a regular file of this user's, 0600 (a link, a FIFO, a planted file); every write is
+ * atomic (temp file, fsync, rename or link), and every read-modify-write holds the file's lock, so concurrent processes
+ * never undo each other's change. The dir itself is checked on every use: a real directory of this user's, 0700.
+ */
+export class StateDir extends DirectoryReads implements Directory {
   /** Started by the first watched reader; null when the dir cannot be watched (the readers stat instead). */
   private changes: Changes | null | undefined;
 
-  constructor(readonly path: string) {}
+  constructor(readonly path: string) {
+    super();
+  }
 
   private file(name: string): string {
     return join(this.path, name);
@@ -154,191 +72,72 @@ export class StateDir {
     return replaced;
   }
 
-  /** The active pairing code for `purpose`, or undefined when there is none (never made, expired, used or burnt). */
-  pairing(purpose: PairingPurpose, now = Date.now()): Pairing | undefined {
-    const entry = this.pairings()[purpose];
-    return entry && !entry.spent && entry.expiresAt > now && entry.failures < PAIRING_MAX_FAILURES ? entry : undefined;
+  protected read<D>(doc: Doc<D>): D {
+    const raw = this.readJson(doc.name);
+    if (raw === undefined) return doc.empty;
+    const parsed = doc.schema.safeParse(raw);
+    if (parsed.success) return parsed.data;
+    if (doc.damaged !== undefined) log('error', `the file ${doc.name} is damaged; ${doc.damaged}`, { file: this.file(doc.name) });
+    return doc.empty;
   }
 
-  /** The serial of the newest code made for `purpose` (0: none yet), whether or not it is still active. */
-  pairingSerial(purpose: PairingPurpose): number {
-    return this.pairings()[purpose]?.serial ?? 0;
+  /** One change to one document, made under its file's lock over what the file holds now, and written atomically. */
+  private edit<D, T>(doc: Doc<D>, edit: Edit<D, T>): T {
+    return this.update(doc.name, () => {
+      const { next, result } = edit(this.read(doc));
+      if (next !== undefined) writePrivateFile(this.file(doc.name), JSON.stringify(doc.schema.parse(next)));
+      return result;
+    });
   }
 
-  /**
-   * A fresh one-time code for `purpose`, valid 10 minutes; it replaces the earlier code of that purpose only. 48 bits:
-   * short to type, long to guess.
-   */
   createPairing(purpose: PairingPurpose, now = Date.now(), reviewer?: string): Pairing {
-    return this.update('pairing.json', () => {
-      const all = this.pairings();
-      const pairing: Pairing = { code: randomHex(6), expiresAt: now + PAIRING_TTL_MS, failures: 0, serial: (all[purpose]?.serial ?? 0) + 1, ...(reviewer === undefined ? {} : { reviewer }) };
-      this.writePairings({ ...all, [purpose]: pairing });
-      return pairing;
-    });
+    return this.edit(PAIRINGS, edits.createPairing(purpose, now, reviewer));
   }
 
-  /** Counts a wrong guess; at the cap the code is gone for good. Returns how many attempts are left. */
   recordPairingFailure(purpose: PairingPurpose, now = Date.now()): number {
-    return this.update('pairing.json', () => {
-      const pairing = this.pairing(purpose, now);
-      if (!pairing) return 0;
-      const failures = pairing.failures + 1;
-      this.writePairings({ ...this.pairings(), [purpose]: { ...pairing, failures } });
-      if (failures >= PAIRING_MAX_FAILURES) log('warn', 'a pairing code was burnt after too many wrong attempts', { purpose, attempts: failures });
-      return Math.max(0, PAIRING_MAX_FAILURES - failures);
-    });
+    const left = this.edit(PAIRINGS, edits.recordPairingFailure(purpose, now));
+    if (left === 0) log('warn', 'a pairing code was burnt after too many wrong attempts', { purpose });
+    return left;
   }
 
-  /** Spends the code of `purpose` (it paired, or it is withdrawn); its serial is kept. */
-  clearPairing(purpose: PairingPurpose): void {
-    this.update('pairing.json', () => {
-      const all = this.pairings();
-      const entry = all[purpose];
-      if (entry) this.writePairings({ ...all, [purpose]: { ...entry, spent: true } });
-    });
+  clearPairing(purpose: PairingPurpose, code?: string): boolean {
+    return this.edit(PAIRINGS, edits.clearPairing(purpose, code, Date.now()));
   }
 
-  /** pairing.json; one of an earlier version (a single code) or a damaged one counts as no code at all. */
-  private pairings(): PairingsFile {
-    const parsed = PairingsFileSchema.safeParse(this.readJson('pairing.json'));
-    return parsed.success ? parsed.data : {};
-  }
-
-  private writePairings(pairings: PairingsFile): void {
-    writePrivateFile(this.file('pairing.json'), JSON.stringify(PairingsFileSchema.parse(pairings)));
-  }
-
-  /** The paired extensions; a damaged file counts as none (every extension pairs again), and says so. */
-  pairedExtensions(): PairedExtension[] {
-    const raw = this.readJson('paired-extensions.json');
-    if (raw === undefined) return [];
-    const parsed = PairedFileSchema.safeParse(raw);
-    if (parsed.success) return parsed.data.extensions;
-    log('error', 'the paired-extensions file is damaged; every browser extension must pair again', { file: this.file('paired-extensions.json') });
-    return [];
-  }
-
-  /** Pairs an origin with a fresh key. */
   addPairedExtension(origin: string, now = Date.now(), reviewer?: string): PairedExtension {
-    const entry: PairedExtension = { keyId: `k_${randomHex(8)}`, origin, key: randomHex(32), pairedAt: now, ...(reviewer === undefined ? {} : { reviewer }) };
-    this.update('paired-extensions.json', () => this.writePaired([...this.pairedExtensions(), entry]));
-    return entry;
+    return this.edit(EXTENSIONS, edits.addExtension(origin, now, reviewer));
   }
 
-  /** Forgets every key of an origin; returns how many went. */
   removePairedExtensions(origin: string): number {
-    return this.update('paired-extensions.json', () => {
-      const all = this.pairedExtensions();
-      const kept = all.filter((e) => e.origin !== origin);
-      if (kept.length !== all.length) this.writePaired(kept);
-      return all.length - kept.length;
-    });
-  }
-
-  private writePaired(extensions: PairedExtension[]): void {
-    writePrivateFile(this.file('paired-extensions.json'), JSON.stringify(PairedFileSchema.parse({ version: 1, extensions })));
-  }
-
-  /** The paired devices; a damaged file counts as none (every device pairs again), and says so. */
-  pairedDevices(): PairedDevice[] {
-    return this.readList(DEVICES);
+    return this.edit(EXTENSIONS, edits.removeExtensions(origin));
   }
 
   addPairedDevice(name: string, origin: string, now = Date.now(), reviewer?: string): PairedDevice {
-    return this.append(DEVICES, { keyId: `k_${randomHex(8)}`, name, key: randomHex(32), pairedAt: now, origin, ...(reviewer === undefined ? {} : { reviewer }) });
+    return this.edit(DEVICES, edits.addDevice(name, origin, now, reviewer));
   }
 
-  /** Forgets one device by its key id; false when there was none. */
   removePairedDevice(keyId: string): boolean {
-    return this.removeKey(DEVICES, keyId);
+    return this.edit(DEVICES, edits.removeDevice(keyId));
   }
 
-  /**
-   * Sets (or, with null, drops) a device's push subscription; false when the device is not paired (any more), or, with
-   * `onlyEndpoint`, when its subscription is no longer that one (the page renewed it meanwhile).
-   */
   setDevicePush(keyId: string, subscription: PushSubscription | null, options: { onlyEndpoint?: string; now?: number } = {}): boolean {
-    const now = options.now ?? Date.now();
-    return this.update(DEVICES.name, () => {
-      const all = this.readList(DEVICES);
-      const device = all.find((d) => d.keyId === keyId);
-      if (!device) return false;
-      if (options.onlyEndpoint !== undefined && device.push?.subscription.endpoint !== options.onlyEndpoint) return false;
-      const { push: _old, ...rest } = device;
-      const next: PairedDevice = subscription ? { ...rest, push: { subscription, at: now } } : rest;
-      this.writeList(DEVICES, all.map((d) => (d === device ? next : d)));
-      return true;
-    });
+    return this.edit(DEVICES, edits.setDevicePush(keyId, subscription, options));
   }
 
-  /** The hub's VAPID key pair for Web Push, made on first use and kept (a new one would void every subscription). */
   vapidKeys(): VapidKeys {
-    return this.update(PUSH_KEYS_FILE, () => {
-      const raw = this.readJson(PUSH_KEYS_FILE);
-      if (raw !== undefined) {
-        const parsed = VapidKeysSchema.safeParse(raw);
-        if (parsed.success) return parsed.data;
-        log('error', `the file ${PUSH_KEYS_FILE} is damaged; a new key is made and every phone turns its notifications on again`, { file: this.file(PUSH_KEYS_FILE) });
-      }
-      const keys = newVapidKeys();
-      writePrivateFile(this.file(PUSH_KEYS_FILE), JSON.stringify(keys));
-      return keys;
-    });
-  }
-
-  /** Keys exported for relays on other machines; a damaged file counts as none (they are refused until exported again). */
-  relayKeys(): RelayKey[] {
-    return this.readList(RELAY_KEYS);
+    return this.edit(PUSH_KEYS, edits.vapidKeys());
   }
 
   addRelayKey(name: string, allow: readonly Grant[] = [], now = Date.now()): RelayKey {
-    return this.append(RELAY_KEYS, { keyId: `k_${randomHex(8)}`, name, key: randomHex(32), createdAt: now, ...(allow.length > 0 ? { allow: [...new Set(allow)] } : {}) });
+    return this.edit(RELAY_KEYS, edits.addRelayKey(name, allow, now));
   }
 
-  /** Revokes one exported relay key by its id; false when there was none. */
   removeRelayKey(keyId: string): boolean {
-    return this.removeKey(RELAY_KEYS, keyId);
+    return this.edit(RELAY_KEYS, edits.removeRelayKey(keyId));
   }
 
-  private append<K extends string, T extends { keyId: string }>(list: KeyList<K, T>, entry: T): T {
-    this.update(list.name, () => this.writeList(list, [...this.readList(list), entry]));
-    return entry;
-  }
-
-  private removeKey<K extends string, T extends { keyId: string }>(list: KeyList<K, T>, keyId: string): boolean {
-    return this.update(list.name, () => {
-      const all = this.readList(list);
-      const kept = all.filter((entry) => entry.keyId !== keyId);
-      if (kept.length !== all.length) this.writeList(list, kept);
-      return kept.length !== all.length;
-    });
-  }
-
-  private writeList<K extends string, T extends { keyId: string }>(list: KeyList<K, T>, entries: T[]): void {
-    writePrivateFile(this.file(list.name), JSON.stringify(list.schema.parse({ version: 1, [list.field]: entries })));
-  }
-
-  /** The team's reviewers; none on a single person's hub. A damaged file counts as none, and says so. */
-  reviewers(): Reviewer[] {
-    const raw = this.readJson(REVIEWERS_FILE);
-    if (raw === undefined) return [];
-    const parsed = ReviewersFileSchema.safeParse(raw);
-    if (parsed.success) return parsed.data.reviewers;
-    log('error', 'the reviewers file is damaged; decisions are recorded without names until `elicitly-companion reviewer add`', { file: this.file(REVIEWERS_FILE) });
-    return [];
-  }
-
-  /** Adds a reviewer, or sets the groups of one already there (names differ in case only: one person). */
   putReviewer(name: string, groups: string[], now = Date.now()): { reviewer: Reviewer; added: boolean } {
-    return this.update(REVIEWERS_FILE, () => {
-      const all = this.reviewers();
-      const existing = all.find((r) => sameReviewer(r.name, name));
-      const reviewer: Reviewer = { name: existing?.name ?? name, groups: [...new Set(groups)].sort(), addedAt: existing?.addedAt ?? now };
-      const next = existing ? all.map((r) => (r === existing ? reviewer : r)) : [...all, reviewer];
-      this.writeReviewers(next);
-      return { reviewer, added: existing === undefined };
-    });
+    return this.edit(REVIEWERS, edits.putReviewer(name, groups, now));
   }
 
   /**
@@ -346,37 +145,30 @@ export class StateDir {
    * change): someone who left the team decides nothing more. Null when there was no such reviewer.
    */
   removeReviewer(name: string): { extensions: number; devices: number } | null {
-    const removed = this.update(REVIEWERS_FILE, () => {
-      const all = this.reviewers();
-      const kept = all.filter((r) => !sameReviewer(r.name, name));
-      if (kept.length === all.length) return false;
-      this.writeReviewers(kept);
-      return true;
-    });
-    if (!removed) return null;
-    const theirs = (entry: { reviewer?: string | undefined }) => entry.reviewer !== undefined && sameReviewer(entry.reviewer, name);
-    const extensions = this.update(PAIRED_EXTENSIONS_FILE, () => {
-      const all = this.pairedExtensions();
-      const kept = all.filter((e) => !theirs(e));
-      if (kept.length !== all.length) this.writePaired(kept);
-      return all.length - kept.length;
-    });
-    const devices = this.update(DEVICES.name, () => {
-      const all = this.readList(DEVICES);
-      const kept = all.filter((d) => !theirs(d));
-      if (kept.length !== all.length) this.writeList(DEVICES, kept);
-      return all.length - kept.length;
-    });
-    return { extensions, devices };
+    if (!this.edit(REVIEWERS, edits.removeReviewer(name))) return null;
+    return { extensions: this.edit(EXTENSIONS, edits.forgetExtensionsOf(name)), devices: this.edit(DEVICES, edits.forgetDevicesOf(name)) };
   }
 
-  private writeReviewers(reviewers: Reviewer[]): void {
-    writePrivateFile(this.file(REVIEWERS_FILE), JSON.stringify(ReviewersFileSchema.parse({ version: 1, reviewers })));
+  async catchUp(): Promise<void> {}
+
+  stamp(name: string): string {
+    return this.fileStamp(name);
   }
 
-  /** Whose a paired key is: the reviewer its browser or phone was paired for, if any. */
-  reviewerOf(keyId: string): string | undefined {
-    return (this.pairedExtensions().find((e) => e.keyId === keyId) ?? this.pairedDevices().find((d) => d.keyId === keyId))?.reviewer;
+  /** Tells of every file of the dir that changes, whoever changed it (`pair --remove` in a terminal, another hub's process). */
+  watch(listener: (name: string | null) => void, stopped?: () => void): (() => void) | null {
+    try {
+      const watcher = watch(this.path, { persistent: false }, (_event, file) => listener(file));
+      watcher.on('error', (error) => {
+        watcher.close();
+        log('warn', 'stopped watching the state dir; a removed key is refused at its next call', { error: error.message });
+        stopped?.();
+      });
+      return () => watcher.close();
+    } catch (error) {
+      log('warn', 'cannot watch the state dir; a removed key is refused at its next call', { error: String(error) });
+      return null;
+    }
   }
 
   /** The reviewer page's settings; off when never enabled, and off (said in the log) when the file is damaged. */
@@ -425,7 +217,7 @@ export class StateDir {
 
   /** `pairedDevices()` for the notifier, which asks at every new request: read again only when the file changed. */
   pairedDevicesReader(): () => PairedDevice[] {
-    return this.changedOnly(PAIRED_DEVICES_FILE, () => this.pairedDevices());
+    return this.changedOnly(DEVICES.name, () => this.pairedDevices());
   }
 
   /**
@@ -492,15 +284,6 @@ export class StateDir {
       writePrivateFile(this.file(REMOTE_FILE), JSON.stringify(next));
       return next;
     });
-  }
-
-  private readList<K extends string, T extends { keyId: string }>(list: KeyList<K, T>): T[] {
-    const raw = this.readJson(list.name);
-    if (raw === undefined) return [];
-    const parsed = list.schema.safeParse(raw);
-    if (parsed.success) return parsed.data[list.field];
-    log('error', `the file ${list.name} is damaged; ${list.consequence}`, { file: this.file(list.name) });
-    return [];
   }
 
   /** Read-modify-write of one file under its lock: without it, two processes each write back what the other removed. */

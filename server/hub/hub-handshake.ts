@@ -3,7 +3,7 @@ import { constantTimeEqual, hubProof, newNonce, peerProof, sealKey } from '../..
 import type { Grant, HelloParams, Result, ServiceError } from '../../shared/peer-calls.js';
 import { CLOSE_AUTH_FAILED, CLOSE_CODE_REPLACED, CLOSE_HUB_FULL, CLOSE_INTERNAL_ERROR, CLOSE_NO_PAIRING, CLOSE_UNKNOWN_KEY, PAIRING_SUBPROTOCOL } from '../../shared/wire-protocol.js';
 import { log } from '../log.js';
-import type { PairingPurpose, StateDir } from '../state-dir.js';
+import type { Directory, PairingPurpose } from '../directory.js';
 import type { Principal } from './peer-dispatcher.js';
 import type { PeerRole } from './upgrade-guard.js';
 
@@ -35,17 +35,19 @@ export interface HandshakePeer {
 export type HubStep<T> = { answer: T } | { refuse: ServiceError } | { close: number; reason: string };
 export type Proven = { principal: Principal; paired?: NonNullable<Result<'auth'>['paired']> };
 
-/** The state dir as the handshake uses it: the keys a peer may prove, and the pairing code it spends. */
+/** The directory as the handshake uses it: the keys a peer may prove, and the pairing code it spends. */
 export type HandshakeKeys = Pick<
-  StateDir,
-  'relayKey' | 'relayKeys' | 'pairing' | 'pairingSerial' | 'clearPairing' | 'recordPairingFailure' | 'pairedExtensions' | 'addPairedExtension' | 'pairedDevices' | 'addPairedDevice'
+  Directory,
+  'relayKeys' | 'pairing' | 'pairingSerial' | 'clearPairing' | 'recordPairingFailure' | 'pairedExtensions' | 'addPairedExtension' | 'pairedDevices' | 'addPairedDevice' | 'catchUp'
 >;
 
 interface HubHandshakeOptions {
   /** The port the hub bound: every proof is bound to it. */
   port: number;
-  /** The install key, the pairing code and every paired or exported key; read on every handshake. */
-  state: HandshakeKeys;
+  /** The install key a relay on this machine proves; read on every such handshake. */
+  installKey(): string;
+  /** The pairing codes and every paired or exported key; read on every handshake. */
+  directory(): HandshakeKeys;
   /** The hub holds as many proven peers as it takes. */
   full(): boolean;
   /** A peer failed its proof (logged at a bounded rate by the hub). */
@@ -86,6 +88,12 @@ export class HubHandshake {
     let chosen: Chosen | { close: number; reason: string };
     try {
       chosen = this.keyFor(peer, hello);
+      // A key or a code another process made a moment ago (another hub, `pair` in a terminal) may not have reached
+      // this one yet: a miss reads the directory once more.
+      if ('close' in chosen && CATCH_UP_ON.has(chosen.close)) {
+        await this.options.directory().catchUp();
+        chosen = this.keyFor(peer, hello);
+      }
     } catch (error) {
       // An unreadable or untrusted state file: this peer cannot be checked, so it is not let in; the hub stays up.
       log('error', 'cannot read the key a peer must prove', { role: peer.role, error: String(error) });
@@ -105,13 +113,13 @@ export class HubHandshake {
     if (peer.stage !== 'challenged' || !auth) return { refuse: { code: 'invalid', message: 'auth comes after hello and its challenge' } };
     peer.stage = 'busy';
     const expected = await peerProof(auth.key, this.binding(peer), auth.hubNonce, auth.peerNonce);
-    const { state } = this.options;
+    const directory = this.options.directory();
     // The reviewer the code was made for (`pair --reviewer`): the key it gives is theirs.
     let reviewer: string | undefined;
     if (auth.pairingCode !== undefined) {
       // Checked again now, with no await between this check, the comparison and the count of a failure: sockets
       // challenged while the code was alive get no guess once wrong ones have burnt it, however many there are.
-      const pairing = state.pairing(purposeOf(peer));
+      const pairing = directory.pairing(purposeOf(peer));
       if (!pairing || pairing.code !== auth.pairingCode) return { close: CLOSE_NO_PAIRING, reason: `the pairing code is no longer active: run ${PAIR_COMMAND[purposeOf(peer)]}` };
       reviewer = pairing.reviewer;
     }
@@ -123,11 +131,20 @@ export class HubHandshake {
     if (this.options.full()) return { close: CLOSE_HUB_FULL, reason: 'the hub has as many peers as it takes; try again later' };
     delete peer.auth;
     if (auth.pairingCode !== undefined && peer.origin) {
-      // Spent before anything else: a code opens exactly one pairing.
-      state.clearPairing(purposeOf(peer));
       const { origin } = peer;
-      // A device is paired to the origin its page was opened from: its key opens sockets from that origin only.
-      const entry = peer.role === 'device' ? state.addPairedDevice(auth.deviceName ?? 'Phone', origin, Date.now(), reviewer) : state.addPairedExtension(origin, Date.now(), reviewer);
+      let entry: { keyId: string; key: string };
+      try {
+        // Spent before anything else, and only by whoever still finds it active: a code opens exactly one pairing,
+        // whichever hub of a team's database the browsers came to.
+        if (!(await directory.clearPairing(purposeOf(peer), auth.pairingCode))) {
+          return { close: CLOSE_NO_PAIRING, reason: `the pairing code was used meanwhile: run ${PAIR_COMMAND[purposeOf(peer)]}` };
+        }
+        // A device is paired to the origin its page was opened from: its key opens sockets from that origin only.
+        entry = peer.role === 'device' ? await directory.addPairedDevice(auth.deviceName ?? 'Phone', origin, Date.now(), reviewer) : await directory.addPairedExtension(origin, Date.now(), reviewer);
+      } catch (error) {
+        log('error', 'could not record a pairing', { role: peer.role, error: String(error) });
+        return { close: CLOSE_INTERNAL_ERROR, reason: 'the hub could not record the pairing; see its log' };
+      }
       peer.proven = { keyId: entry.keyId, key: entry.key };
       this.pairingBackoff.delete(origin);
       log('info', peer.role === 'device' ? 'paired a device' : 'paired a browser extension', { origin, keyId: entry.keyId, ...(reviewer === undefined ? {} : { reviewer }) });
@@ -149,10 +166,10 @@ export class HubHandshake {
   }
 
   private keyFor(peer: HandshakePeer, hello: HelloParams): Chosen | { close: number; reason: string } {
-    const { state } = this.options;
+    const state = this.options.directory();
     if (peer.role === 'relay') {
       // A relay on another machine proves the key exported for it, by id; one on this machine the install key.
-      if (hello.keyId === undefined) return { key: state.relayKey() };
+      if (hello.keyId === undefined) return { key: this.options.installKey() };
       const exported = state.relayKeys().find((k) => k.keyId === hello.keyId);
       if (!exported) return { close: CLOSE_UNKNOWN_KEY, reason: DROPPED.relay };
       return { key: exported.key, keyId: exported.keyId, grants: exported.allow ?? [] };
@@ -182,10 +199,13 @@ export class HubHandshake {
 
   /** A wrong code: it counts against the code (burnt at the cap) and makes that origin wait, doubling up to a minute. */
   private pairingFailed(origin: string, purpose: PairingPurpose): void {
-    const left = this.options.state.recordPairingFailure(purpose);
     const failures = (this.pairingBackoff.get(origin)?.failures ?? 0) + 1;
     this.pairingBackoff.set(origin, { failures, until: Date.now() + Math.min(60_000, 1000 * 2 ** (failures - 1)) });
-    log('warn', 'a pairing attempt failed', { origin, attemptsLeftOnThisCode: left });
+    // Counted against the code from this moment (a database's directory counts it while it is written).
+    Promise.resolve(this.options.directory().recordPairingFailure(purpose)).then(
+      (left) => log('warn', 'a pairing attempt failed', { origin, attemptsLeftOnThisCode: left }),
+      (error: unknown) => log('error', 'a pairing attempt failed and could not be counted against its code', { origin, error: String(error) }),
+    );
   }
 }
 
@@ -193,6 +213,9 @@ export class HubHandshake {
 function purposeOf(peer: HandshakePeer): PairingPurpose {
   return peer.role === 'device' ? 'device' : 'extension';
 }
+
+/** The refusals a key or a code made a moment ago by another process would have avoided. */
+const CATCH_UP_ON = new Set([CLOSE_UNKNOWN_KEY, CLOSE_NO_PAIRING, CLOSE_CODE_REPLACED]);
 
 const PAIR_COMMAND: Record<PairingPurpose, string> = { extension: 'elicitly-companion pair', device: 'elicitly-companion remote pair' };
 

@@ -1,6 +1,5 @@
-import type { FSWatcher } from 'node:fs';
 import { createHash } from 'node:crypto';
-import { readFileSync, watch } from 'node:fs';
+import { readFileSync } from 'node:fs';
 import { createServer } from 'node:http';
 import type { IncomingMessage, RequestListener, Server } from 'node:http';
 import { createServer as createHttpsServer } from 'node:https';
@@ -34,8 +33,9 @@ import type { RequestView } from '../../shared/review-request.js';
 import { log } from '../log.js';
 import { allowedOrigins, type Listener } from '../remote-config.js';
 import { phoneRequestHandler } from '../remote/phone-page.js';
+import { DEVICES, EXTENSIONS, RELAY_KEYS, type Directory } from '../directory.js';
 import type { StateDir } from '../state-dir.js';
-import { PAIRED_DEVICES_FILE, PAIRED_EXTENSIONS_FILE, RELAY_KEYS_FILE, REMOTE_FILE } from '../state-dir.js';
+import { REMOTE_FILE } from '../state-dir.js';
 import { DROPPED, HubHandshake, type HandshakePeer, type HubStep } from './hub-handshake.js';
 import { devicePush, serviceHandlers, type ServiceContext } from './hub-service.js';
 import { ANSWERED, LOCAL, PeerDispatcher, UNPROVEN, callersOf, type Handlers, type Principal } from './peer-dispatcher.js';
@@ -45,7 +45,10 @@ import { checkUpgrade } from './upgrade-guard.js';
 
 interface HubOptions {
   port: number;
-  /** The install key, the pairing code and the paired extensions live there; read on every handshake. */
+  /**
+   * The install key and the reviewer page's settings; on one person's hub also the directory (the keys every peer
+   * proves), unless `attach` is handed another (a team's database).
+   */
   state: StateDir;
   heartbeatMs?: number;
   /** A peer must be through its hello and proof within this. Default 3 s (a real peer needs milliseconds). */
@@ -109,9 +112,9 @@ interface SocketContext extends ServiceContext {
 
 const REFUSAL_LOG_EVERY_MS = 10_000;
 
-/** Which peers each watched file holds the keys of: a change to it checks theirs again. */
-const KEY_FILES: Readonly<Record<string, PeerRole>> = { [PAIRED_EXTENSIONS_FILE]: 'extension', [PAIRED_DEVICES_FILE]: 'device', [RELAY_KEYS_FILE]: 'relay' };
-const KEY_FILE_OF: Readonly<Record<PeerRole, string>> = { extension: PAIRED_EXTENSIONS_FILE, device: PAIRED_DEVICES_FILE, relay: RELAY_KEYS_FILE };
+/** Which peers each directory document holds the keys of: a change to it checks theirs again. */
+const KEY_DOCS: Readonly<Record<string, PeerRole>> = { [EXTENSIONS.name]: 'extension', [DEVICES.name]: 'device', [RELAY_KEYS.name]: 'relay' };
+const KEY_DOC_OF: Readonly<Record<PeerRole, string>> = { extension: EXTENSIONS.name, device: DEVICES.name, relay: RELAY_KEYS.name };
 
 function send(socket: WebSocket, frame: AnswerFrame | { method: HubNoticeName; params: unknown }): void {
   if (socket.readyState === socket.OPEN) socket.send(JSON.stringify(frame));
@@ -140,14 +143,16 @@ export class HubServer {
   private refusals = { loggedAt: 0, suppressed: 0 };
   /** When an authenticated reviewer last sent anything: the doctor's "last seen". */
   private lastSeenAt: number | null = null;
-  /** Tells of `pair --remove`, `key revoke` and `remote disable` (other processes) at once. */
-  private watcher: FSWatcher | undefined;
+  /** The keys every peer proves and the reviewers they belong to: set by `attach`. */
+  private directory: Directory | undefined;
+  /** Stop telling of `pair --remove`, `key revoke` and `remote disable` (other processes, other hubs). */
+  private readonly unwatch: (() => void)[] = [];
   /**
    * How many extensions and devices are paired (null: the file cannot be read), kept as their files change, so an
    * agent's create reads no file. Only while the watcher tells of changes; without it they are read when asked.
    */
   private readonly pairedCount = new Map<PeerRole, number | null>();
-  /** Each role's key file as it was when last read (`StateDir.fileStamp`). */
+  /** Each role's key document as it was when last read (`Directory.stamp`). */
   private readonly keyStamps = new Map<PeerRole, string>();
   private watching = false;
 
@@ -160,7 +165,8 @@ export class HubServer {
   ) {
     this.handshake = new HubHandshake({
       port: options.port,
-      state: options.state,
+      installKey: () => options.state.relayKey(),
+      directory: () => this.keys(),
       full: () => this.proven() >= (options.maxSockets ?? 64),
       onRefused: (status, reason) => this.logRefusal(status, reason),
     });
@@ -194,7 +200,7 @@ export class HubServer {
       port,
       listener,
       remote: () => state.remote(),
-      pairedOrigins: () => state.pairedExtensions().map((e) => e.origin),
+      pairedOrigins: () => this.keys().pairedExtensions().map((e) => e.origin),
       pairingBackoffUntil: (origin) => this.handshake.pairingBackoffUntil(origin),
       unproven: () => this.unproven(listener),
       maxUnproven: this.options.maxUnproven ?? 16,
@@ -236,8 +242,9 @@ export class HubServer {
    * Starts accepting peers, serving them from `engine`. Returns the calls of the hub's own tools, which go through the
    * same dispatcher as a local relay's, as the principal a local relay is.
    */
-  attach(engine: ApprovalEngine): ApprovalService {
+  attach(engine: ApprovalEngine, directory: Directory = this.options.state): ApprovalService {
     this.engine = engine;
+    this.directory = directory;
     // A phone with the page open sees every request as an extension does: both count as someone who can decide.
     const service = serviceHandlers(engine, {
       connected: () => this.connected('extension') + this.connected('device'),
@@ -245,8 +252,8 @@ export class HubServer {
       paired: () => this.pairedReviewers(),
       devices: () => (this.watching ? (this.pairedCount.get('device') ?? null) : (this.keysOf('device')?.length ?? null)),
       reviewerOf: (keyId) => this.reviewerOf(keyId),
-      team: () => this.options.state.reviewers().length > 0,
-    }, devicePush(this.options.state, this.options.pushServices ?? []));
+      team: () => directory.reviewers().length > 0,
+    }, devicePush(directory, this.options.pushServices ?? []));
     const handlers: Handlers<SocketContext> = {
       ...service,
       hello: async (params, { socket }) => {
@@ -264,7 +271,7 @@ export class HubServer {
     const dispatcher = new PeerDispatcher(handlers);
     this.dispatcher = dispatcher;
     this.unsubscribe = engine.onEvent((event) => this.notify(event));
-    this.watch();
+    this.watch(directory);
     // Counted once now (and the ledger told of any key changed while no hub ran); the watcher and this hub's own
     // pairings keep the counts from then on.
     this.recheck('extension');
@@ -332,29 +339,40 @@ export class HubServer {
 
   /** The reviewer a paired key is for, with their groups (`reviewer add --group`), on a team's hub. */
   private reviewerOf(keyId: string): DecidingReviewer | undefined {
-    const { state } = this.options;
-    const name = state.reviewerOf(keyId);
+    const directory = this.keys();
+    const name = directory.reviewerOf(keyId);
     if (name === undefined) return undefined;
-    return { name, groups: state.reviewers().find((r) => sameReviewer(r.name, name))?.groups ?? [] };
+    return { name, groups: directory.reviewers().find((r) => sameReviewer(r.name, name))?.groups ?? [] };
   }
 
-  /** Watches the state dir: a removed key, a revoked relay key or a disabled phone page closes those sockets at once. */
-  private watch(): void {
-    try {
-      this.watcher = watch(this.options.state.path, { persistent: false }, (_event, file) => {
-        const role = file === null ? null : KEY_FILES[file];
-        if (file === null || role === 'extension') this.recheck('extension');
-        if (file === null || role === 'device' || file === REMOTE_FILE) this.recheck('device');
-        if (file === null || role === 'relay') this.recheck('relay');
+  /**
+   * Watches the directory, and the state dir for the phone page's settings (one watcher when the directory is the state
+   * dir): a removed key, a revoked relay key or a disabled phone page closes those sockets at once.
+   */
+  private watch(directory: Directory): void {
+    const changed = (name: string | null) => {
+      const role = name === null ? null : KEY_DOCS[name];
+      if (name === null || role === 'extension') this.recheck('extension');
+      if (name === null || role === 'device' || name === REMOTE_FILE) this.recheck('device');
+      if (name === null || role === 'relay') this.recheck('relay');
+    };
+    const sources: Pick<Directory, 'watch'>[] = directory === this.options.state ? [directory] : [directory, this.options.state];
+    this.watching = true;
+    for (const source of sources) {
+      // A directory no longer watched: from then on the counts are read when asked, and every key is checked again.
+      const stop = source.watch(changed, () => {
+        if (source === directory) this.watching = false;
+        changed(null);
       });
-      this.watcher.on('error', (error) => {
-        this.watching = false;
-        log('warn', 'stopped watching the state dir; a removed key is refused at its next call', { error: error.message });
-      });
-      this.watching = true;
-    } catch (error) {
-      log('warn', 'cannot watch the state dir; a removed key is refused at its next call', { error: String(error) });
+      if (stop) this.unwatch.push(stop);
+      else if (source === directory) this.watching = false;
     }
+  }
+
+  /** The directory `attach` was given: nothing calls this before, since every socket is refused until then. */
+  private keys(): Directory {
+    if (!this.directory) throw new Error('the hub has no directory before attach');
+    return this.directory;
   }
 
   /**
@@ -371,7 +389,7 @@ export class HubServer {
     };
     if (this.watching && total() === 0) {
       // A stat each, not a read: with nobody paired this is every create.
-      for (const role of ['extension', 'device'] as const) if (this.options.state.fileStamp(KEY_FILE_OF[role]) !== this.keyStamps.get(role)) this.recheck(role);
+      for (const role of ['extension', 'device'] as const) if (this.keys().stamp(KEY_DOC_OF[role]) !== this.keyStamps.get(role)) this.recheck(role);
     }
     return total();
   }
@@ -381,9 +399,9 @@ export class HubServer {
    * for every socket they concern; null when the file cannot be trusted, which is said in the log: that role is refused.
    */
   private keysOf(role: PeerRole): { keyId: string; key: string; origin?: string; name?: string; allow?: readonly Grant[] }[] | null {
-    const { state } = this.options;
+    const directory = this.keys();
     try {
-      return role === 'extension' ? state.pairedExtensions() : role === 'device' ? state.pairedDevices() : state.relayKeys();
+      return role === 'extension' ? directory.pairedExtensions() : role === 'device' ? directory.pairedDevices() : directory.relayKeys();
     } catch (error) {
       log('error', `cannot read the keys of every ${role}; refusing those that proved one until it can`, { error: String(error) });
       return null;
@@ -418,7 +436,7 @@ export class HubServer {
    */
   private recheck(role: PeerRole): void {
     // Taken before the read: a write between the two is seen as a change at the next look.
-    this.keyStamps.set(role, this.options.state.fileStamp(KEY_FILE_OF[role]));
+    this.keyStamps.set(role, this.keys().stamp(KEY_DOC_OF[role]));
     const keys = this.keysOf(role);
     if (role !== 'relay') this.pairedCount.set(role, keys === null ? null : keys.length);
     // The ledger records every key that appeared or went: the hub reads them here whatever changed them.
@@ -491,7 +509,7 @@ export class HubServer {
   async close(): Promise<void> {
     this.accepting = false;
     clearInterval(this.heartbeat);
-    this.watcher?.close();
+    for (const stop of this.unwatch.splice(0)) stop();
     this.unsubscribe?.();
     for (const peer of this.peers) {
       for (const controller of peer.calls.values()) controller.abort();

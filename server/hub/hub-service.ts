@@ -6,7 +6,7 @@ import type { ApprovalEngine, DecidingReviewer, EngineCreated, Scope } from '../
 import type { Asker, PasskeyRefusal } from '../passkeys/passkey-registry.js';
 import type { CallContext } from './peer-dispatcher.js';
 import { pushEndpointProblem, type PushSubscription } from '../../shared/push-notice.js';
-import type { StateDir } from '../state-dir.js';
+import type { Directory } from '../directory.js';
 import { vapidPublicKey } from '../remote/web-push.js';
 
 /** What the hub knows of the people who can decide: its reviewers' sockets, and the keys paired with it. */
@@ -27,18 +27,18 @@ export interface Reviewers {
 
 /** Devices' push subscriptions, kept with their pairing (`paired-devices.json`): gone when the device is removed. */
 export interface DevicePush {
-  info(keyId: string): Result<'push.info'>;
-  subscribe(keyId: string, subscription: PushSubscription | null): Result<'push.subscribe'>;
+  info(keyId: string): Promise<Result<'push.info'>>;
+  subscribe(keyId: string, subscription: PushSubscription | null): Promise<Result<'push.subscribe'>>;
 }
 
-/** The state dir's push subscriptions and VAPID key, with the one rule on where the hub posts. */
-export function devicePush(state: Pick<StateDir, 'pairedDevices' | 'setDevicePush' | 'vapidKeys'>, services: readonly string[]): DevicePush {
+/** The directory's push subscriptions and VAPID key, with the one rule on where the hub posts. */
+export function devicePush(state: Pick<Directory, 'pairedDevices' | 'setDevicePush' | 'vapidKeys'>, services: readonly string[]): DevicePush {
   return {
-    info: (keyId) => ({ publicKey: vapidPublicKey(state.vapidKeys()), subscribed: state.pairedDevices().some((d) => d.keyId === keyId && d.push !== undefined) }),
-    subscribe: (keyId, subscription) => {
+    info: async (keyId) => ({ publicKey: vapidPublicKey(await state.vapidKeys()), subscribed: state.pairedDevices().some((d) => d.keyId === keyId && d.push !== undefined) }),
+    subscribe: async (keyId, subscription) => {
       const problem = subscription === null ? null : pushEndpointProblem(subscription.endpoint, services);
       if (problem !== null) return { subscribed: false, issues: [{ path: 'subscription.endpoint', rule: 'push_service', message: `subscription.endpoint: ${problem}` }] };
-      if (!state.setDevicePush(keyId, subscription)) return { subscribed: false, issues: [{ path: '(device)', rule: 'not_paired', message: 'this device is no longer paired' }] };
+      if (!(await state.setDevicePush(keyId, subscription))) return { subscribed: false, issues: [{ path: '(device)', rule: 'not_paired', message: 'this device is no longer paired' }] };
       return { subscribed: subscription !== null };
     },
   };
@@ -139,11 +139,13 @@ export function serviceHandlers(engine: EngineView, reviewers: Reviewers, push: 
     'passkey.require': (params, context) => passkeyChange(() => engine.passkeys.setRequire(askerOf(context), params)),
     'push.info': async (_params, context) => {
       if (context.principal.role !== 'device') return fail('forbidden', 'push notifications are a device\'s');
-      return { ok: true, value: push.info(context.principal.keyId) };
+      const { keyId } = context.principal;
+      return unlessDown(async () => ({ ok: true, value: await push.info(keyId) }));
     },
     'push.subscribe': async (params, context) => {
       if (context.principal.role !== 'device') return fail('forbidden', 'push notifications are a device\'s');
-      return { ok: true, value: push.subscribe(context.principal.keyId, params.subscription) };
+      const { keyId } = context.principal;
+      return unlessDown(async () => ({ ok: true, value: await push.subscribe(keyId, params.subscription) }));
     },
     'rule.save': async (params) => {
       // With the person's setting `rules`, a passkey approves every save but ending a rule (which only brings questions back).
@@ -211,4 +213,13 @@ function pairingHint(reviewers: Reviewers): string | undefined {
     'prints in the extension\'s Settings under "Pairing code", then press "Pair". The code is for the person only: do not ' +
     'ask them for it. The request waits meanwhile.'
   );
+}
+
+/** A directory that could not be read or written (a team's database down) answers `unavailable`, never a crash. */
+async function unlessDown<T>(run: () => Promise<Answer<T>>): Promise<Answer<T>> {
+  try {
+    return await run();
+  } catch (error) {
+    return fail('unavailable', `the hub could not reach its directory: ${error instanceof Error ? error.message : String(error)}`);
+  }
 }

@@ -4,6 +4,7 @@ import { PROTOCOL_VERSION } from '../../shared/wire-protocol.js';
 import type { ApprovalEngine } from '../approvals/approval-engine.js';
 import type { RemoteHub } from '../config.js';
 import { log } from '../log.js';
+import type { Directory } from '../directory.js';
 import type { StateDir } from '../state-dir.js';
 import type { RemoteListen } from './hub-server.js';
 import { HubServer } from './hub-server.js';
@@ -11,10 +12,15 @@ import { RelayClient } from './relay-client.js';
 
 interface RoleElectionOptions {
   port: number;
-  /** The install key, the pairing code and the paired extensions; the store beside them is opened only by `openEngine`. */
+  /**
+   * The install key and the reviewer page's settings, and, unless `openDirectory` opens another, the directory (the
+   * pairing codes and every paired or exported key); the store beside them is opened only by `openEngine`.
+   */
   state: StateDir;
   /** Opens the store and its engine; called only after this process bound the port. */
   openEngine: () => Promise<ApprovalEngine>;
+  /** Opens a team's directory (its database), after the engine; without it the state dir is the directory. */
+  openDirectory?: () => Promise<OpenDirectory>;
   /** How long a call may look for a hub (binding or relaying) before it answers `unavailable`. Default 5 s. */
   findHubWithinMs?: number;
   handshakeTimeoutMs?: number;
@@ -32,11 +38,14 @@ interface RoleElectionOptions {
   /** Push services besides the browsers' own a device may subscribe with (`ELICITLY_PUSH_SERVICES`). */
   pushServices?: readonly string[];
   /** Called once this process is the hub, its engine attached (the notifier); what it returns runs when the hub closes or steps down. */
-  onHub?: (engine: ApprovalEngine) => () => void;
+  onHub?: (engine: ApprovalEngine, directory: Directory) => () => void;
 }
 
 /** A hub serves the calls through `service`: the engine's, with what the hub adds (`hub-service.ts`). */
-type Role = { kind: 'hub'; hub: HubServer; engine: ApprovalEngine; service: ApprovalService; detach?: () => void } | { kind: 'relay'; relay: RelayClient };
+type Role = { kind: 'hub'; hub: HubServer; engine: ApprovalEngine; directory?: OpenDirectory; service: ApprovalService; detach?: () => void } | { kind: 'relay'; relay: RelayClient };
+
+/** A directory this process opened, and closes with its hub. */
+export type OpenDirectory = Directory & { close(): Promise<void> };
 
 const ROLE_RETRY_MS = 100;
 /** After its store failed, a process leaves the port to the others for this long before it binds again itself. */
@@ -171,8 +180,20 @@ export class RoleElection implements ApprovalService {
       await hub.close();
       return null;
     }
-    const service = hub.attach(engine);
-    const role: Role = { kind: 'hub', hub, engine, service, detach: this.options.onHub?.(engine) };
+    let directory: OpenDirectory | undefined;
+    try {
+      directory = await this.options.openDirectory?.();
+    } catch (error) {
+      this.storeError = error instanceof Error ? error.message : String(error);
+      log('error', 'bound the hub port but could not open the directory; leaving the port to another process', { error: String(error) });
+      this.stepDownUntil = Date.now() + STEP_DOWN_MS;
+      await engine.close();
+      await hub.close();
+      return null;
+    }
+    const keys = directory ?? state;
+    const service = hub.attach(engine, keys);
+    const role: Role = { kind: 'hub', hub, engine, ...(directory ? { directory } : {}), service, detach: this.options.onHub?.(engine, keys) };
     engine.onFailure(() => void this.stepDown(role));
     return role;
   }
@@ -206,6 +227,7 @@ async function closeRole(role: Role): Promise<void> {
   role.hub.stopAccepting();
   await role.engine.close();
   await role.hub.close();
+  await role.directory?.close();
 }
 
 /** Where a command that asks the hub finds it: the port and the state dir, and how to open the store if it is the hub. */

@@ -1,11 +1,11 @@
 import type { Grant } from '../../shared/wire-fields.js';
 import type { KeyAction } from '../config.js';
-import type { StateDir } from '../state-dir.js';
+import type { Directory } from '../directory.js';
 import { formatRelayToken } from './relay-token.js';
 import type { CommandIo } from './remote-command.js';
 
 interface KeyCommandOptions {
-  state: Pick<StateDir, 'addRelayKey' | 'relayKeys' | 'removeRelayKey'>;
+  state: Pick<Directory, 'addRelayKey' | 'relayKeys' | 'removeRelayKey'>;
   /** The hub's port: the token carries it, since a relay's proofs are bound to the port the hub bound. */
   port: number;
   action: KeyAction;
@@ -17,9 +17,9 @@ interface KeyCommandOptions {
  * SSH host), each its own and revocable alone; the install key never leaves this computer. A key is printed once, by
  * `export`; `list` shows names and ids only.
  */
-export function runKeyCommand({ state, port, action, io }: KeyCommandOptions): number {
+export async function runKeyCommand({ state, port, action, io }: KeyCommandOptions): Promise<number> {
   if (action.kind === 'export') {
-    const key = state.addRelayKey(action.name, action.allow);
+    const key = await state.addRelayKey(action.name, action.allow);
     io.stderr(
       `Exported the relay key ${JSON.stringify(key.name)} (${key.keyId}) for the hub on port ${port}. On the other machine, start the agent's elicitly-companion with:\n` +
         '  ELICITLY_HUB_URL=wss://<machine>.<tailnet>.ts.net   (this computer: `tailscale serve --bg ' +
@@ -37,7 +37,7 @@ export function runKeyCommand({ state, port, action, io }: KeyCommandOptions): n
     for (const key of keys) io.stdout(`${key.name}\t${key.keyId}\tcreated ${new Date(key.createdAt).toISOString()}\tallows ${(key.allow ?? []).join(',') || 'its own requests only'}\n`);
     return 0;
   }
-  const removed = state.removeRelayKey(action.keyId);
+  const removed = await state.removeRelayKey(action.keyId);
   io.stderr(
     removed
       ? `Revoked ${action.keyId}: a relay using it is cut off now and refused from now on.\n`

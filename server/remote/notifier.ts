@@ -5,7 +5,7 @@ import type { RequestView } from '../../shared/wire-protocol.js';
 import type { ApprovalEngine } from '../approvals/approval-engine.js';
 import { log } from '../log.js';
 import type { RemoteConfig } from '../remote-config.js';
-import type { StateDir } from '../state-dir.js';
+import type { Directory } from '../directory.js';
 import type { NotifiedRequest } from './notification.js';
 import { ntfyPublish, reviewUrl, title, webhookBody, webhookSignature } from './notification.js';
 import { pushRequest, pushTopic, type VapidKeys } from './web-push.js';
@@ -26,7 +26,7 @@ export interface NotifierOptions {
   fetch?: Fetch;
   sendTimeoutMs?: number;
   /** Web Push to the devices that subscribed: their subscriptions and the hub's VAPID key, and the extra push services allowed. */
-  push?: { state: Pick<StateDir, 'pairedDevicesReader' | 'setDevicePush' | 'vapidKeys'>; services: readonly string[] };
+  push?: { directory: Pick<Directory, 'pairedDevicesReader' | 'setDevicePush' | 'vapidKeys'>; services: readonly string[] };
 }
 
 /** Sockets open to notification servers at once. */
@@ -102,7 +102,7 @@ export function startNotifier(options: NotifierOptions): () => void {
   };
 
   // Asked at every new request: the devices file is read again only when it changed, the VAPID key once.
-  const devices = options.push?.state.pairedDevicesReader();
+  const devices = options.push?.directory.pairedDevicesReader();
   let vapid: VapidKeys | undefined;
 
   /** Devices with a push subscription now; none when the file cannot be read (said in the log by the state dir). */
@@ -217,10 +217,16 @@ export function startNotifier(options: NotifierOptions): () => void {
       log('warn', 'a device\'s push subscription names a push service the hub does not post to: nothing sent', { keyId, problem });
       return;
     }
+    try {
+      vapid ??= await push.directory.vapidKeys();
+    } catch (error) {
+      log('warn', 'could not read the hub\'s push key: no push sent', { keyId, error: String(error) });
+      return;
+    }
     const sentAt = now();
     const payload = pushNotice(entry.view, job.type, hashOf(entry.view), sentAt);
     const request = pushRequest({
-      keys: (vapid ??= push.state.vapidKeys()),
+      keys: vapid,
       subscription: device.subscription,
       plaintext: new TextEncoder().encode(JSON.stringify(payload)),
       ttlSeconds: (entry.request.expiresAt - sentAt) / 1000,
@@ -234,7 +240,7 @@ export function startNotifier(options: NotifierOptions): () => void {
       // RFC 8030 §7.3: 404 and 410 say the subscription is gone for good (the person revoked it, or the browser renewed it).
       if (response.status === 404 || response.status === 410) {
         // Only that subscription: one the page sent meanwhile (renewed) stays.
-        push.state.setDevicePush(keyId, null, { onlyEndpoint: device.subscription.endpoint });
+        await push.directory.setDevicePush(keyId, null, { onlyEndpoint: device.subscription.endpoint });
         log('info', 'a device\'s push subscription has expired; it turns notifications on again from its page', { ...where, status: response.status });
       } else if (!response.ok) log('warn', 'a push was refused', { ...where, status: response.status });
     } catch (error) {

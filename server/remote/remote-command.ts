@@ -4,6 +4,7 @@ import { validUntil } from '../pair-command.js';
 import { pairingReviewer } from '../reviewer-command.js';
 import type { RemoteConfig } from '../remote-config.js';
 import { PHONE_PATH, RemoteConfigSchema, allowedOrigins } from '../remote-config.js';
+import type { Directory } from '../directory.js';
 import type { StateDir } from '../state-dir.js';
 import { pageHubText, type PageHub } from './page-hub.js';
 
@@ -13,7 +14,9 @@ export interface CommandIo {
 }
 
 interface RemoteCommandOptions {
-  state: Pick<StateDir, 'remote' | 'updateRemote' | 'createPairing' | 'pairedDevices' | 'reviewers'>;
+  state: Pick<StateDir, 'remote' | 'updateRemote'>;
+  /** The paired devices and the team's reviewers: the state dir's, or a team's database's. */
+  directory: Pick<Directory, 'createPairing' | 'pairedDevices' | 'reviewers'>;
   /** The hub's port: the page is on it (loopback), and `tailscale serve` forwards to it. */
   port: number;
   action: RemoteAction;
@@ -39,7 +42,7 @@ function masked(secret: string): string {
  * link and its QR code, never in a tool result: whoever holds it can pair a device for the next 10 minutes.
  */
 export async function runRemoteCommand(options: RemoteCommandOptions): Promise<number> {
-  const { state, port, action, io } = options;
+  const { state, directory, port, action, io } = options;
   switch (action.kind) {
     case 'enable': {
       const current = state.remote();
@@ -61,7 +64,7 @@ export async function runRemoteCommand(options: RemoteCommandOptions): Promise<n
           reachHelp(config, port) +
           '\n',
       );
-      return printPairing(state, config, port, io);
+      return printPairing(directory, config, port, io);
     }
     case 'pair': {
       const config = state.remote();
@@ -69,19 +72,19 @@ export async function runRemoteCommand(options: RemoteCommandOptions): Promise<n
         io.stderr('elicitly-companion remote pair: the reviewer page is off, so no device could use a code: turn it on first with `elicitly-companion remote enable`\n');
         return 1;
       }
-      const forWhom = pairingReviewer(state, action.reviewer);
+      const forWhom = pairingReviewer(directory, action.reviewer);
       if (!forWhom.ok) {
         io.stderr(`elicitly-companion remote pair: ${forWhom.message}\n`);
         return 2;
       }
       const hub = await options.ensureHub();
       if (hub !== 'running') io.stderr(`${pageHubText(hub, port)}\n`);
-      return printPairing(state, config, port, io, forWhom.reviewer);
+      return printPairing(directory, config, port, io, forWhom.reviewer);
     }
     case 'disable': {
       const was = state.remote().enabled;
       state.updateRemote((remote) => ({ ...remote, enabled: false }));
-      const devices = state.pairedDevices().length;
+      const devices = directory.pairedDevices().length;
       io.stderr(
         `The reviewer page is ${was ? 'now off' : 'already off'}: the hub answers ${PHONE_PATH} with 404 and refuses every device's socket until \`elicitly-companion remote enable\`. ` +
           `${devices} paired device(s) are kept (forget one with \`elicitly-companion pair --remove <keyId>\`).\n`,
@@ -89,15 +92,15 @@ export async function runRemoteCommand(options: RemoteCommandOptions): Promise<n
       return 0;
     }
     case 'status':
-      io.stdout(options.json ? `${JSON.stringify(statusJson(state, port))}\n` : statusText(state, port));
+      io.stdout(options.json ? `${JSON.stringify(statusJson(state, directory, port))}\n` : statusText(state, directory, port));
       return 0;
     case 'notify':
       return notify(state, action, io);
   }
 }
 
-async function printPairing(state: RemoteCommandOptions['state'], config: RemoteConfig, port: number, io: CommandIo, reviewer?: string): Promise<number> {
-  const pairing = state.createPairing('device', Date.now(), reviewer);
+async function printPairing(directory: RemoteCommandOptions['directory'], config: RemoteConfig, port: number, io: CommandIo, reviewer?: string): Promise<number> {
+  const pairing = await directory.createPairing('device', Date.now(), reviewer);
   // `n`: the code's serial, so a page opened from an older QR code is told a newer one replaced it.
   const url = `${pageOrigin(config, port)}${PHONE_PATH}#pair=${pairing.code}&n=${pairing.serial}`;
   // Loaded only here: the QR encoder is nothing any other command (or an MCP server's start-up) needs. It is CommonJS,
@@ -131,7 +134,7 @@ function reachHelp(config: RemoteConfig, port: number): string {
 
 type RemoteState = RemoteCommandOptions['state'];
 
-function statusJson(state: RemoteState, port: number) {
+function statusJson(state: RemoteState, directory: RemoteCommandOptions['directory'], port: number) {
   const config = state.remote();
   return {
     enabled: config.enabled,
@@ -139,7 +142,7 @@ function statusJson(state: RemoteState, port: number) {
     page: `${pageOrigin(config, port)}${PHONE_PATH}`,
     origins: config.origins,
     allowedOrigins: allowedOrigins(config, port),
-    devices: state.pairedDevices().map((device) => ({ name: device.name, keyId: device.keyId, pairedAt: new Date(device.pairedAt).toISOString() })),
+    devices: directory.pairedDevices().map((device) => ({ name: device.name, keyId: device.keyId, pairedAt: new Date(device.pairedAt).toISOString() })),
     notify: {
       ntfy: config.ntfy ? { url: config.ntfy.url, ...(config.ntfy.token !== undefined ? { token: masked(config.ntfy.token) } : {}) } : null,
       webhook: config.webhook ? { url: config.webhook.url, secret: masked(config.webhook.secret) } : null,
@@ -149,8 +152,8 @@ function statusJson(state: RemoteState, port: number) {
   };
 }
 
-function statusText(state: RemoteState, port: number): string {
-  const status = statusJson(state, port);
+function statusText(state: RemoteState, directory: RemoteCommandOptions['directory'], port: number): string {
+  const status = statusJson(state, directory, port);
   const lines = [
     `Reviewer page: ${status.enabled ? `on at ${status.page}` : 'off (elicitly-companion remote enable)'}`,
     `Origins: ${status.origins.length > 0 ? status.origins.join(', ') : 'none configured'}${status.enabled ? ` (and loopback on port ${port})` : ''}`,

@@ -1,5 +1,5 @@
 // What the stores of a team's PostgreSQL database share (pg-record-store.ts for the requests, pg-rules-store.ts for
-// the person's rules): the versioned schema and its migration under an advisory lock, the lock keys, a session, and
+// the person's rules, pg-directory.ts for the keys and the reviewers): the versioned schema and its migration under an advisory lock, the lock keys, a session, and
 // the helpers that bound every wait and keep the password out of every message.
 import postgres from 'postgres';
 
@@ -10,9 +10,9 @@ export const LEADER_LOCK = 3;
 
 /**
  * The schema, one step per version, applied in order at open under the migration lock, each step in the same
- * transaction as the version it brings. `body` is a record's (or the rule list's) JSON text exactly as written (as the
- * journal keeps its lines): jsonb would reorder keys, and refuse a `\u0000` that JSON allows. `rev` counts a row's
- * writes: a hub writes a row only over the version it read.
+ * transaction as the version it brings. `body` is a record's (the rule list's, a directory document's) JSON text
+ * exactly as written (as the journal keeps its lines): jsonb would reorder keys, and refuse a `\u0000` that JSON
+ * allows. `rev` counts a row's writes: a hub writes a row only over the version it read.
  */
 export const MIGRATIONS: readonly string[] = [
   `create table elicitly_requests (id text primary key, updated_at bigint not null, body text not null);
@@ -20,6 +20,7 @@ export const MIGRATIONS: readonly string[] = [
   `alter table elicitly_requests add column rev bigint not null default 1`,
   `create table elicitly_rules (id smallint primary key check (id = 1), rev bigint not null, body text not null);
    create table elicitly_rules_quarantine (id bigserial primary key, moved_at timestamptz not null default now(), reason text not null, body text not null)`,
+  `create table elicitly_directory (name text primary key, rev bigint not null, body text not null)`,
 ];
 
 /** One session (one connection) to the database. */

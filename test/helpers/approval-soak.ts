@@ -17,6 +17,7 @@ import { parseResult } from '../../shared/peer-calls.js';
 import { HubFrameSchema, PROTOCOL_VERSION, SUBPROTOCOL, isAnswer, parseHubNotice } from '../../shared/wire-protocol.js';
 import type { Harness, ToolResult } from './mcp-harness.js';
 import { connect } from './mcp-harness.js';
+import { pairedKeyIn } from './pg-cluster.js';
 import { freePort, pairedKey, type PairedKey } from './scripted-extension.js';
 import { prng } from './prng.js';
 
@@ -213,7 +214,7 @@ export async function runSoak(options: SoakOptions): Promise<SoakReport> {
   for (let i = 0; i < options.agents; i++) agents.push(await spawnAgent());
   // The first approval call elects the hub; the extension needs one to connect to.
   await agents[0]?.callTool('elicit_status', { elicitationId: 'el_warmup' });
-  const ext = new SoakExtension(port, pairedKey(dir));
+  const ext = new SoakExtension(port, options.databaseUrl ? await pairedKeyIn(options.databaseUrl) : pairedKey(dir));
 
   /** A call to a process that was killed throws (its pipe closed): that slot gets a new process. */
   async function call(slot: number, name: string, args: Record<string, unknown>): Promise<ToolResult | null> {

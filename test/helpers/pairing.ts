@@ -16,7 +16,10 @@ export async function pairExtension(port: number, origin: string, code: string, 
   const challenge = resultOf('hello', first);
   if (!constantTimeEqual(challenge.proof, await hubProof(code, { port, role: 'extension' }, nonce, challenge.nonce))) throw new Error('the hub did not prove the code');
   peer.send(callFrame('auth', 'auth', { proof: await peerProof(code, { port, role: 'extension' }, challenge.nonce, nonce) }));
-  const { paired, welcome } = resultOf('auth', await peer.next(answerTo('auth')));
+  const second = await Promise.race([peer.next(answerTo('auth')), peer.closed.then((c) => ({ closedWith: c.code }))]);
+  // Another socket spent the code between this one's hello and its proof.
+  if ('closedWith' in second) return { closed: second.closedWith };
+  const { paired, welcome } = resultOf('auth', second);
   if (!paired) throw new Error('the auth was answered without a key');
   if (welcome.protocol !== PROTOCOL_VERSION) throw new Error(`welcome.protocol ${welcome.protocol}, not ${PROTOCOL_VERSION}`);
   peer.socket.close();

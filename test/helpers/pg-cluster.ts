@@ -5,7 +5,9 @@ import { execFileSync, spawnSync } from 'node:child_process';
 import { chownSync, existsSync, mkdtempSync, readFileSync, readdirSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { freePort } from './scripted-extension.js';
+import { PgDirectory } from '../../server/store/pg-directory.js';
+import { EXTENSION_ORIGIN } from '../../shared/extension-id.js';
+import { freePort, type PairedKey } from './scripted-extension.js';
 
 /** Debian's server binaries (`postgresql-NN`), the newest installed; PG_BIN overrides. */
 export function postgresBin(): string | null {
@@ -74,4 +76,28 @@ export function startPgCluster(): PgCluster {
       }
     },
   };
+}
+
+/**
+ * A browser's key in a team's directory (the database's, as a hub with `--database` reads it): the one paired for
+ * `origin` (and `reviewer`), or a new one. The database's counterpart of `pairedKey(stateDir)`.
+ */
+export async function pairedKeyIn(url: string, origin = EXTENSION_ORIGIN, reviewer?: string): Promise<PairedKey> {
+  const directory = await PgDirectory.open({ url });
+  try {
+    const entry = directory.pairedExtensions().find((e) => e.origin === origin && e.reviewer === reviewer) ?? (await directory.addPairedExtension(origin, Date.now(), reviewer));
+    return { keyId: entry.keyId, key: entry.key };
+  } finally {
+    await directory.close();
+  }
+}
+
+/** Changes a team's directory as `reviewer add` and the other commands do with ELICITLY_DATABASE_URL. */
+export async function withDirectoryIn<T>(url: string, body: (directory: PgDirectory) => Promise<T>): Promise<T> {
+  const directory = await PgDirectory.open({ url });
+  try {
+    return await body(directory);
+  } finally {
+    await directory.close();
+  }
 }

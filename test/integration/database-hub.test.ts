@@ -7,8 +7,8 @@ import { join } from 'node:path';
 import postgres from 'postgres';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { connect, type Harness } from '../helpers/mcp-harness.js';
-import { postgresBin, startPgCluster, type PgCluster } from '../helpers/pg-cluster.js';
-import { freePort, pairedKey, ScriptedExtension } from '../helpers/scripted-extension.js';
+import { pairedKeyIn, postgresBin, startPgCluster, type PgCluster } from '../helpers/pg-cluster.js';
+import { freePort, ScriptedExtension } from '../helpers/scripted-extension.js';
 
 const required = process.env.ELICITLY_REQUIRE_POSTGRES === '1';
 
@@ -48,7 +48,8 @@ describe.skipIf(postgresBin() === null && !required)('a hub whose requests are i
       const second = await server();
       expect((await second.callTool('elicit_status', { elicitationId: id })).structuredContent).toEqual({ status: 'pending' });
 
-      const ext = await ScriptedExtension.connect(port, { key: pairedKey(stateDir) });
+      // With a database the paired browsers are the database's too (the team's directory).
+      const ext = await ScriptedExtension.connect(port, { key: await pairedKeyIn(cluster.url) });
       try {
         const decided = await ext.call('decide', { elicitationId: id, idempotencyKey: 'db-1', decision: 'approved' }, 10_000);
         expect(decided.result).toMatchObject({ ok: true, status: 'approved' });

@@ -13,9 +13,13 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { newElicitationId } from '../../server/durable-request.js';
 import { StateDir } from '../../server/state-dir.js';
 import { EXTENSION_ORIGIN } from '../../shared/extension-id.js';
+import { RelayTokenSchema } from '../../server/remote/relay-token.js';
+import { CLOSE_NO_PAIRING, CLOSE_UNKNOWN_KEY } from '../../shared/wire-protocol.js';
 import { connect, SERVER_ENTRY, type Harness } from '../helpers/mcp-harness.js';
-import { postgresBin, startPgCluster, type PgCluster } from '../helpers/pg-cluster.js';
-import { freePort, pairedKey, ScriptedExtension } from '../helpers/scripted-extension.js';
+import { pairExtension } from '../helpers/pairing.js';
+import { pairedKeyIn, postgresBin, startPgCluster, withDirectoryIn, type PgCluster } from '../helpers/pg-cluster.js';
+import { runCommand } from '../helpers/run-command.js';
+import { freePort, ScriptedExtension } from '../helpers/scripted-extension.js';
 
 const required = process.env.ELICITLY_REQUIRE_POSTGRES === '1';
 
@@ -48,11 +52,10 @@ describe.skipIf(postgresBin() === null && !required)('three hubs on one database
   const peers: ScriptedExtension[] = [];
   const dirs: string[] = [];
 
-  const startHub = async (name: string, prepare: (state: StateDir) => void = (state) => void pairedKey(state.path)): Promise<Hub> => {
+  const startHub = async (name: string, prepare: (state: StateDir) => void = () => undefined): Promise<Hub> => {
     const dir = mkdtempSync(join(tmpdir(), `elicitly-multi-${name}-`));
     const port = freePort();
     dirs.push(dir);
-    // The extension is paired before the hub starts; each hub has its own reviewers' keys (its own state dir).
     prepare(new StateDir(dir));
     const child = spawn(process.execPath, [SERVER_ENTRY, 'hub', '--database', cluster.url], {
       env: { ...process.env, ELICITLY_STATE_DIR: dir, ELICITLY_PORT: String(port), ELICITLY_LOG_LEVEL: 'info' },
@@ -79,10 +82,9 @@ describe.skipIf(postgresBin() === null && !required)('three hubs on one database
     return hub;
   };
 
-  const extensionOn = async (hub: Hub) => {
-    const entry = new StateDir(hub.dir).pairedExtensions()[0];
-    if (!entry) throw new Error(`no browser paired with hub ${hub.name}`);
-    const ext = await ScriptedExtension.connect(hub.port, { key: { keyId: entry.keyId, key: entry.key } });
+  /** A browser paired in the team's directory (the database's: every hub takes its key), connected to `hub`. */
+  const extensionOn = async (hub: Hub, reviewer?: string) => {
+    const ext = await ScriptedExtension.connect(hub.port, { key: await pairedKeyIn(cluster.url, EXTENSION_ORIGIN, reviewer) });
     peers.push(ext);
     return ext;
   };
@@ -224,16 +226,16 @@ describe.skipIf(postgresBin() === null && !required)('three hubs on one database
 
   it('a quorum of two approved at the same moment on two hubs counts both approvals: neither is lost to the other', async () => {
     const routing = { version: 1, routes: [{ name: 'production', match: { kinds: ['approval'] }, groups: ['ops'], quorum: 2 }] };
-    // Each hub knows the team (reviewers, routing) in its own state dir; Ana's browser is paired with d, Ben's with e.
-    const team = (who: string) => (state: StateDir) => {
-      state.putReviewer('Ana Pérez', ['ops']);
-      state.putReviewer('Ben Okafor', ['ops']);
-      state.addPairedExtension(EXTENSION_ORIGIN, Date.now(), who);
-      writeFileSync(join(state.path, 'routing.json'), JSON.stringify(routing), { mode: 0o600 });
-    };
-    const d = await startHub('d', team('Ana Pérez'));
-    const e = await startHub('e', team('Ben Okafor'));
-    const [ana, ben] = [await extensionOn(d), await extensionOn(e)];
+    // The reviewers are the database's; each hub reads the routing policy of its own state dir. Ana's browser
+    // connects to d, Ben's to e.
+    await withDirectoryIn(cluster.url, async (directory) => {
+      await directory.putReviewer('Ana Pérez', ['ops']);
+      await directory.putReviewer('Ben Okafor', ['ops']);
+    });
+    const withRouting = (state: StateDir) => writeFileSync(join(state.path, 'routing.json'), JSON.stringify(routing), { mode: 0o600 });
+    const d = await startHub('d', withRouting);
+    const e = await startHub('e', withRouting);
+    const [ana, ben] = [await extensionOn(d, 'Ana Pérez'), await extensionOn(e, 'Ben Okafor')];
     const agent = await agentOn(d);
     for (let round = 0; round < 5; round++) {
       const created = await agent.callTool('elicit_approval', { message: `Deploy build ${round} to production?`, context: { round } });
@@ -249,6 +251,46 @@ describe.skipIf(postgresBin() === null && !required)('three hubs on one database
       expect(result.structuredContent).toMatchObject({ decision: 'approved' });
       expect([...((result.structuredContent as { approvedBy?: string[] }).approvedBy ?? [])].sort()).toEqual(['Ana Pérez', 'Ben Okafor']);
     }
+  }, 120_000);
+
+  it('the directory is the database\'s: a code made by `pair` pairs one browser whichever hub it reaches, its key opens every hub, and a key revoked anywhere is cut off on every hub', async () => {
+    const [b, c] = [hubs.find((h) => h.name === 'b'), hubs.find((h) => h.name === 'c')];
+    if (!b || !c) throw new Error('hubs b and c');
+    // The commands run on a machine of their own: a fresh state dir, only the database's URL in common with the hubs.
+    const terminal = mkdtempSync(join(tmpdir(), 'elicitly-multi-terminal-'));
+    dirs.push(terminal);
+    const command = (...args: string[]) => runCommand(process.execPath, [SERVER_ENTRY, ...args], { env: { ELICITLY_STATE_DIR: terminal, ELICITLY_DATABASE_URL: cluster.url, ELICITLY_PORT: String(freePort()) }, timeout: 30_000 });
+
+    // Two browsers bring one code to two hubs at the same moment: exactly one of them is paired.
+    const origin = 'chrome-extension://ponmlkjihgfedcbaponmlkjihgfedcba';
+    for (let round = 0; round < 3; round++) {
+      // The team's reviewers (the quorum case added them to the database): every code is someone's.
+      const made = await command('pair', '--reviewer', 'Ana Pérez');
+      expect(made.code, made.stderr).toBe(0);
+      const code = made.stdout.trim().split('\n').at(-1) ?? '';
+      const tries = await Promise.all([pairExtension(b.port, origin, code), pairExtension(c.port, origin, code)]);
+      expect(tries.filter((t) => 'key' in t), JSON.stringify(tries)).toHaveLength(1);
+      expect(tries.filter((t) => 'closed' in t)).toEqual([{ closed: CLOSE_NO_PAIRING }]);
+    }
+    // Every key one of them was given opens the other hub too, and `pair --list` run anywhere lists them.
+    const listed = await command('pair', '--list');
+    const keyIds = [...listed.stdout.matchAll(/^extension\t(\S+)\t(k_[0-9a-f]{16})\t/gm)].filter((m) => m[1] === origin).map((m) => m[2]);
+    expect(keyIds).toHaveLength(3);
+
+    // A relay key exported from the terminal opens b and c; revoked there, both hubs cut their sockets at once.
+    const exported = await command('key', 'export', '--name', 'ci runner');
+    expect(exported.code, exported.stderr).toBe(0);
+    const token = RelayTokenSchema.parse(exported.stdout.trim().split('\n').at(-1));
+    const [onB, onC] = await Promise.all([b, c].map((hub) => ScriptedExtension.connect(hub.port, { role: 'relay', key: { keyId: token.keyId, key: token.key } })));
+    if (!onB || !onC) throw new Error('two relays');
+    peers.push(onB, onC);
+    const revoked = await command('key', 'revoke', token.keyId);
+    expect(revoked.code, revoked.stderr).toBe(0);
+    const revokedAt = Date.now();
+    const closes = await Promise.all([onB.closed, onC.closed]);
+    expect(closes.map((closed) => closed.code)).toEqual([CLOSE_UNKNOWN_KEY, CLOSE_UNKNOWN_KEY]);
+    expect(Date.now() - revokedAt, 'cut off within a second of the revocation').toBeLessThan(1000);
+    await expect(ScriptedExtension.connect(b.port, { role: 'relay', key: { keyId: token.keyId, key: token.key } })).rejects.toThrow();
   }, 120_000);
 
   it('the rules are the database\'s: a rule saved on one hub answers a request filed on another, and every hub\'s reviewers get the list', async () => {

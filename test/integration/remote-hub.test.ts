@@ -9,7 +9,8 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { PAIRED_DEVICES_FILE, StateDir } from '../../server/state-dir.js';
+import { DEVICES } from '../../server/directory.js';
+import { StateDir } from '../../server/state-dir.js';
 import { EXTENSION_ORIGIN } from '../../shared/extension-id.js';
 import { newNonce, peerProof } from '../../shared/hub-auth.js';
 import { checkApprovalInput } from '../../shared/approval-input.js';
@@ -558,7 +559,7 @@ describe('the HTTPS listener (ELICITLY_REMOTE_LISTEN)', () => {
 
   it('a device paired before origins were recorded (its entry has none) opens nothing: it pairs again', async () => {
     const legacy = { keyId: 'k_00000000000000aa', name: 'Old phone', key: 'ab'.repeat(32), pairedAt: Date.now() };
-    const file = join(dir, PAIRED_DEVICES_FILE);
+    const file = join(dir, DEVICES.name);
     const current = JSON.parse(readFileSync(file, 'utf8')) as { version: 1; devices: unknown[] };
     writeFileSync(file, JSON.stringify({ ...current, devices: [...current.devices, legacy] }), { mode: 0o600 });
     const entry = state.pairedDevices().find((d) => d.keyId === legacy.keyId);

@@ -243,26 +243,31 @@ function memoryKeys(options: { code?: string; unreadable?: boolean; serial?: num
     if (options.unreadable) throw new Error('EACCES');
   };
   const state = {
-    relayKey: () => (unreadable(), 'aa'.repeat(32)),
     relayKeys: () => [{ keyId: KEY_ID, name: 'laptop', key: 'bb'.repeat(32), createdAt: 0, allow: ['permission' as const] }],
     pairing: () => (code === undefined ? undefined : { code, expiresAt: Number.MAX_SAFE_INTEGER, failures: 0, serial }),
     pairingSerial: () => serial,
     clearPairing: () => {
       log.push('clearPairing');
+      const spent = code !== undefined;
       code = undefined;
+      return spent;
     },
     recordPairingFailure: () => (log.push('recordPairingFailure'), 9),
     pairedExtensions: () => (unreadable(), [{ keyId: KEY_ID, origin: ORIGIN, key: KEY, pairedAt: 0 }]),
     addPairedExtension: (origin: string) => (log.push(`addPairedExtension ${origin}`), { keyId: NEW_KEY_ID, origin, key: NEW_KEY, pairedAt: 1 }),
     pairedDevices: () => [{ keyId: KEY_ID, name: 'Pixel', key: 'cc'.repeat(32), pairedAt: 0, origin: ORIGIN }],
     addPairedDevice: (name: string, origin: string) => (log.push(`addPairedDevice ${name} ${origin}`), { keyId: NEW_KEY_ID, name, key: NEW_KEY, pairedAt: 1, origin }),
+    catchUp: async () => {
+      log.push('catchUp');
+    },
   } satisfies HandshakeKeys;
-  return { state, log, spend: () => (code = undefined) };
+  const installKey = () => (unreadable(), 'aa'.repeat(32));
+  return { state, installKey, log, spend: () => (code = undefined) };
 }
 
 function hub(keys = memoryKeys(), full = false) {
   const refused: string[] = [];
-  const handshake = new HubHandshake({ port: PORT, state: keys.state, full: () => full, onRefused: (status, reason) => refused.push(`${status} ${reason}`) });
+  const handshake = new HubHandshake({ port: PORT, installKey: keys.installKey, directory: () => keys.state, full: () => full, onRefused: (status, reason) => refused.push(`${status} ${reason}`) });
   return { handshake, refused, keys };
 }
 
