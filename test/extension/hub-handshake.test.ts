@@ -114,6 +114,17 @@ describe('a proven hub before its welcome', () => {
   });
 });
 
+/** The connection state once it is `expected`, or as it is after 500 bounded polls. */
+async function connectionState(expected: string): Promise<string | undefined> {
+  let state: string | undefined;
+  for (let i = 0; i < 500; i++) {
+    state = (await readConnection(h.db))?.state;
+    if (state === expected) break;
+    await new Promise((r) => setTimeout(r, 2));
+  }
+  return state;
+}
+
 describe('something other than the hub on the port', () => {
   it('a wrong proof: the socket is closed, nothing after the hello leaves (not the queued decision), the header says so, and it retries', async () => {
     await h.paired();
@@ -182,9 +193,10 @@ describe('something other than the hub on the port', () => {
     const { nonce } = hello.params;
     // Reflection: what the extension itself would prove is not what the hub must prove.
     socket.answer(hello.id, { nonce, proof: await peerProof(TEST_KEY, bindingOf(socket), nonce, nonce) });
-    await settle();
+    // The proof is checked with Web Crypto, on its own schedule: CI under load saw the state still 'connecting' after
+    // a fixed number of turns of the event loop.
+    expect(await connectionState('untrusted_hub')).toBe('untrusted_hub');
     expect(types(socket)).toEqual(['hello']);
-    expect((await readConnection(h.db))?.state).toBe('untrusted_hub');
   });
 
   it('once nothing answers on the port any more, the header says "reconnecting" again', async () => {
