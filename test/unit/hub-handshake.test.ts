@@ -397,6 +397,28 @@ describe('the hub\'s side: auth', () => {
     expect(keys.log).toEqual([]);
   });
 
+  it('a code another hub spent between this check and its own spend (a team\'s database) opens nothing: closed 4004, no key made', async () => {
+    const keys = memoryKeys({ code: CODE });
+    // The directory still showed the code at the check; the spend, over the database's row, finds it spent.
+    const state = { ...keys.state, clearPairing: () => (keys.log.push('clearPairing'), false) };
+    const handshake = new HubHandshake({ port: PORT, installKey: keys.installKey, directory: () => state, full: () => false, onRefused: () => undefined });
+    const who = peer('extension', { pairing: true });
+    const { proof } = await challenged(handshake, who, hello('extension', { pairing: true }), CODE);
+    expect(await handshake.auth(who, proof)).toEqual(closed(CLOSE_NO_PAIRING, 'the pairing code was used meanwhile: run elicitly-companion pair'));
+    expect(keys.log).toEqual(['clearPairing']);
+    expect(who.proven).toBeUndefined();
+  });
+
+  it('a pairing the directory cannot record (its database down) is closed 1011, and nothing is handed over', async () => {
+    const keys = memoryKeys({ code: CODE });
+    const state = { ...keys.state, addPairedExtension: () => Promise.reject(new Error('the database did not commit within 5000 ms')) };
+    const handshake = new HubHandshake({ port: PORT, installKey: keys.installKey, directory: () => state, full: () => false, onRefused: () => undefined });
+    const who = peer('extension', { pairing: true });
+    const { proof } = await challenged(handshake, who, hello('extension', { pairing: true }), CODE);
+    expect(await handshake.auth(who, proof)).toEqual(closed(CLOSE_INTERNAL_ERROR, 'the hub could not record the pairing; see its log'));
+    expect(who.proven).toBeUndefined();
+  });
+
   it('a right code: spent, the device named and paired to its origin, its fresh key handed over sealed with the code', async () => {
     const keys = memoryKeys({ code: CODE });
     const { handshake } = hub(keys);
