@@ -12,7 +12,7 @@ import { MemoryRecords, StaleRecord, recordToWrite, type AppliedChange, type Rec
 
 /** The channel every COMMIT notifies with the ids it changed. */
 const CHANNEL = 'elicitly_requests';
-/** A NOTIFY payload stays under PostgreSQL's 8,000 bytes: a batch's ids go out in as many as needed. */
+/** A NOTIFY payload stays under PostgreSQL's 8,000 bytes: a batch's ids go out in as many as needed (ids' JSON bytes). */
 const MAX_PAYLOAD = 7000;
 
 /** What a COMMIT tells the other hubs: which hub wrote (its own notifications it skips) and the ids. */
@@ -32,24 +32,6 @@ export interface PgRecordStoreOptions {
 type Op<T> = { kind: 'put'; record: T; text: string } | { kind: 'delete'; id: string };
 interface Pending<T> { op: Op<T>; resolve: () => void; reject: (error: Error) => void }
 interface Row { id: string; rev: string | number; body: string }
-
-/** The ids as NOTIFY payloads, each under PostgreSQL's limit. */
-function noticesOf(hub: string, ids: readonly string[]): string[] {
-  const payloads: string[] = [];
-  let chunk: string[] = [];
-  let size = 0;
-  for (const id of ids) {
-    if (chunk.length > 0 && size + id.length + 4 > MAX_PAYLOAD) {
-      payloads.push(JSON.stringify({ hub, ids: chunk }));
-      chunk = [];
-      size = 0;
-    }
-    chunk.push(id);
-    size += id.length + 4;
-  }
-  if (chunk.length > 0) payloads.push(JSON.stringify({ hub, ids: chunk }));
-  return payloads;
-}
 
 export class PgRecordStore<T extends StoredRecord> extends MemoryRecords<T> implements RecordStore<T> {
   private queue: Pending<T>[] = [];
@@ -353,9 +335,10 @@ export class PgRecordStore<T extends StoredRecord> extends MemoryRecords<T> impl
   }
 
   /**
-   * One transaction for the batch: the last change to each id, each written only over the version this hub holds (a
-   * new record only where there is none), and one NOTIFY of what it changed. A change another hub beat is refused as
-   * `StaleRecord`; the rest commit.
+   * One statement for the batch, so one round trip and one commit: the last change to each id, each written only over
+   * the version this hub holds (a new record only where there is none), and the NOTIFYs of what it changed (ids
+   * grouped under the payload limit). A change another hub beat is refused as `StaleRecord`; the rest commit. A
+   * statement is its own transaction: what it NOTIFYs is delivered at its commit, never for a change rolled back.
    */
   private async commit(batch: Pending<T>[]): Promise<void> {
     const last = new Map<string, Op<T>>();
@@ -372,31 +355,33 @@ export class PgRecordStore<T extends StoredRecord> extends MemoryRecords<T> impl
     }
     const written = new Map<string, number | null>();
     try {
-      await within(this.conn.begin(async (tx) => {
-        // A session that dropped and came back is another session: its batch is not this one's to finish.
-        const [session] = await tx<{ pid: number }[]>`select pg_backend_pid() as pid`;
-        if (session?.pid !== this.backendPid) throw new Error('the database session this store wrote on is gone');
-        if (inserts.length > 0) {
-          const rows = await tx<{ id: string }[]>`insert into elicitly_requests (id, updated_at, body, rev)
-            select id, updated_at, body, 1 from unnest(${inserts.map((p) => p.record.id)}::text[], ${inserts.map((p) => p.record.updatedAt)}::bigint[], ${inserts.map((p) => p.text)}::text[]) as t(id, updated_at, body)
-            on conflict (id) do nothing returning id`;
-          for (const row of rows) written.set(row.id, 1);
-        }
-        if (updates.length > 0) {
-          const rows = await tx<{ id: string }[]>`update elicitly_requests r set updated_at = t.updated_at, body = t.body, rev = t.rev + 1
-            from unnest(${updates.map((p) => p.record.id)}::text[], ${updates.map((p) => p.record.updatedAt)}::bigint[], ${updates.map((p) => p.text)}::text[], ${updates.map((p) => p.rev)}::bigint[]) as t(id, updated_at, body, rev)
-            where r.id = t.id and r.rev = t.rev returning r.id`;
-          for (const row of rows) written.set(row.id, (this.revs.get(row.id) ?? 0) + 1);
-        }
-        if (deletes.length > 0) {
-          const rows = await tx<{ id: string }[]>`delete from elicitly_requests r using unnest(${deletes.map((d) => d.id)}::text[], ${deletes.map((d) => d.rev)}::bigint[]) as t(id, rev)
-            where r.id = t.id and r.rev = t.rev returning r.id`;
-          for (const row of rows) written.set(row.id, null);
-        }
-        if (written.size > 0) await tx`select pg_notify(${CHANNEL}, n) from unnest(${noticesOf(this.hub, [...written.keys()])}::text[]) as n`;
-      }), this.commitTimeoutMs, `${this.where} did not commit within ${this.commitTimeoutMs} ms`);
+      const [answer] = await within(this.conn<{ ok: boolean; written: [string, number | null][] }[]>`
+        with guard as (select pg_backend_pid() = ${this.backendPid} as ok),
+        ins as (
+          insert into elicitly_requests (id, updated_at, body, rev)
+          select id, updated_at, body, 1 from unnest(${inserts.map((p) => p.record.id)}::text[], ${inserts.map((p) => p.record.updatedAt)}::bigint[], ${inserts.map((p) => p.text)}::text[]) as t(id, updated_at, body)
+          where (select ok from guard)
+          on conflict (id) do nothing returning id, rev),
+        upd as (
+          update elicitly_requests r set updated_at = t.updated_at, body = t.body, rev = t.rev + 1
+          from unnest(${updates.map((p) => p.record.id)}::text[], ${updates.map((p) => p.record.updatedAt)}::bigint[], ${updates.map((p) => p.text)}::text[], ${updates.map((p) => p.rev)}::bigint[]) as t(id, updated_at, body, rev)
+          where r.id = t.id and r.rev = t.rev and (select ok from guard) returning r.id, r.rev),
+        del as (
+          delete from elicitly_requests r using unnest(${deletes.map((d) => d.id)}::text[], ${deletes.map((d) => d.rev)}::bigint[]) as t(id, rev)
+          where r.id = t.id and r.rev = t.rev and (select ok from guard) returning r.id, null::bigint as rev),
+        w as (select id, rev from ins union all select id, rev from upd union all select id, rev from del),
+        notified as materialized (
+          select pg_notify(${CHANNEL}, json_build_object('hub', ${this.hub}::text, 'ids', json_agg(id))::text)
+          from (select id, sum(octet_length(to_json(id)::text) + 1) over (order by id) / ${MAX_PAYLOAD} as part from w) parts
+          group by part)
+        select (select ok from guard) as ok,
+          (select count(*) from notified) as notices,
+          coalesce((select json_agg(json_build_array(id, rev)) from w), '[]'::json) as written`, this.commitTimeoutMs, `${this.where} did not commit within ${this.commitTimeoutMs} ms`);
+      // A session that dropped and came back is another session: its batch is not this one's to finish.
+      if (answer?.ok !== true) throw new Error('the database session this store wrote on is gone');
+      for (const [id, rev] of answer.written) written.set(id, rev === null ? null : Number(rev));
     } catch (error) {
-      // Whether the COMMIT landed is unknown: nothing of the batch is acknowledged, and the store is done.
+      // Whether the statement landed is unknown: nothing of the batch is acknowledged, and the store is done.
       const failure = toError(error);
       this.fail(failure);
       for (const p of batch) p.reject(failure);

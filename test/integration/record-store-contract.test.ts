@@ -274,6 +274,20 @@ describe.skipIf(postgresBin() === null && !required)('the PostgreSQL store alone
     }
   });
 
+  it('a burst whose ids fill many NOTIFY payloads (2,000 of the longest ids, with quotes): every other hub hears every id', async () => {
+    const url = await database('notice_parts');
+    const [a, b] = await Promise.all([0, 1].map(() => PgRecordStore.open<Rec>({ url, parse })));
+    if (!a || !b) throw new Error('two stores');
+    try {
+      // 100 characters each, as long as an id may be, and JSON escapes that make its payload longer still.
+      const ids = Array.from({ length: 2000 }, (_, i) => `el_"${String(i).padStart(4, '0')}\\${'x'.repeat(90)}`.slice(0, 100));
+      await Promise.all(ids.map((id) => a.put(rec(id))));
+      expect(await eventually(() => ids.every((id) => b.get(id) !== undefined), 10_000)).toBe(true);
+    } finally {
+      await Promise.all([a.close(), b.close()]);
+    }
+  });
+
   it('one hub at a time runs the timers; when its session ends (closed, or killed), another takes them within its poll', async () => {
     const url = await database('leader_hubs');
     const first = await PgRecordStore.open<Rec>({ url, parse, leaderPollMs: 100 });
