@@ -52,10 +52,15 @@ Usage:
   elicitly-companion hub [--idle-seconds N] [--database URL]
       Run the hub in the foreground (a hook starts one when none runs); it stops after 30 min
       (--idle-seconds) with no pending request and no agent connected, or at SIGTERM/SIGINT.
-      --database (or ELICITLY_DATABASE_URL): keep the requests in a team's PostgreSQL.
+      --database (or ELICITLY_DATABASE_URL): keep the requests, the rules, the reviewers and every
+      key in a team's PostgreSQL, shared by every hub of that database.
   elicitly-companion reviewer add <name> [--group G]… | reviewer list [--json] | reviewer remove <name>
       A team's reviewers: their paired browsers and phones (pair --reviewer, remote pair --reviewer)
       record each decision with their name (decidedBy); remove forgets that person's browsers and phones.
+  elicitly-companion routing set <policy.json> | routing show
+      The team's routing policy (groups and quorum per agent, directory, kind and tool), checked
+      whole before it replaces the one in force. With ELICITLY_DATABASE_URL, the database's: the
+      reviewer, pair, key and routing commands then change what every hub of the team reads.
   elicitly-companion remote enable [--origin <https origin>]…
       Decide from your phone: turn on the reviewer page the hub serves at /phone/ and print a
       pairing link (valid 10 minutes, one device) with its QR code; the link alone is the last

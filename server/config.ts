@@ -68,6 +68,13 @@ const ReviewerActionSchema = z.discriminatedUnion('kind', [
   z.strictObject({ kind: z.literal('remove'), name: ReviewerNameSchema }),
 ]);
 
+/** `elicitly-companion routing …`: the team's routing policy (the hub's `routing.json`, or the team's database's). */
+const RoutingActionSchema = z.discriminatedUnion('kind', [
+  z.strictObject({ kind: z.literal('set'), file: z.string().min(1, 'name the policy file') }),
+  z.strictObject({ kind: z.literal('show') }),
+]);
+export type RoutingAction = z.infer<typeof RoutingActionSchema>;
+
 /** `elicitly-companion key …`: keys for relays on other machines (ELICITLY_HUB_KEY there). */
 const KeyActionSchema = z.discriminatedUnion('kind', [
   /** `allow`: what the key may do besides filing and reading its own requests, granted by name (`GRANTS`). */
@@ -158,7 +165,7 @@ const PushServiceSchema = z.string().max(200).refine((value) => {
 }, 'must be an http(s) origin alone, such as https://push.example.com');
 
 const ConfigSchema = z.strictObject({
-  command: z.enum(['serve', 'pair', 'status', 'rules', 'passkey', 'hook', 'hooks', 'hub', 'remote', 'key', 'audit', 'reviewer']),
+  command: z.enum(['serve', 'pair', 'status', 'rules', 'passkey', 'hook', 'hooks', 'hub', 'remote', 'key', 'audit', 'reviewer', 'routing']),
   hook: HookArgsSchema.optional(),
   hooks: HooksActionSchema.optional(),
   /** `elicitly-companion hub`: stop after this long with no pending request and no agent connected. */
@@ -179,6 +186,7 @@ const ConfigSchema = z.strictObject({
   key: KeyActionSchema.optional(),
   audit: AuditActionSchema.optional(),
   reviewer: ReviewerActionSchema.optional(),
+  routing: RoutingActionSchema.optional(),
   remoteHub: RemoteHubSchema,
   /** `elicitly-companion status --json` / `rules --list --json`: one JSON object on stdout, for scripts. */
   json: z.boolean(),
@@ -235,6 +243,7 @@ const SOURCES: Record<keyof Config, string> = {
   key: 'key export|list|revoke',
   audit: 'audit verify [--receipt F] [--key F] | audit export [--since T] [--format jsonl|csv] | audit key',
   reviewer: 'reviewer add <name> [--group G]… | reviewer list [--json] | reviewer remove <name>',
+  routing: 'routing set <policy.json> | routing show',
   remoteHub: 'ELICITLY_HUB_URL and ELICITLY_HUB_KEY',
   json: 'status --json',
   port: 'ELICITLY_PORT (or --port)',
@@ -326,9 +335,9 @@ export const USAGE =
   'remote notify [--ntfy <topic URL> [--token T]] [--webhook <url>] [--remind M] [--before-expiry M] [--off] | ' +
   'key export [--name N] [--allow permission] | key list | key revoke <keyId> | ' +
   'audit verify [--receipt F] [--key F] | audit export [--since T] [--format jsonl|csv] | audit key | ' +
-  'reviewer add <name> [--group G]… | reviewer list [--json] | reviewer remove <name> | --help | --version';
+  'reviewer add <name> [--group G]… | reviewer list [--json] | reviewer remove <name> | routing set <policy.json> | routing show | --help | --version';
 
-const COMMANDS = ['pair', 'status', 'rules', 'passkey', 'hook', 'hooks', 'hub', 'remote', 'key', 'audit', 'reviewer'] as const;
+const COMMANDS = ['pair', 'status', 'rules', 'passkey', 'hook', 'hooks', 'hub', 'remote', 'key', 'audit', 'reviewer', 'routing'] as const;
 type Command = (typeof COMMANDS)[number] | 'serve';
 
 /** The arguments of `hook`, `hooks` and `hub` (raw: the schema checks them and names what is wrong). */
@@ -495,6 +504,27 @@ function reviewerArgs(command: Command, args: string[], issues: string[]): { act
   return { action: { kind, name: positional.join(' '), ...(kind === 'add' ? { groups } : {}) }, json, rest };
 }
 
+/** The arguments of `routing` (raw: the schema checks them). */
+function routingArgs(command: Command, args: string[], issues: string[]): { action?: Record<string, unknown>; rest: string[] } {
+  if (command !== 'routing') return { rest: args };
+  const [kind, ...others] = args;
+  const rest = others.filter((arg) => arg.startsWith('--'));
+  const positional = others.filter((arg) => !arg.startsWith('--'));
+  if (kind === 'show') {
+    if (positional.length > 0) issues.push(`routing show: unexpected ${JSON.stringify(positional)}`);
+    return { action: { kind }, rest };
+  }
+  if (kind !== 'set') {
+    issues.push(`routing: set or show, got ${JSON.stringify(kind ?? null)}`);
+    return { rest };
+  }
+  if (positional.length !== 1) {
+    issues.push(`routing set: name exactly one policy file (usage: ${SOURCES.routing}), got ${JSON.stringify(positional)}`);
+    return { rest };
+  }
+  return { action: { kind, file: positional[0] }, rest };
+}
+
 /** Each subcommand's flags and the field each fills. */
 const REMOTE_FLAGS = new Map<string, Map<string, string>>([
   ['enable', new Map([['--origin', 'origins']])],
@@ -548,7 +578,8 @@ export function parseConfig(
   const extra = hookArgs(command, args.splice(0), issues);
   const action = actionArgs(command, extra.rest, issues);
   const reviewer = reviewerArgs(command, action.rest, issues);
-  args.push(...reviewer.rest);
+  const routing = routingArgs(command, reviewer.rest, issues);
+  args.push(...routing.rest);
   let portArg: string | undefined;
   let pair: z.input<typeof PairActionSchema> = { kind: 'code' };
   let rules: z.input<typeof RulesActionSchema> = { kind: 'list' };
@@ -603,6 +634,7 @@ export function parseConfig(
     ...(action.key !== undefined ? { key: action.key } : {}),
     ...(action.audit !== undefined ? { audit: action.audit } : {}),
     ...(reviewer.action !== undefined ? { reviewer: reviewer.action } : {}),
+    ...(routing.action !== undefined ? { routing: routing.action } : {}),
     remoteHub: { url: set(env.ELICITLY_HUB_URL), key: set(env.ELICITLY_HUB_KEY) },
     json,
     port,

@@ -8,6 +8,7 @@ import * as z from 'zod';
 import { PAIRING_CODE_PATTERN, PAIRING_TTL_MINUTES, isKeyHex, randomHex } from '../shared/hub-auth.js';
 import { PushSubscriptionSchema, type PushSubscription } from '../shared/push-notice.js';
 import { ReviewerNameSchema, ReviewerSchema, sameReviewer, type Reviewer } from '../shared/reviewers.js';
+import type { RoutingPolicy, RoutingRead } from '../shared/routing.js';
 import { DeviceNameSchema, GRANTS, GrantSchema, KeyIdSchema, type Grant } from '../shared/wire-fields.js';
 import { VapidKeysSchema, newVapidKeys, type VapidKeys } from './remote/web-push.js';
 
@@ -110,8 +111,15 @@ export const REVIEWERS: Doc<ReviewersFile> = {
 };
 export const PUSH_KEYS: Doc<VapidKeys | null> = { name: 'push-keys.json', schema: VapidKeysSchema, empty: null, damaged: 'a new key is made and every phone turns its notifications on again' };
 
+/**
+ * The team's routing policy (`shared/routing.ts`): a document too, but read its own way. A policy that does not parse is
+ * never "none": nothing is filed until it is fixed, so a damaged policy cannot route a production deploy to everyone.
+ */
+export const ROUTING = 'routing.json';
+
 /** Every document a directory holds, by name. */
 export const DOCS: readonly Doc<unknown>[] = [PAIRINGS, EXTENSIONS, DEVICES, RELAY_KEYS, REVIEWERS, PUSH_KEYS];
+export const DOC_NAMES: ReadonlySet<string> = new Set([...DOCS.map((d) => d.name), ROUTING]);
 
 /** A change to one document: the document to write (none: nothing changes) and what the caller is answered. */
 export type Edit<D, T> = (current: D) => { next?: D; result: T };
@@ -148,6 +156,12 @@ export interface Directory {
   putReviewer(name: string, groups: string[], now?: number): Maybe<{ reviewer: Reviewer; added: boolean }>;
   removeReviewer(name: string): Maybe<{ extensions: number; devices: number } | null>;
   reviewerOf(keyId: string): string | undefined;
+  /** The team's routing policy as it is now; a damaged one is a problem, never "none". */
+  routing(): RoutingRead;
+  /** `routing()` for the engine, which asks at every create: read again only when it changed, a problem logged once. */
+  routingReader(): () => RoutingRead;
+  /** Replaces the routing policy (`routing set`), checked before it is written. */
+  setRouting(policy: RoutingPolicy): Maybe<void>;
   /**
    * Calls `listener` with the name of each document that changed (null: any may have), whoever changed it, and
    * `stopped` if it can no longer tell; null when changes cannot be watched (the readers then read at each use).

@@ -1,4 +1,4 @@
-import { resolve } from 'node:path';
+import { join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { helpText } from './cli-help.js';
 import { infoFlag, parseConfig } from './config.js';
@@ -59,6 +59,9 @@ async function withDirectory(run: (directory: Directory) => Promise<number>): Pr
   }
 }
 
+/** A command that becomes the hub for a moment opens the team's directory as the server's election does. */
+const teamDirectory = config.databaseUrl === undefined ? {} : { openDirectory: () => openDirectory(config.databaseUrl ?? '') };
+
 if (config.command === 'pair') {
   try {
     process.exitCode = await withDirectory((directory) => runPairCommand(directory, config.pair));
@@ -99,6 +102,16 @@ if (config.command === 'pair') {
     process.stderr.write(`elicitly-companion reviewer: ${error instanceof Error ? error.message : String(error)}\n`);
     process.exitCode = 1;
   }
+} else if (config.command === 'routing' && config.routing) {
+  const { runRoutingCommand } = await import('./routing-command.js');
+  try {
+    const action = config.routing;
+    const where = config.databaseUrl === undefined ? join(config.stateDir, 'routing.json') : 'the team\'s database';
+    process.exitCode = await withDirectory((directory) => runRoutingCommand(directory, action, where, { stdout: (text) => process.stdout.write(text), stderr: (text) => process.stderr.write(text) }));
+  } catch (error) {
+    process.stderr.write(`elicitly-companion routing: ${error instanceof Error ? error.message : String(error)}\n`);
+    process.exitCode = 1;
+  }
 } else if (config.command === 'status') {
   const { hubStatus, formatStatus, statusExitCode } = await import('./hub/status-command.js');
   const status = await hubStatus(config.port, state);
@@ -110,7 +123,8 @@ if (config.command === 'pair') {
     {
       port: config.port,
       state,
-      openEngine: () => openEngine(config, state),
+      openEngine: (directory) => openEngine(config, directory),
+      ...teamDirectory,
       action: config.rules,
       json: config.json,
     },
@@ -119,7 +133,7 @@ if (config.command === 'pair') {
 } else if (config.command === 'passkey') {
   const { runPasskeyCommand } = await import('./hub/passkey-command.js');
   process.exitCode = await runPasskeyCommand(
-    { port: config.port, state, openEngine: () => openEngine(config, state), action: config.passkey, json: config.json },
+    { port: config.port, state, openEngine: (directory) => openEngine(config, directory), ...teamDirectory, action: config.passkey, json: config.json },
     (text) => process.stdout.write(text),
   );
 } else if (config.command === 'audit' && config.audit) {

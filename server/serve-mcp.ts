@@ -7,6 +7,7 @@ import { LazyApprovals } from './lazy-approvals.js';
 import { log } from './log.js';
 import { createServer } from './mcp/create-server.js';
 import type { StdioTapTransport } from './mcp/stdio-tap-transport.js';
+import type { Directory } from './directory.js';
 import type { StateDir } from './state-dir.js';
 
 const DAY_MS = 86_400_000;
@@ -19,9 +20,9 @@ export interface BuiltFiles {
 
 /**
  * The store's engine as this configuration opens it: the role election's hub, and the `rules` command with no hub
- * running; the team's routing policy read from `state`'s `routing.json`.
+ * running; the team's routing policy read from the directory (the state dir's `routing.json`, or the database's).
  */
-export async function openEngine(config: Config, state: Pick<StateDir, 'routingReader'>) {
+export async function openEngine(config: Config, directory: Pick<Directory, 'routingReader'>) {
   const [{ ApprovalEngine }, { realPath }] = await Promise.all([import('./approvals/approval-engine.js'), import('./real-path.js')]);
   const { databaseUrl } = config;
   return ApprovalEngine.open({
@@ -36,7 +37,7 @@ export async function openEngine(config: Config, state: Pick<StateDir, 'routingR
     retentionMs: config.retentionDays * DAY_MS,
     ...(config.ledgerRetentionDays === undefined ? {} : { ledgerRetentionMs: config.ledgerRetentionDays * DAY_MS }),
     paths: { home: config.userHome, real: realPath },
-    routing: state.routingReader(),
+    routing: directory.routingReader(),
   });
 }
 
@@ -56,7 +57,7 @@ export async function newElection(config: Config, state: StateDir, files: Pick<B
     port: config.port,
     state,
     remoteHub: config.remoteHub,
-    openEngine: () => openEngine(config, state),
+    openEngine: (directory) => openEngine(config, directory),
     ...(config.databaseUrl === undefined ? {} : { openDirectory: () => openDirectory(config.databaseUrl ?? '') }),
     phoneDir: config.phoneDir ?? files.phoneDir,
     remoteListen: config.remoteListen,

@@ -3,10 +3,10 @@ import { join } from 'node:path';
 import { isKeyHex, randomHex } from '../shared/hub-auth.js';
 import type { PushSubscription } from '../shared/push-notice.js';
 import type { Reviewer } from '../shared/reviewers.js';
-import { readRoutingPolicy, type RoutingRead } from '../shared/routing.js';
+import { RoutingPolicySchema, readRoutingPolicy, type RoutingPolicy, type RoutingRead } from '../shared/routing.js';
 import type { Grant } from '../shared/wire-fields.js';
 import {
-  DEVICES, DirectoryReads, EXTENSIONS, PAIRINGS, PUSH_KEYS, RELAY_KEYS, REVIEWERS, edits,
+  DEVICES, DirectoryReads, EXTENSIONS, PAIRINGS, PUSH_KEYS, RELAY_KEYS, REVIEWERS, ROUTING, edits,
   type Directory, type Doc, type Edit, type PairedDevice, type PairedExtension, type Pairing, type PairingPurpose, type RelayKey,
 } from './directory.js';
 import { withFileLock } from './file-lock.js';
@@ -16,8 +16,8 @@ import type { RemoteConfig } from './remote-config.js';
 import { REMOTE_OFF, RemoteConfigSchema } from './remote-config.js';
 import type { VapidKeys } from './remote/web-push.js';
 
-/** A team's routing policy (`shared/routing.ts`), written by the team; the hub only reads it. */
-export const ROUTING_FILE = 'routing.json';
+/** A team's routing policy (`shared/routing.ts`), written by the team (`routing set`); the hub only reads it. */
+export const ROUTING_FILE = ROUTING;
 export const REMOTE_FILE = 'remote.json';
 
 /** What this process's one watcher of the state dir has seen: a count of changes per file name, and of changes to any. */
@@ -213,6 +213,10 @@ export class StateDir extends DirectoryReads implements Directory {
       if (!read.ok) log('error', 'the team\'s routing policy does not parse: no request is filed until it is fixed', { problem: read.problem });
       return read;
     });
+  }
+
+  setRouting(policy: RoutingPolicy): void {
+    this.update(ROUTING_FILE, () => writePrivateFile(this.file(ROUTING_FILE), JSON.stringify(RoutingPolicySchema.parse(policy))));
   }
 
   /** `pairedDevices()` for the notifier, which asks at every new request: read again only when the file changed. */

@@ -61,8 +61,8 @@ interface EngineOptions {
   /** How long the ledger keeps a sealed segment (`ELICITLY_LEDGER_RETENTION_DAYS`); absent: for ever. */
   ledgerRetentionMs?: number;
   /**
-   * The team's routing policy as it is now (`routing.json`, read again when it changed), or what is wrong with it: then
-   * nothing is filed until it is fixed, rather than reaching reviewers it should not. Absent: no routing.
+   * The team's routing policy as it is now (the directory's: read again when it changed), or what is wrong with it:
+   * then nothing is filed until it is fixed, rather than reaching reviewers it should not. Absent: no routing.
    */
   routing?: () => RoutingRead;
 }

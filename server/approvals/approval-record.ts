@@ -31,7 +31,7 @@ export const ApprovalRecordSchema = z.strictObject({
   bound: z.literal(true).optional(),
   /** Decided only with one of the person's passkeys: fixed at creation (the agent's ask, or the person's setting then). */
   assurance: AssuranceSchema.optional(),
-  /** The team's route it took at creation (`routing.json`): whose reviewers see it, and how many must approve. */
+  /** The team's route it took at creation (its routing policy): whose reviewers see it, and how many must approve. */
   route: RequestRouteSchema.optional(),
   /** With a quorum, the approvals so far, each of the same values (`decisionHash`), one per reviewer. */
   approvals: z.array(QuorumApprovalSchema).max(10).optional(),

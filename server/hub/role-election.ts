@@ -17,9 +17,12 @@ interface RoleElectionOptions {
    * pairing codes and every paired or exported key); the store beside them is opened only by `openEngine`.
    */
   state: StateDir;
-  /** Opens the store and its engine; called only after this process bound the port. */
-  openEngine: () => Promise<ApprovalEngine>;
-  /** Opens a team's directory (its database), after the engine; without it the state dir is the directory. */
+  /**
+   * Opens the store and its engine, reading the team's routing policy from `directory`; called only after this
+   * process bound the port.
+   */
+  openEngine: (directory: Directory) => Promise<ApprovalEngine>;
+  /** Opens a team's directory (its database), before the engine; without it the state dir is the directory. */
   openDirectory?: () => Promise<OpenDirectory>;
   /** How long a call may look for a hub (binding or relaying) before it answers `unavailable`. Default 5 s. */
   findHubWithinMs?: number;
@@ -170,24 +173,16 @@ export class RoleElection implements ApprovalService {
       return null;
     });
     if (!hub) return null;
+    let directory: OpenDirectory | undefined;
     let engine: ApprovalEngine;
     try {
-      engine = await this.options.openEngine();
+      directory = await this.options.openDirectory?.();
+      engine = await this.options.openEngine(directory ?? state);
     } catch (error) {
       this.storeError = error instanceof Error ? error.message : String(error);
       log('error', 'bound the hub port but could not open the store; leaving the port to another process', { error: String(error) });
       this.stepDownUntil = Date.now() + STEP_DOWN_MS;
-      await hub.close();
-      return null;
-    }
-    let directory: OpenDirectory | undefined;
-    try {
-      directory = await this.options.openDirectory?.();
-    } catch (error) {
-      this.storeError = error instanceof Error ? error.message : String(error);
-      log('error', 'bound the hub port but could not open the directory; leaving the port to another process', { error: String(error) });
-      this.stepDownUntil = Date.now() + STEP_DOWN_MS;
-      await engine.close();
+      await directory?.close();
       await hub.close();
       return null;
     }
@@ -235,7 +230,9 @@ export interface HubCommandOptions {
   port: number;
   state: StateDir;
   /** Opens the store, as the server's own election does: used only when no hub is running and the command becomes it. */
-  openEngine: () => Promise<ApprovalEngine>;
+  openEngine: (directory: Directory) => Promise<ApprovalEngine>;
+  /** A team's directory, opened as the server's election does. */
+  openDirectory?: () => Promise<OpenDirectory>;
 }
 
 /**
@@ -243,7 +240,8 @@ export interface HubCommandOptions {
  * none running the command is the hub for the moment it takes, so every file keeps its one writer.
  */
 export async function throughHub(options: HubCommandOptions, run: (service: ApprovalService) => Promise<number>): Promise<number> {
-  const election = new RoleElection({ port: options.port, state: options.state, openEngine: options.openEngine, findHubWithinMs: 5000 });
+  const { openDirectory } = options;
+  const election = new RoleElection({ port: options.port, state: options.state, openEngine: options.openEngine, ...(openDirectory ? { openDirectory } : {}), findHubWithinMs: 5000 });
   try {
     return await run(election);
   } finally {

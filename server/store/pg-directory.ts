@@ -13,9 +13,10 @@ import type postgres from 'postgres';
 import { z } from 'zod';
 import type { PushSubscription } from '../../shared/push-notice.js';
 import type { Reviewer } from '../../shared/reviewers.js';
+import { RoutingPolicySchema, readRoutingPolicy, type RoutingPolicy, type RoutingRead } from '../../shared/routing.js';
 import type { Grant } from '../../shared/wire-fields.js';
 import {
-  DEVICES, DOCS, DirectoryReads, EXTENSIONS, PAIRINGS, PUSH_KEYS, RELAY_KEYS, REVIEWERS, edits,
+  DEVICES, DOC_NAMES, DirectoryReads, EXTENSIONS, PAIRINGS, PUSH_KEYS, RELAY_KEYS, REVIEWERS, ROUTING, edits,
   type Directory, type Doc, type Edit, type PairedDevice, type PairedExtension, type Pairing, type PairingPurpose, type RelayKey,
 } from '../directory.js';
 import { log } from '../log.js';
@@ -167,7 +168,7 @@ export class PgDirectory extends DirectoryReads implements Directory {
       return;
     }
     const notice = NoticeSchema.safeParse(raw);
-    if (!notice.success || notice.data.from === this.from || !DOCS.some((d) => d.name === notice.data.name)) return;
+    if (!notice.success || notice.data.from === this.from || !DOC_NAMES.has(notice.data.name)) return;
     if ((this.held.get(notice.data.name)?.rev ?? 0) >= notice.data.rev) return;
     this.reread(notice.data.name).catch((error: unknown) => log('warn', 'could not read a directory change another hub made; read at the next change or reconnect', { database: this.where, error: String(error) }));
   }
@@ -185,6 +186,36 @@ export class PgDirectory extends DirectoryReads implements Directory {
 
   stamp(name: string): string {
     return `r${this.held.get(name)?.rev ?? 0}`;
+  }
+
+  routing(): RoutingRead {
+    const held = this.held.get(ROUTING);
+    if (!held || held.body === '') return { ok: true, policy: null };
+    let raw: unknown = null;
+    try {
+      raw = JSON.parse(held.body);
+    } catch {
+      // Not JSON: said as such below.
+    }
+    const read = readRoutingPolicy(raw);
+    return read.ok ? read : { ok: false, problem: `the routing policy in ${this.where}: ${read.problem}` };
+  }
+
+  routingReader(): () => RoutingRead {
+    let said = -1;
+    return () => {
+      const read = this.routing();
+      const rev = this.held.get(ROUTING)?.rev ?? 0;
+      if (!read.ok && said !== rev) {
+        said = rev;
+        log('error', 'the team\'s routing policy does not parse: no request is filed until it is fixed', { problem: read.problem });
+      }
+      return read;
+    };
+  }
+
+  setRouting(policy: RoutingPolicy): Promise<void> {
+    return this.edit({ name: ROUTING, schema: RoutingPolicySchema, empty: null }, () => ({ next: policy, result: undefined }));
   }
 
   pairedDevicesReader(): () => PairedDevice[] {

@@ -1,6 +1,6 @@
 // The command line a person types: --version, --help, and `status`, which asks the running hub (as a relay would)
 // whether it runs, its pid, the extensions connected and what is pending, with documented exit codes.
-import { existsSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { createServer, type Server } from 'node:http';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -122,5 +122,27 @@ describe('status', () => {
     const run = await cli(['status'], { ELICITLY_STATE_DIR: tempDir(), ELICITLY_PORT: String(port) });
     expect(run.code).toBe(3);
     expect(run.stdout).toContain(`Port 127.0.0.1:${port} is held, but not by a hub of this install that answers: HTTP 404.`);
+  });
+});
+
+describe('routing set | show (one person\'s hub: the state dir\'s routing.json)', () => {
+  it('a policy is checked whole: a bad one names the field and the rule and changes nothing; a good one is what show prints and the hub reads', async () => {
+    const dir = tempDir();
+    const env = { ELICITLY_STATE_DIR: dir };
+    expect(await cli(['routing', 'show'], env)).toMatchObject({ code: 0, stdout: '', stderr: expect.stringContaining('No routing policy') });
+    const bad = join(dir, 'bad.json');
+    writeFileSync(bad, JSON.stringify({ version: 1, routes: [{ name: 'prod', match: {}, groups: ['ops'], quorum: 11 }] }));
+    const refused = await cli(['routing', 'set', bad], env);
+    expect(refused.code).toBe(2);
+    expect(refused.stderr).toMatch(/routes\[0\]\.quorum|routes\.0\.quorum/);
+    expect(existsSync(join(dir, 'routing.json'))).toBe(false);
+    const good = join(dir, 'good.json');
+    const policy = { version: 1, routes: [{ name: 'production', match: { kinds: ['approval'] }, groups: ['ops'], quorum: 2 }] };
+    writeFileSync(good, JSON.stringify(policy));
+    expect(await cli(['routing', 'set', good], env)).toMatchObject({ code: 0, stderr: expect.stringContaining('1 route(s) (production)') });
+    const shown = await cli(['routing', 'show'], env);
+    expect(shown.code).toBe(0);
+    expect(JSON.parse(shown.stdout)).toEqual(policy);
+    expect(new StateDir(dir).routing()).toEqual({ ok: true, policy });
   });
 });

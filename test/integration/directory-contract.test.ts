@@ -7,7 +7,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import postgres from 'postgres';
 import { afterAll, describe, expect, it } from 'vitest';
-import { EXTENSIONS, PAIRING_MAX_FAILURES, type Directory } from '../../server/directory.js';
+import { EXTENSIONS, PAIRING_MAX_FAILURES, ROUTING, type Directory } from '../../server/directory.js';
 import { StateDir } from '../../server/state-dir.js';
 import { PgDirectory } from '../../server/store/pg-directory.js';
 import { postgresBin, startPgCluster, type PgCluster } from '../helpers/pg-cluster.js';
@@ -170,6 +170,21 @@ describe.each(KINDS)('the directory in a $name', (kind) => {
       const spent = await Promise.all([a.clearPairing('extension', code), b.clearPairing('extension', code)]);
       expect(spent.filter(Boolean)).toHaveLength(1);
     }
+  });
+
+  each('the routing policy: none at first, set whole and read by the other process; a damaged one is a problem, never "none"', async (place) => {
+    const [a, b] = [await place.open(), await place.open()];
+    expect(a.routing()).toEqual({ ok: true, policy: null });
+    const reader = b.routingReader();
+    const policy = { version: 1 as const, routes: [{ name: 'production', match: { directories: ['/srv/prod'] }, groups: ['ops'], quorum: 2 }] };
+    await a.setRouting(policy);
+    expect(a.routing()).toEqual({ ok: true, policy });
+    expect(await seen(() => JSON.stringify(reader()) === JSON.stringify({ ok: true, policy }))).toBe(true);
+    await place.plantDamaged(ROUTING);
+    await b.catchUp();
+    const damaged = b.routing();
+    expect(damaged.ok).toBe(false);
+    expect(await seen(() => reader().ok === false)).toBe(true);
   });
 
   each('a damaged document counts as none (every browser pairs again); the next change replaces it', async (place) => {

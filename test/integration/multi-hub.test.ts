@@ -226,15 +226,21 @@ describe.skipIf(postgresBin() === null && !required)('three hubs on one database
 
   it('a quorum of two approved at the same moment on two hubs counts both approvals: neither is lost to the other', async () => {
     const routing = { version: 1, routes: [{ name: 'production', match: { kinds: ['approval'] }, groups: ['ops'], quorum: 2 }] };
-    // The reviewers are the database's; each hub reads the routing policy of its own state dir. Ana's browser
-    // connects to d, Ben's to e.
+    // The reviewers and the routing policy are the database's, set from a terminal elsewhere (`routing set`). Hub d
+    // has a laxer policy of its own in its state dir: with a database it is not read, so no agent finds a hub that
+    // routes otherwise. Ana's browser connects to d, Ben's to e.
     await withDirectoryIn(cluster.url, async (directory) => {
       await directory.putReviewer('Ana Pérez', ['ops']);
       await directory.putReviewer('Ben Okafor', ['ops']);
     });
-    const withRouting = (state: StateDir) => writeFileSync(join(state.path, 'routing.json'), JSON.stringify(routing), { mode: 0o600 });
-    const d = await startHub('d', withRouting);
-    const e = await startHub('e', withRouting);
+    const terminal = mkdtempSync(join(tmpdir(), 'elicitly-multi-routing-'));
+    dirs.push(terminal);
+    writeFileSync(join(terminal, 'policy.json'), JSON.stringify(routing));
+    const set = await runCommand(process.execPath, [SERVER_ENTRY, 'routing', 'set', join(terminal, 'policy.json')], { env: { ELICITLY_STATE_DIR: terminal, ELICITLY_DATABASE_URL: cluster.url }, timeout: 30_000 });
+    expect(set.code, set.stderr).toBe(0);
+    const lax = { version: 1, routes: [{ name: 'anything', match: {}, groups: ['ops'], quorum: 1 }] };
+    const d = await startHub('d', (state) => writeFileSync(join(state.path, 'routing.json'), JSON.stringify(lax), { mode: 0o600 }));
+    const e = await startHub('e');
     const [ana, ben] = [await extensionOn(d, 'Ana Pérez'), await extensionOn(e, 'Ben Okafor')];
     const agent = await agentOn(d);
     for (let round = 0; round < 5; round++) {
