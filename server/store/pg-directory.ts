@@ -261,8 +261,9 @@ export class PgDirectory extends DirectoryReads implements Directory {
     return this.edit(DEVICES, edits.setDevicePush(keyId, subscription, options));
   }
 
-  vapidKeys(): Promise<VapidKeys> {
-    return this.edit(PUSH_KEYS, edits.vapidKeys());
+  /** Asked at every device's `push.info`: made once (under the row's lock, so every hub gets the same), then read. */
+  async vapidKeys(): Promise<VapidKeys> {
+    return this.read(PUSH_KEYS) ?? this.edit(PUSH_KEYS, edits.vapidKeys());
   }
 
   addRelayKey(name: string, allow: readonly Grant[] = [], now = Date.now()): Promise<RelayKey> {
