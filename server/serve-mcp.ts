@@ -33,6 +33,7 @@ export async function openEngine(config: Config, directory: Pick<Directory, 'rou
       : {
           requests: async (parse) => (await import('./store/pg-record-store.js')).PgRecordStore.open({ url: databaseUrl, parse }),
           rules: async (parse, max) => (await import('./store/pg-rules-store.js')).PgRulesStore.open({ url: databaseUrl, parse, max }),
+          passkeys: async (parse, max) => (await import('./store/pg-rules-store.js')).PgRulesStore.open({ url: databaseUrl, parse, max, list: 'passkeys' }),
         }),
     retentionMs: config.retentionDays * DAY_MS,
     ...(config.ledgerRetentionDays === undefined ? {} : { ledgerRetentionMs: config.ledgerRetentionDays * DAY_MS }),

@@ -50,6 +50,8 @@ interface EngineOptions {
   requests?: OpenRecordStore<ApprovalRecord>;
   /** Where the rules are kept: `rules.json` in `dir` by default, or a team's database (store/pg-rules-store.ts). */
   rules?: (parse: (raw: unknown) => Rule | undefined, max: number) => Promise<RulesStore<Rule>>;
+  /** Where the passkeys are kept instead of the state dir's `passkeys.json` (a team's database). */
+  passkeys?: NonNullable<Parameters<typeof PasskeyRegistry.open>[0]['list']>;
   /** Pending requests this hub keeps at most; one more create is refused naming the limit. Default 10,000. */
   maxPending?: number;
   /** How a rule's paths resolve: the person's home for `~`, and the real path with links followed. Default: as text, no home. */
@@ -258,7 +260,14 @@ export class ApprovalEngine {
     const hubKeyId = ledger.keyId ?? keyIdOf(ledgerKey(options.dir).publicKey);
     let passkeys: PasskeyRegistry;
     try {
-      passkeys = await PasskeyRegistry.open({ dir: options.dir, hub: hubKeyId, io: options.io, now: options.now, onChange: (change: PasskeyChange) => ledger.recordPasskey(change) });
+      passkeys = await PasskeyRegistry.open({
+        dir: options.dir,
+        hub: hubKeyId,
+        io: options.io,
+        now: options.now,
+        onChange: (change: PasskeyChange) => ledger.recordPasskey(change),
+        ...(options.passkeys ? { list: options.passkeys } : {}),
+      });
     } catch (error) {
       await closeStores();
       await ledger.close();
@@ -637,6 +646,7 @@ export class ApprovalEngine {
       await this.flushHits(true).catch(() => undefined);
       await this.store.close();
       await this.rules.close();
+      await this.passkeys.close();
       await this.ledger.close();
     })();
     return this.closed;

@@ -20,7 +20,8 @@ import {
   type Registration,
 } from '../../shared/passkey-wire.js';
 import type { StoreIo } from '../store/journal-store.js';
-import { RulesFile } from '../store/rules-file.js';
+import { StaleRecord } from '../store/record-store.js';
+import { RulesFile, type RulesStore } from '../store/rules-file.js';
 import { relyingPartyOf } from './passkey-origins.js';
 
 export const PASSKEYS_FILE = 'passkeys.json';
@@ -71,26 +72,55 @@ export type Asker = { kind: 'surface'; origin: string } | { kind: 'terminal' };
 
 export class PasskeyRegistry {
   private readonly nonces = new Map<string, number>();
+  private turn: Promise<unknown> = Promise.resolve();
 
   private constructor(
-    private readonly file: RulesFile<Entry>,
+    private readonly file: RulesStore<Entry>,
     private readonly hub: string,
     private readonly now: () => number,
     private readonly onChange: (change: PasskeyChange) => Promise<void>,
-  ) {}
-
-  static async open(options: { dir: string; hub: string; io?: StoreIo; now?: () => number; onChange: (change: PasskeyChange) => Promise<void> }): Promise<PasskeyRegistry> {
-    const file = await RulesFile.open<Entry>({
-      dir: options.dir,
-      io: options.io,
-      max: MAX_PASSKEYS + 1,
-      format: { name: PASSKEYS_FILE, key: 'passkeys', version: 1 },
-      parse: (raw) => {
-        const parsed = EntrySchema.safeParse(raw);
-        return parsed.success ? parsed.data : undefined;
-      },
+  ) {
+    // Another hub's change (a team's database): this hub's ledger records it as one of its own, as it does the rules'.
+    file.onRemoteChange((change) => {
+      void this.inTurn(async () => {
+        const applied = await change.apply();
+        for (const event of applied ? changesBetween(applied.before, applied.after) : []) await onChange(event);
+      }).catch(() => undefined);
     });
+  }
+
+  /**
+   * `list`: where the passkeys are kept when not in the state dir's `passkeys.json` (a team's database, shared by its
+   * hubs: a passkey registered through one hub is known to all, and a change another hub made is read when it is told).
+   */
+  static async open(options: {
+    dir: string;
+    hub: string;
+    io?: StoreIo;
+    now?: () => number;
+    onChange: (change: PasskeyChange) => Promise<void>;
+    list?: (parse: (raw: unknown) => Entry | undefined, max: number) => Promise<RulesStore<Entry>>;
+  }): Promise<PasskeyRegistry> {
+    const parse = (raw: unknown) => {
+      const parsed = EntrySchema.safeParse(raw);
+      return parsed.success ? parsed.data : undefined;
+    };
+    const max = MAX_PASSKEYS + 1;
+    const file = options.list
+      ? await options.list(parse, max)
+      : await RulesFile.open<Entry>({ dir: options.dir, io: options.io, max, format: { name: PASSKEYS_FILE, key: 'passkeys', version: 1 }, parse });
     return new PasskeyRegistry(file, options.hub, options.now ?? Date.now, options.onChange);
+  }
+
+  /** One change to the list at a time, this hub's and the others' alike: none is made over a list read before another. */
+  private inTurn<T>(run: () => Promise<T>): Promise<T> {
+    const turn = this.turn.then(run);
+    this.turn = turn.catch(() => undefined);
+    return turn;
+  }
+
+  close(): Promise<void> {
+    return this.file.close();
   }
 
   get failed(): Error | undefined {
@@ -184,7 +214,7 @@ export class PasskeyRegistry {
       transports: credential.transports ?? [],
       createdAt: this.now(),
     };
-    if (!(await this.replace([...this.file.all(), entry]))) return refuse('unavailable', ['registration'], 'unavailable', 'the hub could not record the passkey');
+    if (!(await this.replace((all) => [...all, entry]))) return refuse('unavailable', ['registration'], 'unavailable', 'the hub could not record the passkey');
     await this.onChange({ type: 'passkey.added', credentialId: entry.id, rpId: entry.rpId, origin: entry.origin, publicKey: entry.spki, label: entry.label });
     return { ok: true, id: entry.id };
   }
@@ -196,7 +226,7 @@ export class PasskeyRegistry {
       const proved = await this.proveWithNonce(params, { remove: params.id });
       if (!proved.ok) return proved;
     }
-    if (!(await this.replace(this.file.all().filter((e) => e.id !== params.id)))) return refuse('unavailable', ['id'], 'unavailable', 'the hub could not record the change');
+    if (!(await this.replace((all) => all.filter((e) => e.id !== params.id)))) return refuse('unavailable', ['id'], 'unavailable', 'the hub could not record the change');
     await this.onChange({ type: 'passkey.removed', credentialId: params.id });
     // Nothing may need a passkey that nobody has: the setting goes with the last one.
     if (this.credentials().length === 0 && this.require().length > 0) await this.setPolicy([]);
@@ -216,8 +246,11 @@ export class PasskeyRegistry {
   }
 
   private async setPolicy(require: PasskeyScope[]): Promise<boolean> {
-    const rest = this.file.all().filter((e) => e.kind !== 'policy');
-    if (!(await this.replace(require.length === 0 ? rest : [...rest, { kind: 'policy', id: 'policy', require }]))) return false;
+    const change = (all: readonly Entry[]): Entry[] => {
+      const rest = all.filter((e) => e.kind !== 'policy');
+      return require.length === 0 ? rest : [...rest, { kind: 'policy', id: 'policy', require }];
+    };
+    if (!(await this.replace(change))) return false;
     await this.onChange({ type: 'passkey.policy', require });
     return true;
   }
@@ -265,7 +298,7 @@ export class PasskeyRegistry {
       return refuse('passkey_invalid', path, changed ? 'challenge_mismatch' : 'not_verified', changed ? 'the passkey signed something else: the request or the decision changed after it was approved' : `the passkey's signature did not verify: ${message}`);
     }
     if (newCounter !== credential.counter) {
-      await this.replace(this.file.all().map((e) => (e.kind === 'credential' && e.id === credential.id ? { ...e, counter: newCounter } : e)));
+      await this.replace((all) => all.map((e) => (e.kind === 'credential' && e.id === credential.id ? { ...e, counter: newCounter } : e)));
     }
     const { response } = assertion;
     return {
@@ -274,14 +307,38 @@ export class PasskeyRegistry {
     };
   }
 
-  private async replace(next: Entry[]): Promise<boolean> {
-    try {
-      await this.file.replace(next);
-      return true;
-    } catch {
+  /**
+   * Makes `change` over the list as stored; when another hub changed it first (a team's database), over the newer list,
+   * a few times at most. False when it could not be written.
+   */
+  private replace(change: (all: readonly Entry[]) => Entry[]): Promise<boolean> {
+    return this.inTurn(async () => {
+      for (let attempt = 0; attempt < 5; attempt++) {
+        try {
+          await this.file.replace(change(this.file.all()));
+          return true;
+        } catch (error) {
+          if (!(error instanceof StaleRecord)) return false;
+          // The newer list is this hub's news too: its ledger records what the other hub changed.
+          const applied = await this.file.refresh().catch(() => null);
+          for (const event of applied ? changesBetween(applied.before, applied.after) : []) await this.onChange(event);
+        }
+      }
       return false;
-    }
+    });
   }
+}
+
+/** What a newer list changed, as the ledger says it: passkeys added and removed, and the setting (a counter is not a change). */
+function changesBetween(before: readonly Entry[], after: readonly Entry[]): PasskeyChange[] {
+  const credentials = (list: readonly Entry[]) => new Map(list.flatMap((e) => (e.kind === 'credential' ? [[e.id, e] as const] : [])));
+  const policy = (list: readonly Entry[]) => list.find((e) => e.kind === 'policy')?.require ?? [];
+  const [was, now] = [credentials(before), credentials(after)];
+  const changes: PasskeyChange[] = [];
+  for (const [id, c] of now) if (!was.has(id)) changes.push({ type: 'passkey.added', credentialId: id, rpId: c.rpId, origin: c.origin, publicKey: c.spki, label: c.label });
+  for (const id of was.keys()) if (!now.has(id)) changes.push({ type: 'passkey.removed', credentialId: id });
+  if (JSON.stringify(policy(before)) !== JSON.stringify(policy(after))) changes.push({ type: 'passkey.policy', require: policy(after) });
+  return changes;
 }
 
 type Helpers = Pick<typeof SimpleWebAuthnHelpers, 'decodeCredentialPublicKey' | 'cose'>;

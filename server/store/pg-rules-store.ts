@@ -1,5 +1,5 @@
-// The person's (the team's) rules in a team's PostgreSQL database: one row holding the whole list, as the file holds
-// it, shared by every hub of the database. A hub replaces the list only over the version it read (compare-and-set, in
+// The person's (the team's) rules in a team's PostgreSQL database, and their passkeys (`list: 'passkeys'`, a table of
+// the same shape): one row holding the whole list, as the file holds it, shared by every hub of the database. A hub replaces the list only over the version it read (compare-and-set, in
 // the transaction that also NOTIFYs the others), so a rule saved on one hub is in force on every hub once the others
 // have read the row, and two hubs changing the rules at once never lose each other's change: the later one is told
 // `StaleRecord` and the engine makes it again from the newer list.
@@ -11,7 +11,8 @@ import { describeDatabase, migrate, session, toError, within } from './pg-schema
 import { StaleRecord } from './record-store.js';
 import { RULES_KEY, RuleList, type RulesChange, type RulesStore } from './rules-file.js';
 
-const CHANNEL = 'elicitly_rules';
+/** The lists kept this way: each its table (one row), its quarantine table and its NOTIFY channel, all named alike. */
+const LISTS = { rules: 'elicitly_rules', passkeys: 'elicitly_passkeys' } as const;
 const NoticeSchema = z.strictObject({ hub: z.string(), rev: z.number().int() });
 
 export interface PgRulesStoreOptions<T> {
@@ -22,12 +23,17 @@ export interface PgRulesStoreOptions<T> {
   max: number;
   /** A change not committed by then fails the store (a paused database). Default 5 s. */
   commitTimeoutMs?: number;
+  /** Which list: the person's rules (default) or their passkeys and passkey setting. */
+  list?: keyof typeof LISTS;
 }
 
 interface Row { rev: string | number; body: string }
 
 export class PgRulesStore<T extends { id: string }> extends RuleList<T> implements RulesStore<T> {
   private readonly hub = randomBytes(8).toString('hex');
+  /** The list's table, named as its NOTIFY channel; its quarantine table beside it. */
+  private readonly table: string;
+  private readonly quarantine: string;
   private readonly listeners = new Set<(change: RulesChange<T>) => void>();
   private unlisten: (() => Promise<void>) | undefined;
   private listens = 0;
@@ -42,6 +48,8 @@ export class PgRulesStore<T extends { id: string }> extends RuleList<T> implemen
     private rev: number,
   ) {
     super(entries);
+    this.table = LISTS[options.list ?? 'rules'];
+    this.quarantine = `${this.table}_quarantine`;
   }
 
   static async open<T extends { id: string }>(options: PgRulesStoreOptions<T>): Promise<PgRulesStore<T>> {
@@ -52,7 +60,7 @@ export class PgRulesStore<T extends { id: string }> extends RuleList<T> implemen
       return await within((async () => {
         await migrate(sql);
         store = new PgRulesStore<T>(sql, options, where, [], 0);
-        const listening = await sql.listen(CHANNEL, (payload) => store?.notified(payload), () => store?.listened());
+        const listening = await sql.listen(LISTS[options.list ?? 'rules'], (payload) => store?.notified(payload), () => store?.listened());
         store.unlisten = listening.unlisten;
         await store.load();
         return store;
@@ -71,21 +79,21 @@ export class PgRulesStore<T extends { id: string }> extends RuleList<T> implemen
 
   /** The list as stored now, validated; what does not validate is moved aside (in the same transaction as the rest). */
   private async load(): Promise<void> {
-    const [row] = await this.sql<Row[]>`select rev, body from elicitly_rules where id = 1`;
+    const [row] = await this.sql<Row[]>`select rev, body from ${this.sql(this.table)} where id = 1`;
     if (!row) return;
     const { kept, damaged } = this.validate(row.body);
     this.entries = kept;
     this.rev = Number(row.rev);
     if (damaged.length === 0) return;
     await within(this.sql.begin(async (tx) => {
-      for (const d of damaged) await tx`insert into elicitly_rules_quarantine (reason, body) values (${d.reason}, ${d.text})`;
-      const [updated] = await tx<{ rev: string | number }[]>`update elicitly_rules set body = ${JSON.stringify(kept)}, rev = rev + 1 where id = 1 and rev = ${this.rev} returning rev`;
+      for (const d of damaged) await tx`insert into ${this.sql(this.quarantine)} (reason, body) values (${d.reason}, ${d.text})`;
+      const [updated] = await tx<{ rev: string | number }[]>`update ${this.sql(this.table)} set body = ${JSON.stringify(kept)}, rev = rev + 1 where id = 1 and rev = ${this.rev} returning rev`;
       if (updated) {
         this.rev = Number(updated.rev);
-        await tx`select pg_notify(${CHANNEL}, ${JSON.stringify({ hub: this.hub, rev: this.rev })})`;
+        await tx`select pg_notify(${this.table}, ${JSON.stringify({ hub: this.hub, rev: this.rev })})`;
       }
     }), this.timeout(), `${this.where} did not commit within ${this.timeout()} ms`);
-    this.damageFound = { quarantined: damaged.length, quarantineFile: `${this.where}: table elicitly_rules_quarantine` };
+    this.damageFound = { quarantined: damaged.length, quarantineFile: `${this.where}: table ${this.quarantine}` };
     log('error', 'pg-rules-store: DAMAGED RULES moved aside; they no longer answer anything', { database: this.where, rules: damaged.map((d) => d.reason) });
   }
 
@@ -126,10 +134,10 @@ export class PgRulesStore<T extends { id: string }> extends RuleList<T> implemen
       rev = await within(this.sql.begin(async (tx) => {
         const [row] =
           this.rev === 0
-            ? await tx<{ rev: string | number }[]>`insert into elicitly_rules (id, rev, body) values (1, 1, ${body}) on conflict (id) do nothing returning rev`
-            : await tx<{ rev: string | number }[]>`update elicitly_rules set body = ${body}, rev = rev + 1 where id = 1 and rev = ${this.rev} returning rev`;
+            ? await tx<{ rev: string | number }[]>`insert into ${this.sql(this.table)} (id, rev, body) values (1, 1, ${body}) on conflict (id) do nothing returning rev`
+            : await tx<{ rev: string | number }[]>`update ${this.sql(this.table)} set body = ${body}, rev = rev + 1 where id = 1 and rev = ${this.rev} returning rev`;
         if (!row) return null;
-        await tx`select pg_notify(${CHANNEL}, ${JSON.stringify({ hub: this.hub, rev: Number(row.rev) })})`;
+        await tx`select pg_notify(${this.table}, ${JSON.stringify({ hub: this.hub, rev: Number(row.rev) })})`;
         return Number(row.rev);
       }), this.timeout(), `${this.where} did not commit within ${this.timeout()} ms`);
     } catch (error) {
@@ -149,7 +157,7 @@ export class PgRulesStore<T extends { id: string }> extends RuleList<T> implemen
   async refresh(): Promise<{ before: readonly T[]; after: readonly T[] } | null> {
     let row: Row | undefined;
     try {
-      [row] = await within(this.sql<Row[]>`select rev, body from elicitly_rules where id = 1`, this.timeout(), `${this.where} did not answer within ${this.timeout()} ms`);
+      [row] = await within(this.sql<Row[]>`select rev, body from ${this.sql(this.table)} where id = 1`, this.timeout(), `${this.where} did not answer within ${this.timeout()} ms`);
     } catch (error) {
       const failure = toError(error);
       if (this.writeFailure.record(failure)) log('error', 'pg-rules-store: could not read the rules; this hub steps down', { database: this.where, error: failure.message });

@@ -21,6 +21,8 @@ export const MIGRATIONS: readonly string[] = [
   `create table elicitly_rules (id smallint primary key check (id = 1), rev bigint not null, body text not null);
    create table elicitly_rules_quarantine (id bigserial primary key, moved_at timestamptz not null default now(), reason text not null, body text not null)`,
   `create table elicitly_directory (name text primary key, rev bigint not null, body text not null)`,
+  `create table elicitly_passkeys (id smallint primary key check (id = 1), rev bigint not null, body text not null);
+   create table elicitly_passkeys_quarantine (id bigserial primary key, moved_at timestamptz not null default now(), reason text not null, body text not null)`,
 ];
 
 /** One session (one connection) to the database. */
