@@ -1,5 +1,5 @@
 // The directory (`directory.ts`) of a team's hubs, in their PostgreSQL database: a row per document, shared by every
-// hub and by the commands (`pair`, `reviewer`, `key`, `remote pair`) run with the database's URL. A browser paired
+// hub and by the commands (`pair`, `reviewer`, `key`, `remote pair`, `routing`) run with the database's URL. A browser paired
 // through one hub proves its key on every hub; a key revoked or a reviewer removed anywhere is refused everywhere, and
 // each hub cuts the sockets it holds for them once the notice arrives.
 //
@@ -28,7 +28,7 @@ const NoticeSchema = z.strictObject({ from: z.string(), name: z.string(), rev: z
 
 interface Row { name: string; rev: string | number; body: string }
 
-/** A document's value from its text; undefined when the text is not one (damaged), or none was written yet (''). */
+/** A document's value from its text: the empty one for a row never written (''), undefined for a damaged text. */
 function valueOf<D>(doc: Doc<D>, body: string): D | undefined {
   if (body === '') return doc.empty;
   let raw: unknown;
@@ -40,6 +40,7 @@ function valueOf<D>(doc: Doc<D>, body: string): D | undefined {
   const parsed = doc.schema.safeParse(raw);
   return parsed.success ? parsed.data : undefined;
 }
+
 /** A document as this process holds it: its version, its text, and its value once read (per schema). */
 interface Held { rev: number; body: string; value?: unknown; damagedSaid?: boolean }
 
