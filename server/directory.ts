@@ -223,7 +223,8 @@ function activePairing(entry: Pairing | undefined, now: number, inFlight: number
 }
 
 const newKeyId = () => `k_${randomHex(8)}`;
-const theirs = (name: string) => (entry: { reviewer?: string | undefined }) => entry.reviewer !== undefined && sameReviewer(entry.reviewer, name);
+/** A browser or phone paired for `name` (`reviewer remove` forgets them with the reviewer). */
+export const theirs = (name: string) => (entry: { reviewer?: string | undefined }) => entry.reviewer !== undefined && sameReviewer(entry.reviewer, name);
 
 /** The changes a directory makes, each a pure function of the document it is made over (randomness aside). */
 export const edits = {
@@ -257,11 +258,11 @@ export const edits = {
       const entry: PairedExtension = { keyId: newKeyId(), origin, key: randomHex(32), pairedAt: now, ...(reviewer === undefined ? {} : { reviewer }) };
       return { next: { version: 1, extensions: [...file.extensions, entry] }, result: entry };
     },
-  /** Forgets every key of an origin; answers how many went. */
-  removeExtensions:
-    (origin: string): Edit<PairedFile, number> =>
+  /** Forgets every browser `which` picks (an origin's keys, a reviewer's who left); answers how many went. */
+  dropExtensions:
+    (which: (entry: PairedExtension) => boolean): Edit<PairedFile, number> =>
     (file) => {
-      const kept = file.extensions.filter((e) => e.origin !== origin);
+      const kept = file.extensions.filter((e) => !which(e));
       const gone = file.extensions.length - kept.length;
       return gone > 0 ? { next: { version: 1, extensions: kept }, result: gone } : { result: 0 };
     },
@@ -271,11 +272,13 @@ export const edits = {
       const entry: PairedDevice = { keyId: newKeyId(), name, key: randomHex(32), pairedAt: now, origin, ...(reviewer === undefined ? {} : { reviewer }) };
       return { next: { version: 1, devices: [...file.devices, entry] }, result: entry };
     },
-  removeDevice:
-    (keyId: string): Edit<DevicesFile, boolean> =>
+  /** Forgets every device `which` picks (one by its key id, a reviewer's who left); answers how many went. */
+  dropDevices:
+    (which: (entry: PairedDevice) => boolean): Edit<DevicesFile, number> =>
     (file) => {
-      const kept = file.devices.filter((d) => d.keyId !== keyId);
-      return kept.length !== file.devices.length ? { next: { version: 1, devices: kept }, result: true } : { result: false };
+      const kept = file.devices.filter((d) => !which(d));
+      const gone = file.devices.length - kept.length;
+      return gone > 0 ? { next: { version: 1, devices: kept }, result: gone } : { result: 0 };
     },
   /**
    * Sets (or, with null, drops) a device's push subscription; false when the device is not paired (any more), or, with
@@ -323,20 +326,5 @@ export const edits = {
     (file) => {
       const kept = file.reviewers.filter((r) => !sameReviewer(r.name, name));
       return kept.length !== file.reviewers.length ? { next: { version: 1, reviewers: kept }, result: true } : { result: false };
-    },
-  /** Forgets every browser paired for a reviewer who left (`reviewer remove`). */
-  forgetExtensionsOf:
-    (name: string): Edit<PairedFile, number> =>
-    (file) => {
-      const kept = file.extensions.filter((e) => !theirs(name)(e));
-      const gone = file.extensions.length - kept.length;
-      return gone > 0 ? { next: { version: 1, extensions: kept }, result: gone } : { result: 0 };
-    },
-  forgetDevicesOf:
-    (name: string): Edit<DevicesFile, number> =>
-    (file) => {
-      const kept = file.devices.filter((d) => !theirs(name)(d));
-      const gone = file.devices.length - kept.length;
-      return gone > 0 ? { next: { version: 1, devices: kept }, result: gone } : { result: 0 };
     },
 };

@@ -10,7 +10,7 @@ import { runPairCommand } from './pair-command.js';
 import { realPath } from './real-path.js';
 import { serveHint } from './start-options.js';
 import type { Directory } from './directory.js';
-import { newElection as electionFor, openDirectory, openEngine, serveMcp } from './serve-mcp.js';
+import { newElection as electionFor, openDirectory, openEngine, serveMcp, teamDirectory } from './serve-mcp.js';
 import { StateDir } from './state-dir.js';
 import { releaseYoungGeneration } from './young-generation.js';
 
@@ -58,9 +58,6 @@ async function withDirectory(run: (directory: Directory) => Promise<number>): Pr
     await directory.close();
   }
 }
-
-/** A command that becomes the hub for a moment opens the team's directory as the server's election does. */
-const teamDirectory = config.databaseUrl === undefined ? {} : { openDirectory: () => openDirectory(config.databaseUrl ?? '') };
 
 if (config.command === 'pair') {
   try {
@@ -124,7 +121,7 @@ if (config.command === 'pair') {
       port: config.port,
       state,
       openEngine: (directory) => openEngine(config, directory),
-      ...teamDirectory,
+      ...teamDirectory(config),
       action: config.rules,
       json: config.json,
     },
@@ -133,7 +130,7 @@ if (config.command === 'pair') {
 } else if (config.command === 'passkey') {
   const { runPasskeyCommand } = await import('./hub/passkey-command.js');
   process.exitCode = await runPasskeyCommand(
-    { port: config.port, state, openEngine: (directory) => openEngine(config, directory), ...teamDirectory, action: config.passkey, json: config.json },
+    { port: config.port, state, openEngine: (directory) => openEngine(config, directory), ...teamDirectory(config), action: config.passkey, json: config.json },
     (text) => process.stdout.write(text),
   );
 } else if (config.command === 'audit' && config.audit) {

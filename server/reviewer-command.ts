@@ -1,6 +1,6 @@
 import { sameReviewer, type Reviewer } from '../shared/reviewers.js';
 import type { Config } from './config.js';
-import type { Directory } from './directory.js';
+import { theirs, type Directory } from './directory.js';
 
 type ReviewerState = Pick<Directory, 'reviewers' | 'putReviewer' | 'removeReviewer' | 'pairedExtensions' | 'pairedDevices'>;
 
@@ -50,7 +50,7 @@ export async function runReviewerCommand(state: ReviewerState, action: NonNullab
   const reviewers = state.reviewers();
   const extensions = state.pairedExtensions();
   const devices = state.pairedDevices();
-  const count = (list: { reviewer?: string | undefined }[], name: string) => list.filter((e) => e.reviewer !== undefined && sameReviewer(e.reviewer, name)).length;
+  const count = (list: { reviewer?: string | undefined }[], name: string) => list.filter(theirs(name)).length;
   if (json) {
     io.stdout(`${JSON.stringify({ reviewers: reviewers.map((r) => ({ ...r, extensions: count(extensions, r.name), devices: count(devices, r.name) })) })}\n`);
     return 0;

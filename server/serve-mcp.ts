@@ -48,6 +48,11 @@ export async function openDirectory(url: string) {
   return PgDirectory.open({ url });
 }
 
+/** How a role election opens the configured team's directory; nothing without a database (the state dir is it). */
+export function teamDirectory({ databaseUrl }: Pick<Config, 'databaseUrl'>): { openDirectory?: () => ReturnType<typeof openDirectory> } {
+  return databaseUrl === undefined ? {} : { openDirectory: () => openDirectory(databaseUrl) };
+}
+
 /**
  * The approval machinery, loaded on first use: the role election, and what this process runs once it is the hub (its
  * engine, the phone page and listener, the notifier). One definition for the MCP server and the `hub` command.
@@ -59,7 +64,7 @@ export async function newElection(config: Config, state: StateDir, files: Pick<B
     state,
     remoteHub: config.remoteHub,
     openEngine: (directory) => openEngine(config, directory),
-    ...(config.databaseUrl === undefined ? {} : { openDirectory: () => openDirectory(config.databaseUrl ?? '') }),
+    ...teamDirectory(config),
     phoneDir: config.phoneDir ?? files.phoneDir,
     remoteListen: config.remoteListen,
     pushServices: config.pushServices,

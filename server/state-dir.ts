@@ -6,7 +6,7 @@ import type { Reviewer } from '../shared/reviewers.js';
 import { RoutingPolicySchema, readRoutingPolicy, type RoutingPolicy, type RoutingRead } from '../shared/routing.js';
 import type { Grant } from '../shared/wire-fields.js';
 import {
-  DEVICES, DirectoryReads, EXTENSIONS, PAIRINGS, PUSH_KEYS, RELAY_KEYS, REVIEWERS, ROUTING, edits,
+  DEVICES, DirectoryReads, EXTENSIONS, PAIRINGS, PUSH_KEYS, RELAY_KEYS, REVIEWERS, ROUTING, edits, theirs,
   type Directory, type Doc, type Edit, type PairedDevice, type PairedExtension, type Pairing, type PairingPurpose, type RelayKey,
 } from './directory.js';
 import { withFileLock } from './file-lock.js';
@@ -109,7 +109,7 @@ export class StateDir extends DirectoryReads implements Directory {
   }
 
   removePairedExtensions(origin: string): number {
-    return this.edit(EXTENSIONS, edits.removeExtensions(origin));
+    return this.edit(EXTENSIONS, edits.dropExtensions((e) => e.origin === origin));
   }
 
   addPairedDevice(name: string, origin: string, now = Date.now(), reviewer?: string): PairedDevice {
@@ -117,7 +117,7 @@ export class StateDir extends DirectoryReads implements Directory {
   }
 
   removePairedDevice(keyId: string): boolean {
-    return this.edit(DEVICES, edits.removeDevice(keyId));
+    return this.edit(DEVICES, edits.dropDevices((d) => d.keyId === keyId)) > 0;
   }
 
   setDevicePush(keyId: string, subscription: PushSubscription | null, options: { onlyEndpoint?: string; now?: number } = {}): boolean {
@@ -146,7 +146,7 @@ export class StateDir extends DirectoryReads implements Directory {
    */
   removeReviewer(name: string): { extensions: number; devices: number } | null {
     if (!this.edit(REVIEWERS, edits.removeReviewer(name))) return null;
-    return { extensions: this.edit(EXTENSIONS, edits.forgetExtensionsOf(name)), devices: this.edit(DEVICES, edits.forgetDevicesOf(name)) };
+    return { extensions: this.edit(EXTENSIONS, edits.dropExtensions(theirs(name))), devices: this.edit(DEVICES, edits.dropDevices(theirs(name))) };
   }
 
   async catchUp(): Promise<void> {}

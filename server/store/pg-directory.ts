@@ -16,7 +16,7 @@ import type { Reviewer } from '../../shared/reviewers.js';
 import { RoutingPolicySchema, readRoutingPolicy, type RoutingPolicy, type RoutingRead } from '../../shared/routing.js';
 import type { Grant } from '../../shared/wire-fields.js';
 import {
-  DEVICES, DOC_NAMES, DirectoryReads, EXTENSIONS, PAIRINGS, PUSH_KEYS, RELAY_KEYS, REVIEWERS, ROUTING, edits,
+  DEVICES, DOC_NAMES, DirectoryReads, EXTENSIONS, PAIRINGS, PUSH_KEYS, RELAY_KEYS, REVIEWERS, ROUTING, edits, theirs,
   type Directory, type Doc, type Edit, type PairedDevice, type PairedExtension, type Pairing, type PairingPurpose, type RelayKey,
 } from '../directory.js';
 import { log } from '../log.js';
@@ -247,15 +247,15 @@ export class PgDirectory extends DirectoryReads implements Directory {
   }
 
   removePairedExtensions(origin: string): Promise<number> {
-    return this.edit(EXTENSIONS, edits.removeExtensions(origin));
+    return this.edit(EXTENSIONS, edits.dropExtensions((e) => e.origin === origin));
   }
 
   addPairedDevice(name: string, origin: string, now = Date.now(), reviewer?: string): Promise<PairedDevice> {
     return this.edit(DEVICES, edits.addDevice(name, origin, now, reviewer));
   }
 
-  removePairedDevice(keyId: string): Promise<boolean> {
-    return this.edit(DEVICES, edits.removeDevice(keyId));
+  async removePairedDevice(keyId: string): Promise<boolean> {
+    return (await this.edit(DEVICES, edits.dropDevices((d) => d.keyId === keyId))) > 0;
   }
 
   setDevicePush(keyId: string, subscription: PushSubscription | null, options: { onlyEndpoint?: string; now?: number } = {}): Promise<boolean> {
@@ -281,7 +281,7 @@ export class PgDirectory extends DirectoryReads implements Directory {
 
   async removeReviewer(name: string): Promise<{ extensions: number; devices: number } | null> {
     if (!(await this.edit(REVIEWERS, edits.removeReviewer(name)))) return null;
-    return { extensions: await this.edit(EXTENSIONS, edits.forgetExtensionsOf(name)), devices: await this.edit(DEVICES, edits.forgetDevicesOf(name)) };
+    return { extensions: await this.edit(EXTENSIONS, edits.dropExtensions(theirs(name))), devices: await this.edit(DEVICES, edits.dropDevices(theirs(name))) };
   }
 
   async close(): Promise<void> {
