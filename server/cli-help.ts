@@ -34,7 +34,8 @@ Usage:
       The ledger of every decision: verify checks each line's hash, the chain and every signed
       checkpoint (with --receipt, that receipt's entry; with --key, against a public key you pinned)
       and names the first bad entry; export prints the verified entries; key prints the hub's public
-      key to pin. Reads files only. Exit code 0: verified; 1: not (named); 2: a bad argument.
+      key to pin. Reads the state dir's files, or with ELICITLY_DATABASE_URL the team's ledger and key
+      in its database; no hub needs to run. Exit code 0: verified; 1: not (named); 2: a bad argument.
   elicitly-companion hooks install ${HOSTS} [--scope user|project] [--events E,E] [--wait S]
       Send an agent host's own permission prompts (and Claude Code's MCP dialogs) to the
       extension: writes this install's hook command into the host's settings (merged, a backup first;
@@ -88,8 +89,8 @@ Environment:
   ELICITLY_PROBE_TIMEOUT_MS     how long elicit_doctor's probe waits for a person
   ELICITLY_AUTOMATIC_NO_MS      a host's "no" faster than this (default 250 ms) is its own: auto asks go on in the extension
   ELICITLY_RETENTION_DAYS       how long decided requests are kept (default 7)
-  ELICITLY_DATABASE_URL         a team's PostgreSQL for the requests (default: the journal in the state dir)
-  ELICITLY_LEDGER_RETENTION_DAYS how long the ledger keeps a sealed segment (default: for ever; at least the above)
+  ELICITLY_DATABASE_URL         a team's PostgreSQL for the requests, the directory and the ledger (default: the state dir)
+  ELICITLY_LEDGER_RETENTION_DAYS how long the state dir's ledger keeps a sealed segment (default: for ever; at least the above)
   ELICITLY_MIN_TIMEOUT_SECONDS  the shortest timeoutSeconds an approval may ask for (default 60)
   ELICITLY_HUB_URL              join the hub on another machine: ws:// or wss:// URL of its tunnel
                                 (this process then never runs a hub; needs ELICITLY_HUB_KEY)

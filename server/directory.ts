@@ -11,6 +11,8 @@ import { ReviewerNameSchema, ReviewerSchema, sameReviewer, type Reviewer } from 
 import type { RoutingPolicy, RoutingRead } from '../shared/routing.js';
 import { DeviceNameSchema, GRANTS, GrantSchema, KeyIdSchema, type Grant } from '../shared/wire-fields.js';
 import { VapidKeysSchema, newVapidKeys, type VapidKeys } from './remote/web-push.js';
+import { ledgerKeyOf, newLedgerKeyPem } from './ledger/ledger-key.js';
+import type { LedgerKey } from './ledger/ledger-store.js';
 
 const KeySchema = z.string().refine(isKeyHex, 'must be 64 lowercase hex digits');
 
@@ -110,6 +112,12 @@ export const REVIEWERS: Doc<ReviewersFile> = {
   damaged: 'decisions are recorded without names until `elicitly-companion reviewer add`',
 };
 export const PUSH_KEYS: Doc<VapidKeys | null> = { name: 'push-keys.json', schema: VapidKeysSchema, empty: null, damaged: 'a new key is made and every phone turns its notifications on again' };
+/**
+ * The team's ledger signing key (Ed25519, PKCS#8 PEM): a database's directory only, where every hub signs the one chain
+ * with it. A state dir keeps its hub's key in its own file (`ledger/ledger-key.ts`).
+ */
+export const LedgerKeyDocSchema = z.strictObject({ version: z.literal(1), pem: z.string().min(1).max(1000).refine((pem) => ledgerKeyOf(pem) !== null, 'an Ed25519 private key (PKCS#8 PEM)') });
+export const LEDGER_KEY: Doc<z.infer<typeof LedgerKeyDocSchema> | null> = { name: 'ledger-key.json', schema: LedgerKeyDocSchema, empty: null, damaged: 'checkpoints are signed by a new key from then on: pin it again with `audit key`' };
 
 /**
  * The team's routing policy (`shared/routing.ts`): a document too, but read its own way. A policy that does not parse is
@@ -118,7 +126,7 @@ export const PUSH_KEYS: Doc<VapidKeys | null> = { name: 'push-keys.json', schema
 export const ROUTING = 'routing.json';
 
 /** Every document a directory holds, by name. */
-export const DOCS: readonly Doc<unknown>[] = [PAIRINGS, EXTENSIONS, DEVICES, RELAY_KEYS, REVIEWERS, PUSH_KEYS];
+export const DOCS: readonly Doc<unknown>[] = [PAIRINGS, EXTENSIONS, DEVICES, RELAY_KEYS, REVIEWERS, PUSH_KEYS, LEDGER_KEY];
 export const DOC_NAMES: ReadonlySet<string> = new Set([...DOCS.map((d) => d.name), ROUTING]);
 
 /** A change to one document: the document to write (none: nothing changes) and what the caller is answered. */
@@ -149,6 +157,8 @@ export interface Directory {
   removePairedDevice(keyId: string): Maybe<boolean>;
   setDevicePush(keyId: string, subscription: PushSubscription | null, options?: { onlyEndpoint?: string; now?: number }): Maybe<boolean>;
   vapidKeys(): Maybe<VapidKeys>;
+  /** The key that signs the ledger's checkpoints: the state dir's hub's, or the team's (one for every hub of a database). */
+  ledgerKey(): Maybe<LedgerKey>;
   relayKeys(): RelayKey[];
   addRelayKey(name: string, allow?: readonly Grant[], now?: number): Maybe<RelayKey>;
   removeRelayKey(keyId: string): Maybe<boolean>;
@@ -295,6 +305,11 @@ export const edits = {
       return { next: { version: 1, devices: file.devices.map((d) => (d === device ? next : d)) }, result: true };
     },
   /** The hub's VAPID key pair for Web Push, made on first use and kept (a new one would void every subscription). */
+  ledgerKey: (): Edit<z.infer<typeof LedgerKeyDocSchema> | null, string> => (current) => {
+    if (current) return { result: current.pem };
+    const pem = newLedgerKeyPem();
+    return { next: { version: 1, pem }, result: pem };
+  },
   vapidKeys: (): Edit<VapidKeys | null, VapidKeys> => (current) => {
     if (current) return { result: current };
     const keys = newVapidKeys();

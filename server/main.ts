@@ -134,8 +134,17 @@ if (config.command === 'pair') {
     (text) => process.stdout.write(text),
   );
 } else if (config.command === 'audit' && config.audit) {
-  const { runAuditCommand } = await import('./ledger/audit-command.js');
-  process.exitCode = await runAuditCommand(config.stateDir, config.audit, (text) => process.stdout.write(text), (text) => process.stderr.write(text));
+  const [{ runAuditCommand }, { ledgerKey }] = await Promise.all([import('./ledger/audit-command.js'), import('./ledger/ledger-key.js')]);
+  const [audit, out, err] = [config.audit, (text: string) => process.stdout.write(text), (text: string) => process.stderr.write(text)];
+  const { databaseUrl } = config;
+  // A team's ledger is its database's, signed with the team's key; one person's is the state dir's.
+  process.exitCode =
+    databaseUrl === undefined
+      ? await runAuditCommand({ ledger: config.stateDir, key: ledgerKey(config.stateDir) }, audit, out, err)
+      : await withDirectory(async (directory) => {
+          const [{ withTeamLedger }, key] = await Promise.all([import('./ledger/pg-ledger.js'), directory.ledgerKey()]);
+          return withTeamLedger(databaseUrl, (ledger) => runAuditCommand({ ledger, key }, audit, out, err));
+        });
 } else if (config.command === 'hook' && config.hook) {
   const hook = config.hook;
   const [{ runHook }, { spawnDetachedHub }, { WaitingPrompts, waitingDir }] = await Promise.all([

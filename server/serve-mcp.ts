@@ -9,6 +9,7 @@ import { createServer } from './mcp/create-server.js';
 import type { StdioTapTransport } from './mcp/stdio-tap-transport.js';
 import type { Directory } from './directory.js';
 import type { StateDir } from './state-dir.js';
+import type { EngineOptions } from './approvals/approval-engine.js';
 
 const DAY_MS = 86_400_000;
 
@@ -22,24 +23,37 @@ export interface BuiltFiles {
  * The store's engine as this configuration opens it: the role election's hub, and the `rules` command with no hub
  * running; the team's routing policy read from the directory (the state dir's `routing.json`, or the database's).
  */
-export async function openEngine(config: Config, directory: Pick<Directory, 'routingReader'>) {
+export async function openEngine(config: Config, directory: Pick<Directory, 'routingReader' | 'ledgerKey'>) {
   const [{ ApprovalEngine }, { realPath }] = await Promise.all([import('./approvals/approval-engine.js'), import('./real-path.js')]);
   const { databaseUrl } = config;
   return ApprovalEngine.open({
     dir: config.stateDir,
     // The client for a team's database is loaded only when one is configured.
-    ...(databaseUrl === undefined
-      ? {}
-      : {
-          requests: async (parse) => (await import('./store/pg-record-store.js')).PgRecordStore.open({ url: databaseUrl, parse }),
-          rules: async (parse, max) => (await import('./store/pg-rules-store.js')).PgRulesStore.open({ url: databaseUrl, parse, max }),
-          passkeys: async (parse, max) => (await import('./store/pg-rules-store.js')).PgRulesStore.open({ url: databaseUrl, parse, max, list: 'passkeys' }),
-        }),
+    ...(databaseUrl === undefined ? {} : await teamStores(databaseUrl, directory)),
     retentionMs: config.retentionDays * DAY_MS,
     ...(config.ledgerRetentionDays === undefined ? {} : { ledgerRetentionMs: config.ledgerRetentionDays * DAY_MS }),
     paths: { home: config.userHome, real: realPath },
     routing: directory.routingReader(),
   });
+}
+
+/**
+ * The engine's stores in a team's database: the requests, the rules and the passkeys, each appending its changes' entries
+ * to the team's ledger in the change's own transaction, and the ledger itself, signed with the directory's team key.
+ */
+export async function teamStores(url: string, directory: Pick<Directory, 'ledgerKey'>, options: { checkpoint?: { every?: number; ms?: number } } = {}) {
+  const [{ PgRecordStore }, { PgRulesStore }, { PgLedger, passkeyRows, requestRows, ruleRows }] = await Promise.all([
+    import('./store/pg-record-store.js'),
+    import('./store/pg-rules-store.js'),
+    import('./ledger/pg-ledger.js'),
+  ]);
+  const stores: Pick<EngineOptions, 'requests' | 'rules' | 'passkeys' | 'openLedger'> = {
+    requests: (parse) => PgRecordStore.open({ url, parse, ledger: requestRows }),
+    rules: (parse, max) => PgRulesStore.open({ url, parse, max, ledger: ruleRows }),
+    passkeys: (parse, max) => PgRulesStore.open({ url, parse, max, list: 'passkeys', ledger: passkeyRows }),
+    openLedger: async ({ leads }) => PgLedger.open({ url, key: await directory.ledgerKey(), leads, checkpointEvery: options.checkpoint?.every, checkpointMs: options.checkpoint?.ms }),
+  };
+  return stores;
 }
 
 /** A team's directory (its database): the client is loaded only when one is configured. */

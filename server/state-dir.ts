@@ -15,6 +15,8 @@ import { createPrivateFile, ensurePrivateDir, readPrivateFile, writePrivateFile 
 import type { RemoteConfig } from './remote-config.js';
 import { REMOTE_OFF, RemoteConfigSchema } from './remote-config.js';
 import type { VapidKeys } from './remote/web-push.js';
+import { ledgerKey } from './ledger/ledger-key.js';
+import type { LedgerKey } from './ledger/ledger-store.js';
 
 /** A team's routing policy (`shared/routing.ts`), written by the team (`routing set`); the hub only reads it. */
 export const ROUTING_FILE = ROUTING;
@@ -122,6 +124,10 @@ export class StateDir extends DirectoryReads implements Directory {
 
   setDevicePush(keyId: string, subscription: PushSubscription | null, options: { onlyEndpoint?: string; now?: number } = {}): boolean {
     return this.edit(DEVICES, edits.setDevicePush(keyId, subscription, options));
+  }
+
+  ledgerKey(): LedgerKey {
+    return ledgerKey(this.path);
   }
 
   vapidKeys(): VapidKeys {

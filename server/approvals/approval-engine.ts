@@ -3,6 +3,7 @@ import type { Answer, CreateParams, Created, HubNotice, Params, Result } from '.
 import { fail } from '../../shared/peer-calls.js';
 import type { DecidedVia, Outcome, Status, Surface } from '../../shared/lifecycle.js';
 import type { FieldIssue } from '../../shared/field-issues.js';
+import type { Receipt } from '../../shared/receipt.js';
 import { ruleSubject, ruleVerdict, type PathContext } from '../../shared/rule-match.js';
 import { MAX_RULES, RuleSchema, describeRule, type Rule, type RuleDraft } from '../../shared/rules.js';
 import { resultEnvelope, type ResultEnvelope } from '../../shared/review-request.js';
@@ -32,7 +33,7 @@ export type EngineEvent = Extract<HubNotice, { method: 'request.created' | 'requ
 /** A change to the person's rules: the saved rule, or what is wrong with it (each issue names its field). */
 export type RuleChange = { ok: true; rule: Rule } | { ok: false; reason: 'invalid' | 'unavailable'; issues: FieldIssue[] };
 
-interface EngineOptions {
+export interface EngineOptions {
   dir: string;
   /** How long ended requests are kept (`ELICITLY_RETENTION_DAYS`). */
   retentionMs: number;
@@ -45,7 +46,7 @@ interface EngineOptions {
   io?: StoreIo;
   /**
    * Where the requests are kept: the journal in `dir` by default, or a team's database (`ELICITLY_DATABASE_URL`,
-   * store/pg-record-store.ts). The rules, the ledger and the keys stay in `dir`.
+   * store/pg-record-store.ts).
    */
   requests?: OpenRecordStore<ApprovalRecord>;
   /** Where the rules are kept: `rules.json` in `dir` by default, or a team's database (store/pg-rules-store.ts). */
@@ -60,6 +61,11 @@ interface EngineOptions {
   ledgerCheckpoint?: { every?: number; ms?: number };
   /** False: no ledger at all (the bench's baseline, to measure what the ledger costs). Default true. */
   ledger?: boolean;
+  /**
+   * The team's ledger (a database's: `ledger/pg-ledger.ts`, its entries appended by the stores above in each change's
+   * transaction), told whether this hub runs the timers. Absent: the state dir's ledger, written by this engine.
+   */
+  openLedger?: (context: { leads: () => boolean }) => Promise<EngineLedger>;
   /** How long the ledger keeps a sealed segment (`ELICITLY_LEDGER_RETENTION_DAYS`); absent: for ever. */
   ledgerRetentionMs?: number;
   /**
@@ -243,7 +249,8 @@ export class ApprovalEngine {
     const closeStores = () => Promise.all([store.close(), rules.close()]);
     let ledger: EngineLedger = NO_LEDGER;
     try {
-      if (options.ledger !== false) ledger = await DecisionLedger.open({
+      if (options.ledger !== false && options.openLedger) ledger = await options.openLedger({ leads: () => store.leads() });
+      else if (options.ledger !== false) ledger = await DecisionLedger.open({
         dir: options.dir,
         io: options.io,
         now: options.now,
@@ -748,10 +755,15 @@ export class ApprovalEngine {
     this.ledgering.set(record.id, ledgered);
     const decidedNow = record.outcome !== undefined && before?.outcome === undefined;
     ledgered.then(
-      () => {
+      async () => {
         if (this.ledgering.get(record.id) === ledgered) this.ledgering.delete(record.id);
         // The receipt exists once the decision's entry is on disk: the extensions keep it for the person's history.
-        const receipt = decidedNow ? this.ledger.receipt(record.id) : null;
+        if (!decidedNow) return;
+        // A receipt the team's database could not give now is still read by elicit_result; the hub goes on.
+        const receipt = await this.ledger.receipt(record.id).catch((error: unknown) => {
+          log('warn', 'could not read a decision\'s receipt to tell the reviewers', { id: record.id, error: String(error) });
+          return null;
+        });
         if (receipt) this.emit({ method: 'request.receipt', params: { elicitationId: record.id, receipt } });
       },
       (error: unknown) => this.ledgerFailed(error),
@@ -1013,7 +1025,12 @@ export class ApprovalEngine {
           return this.unavailable();
         }
       }
-      const receipt = ask ? null : this.ledger.receipt(id);
+      let receipt: Receipt | null;
+      try {
+        receipt = ask ? null : await this.ledger.receipt(id);
+      } catch {
+        return this.unavailable();
+      }
       return { ok: true, value: { ...resultEnvelope(record.request, record.outcome), ...(receipt ? { receipt } : {}) } };
     });
   }

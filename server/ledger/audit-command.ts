@@ -2,15 +2,17 @@ import { readFileSync } from 'node:fs';
 import { ReceiptSchema } from '../../shared/receipt.js';
 import type { AuditAction } from '../config.js';
 import { publicKeyFrom, type LedgerEntry } from './ledger-format.js';
-import { ledgerKey, publicKeyPem } from './ledger-key.js';
+import { publicKeyPem } from './ledger-key.js';
+import type { LedgerKey } from './ledger-store.js';
 import { keyIdOf } from './ledger-format.js';
-import { verifyLedger, verifyReceipt, type VerifyReport } from './ledger-verify.js';
+import { verifyLedger, verifyReceipt, type LedgerPlace, type VerifyReport } from './ledger-verify.js';
 
 type Out = (text: string) => void;
 
 function describe(report: VerifyReport): string {
   const pruned = report.pruned > 0 ? ` (the ${report.pruned} before them removed by retention; the first kept starts from a signed checkpoint)` : '';
-  if (report.ok) return `ledger ok: ${report.entries} entries in ${report.segments} segment(s)${pruned}, ${report.checkpoints} signed checkpoint(s), ${report.unsigned} after the last checkpoint\n`;
+  const where = report.segments > 0 ? ` in ${report.segments} segment(s)${pruned}` : '';
+  if (report.ok) return `ledger ok: ${report.entries} entries${where}, ${report.checkpoints} signed checkpoint(s), ${report.unsigned} after the last checkpoint\n`;
   const at = report.first;
   return `ledger BROKEN: ${at?.file ?? '?'} line ${at?.line ?? '?'}${at?.index === undefined ? '' : ` (entry ${at.index})`}: ${at?.problem ?? 'unknown'}\n`;
 }
@@ -29,10 +31,10 @@ function csvRow(entry: LedgerEntry): string {
 /**
  * `elicitly-companion audit`: `verify` walks the ledger (every hash, every signature; with `--receipt`, that receipt's
  * entry), `export` prints the verified entries, `key` the public key to pin. Reads files only: it works with or without
- * a hub running. Exit 0: verified; 1: not (named); 2: bad arguments or an unreadable receipt.
+ * a hub running; with a team's database, its ledger and the team's key. Exit 0: verified; 1: not (named); 2: bad arguments or an unreadable receipt.
  */
-export async function runAuditCommand(stateDir: string, action: AuditAction, out: Out, err: Out): Promise<number> {
-  const own = ledgerKey(stateDir);
+export async function runAuditCommand(where: { ledger: LedgerPlace; key: LedgerKey }, action: AuditAction, out: Out, err: Out): Promise<number> {
+  const { ledger, key: own } = where;
   if (action.kind === 'key') {
     out(`${publicKeyPem(own)}key id ${keyIdOf(own.publicKey)}\n`);
     return 0;
@@ -60,7 +62,7 @@ export async function runAuditCommand(stateDir: string, action: AuditAction, out
       err(`audit verify --receipt: ${action.receipt} is not a receipt (${parsed.error.issues[0]?.path.join('.') ?? ''}: ${parsed.error.issues[0]?.message ?? ''})\n`);
       return 2;
     }
-    const checked = await verifyReceipt(stateDir, publicKey, parsed.data);
+    const checked = await verifyReceipt(ledger, publicKey, parsed.data);
     out(describe(checked.report));
     const signedBy = parsed.data.passkey ? `, approved with the passkey ${parsed.data.passkey.credentialId} (its signature checked)` : '';
     out(checked.ok ? `receipt ok: entry ${parsed.data.ledgerIndex} records this decision, under a signed checkpoint${signedBy}\n` : `receipt NOT verified: ${checked.problem ?? ''}\n`);
@@ -69,7 +71,7 @@ export async function runAuditCommand(stateDir: string, action: AuditAction, out
   if (action.kind === 'export') {
     const since = action.since?.getTime() ?? 0;
     const rows: string[] = action.format === 'csv' ? [CSV_FIELDS.join(',')] : [];
-    const report = await verifyLedger(stateDir, publicKey, (entry) => {
+    const report = await verifyLedger(ledger, publicKey, (entry) => {
       if (entry.at >= since) rows.push(action.format === 'csv' ? csvRow(entry) : JSON.stringify(entry));
     });
     if (!report.ok) {
@@ -79,7 +81,7 @@ export async function runAuditCommand(stateDir: string, action: AuditAction, out
     out(rows.length > 0 ? `${rows.join('\n')}\n` : '');
     return 0;
   }
-  const report = await verifyLedger(stateDir, publicKey);
+  const report = await verifyLedger(ledger, publicKey);
   out(describe(report));
   return report.ok ? 0 : 1;
 }

@@ -40,7 +40,7 @@ export interface EngineLedger {
   recordShown(id: string, surface: string, requestHash: string): Promise<void>;
   /** Removes whole sealed segments older than `before` (retention). */
   prune(before: number): Promise<void>;
-  receipt(id: string): Receipt | null;
+  receipt(id: string): Promise<Receipt | null>;
   close(): Promise<void>;
 }
 
@@ -55,7 +55,7 @@ export const NO_LEDGER: EngineLedger = {
   recordKeys: async () => undefined,
   recordShown: async () => undefined,
   prune: async () => undefined,
-  receipt: () => null,
+  receipt: async () => null,
   close: async () => undefined,
 };
 
@@ -63,7 +63,7 @@ export const NO_LEDGER: EngineLedger = {
  * The events of a record written before requests were refused for text that is not Unicode (`shared/well-formed.ts`):
  * it has no canonical form, so no hash. Left out of the ledger, said in the log, rather than stopping the hub at open.
  */
-function hashable(id: string, events: () => LedgerEvent[]): LedgerEvent[] {
+export function hashable(id: string, events: () => LedgerEvent[]): LedgerEvent[] {
   try {
     return events();
   } catch (error) {
@@ -80,7 +80,19 @@ export interface KeyDescriptor {
   name?: string;
   grants?: readonly string[];
 }
-const describeKey = (k: Omit<KeyDescriptor, 'keyId'>): string => JSON.stringify([k.fingerprint, k.origin ?? null, k.name ?? null, k.grants ?? null]);
+export const describeKey = (k: Omit<KeyDescriptor, 'keyId'>): string => JSON.stringify([k.fingerprint, k.origin ?? null, k.name ?? null, k.grants ?? null]);
+
+/** What the ledger says of one role's keys when `known` (key id → `describeKey`) is what it said so far and `keys` is how they are now. */
+export function keyChanges(known: ReadonlyMap<string, string>, role: KeyRole, keys: readonly KeyDescriptor[]): LedgerEvent[] {
+  const now = new Map(keys.map((k) => [k.keyId, describeKey(k)]));
+  const events: LedgerEvent[] = [];
+  for (const [keyId, was] of known) if (now.get(keyId) !== was) events.push({ type: 'key.removed', role, keyId });
+  for (const k of keys) {
+    if (known.get(k.keyId) === describeKey(k)) continue;
+    events.push({ type: 'key.added', role, keyId: k.keyId, fingerprint: k.fingerprint, ...(k.origin ? { origin: k.origin } : {}), ...(k.name ? { name: k.name } : {}), ...(k.grants?.length ? { grants: [...k.grants] } : {}) });
+  }
+  return events;
+}
 
 type Decided = Placed & { event: Extract<LedgerEvent, { type: 'request.decided' }> };
 
@@ -217,18 +229,10 @@ export class DecisionLedger implements EngineLedger {
    * is appended. Called by the hub whenever it reads them again, and as it starts.
    */
   async recordKeys(role: KeyRole, keys: readonly KeyDescriptor[]): Promise<void> {
-    const known = this.keyMap(role);
-    const now = new Map(keys.map((k) => [k.keyId, describeKey(k)]));
-    const events: LedgerEvent[] = [];
-    for (const [keyId, was] of known) if (now.get(keyId) !== was) events.push({ type: 'key.removed', role, keyId });
-    for (const k of keys) {
-      const described = describeKey(k);
-      if (known.get(k.keyId) === described) continue;
-      events.push({ type: 'key.added', role, keyId: k.keyId, fingerprint: k.fingerprint, ...(k.origin ? { origin: k.origin } : {}), ...(k.name ? { name: k.name } : {}), ...(k.grants?.length ? { grants: [...k.grants] } : {}) });
-    }
+    const events = keyChanges(this.keyMap(role), role, keys);
     if (events.length === 0) return;
     // Known at once, so a second read before this append is on disk does not say it again.
-    this.keys.set(role, now);
+    this.keys.set(role, new Map(keys.map((k) => [k.keyId, describeKey(k)])));
     await this.store.append(events);
   }
 
@@ -246,7 +250,7 @@ export class DecisionLedger implements EngineLedger {
   }
 
   /** Where a request's decision is in the ledger, and the newest checkpoint that covers it; null before it is recorded. */
-  receipt(id: string): Receipt | null {
+  async receipt(id: string): Promise<Receipt | null> {
     const found = this.decided.get(id);
     if (!found) return null;
     const { entry, event, segment, offset } = found;

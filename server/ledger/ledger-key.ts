@@ -6,7 +6,8 @@ import type { LedgerKey } from './ledger-store.js';
 
 export const LEDGER_KEY_FILE = 'ledger-signing-key.pem';
 
-function parse(pem: string | undefined): LedgerKey | null {
+/** The key pair of an Ed25519 private key's PEM, or null. */
+export function ledgerKeyOf(pem: string | undefined): LedgerKey | null {
   if (pem === undefined) return null;
   try {
     const privateKey = createPrivateKey(pem);
@@ -17,7 +18,7 @@ function parse(pem: string | undefined): LedgerKey | null {
   }
 }
 
-const fresh = () => generateKeyPairSync('ed25519').privateKey.export({ format: 'pem', type: 'pkcs8' }).toString();
+export const newLedgerKeyPem = (): string => generateKeyPairSync('ed25519').privateKey.export({ format: 'pem', type: 'pkcs8' }).toString();
 
 /**
  * The hub's signing key for ledger checkpoints (Ed25519), kept like the install key: a 0600 file in the 0700 state dir,
@@ -27,15 +28,15 @@ const fresh = () => generateKeyPairSync('ed25519').privateKey.export({ format: '
 export function ledgerKey(stateDir: string): LedgerKey {
   ensurePrivateDir(stateDir);
   const file = join(stateDir, LEDGER_KEY_FILE);
-  let key = parse(readPrivateFile(file));
+  let key = ledgerKeyOf(readPrivateFile(file));
   if (key === null && readPrivateFile(file) === undefined) {
-    createPrivateFile(file, fresh());
-    key = parse(readPrivateFile(file));
+    createPrivateFile(file, newLedgerKeyPem());
+    key = ledgerKeyOf(readPrivateFile(file));
   }
   if (key !== null) return key;
   log('error', 'the ledger signing key file was damaged; replacing it: checkpoints are signed by a new key from now on (pin it again with `audit key`)', { file });
-  writePrivateFile(file, fresh());
-  const replaced = parse(readPrivateFile(file));
+  writePrivateFile(file, newLedgerKeyPem());
+  const replaced = ledgerKeyOf(readPrivateFile(file));
   if (replaced === null) throw new Error(`could not write a ledger signing key to ${file}`);
   return replaced;
 }

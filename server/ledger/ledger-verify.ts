@@ -10,6 +10,20 @@ import { assertionProblem } from '../passkeys/assertion-check.js';
 import { GENESIS, checkpointSigned, keyIdOf, readEntry, sha256, type LedgerEntry } from './ledger-format.js';
 import { CHECKPOINT_FILE, LEDGER_DIR, SEGMENT_FILE, segmentName } from './ledger-store.js';
 
+/**
+ * A ledger kept elsewhere than a state dir's segment files: the team's database (`pg-ledger.ts`). One chain with no
+ * segments; `size` is the chain's length as the store itself says, so entries cut from its end show.
+ */
+export interface LedgerSource {
+  /** Where a problem is, in a report: its table. */
+  readonly name: string;
+  /** The entries' lines in order, from this index on. */
+  lines(from: number): AsyncIterable<string>;
+  size(): Promise<number>;
+}
+/** A state dir (its `ledger/` files) or another source. */
+export type LedgerPlace = string | LedgerSource;
+
 /** Where the first problem is: the file, the line (1-based), the entry's index when it could be read, and what. */
 export interface LedgerProblem {
   file: string;
@@ -36,8 +50,9 @@ export interface VerifyReport {
  * every checkpoint signed by `publicKey` over the chain as it is at that point, and the ledger not shorter than its
  * latest checkpoint (`checkpoint.json`). Stops at the first problem and names it. `onEntry` sees every good entry.
  */
-export async function verifyLedger(stateDir: string, publicKey: KeyObject, onEntry?: (entry: LedgerEntry) => void): Promise<VerifyReport> {
-  const dir = path.join(stateDir, LEDGER_DIR);
+export async function verifyLedger(place: LedgerPlace, publicKey: KeyObject, onEntry?: (entry: LedgerEntry) => void): Promise<VerifyReport> {
+  if (typeof place !== 'string') return verifySource(place, publicKey, onEntry);
+  const dir = path.join(place, LEDGER_DIR);
   const report: VerifyReport = { ok: false, entries: 0, segments: 0, checkpoints: 0, unsigned: 0, pruned: 0, first: null };
   if (!existsSync(dir)) return { ...report, ok: true };
   const numbers = (await readdir(dir)).map((n) => SEGMENT_FILE.exec(n)).filter((m) => m !== null).map((m) => Number(m[1])).sort((a, b) => a - b);
@@ -78,26 +93,10 @@ export async function verifyLedger(stateDir: string, publicKey: KeyObject, onEnt
         last = line;
         continue;
       }
-      const read = readEntry(line);
-      if (!read.ok) return fail(file, lineNo, read.problem);
-      const { entry } = read;
-      if (entry.index !== next) return fail(file, lineNo, entry.index < next ? `index ${entry.index} comes after ${next - 1} (lines reordered or repeated)` : `index ${entry.index} where ${next} was due (entries removed)`, entry.index);
-      if (entry.prev !== head) return fail(file, lineNo, 'does not name the hash of the entry before it (an entry changed, removed or moved)', entry.index);
-      if (entry.event.type === 'checkpoint') {
-        if (entry.event.size !== entry.index || entry.event.head !== entry.prev) return fail(file, lineNo, 'a checkpoint that does not sign the chain as it stands', entry.index);
-        if (entry.event.keyId !== keyId || !checkpointSigned(publicKey, entry)) {
-          return fail(file, lineNo, entry.event.keyId !== keyId ? `a checkpoint signed by another key (${entry.event.keyId}, expected ${keyId})` : 'a checkpoint whose signature does not verify', entry.index);
-        }
-        report.checkpoints++;
-        report.unsigned = 0;
-        lastCheckpoint = entry;
-      } else {
-        report.unsigned++;
-      }
-      onEntry?.(entry);
-      head = entry.hash;
-      next = entry.index + 1;
-      report.entries = next;
+      const walk = { head, next, report, lastCheckpoint };
+      const wrong = step(walk, line, publicKey, keyId, onEntry);
+      if (wrong) return fail(file, lineNo, wrong.problem, wrong.index);
+      ({ head, next, lastCheckpoint } = walk);
       last = line;
     }
     const closing = readEntry(last);
@@ -114,6 +113,53 @@ export async function verifyLedger(stateDir: string, publicKey: KeyObject, onEnt
   return { ...report, ok: true };
 }
 
+/** The chain as a walk has it: the hash and index the next entry must name, the newest checkpoint, and the counts. */
+interface Walk {
+  head: string;
+  next: number;
+  report: VerifyReport;
+  lastCheckpoint: LedgerEntry | null;
+}
+
+/** One line checked against the walk so far, which it then extends: its problem (with the entry's index when read), or null. */
+function step(walk: Walk, line: string, publicKey: KeyObject, keyId: string, onEntry?: (entry: LedgerEntry) => void): { problem: string; index?: number } | null {
+  const read = readEntry(line);
+  if (!read.ok) return { problem: read.problem };
+  const { entry } = read;
+  const { next, report } = walk;
+  if (entry.index !== next) return { problem: entry.index < next ? `index ${entry.index} comes after ${next - 1} (lines reordered or repeated)` : `index ${entry.index} where ${next} was due (entries removed)`, index: entry.index };
+  if (entry.prev !== walk.head) return { problem: 'does not name the hash of the entry before it (an entry changed, removed or moved)', index: entry.index };
+  if (entry.event.type === 'checkpoint') {
+    if (entry.event.size !== entry.index || entry.event.head !== entry.prev) return { problem: 'a checkpoint that does not sign the chain as it stands', index: entry.index };
+    if (entry.event.keyId !== keyId || !checkpointSigned(publicKey, entry)) {
+      return { problem: entry.event.keyId !== keyId ? `a checkpoint signed by another key (${entry.event.keyId}, expected ${keyId})` : 'a checkpoint whose signature does not verify', index: entry.index };
+    }
+    report.checkpoints++;
+    report.unsigned = 0;
+    walk.lastCheckpoint = entry;
+  } else {
+    report.unsigned++;
+  }
+  onEntry?.(entry);
+  walk.head = entry.hash;
+  walk.next = entry.index + 1;
+  report.entries = walk.next;
+  return null;
+}
+
+/** `verifyLedger` over a source's one chain: every entry from the first, then its length against the store's own. */
+async function verifySource(source: LedgerSource, publicKey: KeyObject, onEntry?: (entry: LedgerEntry) => void): Promise<VerifyReport> {
+  const walk: Walk = { head: GENESIS, next: 0, report: { ok: false, entries: 0, segments: 0, checkpoints: 0, unsigned: 0, pruned: 0, first: null }, lastCheckpoint: null };
+  const keyId = keyIdOf(publicKey);
+  for await (const line of source.lines(0)) {
+    const wrong = step(walk, line, publicKey, keyId, onEntry);
+    if (wrong) return { ...walk.report, first: { file: source.name, line: walk.next + 1, ...wrong } };
+  }
+  const size = await source.size();
+  if (size > walk.next) return { ...walk.report, first: { file: source.name, line: walk.next + 1, problem: `the ledger ends at entry ${walk.next - 1}, but the store says it holds ${size}: entries were cut from the end` } };
+  return { ...walk.report, ok: true };
+}
+
 /**
  * A receipt checked against the ledger's files, reading only what proves it: its entry's line (found where the receipt
  * says, or by a scan for a receipt without `at`) and the lines after it up to the signed checkpoint that covers it,
@@ -122,15 +168,27 @@ export async function verifyLedger(stateDir: string, publicKey: KeyObject, onEnt
  * (`assertion-check.ts`), against `passkeyKey` (SPKI DER, base64url, pinned by the person) or the key the ledger
  * recorded when that passkey was added.
  */
-export async function checkReceipt(stateDir: string, publicKey: KeyObject, receipt: Receipt, passkeyKey?: string): Promise<{ ok: boolean; problem: string | null }> {
-  const dir = path.join(stateDir, LEDGER_DIR);
-  const found = receipt.at ? { segment: receipt.at.segment, offset: receipt.at.offset } : await locate(dir, receipt.ledgerIndex);
-  if (found === null) return { ok: false, problem: `no entry ${receipt.ledgerIndex} in the ledger` };
+export async function checkReceipt(place: LedgerPlace, publicKey: KeyObject, receipt: Receipt, passkeyKey?: string): Promise<{ ok: boolean; problem: string | null }> {
+  let visitLines: (visit: (line: string) => string | null) => Promise<string | null>;
+  if (typeof place === 'string') {
+    const dir = path.join(place, LEDGER_DIR);
+    const found = receipt.at ? { segment: receipt.at.segment, offset: receipt.at.offset } : await locate(dir, receipt.ledgerIndex);
+    if (found === null) return { ok: false, problem: `no entry ${receipt.ledgerIndex} in the ledger` };
+    visitLines = async (visit) => readLinesFrom(path.join(dir, segmentName(found.segment)), found.offset, visit);
+  } else {
+    visitLines = async (visit) => {
+      for await (const line of place.lines(receipt.ledgerIndex)) {
+        const answer = visit(line);
+        if (answer !== null) return answer;
+      }
+      return null;
+    };
+  }
   const keyId = keyIdOf(publicKey);
   // Set inside the visitor: a holder, so the checks below see what it found.
   const seen: { decided: LedgerEntry | null; covered: boolean } = { decided: null, covered: false };
   let head = '';
-  const problem = readLinesFrom(path.join(dir, segmentName(found.segment)), found.offset, (line) => {
+  const problem = await visitLines((line) => {
     // Between the entry and the checkpoint only the chain matters: a line's hash over its own text, naming the one
     // before. Read from the line's fixed canonical tail, without parsing what the event says.
     if (seen.decided !== null && !isCheckpointLine(line)) {
@@ -167,7 +225,7 @@ export async function checkReceipt(stateDir: string, publicKey: KeyObject, recei
   }
   if (!seen.covered) return { ok: false, problem: `entry ${receipt.ledgerIndex} is not covered by a signed checkpoint yet (the hub signs one within a minute)` };
   let key = passkeyKey;
-  if (key === undefined && receipt.passkey) key = await addedKey(dir, receipt.passkey.credentialId, receipt.ledgerIndex);
+  if (key === undefined && receipt.passkey) key = await addedKey(place, receipt.passkey.credentialId, receipt.ledgerIndex);
   const wrong = passkeyProblem(receipt, event, keyId, key);
   return wrong === null ? { ok: true, problem: null } : { ok: false, problem: wrong };
 }
@@ -176,13 +234,13 @@ export async function checkReceipt(stateDir: string, publicKey: KeyObject, recei
  * `audit verify --receipt`: the whole ledger walked (every hash, every signature), then the receipt checked against it
  * (`checkReceipt`), a passkey's public key taken from the walk unless one was pinned.
  */
-export async function verifyReceipt(stateDir: string, publicKey: KeyObject, receipt: Receipt, passkeyKey?: string): Promise<{ ok: boolean; problem: string | null; report: VerifyReport }> {
+export async function verifyReceipt(place: LedgerPlace, publicKey: KeyObject, receipt: Receipt, passkeyKey?: string): Promise<{ ok: boolean; problem: string | null; report: VerifyReport }> {
   const added = new Map<string, string>();
-  const report = await verifyLedger(stateDir, publicKey, (entry) => {
+  const report = await verifyLedger(place, publicKey, (entry) => {
     if (entry.event.type === 'passkey.added' && entry.index < receipt.ledgerIndex) added.set(entry.event.credentialId, entry.event.publicKey);
   });
   if (!report.ok) return { ok: false, problem: 'the ledger does not verify', report };
-  const checked = await checkReceipt(stateDir, publicKey, receipt, passkeyKey ?? (receipt.passkey ? (added.get(receipt.passkey.credentialId) ?? NO_KEY) : undefined));
+  const checked = await checkReceipt(place, publicKey, receipt, passkeyKey ?? (receipt.passkey ? (added.get(receipt.passkey.credentialId) ?? NO_KEY) : undefined));
   return { ...checked, report };
 }
 
@@ -272,16 +330,22 @@ async function locate(dir: string, index: number): Promise<{ segment: number; of
 }
 
 /** The public key the ledger recorded for a passkey added before `before`, by a scan; NO_KEY when it never was. */
-async function addedKey(dir: string, credentialId: string, before: number): Promise<string> {
+async function addedKey(place: LedgerPlace, credentialId: string, before: number): Promise<string> {
   let key = NO_KEY;
+  const take = (line: string) => {
+    if (!line.includes('"passkey.added"')) return;
+    const read = readEntry(line);
+    if (read.ok && read.entry.index < before && read.entry.event.type === 'passkey.added' && read.entry.event.credentialId === credentialId) key = read.entry.event.publicKey;
+  };
+  if (typeof place !== 'string') {
+    for await (const line of place.lines(0)) take(line);
+    return key;
+  }
+  const dir = path.join(place, LEDGER_DIR);
   const numbers = existsSync(dir) ? (await readdir(dir)).map((n) => SEGMENT_FILE.exec(n)).filter((m) => m !== null).map((m) => Number(m[1])).sort((a, b) => a - b) : [];
   for (const n of numbers) {
     const lines = createInterface({ input: createReadStream(path.join(dir, segmentName(n)), { encoding: 'utf8' }), crlfDelay: Infinity });
-    for await (const line of lines) {
-      if (!line.includes('"passkey.added"')) continue;
-      const read = readEntry(line);
-      if (read.ok && read.entry.index < before && read.entry.event.type === 'passkey.added' && read.entry.event.credentialId === credentialId) key = read.entry.event.publicKey;
-    }
+    for await (const line of lines) take(line);
   }
   return key;
 }

@@ -49,7 +49,8 @@ const CredentialEntrySchema = z.strictObject({
 export type PasskeyCredential = z.infer<typeof CredentialEntrySchema>;
 const PolicyEntrySchema = z.strictObject({ kind: z.literal('policy'), id: z.literal('policy'), require: z.array(PasskeyScopeSchema) });
 const EntrySchema = z.discriminatedUnion('kind', [CredentialEntrySchema, PolicyEntrySchema]);
-type Entry = z.infer<typeof EntrySchema>;
+export type PasskeyEntry = z.infer<typeof EntrySchema>;
+type Entry = PasskeyEntry;
 
 /** SHA-256 of a passkey's public key (SPKI DER), hex: what the person pins. */
 export const fingerprintOf = (spki: string): string => createHash('sha256').update(Buffer.from(spki, 'base64url')).digest('hex');
@@ -84,7 +85,7 @@ export class PasskeyRegistry {
     file.onRemoteChange((change) => {
       void this.inTurn(async () => {
         const applied = await change.apply();
-        for (const event of applied ? changesBetween(applied.before, applied.after) : []) await onChange(event);
+        for (const event of applied ? passkeyChanges(applied.before, applied.after) : []) await onChange(event);
       }).catch(() => undefined);
     });
   }
@@ -321,7 +322,7 @@ export class PasskeyRegistry {
           if (!(error instanceof StaleRecord)) return false;
           // The newer list is this hub's news too: its ledger records what the other hub changed.
           const applied = await this.file.refresh().catch(() => null);
-          for (const event of applied ? changesBetween(applied.before, applied.after) : []) await this.onChange(event);
+          for (const event of applied ? passkeyChanges(applied.before, applied.after) : []) await this.onChange(event);
         }
       }
       return false;
@@ -330,7 +331,7 @@ export class PasskeyRegistry {
 }
 
 /** What a newer list changed, as the ledger says it: passkeys added and removed, and the setting (a counter is not a change). */
-function changesBetween(before: readonly Entry[], after: readonly Entry[]): PasskeyChange[] {
+export function passkeyChanges(before: readonly Entry[], after: readonly Entry[]): PasskeyChange[] {
   const credentials = (list: readonly Entry[]) => new Map(list.flatMap((e) => (e.kind === 'credential' ? [[e.id, e] as const] : [])));
   const policy = (list: readonly Entry[]) => list.find((e) => e.kind === 'policy')?.require ?? [];
   const [was, now] = [credentials(before), credentials(after)];

@@ -16,11 +16,13 @@ import type { Reviewer } from '../../shared/reviewers.js';
 import { RoutingPolicySchema, readRoutingPolicy, type RoutingPolicy, type RoutingRead } from '../../shared/routing.js';
 import type { Grant } from '../../shared/wire-fields.js';
 import {
-  DEVICES, DOC_NAMES, DirectoryReads, EXTENSIONS, PAIRINGS, PUSH_KEYS, RELAY_KEYS, REVIEWERS, ROUTING, edits, theirs,
+  DEVICES, DOC_NAMES, DirectoryReads, EXTENSIONS, LEDGER_KEY, PAIRINGS, PUSH_KEYS, RELAY_KEYS, REVIEWERS, ROUTING, edits, theirs,
   type Directory, type Doc, type Edit, type PairedDevice, type PairedExtension, type Pairing, type PairingPurpose, type RelayKey,
 } from '../directory.js';
 import { log } from '../log.js';
 import type { VapidKeys } from '../remote/web-push.js';
+import { ledgerKeyOf } from '../ledger/ledger-key.js';
+import type { LedgerKey } from '../ledger/ledger-store.js';
 import { describeDatabase, migrate, session, toError, within } from './pg-schema.js';
 
 const CHANNEL = 'elicitly_directory';
@@ -260,6 +262,14 @@ export class PgDirectory extends DirectoryReads implements Directory {
 
   setDevicePush(keyId: string, subscription: PushSubscription | null, options: { onlyEndpoint?: string; now?: number } = {}): Promise<boolean> {
     return this.edit(DEVICES, edits.setDevicePush(keyId, subscription, options));
+  }
+
+  /** Made once (under the row's lock: every hub signs with the same), then read. */
+  async ledgerKey(): Promise<LedgerKey> {
+    const pem = this.read(LEDGER_KEY)?.pem ?? (await this.edit(LEDGER_KEY, edits.ledgerKey()));
+    const key = ledgerKeyOf(pem);
+    if (key === null) throw new Error('the team\'s ledger key does not read as an Ed25519 key');
+    return key;
   }
 
   /** Asked at every device's `push.info`: made once (under the row's lock, so every hub gets the same), then read. */

@@ -7,7 +7,7 @@ import { randomBytes } from 'node:crypto';
 import type postgres from 'postgres';
 import { z } from 'zod';
 import { log } from '../log.js';
-import { LEADER_LOCK, LOCK_NAMESPACE, describeDatabase, migrate, session, toError, within } from './pg-schema.js';
+import { LEADER_LOCK, LOCK_NAMESPACE, describeDatabase, migrate, session, toError, within, type LedgerRow } from './pg-schema.js';
 import { MemoryRecords, StaleRecord, recordToWrite, type AppliedChange, type RecordStore, type RemoteChange, type StoredRecord } from './record-store.js';
 
 /** The channel every COMMIT notifies with the ids it changed. */
@@ -18,7 +18,7 @@ const MAX_PAYLOAD = 7000;
 /** What a COMMIT tells the other hubs: which hub wrote (its own notifications it skips) and the ids. */
 const NoticeSchema = z.strictObject({ hub: z.string(), ids: z.array(z.string()) });
 
-export interface PgRecordStoreOptions {
+export interface PgRecordStoreOptions<T extends StoredRecord = StoredRecord> {
   url: string;
   parse?: (raw: unknown) => StoredRecord | undefined;
   /** A batch not committed by then fails the store (a paused or unreachable database): nothing in it was acknowledged. Default 5 s. */
@@ -27,6 +27,13 @@ export interface PgRecordStoreOptions {
   openTimeoutMs?: number;
   /** How often a hub that does not run the timers tries to take them (a leader that died is replaced within this). Default 500 ms. */
   leaderPollMs?: number;
+  /**
+   * The team's ledger entries of a change (from the record as memory holds it to what is written; `after` undefined: a
+   * delete), appended in the batch's own statement for exactly the changes it writes. Absent: no ledger.
+   */
+  ledger?: (before: T | undefined, after: T | undefined) => LedgerRow[];
+  /** The ledger entries' time. Default Date.now. */
+  now?: () => number;
 }
 
 type Op<T> = { kind: 'put'; record: T; text: string } | { kind: 'delete'; id: string };
@@ -34,6 +41,8 @@ interface Pending<T> { op: Op<T>; resolve: () => void; reject: (error: Error) =>
 interface Row { id: string; rev: string | number; body: string }
 
 export class PgRecordStore<T extends StoredRecord> extends MemoryRecords<T> implements RecordStore<T> {
+  private ledger: PgRecordStoreOptions<T>['ledger'];
+  private now: () => number = Date.now;
   private queue: Pending<T>[] = [];
   private flushing = false;
   private idleWaiters: (() => void)[] = [];
@@ -68,7 +77,7 @@ export class PgRecordStore<T extends StoredRecord> extends MemoryRecords<T> impl
     super();
   }
 
-  static async open<T extends StoredRecord>(options: PgRecordStoreOptions): Promise<PgRecordStore<T>> {
+  static async open<T extends StoredRecord>(options: PgRecordStoreOptions<T>): Promise<PgRecordStore<T>> {
     const where = describeDatabase(options.url);
     const conn = session(options.url);
     const control = session(options.url);
@@ -79,6 +88,8 @@ export class PgRecordStore<T extends StoredRecord> extends MemoryRecords<T> impl
         await migrate(conn);
         store = new PgRecordStore<T>(conn, write?.pid ?? 0, control, read?.pid ?? 0, options.commitTimeoutMs ?? 5000, where);
         if (options.parse) store.parseRecord = options.parse;
+        store.ledger = options.ledger;
+        if (options.now) store.now = options.now;
         // Listening before reading: a change committed meanwhile is read again after, never missed.
         const listening = await control.listen(CHANNEL, (payload) => store?.notified(payload), () => store?.listened());
         store.unlisten = listening.unlisten;
@@ -337,8 +348,10 @@ export class PgRecordStore<T extends StoredRecord> extends MemoryRecords<T> impl
   /**
    * One statement for the batch, so one round trip and one commit: the last change to each id, each written only over
    * the version this hub holds (a new record only where there is none), and the NOTIFYs of what it changed (ids
-   * grouped under the payload limit). A change another hub beat is refused as `StaleRecord`; the rest commit. A
-   * statement is its own transaction: what it NOTIFYs is delivered at its commit, never for a change rolled back.
+   * grouped under the payload limit), and the ledger entries of the changes it wrote (the ledger's head is locked last,
+   * so only for the statement's end and its commit). A change another hub beat is refused as `StaleRecord`, and its
+   * entries are not appended; the rest commit. A statement is its own transaction: what it NOTIFYs and appends is
+   * delivered at its commit, never for a change rolled back.
    */
   private async commit(batch: Pending<T>[]): Promise<void> {
     const last = new Map<string, Op<T>>();
@@ -352,6 +365,14 @@ export class PgRecordStore<T extends StoredRecord> extends MemoryRecords<T> impl
         if (rev !== undefined) deletes.push({ id: op.id, rev });
       } else if (rev === undefined) inserts.push(op);
       else updates.push({ ...op, rev });
+    }
+    const entries: (LedgerRow & { owner: string })[] = [];
+    if (this.ledger) {
+      for (const [id, op] of last) {
+        const before = this.records.get(id);
+        if (op.kind === 'delete' && before === undefined) continue;
+        for (const row of this.ledger(before, op.kind === 'put' ? op.record : undefined)) entries.push({ ...row, owner: id });
+      }
     }
     const written = new Map<string, number | null>();
     try {
@@ -370,12 +391,17 @@ export class PgRecordStore<T extends StoredRecord> extends MemoryRecords<T> impl
           delete from elicitly_requests r using unnest(${deletes.map((d) => d.id)}::text[], ${deletes.map((d) => d.rev)}::bigint[]) as t(id, rev)
           where r.id = t.id and r.rev = t.rev and (select ok from guard) returning r.id, null::bigint as rev),
         w as (select id, rev from ins union all select id, rev from upd union all select id, rev from del),
+        ledgered as materialized (
+          select elicitly_ledger_append(${this.now()}::bigint, array_agg(e.type order by e.n), array_agg(e.request order by e.n), array_agg(e.body order by e.n)) as entries
+          from unnest(${entries.map((e) => e.type)}::text[], ${entries.map((e) => e.id)}::text[], ${entries.map((e) => e.body)}::text[], ${entries.map((e) => e.owner)}::text[]) with ordinality as e(type, request, body, owner, n)
+          where e.owner in (select id from w)),
         notified as materialized (
           select pg_notify(${CHANNEL}, json_build_object('hub', ${this.hub}::text, 'ids', json_agg(id))::text)
           from (select id, sum(octet_length(to_json(id)::text) + 1) over (order by id) / ${MAX_PAYLOAD} as part from w) parts
           group by part)
         select (select ok from guard) as ok,
           (select count(*) from notified) as notices,
+          (select count(*) from ledgered) as ledgered,
           coalesce((select json_agg(json_build_array(id, rev)) from w), '[]'::json) as written`, this.commitTimeoutMs, `${this.where} did not commit within ${this.commitTimeoutMs} ms`);
       // A session that dropped and came back is another session: its batch is not this one's to finish.
       if (answer?.ok !== true) throw new Error('the database session this store wrote on is gone');

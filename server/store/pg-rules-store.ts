@@ -7,7 +7,7 @@ import { randomBytes } from 'node:crypto';
 import type postgres from 'postgres';
 import { z } from 'zod';
 import { log } from '../log.js';
-import { describeDatabase, migrate, session, toError, within } from './pg-schema.js';
+import { describeDatabase, migrate, session, toError, within, type LedgerRow } from './pg-schema.js';
 import { StaleRecord } from './record-store.js';
 import { RULES_KEY, RuleList, type RulesChange, type RulesStore } from './rules-file.js';
 
@@ -25,6 +25,10 @@ export interface PgRulesStoreOptions<T> {
   commitTimeoutMs?: number;
   /** Which list: the person's rules (default) or their passkeys and passkey setting. */
   list?: keyof typeof LISTS;
+  /** The team's ledger entries of a change of the list, appended in the change's transaction. Absent: no ledger. */
+  ledger?: (before: readonly T[], after: readonly T[]) => LedgerRow[];
+  /** The ledger entries' time. Default Date.now. */
+  now?: () => number;
 }
 
 interface Row { rev: string | number; body: string }
@@ -137,6 +141,10 @@ export class PgRulesStore<T extends { id: string }> extends RuleList<T> implemen
             ? await tx<{ rev: string | number }[]>`insert into ${this.sql(this.table)} (id, rev, body) values (1, 1, ${body}) on conflict (id) do nothing returning rev`
             : await tx<{ rev: string | number }[]>`update ${this.sql(this.table)} set body = ${body}, rev = rev + 1 where id = 1 and rev = ${this.rev} returning rev`;
         if (!row) return null;
+        const entries = this.options.ledger?.(this.entries, next) ?? [];
+        if (entries.length > 0) {
+          await tx`select elicitly_ledger_append(${(this.options.now ?? Date.now)()}::bigint, ${entries.map((e) => e.type)}::text[], ${entries.map((e) => e.id)}::text[], ${entries.map((e) => e.body)}::text[])`;
+        }
         await tx`select pg_notify(${this.table}, ${JSON.stringify({ hub: this.hub, rev: Number(row.rev) })})`;
         return Number(row.rev);
       }), this.timeout(), `${this.where} did not commit within ${this.timeout()} ms`);

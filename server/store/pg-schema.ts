@@ -23,7 +23,48 @@ export const MIGRATIONS: readonly string[] = [
   `create table elicitly_directory (name text primary key, rev bigint not null, body text not null)`,
   `create table elicitly_passkeys (id smallint primary key check (id = 1), rev bigint not null, body text not null);
    create table elicitly_passkeys_quarantine (id bigserial primary key, moved_at timestamptz not null default now(), reason text not null, body text not null)`,
+  // The team's ledger: one chain for every hub. \`line\` is the entry exactly as \`ledger-format.ts\` writes a file's line
+  // (what \`audit verify\` checks); the head row is the chain's end, locked by each append, so entries are chained in
+  // the order their transactions take it. Appended only by \`elicitly_ledger_append\`, inside the transaction of the
+  // change it records (a request's, the rules', the passkeys'): a change and its entries commit together or not at all.
+  `create table elicitly_ledger (idx bigint primary key, at bigint not null, type text not null, request_id text, line text not null);
+   create index elicitly_ledger_decided on elicitly_ledger (request_id) where type = 'request.decided';
+   create index elicitly_ledger_keys on elicitly_ledger (idx) where type in ('key.added', 'key.removed');
+   create table elicitly_ledger_head (id smallint primary key check (id = 1), idx bigint not null, hash text not null, checkpoint_idx bigint, checkpoint_hash text, checkpoint_at bigint);
+   insert into elicitly_ledger_head (id, idx, hash) values (1, 0, repeat('0', 64));
+   create function elicitly_ledger_append(p_at bigint, p_types text[], p_ids text[], p_bodies text[]) returns json language plpgsql as $fn$
+   declare
+     n int := coalesce(array_length(p_bodies, 1), 0);
+     v_idx bigint;
+     v_prev text;
+     o_idx bigint[] := '{}';
+     o_hash text[] := '{}';
+     o_line text[] := '{}';
+   begin
+     if n = 0 then return '[]'::json; end if;
+     select idx, hash into v_idx, v_prev from elicitly_ledger_head where id = 1 for update;
+     for i in 1..n loop
+       o_idx[i] := v_idx;
+       o_hash[i] := encode(sha256(convert_to('{"at":' || p_at || ',"event":' || p_bodies[i] || ',"index":' || v_idx || ',"prev":"' || v_prev || '"}', 'UTF8')), 'hex');
+       o_line[i] := '{"at":' || p_at || ',"event":' || p_bodies[i] || ',"hash":"' || o_hash[i] || '","index":' || v_idx || ',"prev":"' || v_prev || '"}';
+       v_prev := o_hash[i];
+       v_idx := v_idx + 1;
+     end loop;
+     insert into elicitly_ledger (idx, at, type, request_id, line) select t.idx, p_at, t.type, t.id, t.line from unnest(o_idx, p_types, p_ids, o_line) as t(idx, type, id, line);
+     update elicitly_ledger_head set idx = v_idx, hash = v_prev where id = 1;
+     return (select json_agg(json_build_array(t.idx, t.hash) order by t.n) from unnest(o_idx, o_hash) with ordinality as t(idx, hash, n));
+   end $fn$`,
 ];
+
+/**
+ * What a change appends to the team's ledger, made by its caller (\`ledger/pg-ledger.ts\`) for the store to append in
+ * the change's own transaction: the event's type, the request it is about (null: none), and its canonical JSON.
+ */
+export interface LedgerRow {
+  type: string;
+  id: string | null;
+  body: string;
+}
 
 /** One session (one connection) to the database. */
 export function session(url: string): postgres.Sql {

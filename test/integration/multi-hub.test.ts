@@ -193,6 +193,24 @@ describe.skipIf(postgresBin() === null && !required)('three hubs on one database
     expect((b.ledAt() ?? c.ledAt() ?? Infinity) - killedAt).toBeLessThanOrEqual(2000);
     expect(await expiredOnC).toMatchObject({ status: 'expired' });
     expect((await rows()).get(dueId)).toMatchObject({ status: 'expired' });
+
+    // The team's ledger, read by `audit` from any machine with the database: it verifies, and says each decision once,
+    // as the database stores it, though a hub died mid-burst (a change and its entries commit together).
+    const terminal = mkdtempSync(join(tmpdir(), 'elicitly-audit-'));
+    const audit = (...args: string[]) => runCommand(process.execPath, [SERVER_ENTRY, 'audit', ...args], { env: { ELICITLY_STATE_DIR: terminal, ELICITLY_DATABASE_URL: cluster.url }, timeout: 30_000 });
+    const verified = await audit('verify');
+    expect(verified.stdout, verified.stderr).toMatch(/^ledger ok: \d+ entries, /);
+    expect(verified.code).toBe(0);
+    const exported = await audit('export', '--format', 'jsonl');
+    expect(exported.code, exported.stderr).toBe(0);
+    const events = exported.stdout.trim().split('\n').map((line) => (JSON.parse(line) as { event: { type: string; id?: string; decision?: string } }).event);
+    const final = await rows();
+    for (const id of ids) {
+      const decided = events.filter((e) => e.type === 'request.decided' && e.id === id);
+      expect(decided.map((e) => e.decision), id).toEqual([final.get(id)?.outcome?.decision]);
+    }
+    expect(events.filter((e) => e.type === 'request.expired' && e.id === dueId)).toHaveLength(1);
+    rmSync(terminal, { recursive: true, force: true });
   }, 120_000);
 
   it('the database frozen (SIGSTOP): the hubs answer unavailable and acknowledge nothing; once it resumes they serve every request they acknowledged', async () => {
@@ -297,6 +315,16 @@ describe.skipIf(postgresBin() === null && !required)('three hubs on one database
     expect(closes.map((closed) => closed.code)).toEqual([CLOSE_UNKNOWN_KEY, CLOSE_UNKNOWN_KEY]);
     expect(Date.now() - revokedAt, 'cut off within a second of the revocation').toBeLessThan(1000);
     await expect(ScriptedExtension.connect(b.port, { role: 'relay', key: { keyId: token.keyId, key: token.key } })).rejects.toThrow();
+
+    // Every hub read these changes of the directory; the team's ledger says each once.
+    const keyEvents = async () => {
+      const audit = await command('audit', 'export', '--format', 'jsonl');
+      return audit.stdout.trim().split('\n').map((line) => (JSON.parse(line) as { event: { type: string; keyId?: string } }).event).filter((e) => e.type === 'key.added' || e.type === 'key.removed');
+    };
+    expect(await eventually(async () => (await keyEvents()).some((e) => e.type === 'key.removed' && e.keyId === token.keyId), 5000)).toBe(true);
+    const said = await keyEvents();
+    for (const keyId of [...keyIds, token.keyId]) expect(said.filter((e) => e.type === 'key.added' && e.keyId === keyId), keyId).toHaveLength(1);
+    expect(said.filter((e) => e.type === 'key.removed' && e.keyId === token.keyId)).toHaveLength(1);
   }, 120_000);
 
   it('the rules are the database\'s: a rule saved on one hub answers a request filed on another, and every hub\'s reviewers get the list', async () => {

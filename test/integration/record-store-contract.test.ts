@@ -13,14 +13,6 @@ import { PgRecordStore } from '../../server/store/pg-record-store.js';
 import { MIGRATIONS } from '../../server/store/pg-schema.js';
 import { PgRulesStore } from '../../server/store/pg-rules-store.js';
 import { StaleRecord, type RecordStore, type StoredRecord } from '../../server/store/record-store.js';
-import { keyIdOf } from '../../server/ledger/ledger-format.js';
-import { ledgerKey } from '../../server/ledger/ledger-key.js';
-import { verifyReceipt } from '../../server/ledger/ledger-verify.js';
-import { requestHashOf } from '../../server/ledger/request-events.js';
-import { EXTENSION_ORIGIN } from '../../shared/extension-id.js';
-import { decisionChallenge, decisionCore, decisionHash } from '../../shared/passkey.js';
-import { ReceiptSchema } from '../../shared/receipt.js';
-import { SoftAuthenticator } from '../helpers/soft-authenticator.js';
 import { FaultIo } from '../helpers/fault-io.js';
 import { postgresBin, startPgCluster, type PgCluster } from '../helpers/pg-cluster.js';
 
@@ -369,58 +361,6 @@ describe.skipIf(postgresBin() === null && !required)('the PostgreSQL store alone
       await reopened.close();
     } finally {
       await Promise.all([a.close(), b.close()]);
-    }
-  });
-
-  it('passkeys on one database: one registered through hub a decides a request on hub b, and b\'s own ledger verifies the receipt', async () => {
-    const url = await database('shared_passkeys');
-    const dirs = [0, 1].map(() => mkdtempSync(join(tmpdir(), 'elicitly-two-passkeys-')));
-    const openOn = (dir: string) =>
-      ApprovalEngine.open({
-        dir,
-        retentionMs: 86_400_000,
-        ledgerCheckpoint: { every: 2, ms: 60_000 },
-        requests: (parse) => PgRecordStore.open({ url, parse }),
-        rules: (parse, max) => PgRulesStore.open({ url, parse, max }),
-        passkeys: (parse, max) => PgRulesStore.open({ url, parse, max, list: 'passkeys' }),
-      });
-    const [a, b] = await Promise.all(dirs.map(openOn));
-    if (!a || !b) throw new Error('two engines');
-    const hubOf = (dir: string) => keyIdOf(ledgerKey(dir).publicKey);
-    const [dirA, dirB] = dirs as [string, string];
-    let bClosed = false;
-    try {
-      const authenticator = new SoftAuthenticator(EXTENSION_ORIGIN, EXTENSION_ORIGIN);
-      const { nonce } = a.passkeys.nonce();
-      expect(await a.passkeys.register(EXTENSION_ORIGIN, { nonce, registration: authenticator.register(nonce), label: 'laptop' })).toMatchObject({ ok: true });
-      expect(await eventually(() => b.passkeys.credentials().some((c) => c.id === authenticator.id), 5000)).toBe(true);
-      // The setting, changed from the terminal on b, is a's too; the rules' row is another list.
-      expect(await b.passkeys.setRequire({ kind: 'terminal' }, { require: ['permission'] })).toEqual({ ok: true });
-      expect(await eventually(() => a.passkeys.require().includes('permission'), 5000)).toBe(true);
-      expect(a.ruleList()).toEqual([]);
-
-      const checked = checkApprovalInput({ message: 'Deploy?', requestedSchema: { type: 'object', properties: { replicas: { type: 'integer' } }, required: ['replicas'] } });
-      if (!checked.ok) throw new Error('fixture');
-      expect((await b.call('create', { id: 'el_pk', request: checked.request, renderedTemplate: null, timeoutMs: 60_000, requester: { client: 'test', pid: 1 }, assurance: 'passkey' }, null)).ok).toBe(true);
-      const view = b.pendingViews().find((v) => v.elicitationId === 'el_pk');
-      if (!view) throw new Error('pending on b');
-      const decision = { decision: 'approved' as const, values: { replicas: 2 } };
-      const core = decisionCore(view.request, decision);
-      if (!core.ok) throw new Error('decision');
-      // Signed for hub b, the hub it is sent to: a passkey's challenge names the hub that checks it.
-      const passkey = authenticator.assert(decisionChallenge({ hub: hubOf(dirB), requestId: 'el_pk', requestHash: requestHashOf(view), decisionHash: decisionHash(core.core) }));
-      expect(await b.decide({ elicitationId: 'el_pk', idempotencyKey: 'k-pk', ...decision, passkey }, 'extension')).toEqual({ ok: true, value: { ok: true, status: 'approved' } });
-      const result = await b.call('result', { id: 'el_pk' }, null);
-      if (!result.ok || !('receipt' in result.value)) throw new Error('no receipt');
-      const receipt = ReceiptSchema.parse(result.value.receipt);
-      await b.close();
-      bClosed = true;
-      // b's ledger recorded the passkey a registered (as it records every change it hears): no key needs pinning.
-      expect((await verifyReceipt(dirB, ledgerKey(dirB).publicKey, receipt)).problem).toBeNull();
-      expect(hubOf(dirA)).not.toBe(hubOf(dirB));
-    } finally {
-      await Promise.all([a.close(), bClosed ? undefined : b.close()]);
-      for (const dir of dirs) rmSync(dir, { recursive: true, force: true });
     }
   });
 
