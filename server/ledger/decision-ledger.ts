@@ -8,7 +8,7 @@ import type { ApprovalRecord } from '../approvals/approval-record.js';
 import type { PasskeyChange } from '../passkeys/passkey-registry.js';
 import { log } from '../log.js';
 import type { StoreIo } from '../store/journal-store.js';
-import { LedgerEntrySchema, keyIdOf, type KeyRole, type LedgerEvent } from './ledger-format.js';
+import { LedgerEntrySchema, keyIdOf, type KeyRole, type LedgerEntry, type LedgerEvent } from './ledger-format.js';
 import { ledgerKey } from './ledger-key.js';
 import { LEDGER_DIR, LedgerStore, SEGMENT_FILE, segmentName, type Placed } from './ledger-store.js';
 import { changeEvents, requestEventTypes, requestEvents, ruleEvents } from './request-events.js';
@@ -94,7 +94,28 @@ export function keyChanges(known: ReadonlyMap<string, string>, role: KeyRole, ke
   return events;
 }
 
-type Decided = Placed & { event: Extract<LedgerEvent, { type: 'request.decided' }> };
+type DecidedEvent = Extract<LedgerEvent, { type: 'request.decided' }>;
+type Decided = Placed & { event: DecidedEvent };
+
+/**
+ * A decision's receipt: its entry, what it recorded, the newest checkpoint when it covers the entry (null until one
+ * does), and for a file ledger where the line is.
+ */
+export function receiptOf(entry: LedgerEntry, event: DecidedEvent, checkpoint: Pick<LedgerEntry, 'index' | 'hash'> | null, hub: string, at?: Receipt['at']): Receipt {
+  return {
+    ledgerIndex: entry.index,
+    ...(at ? { at } : {}),
+    entryHash: entry.hash,
+    requestHash: event.requestHash,
+    decisionHash: event.decisionHash,
+    decidedVia: event.decidedVia,
+    ...(event.decidedBy !== undefined ? { decidedBy: event.decidedBy } : {}),
+    decidedAt: event.decidedAt,
+    checkpoint: checkpoint && checkpoint.index > entry.index ? { index: checkpoint.index, hash: checkpoint.hash } : null,
+    ...(event.passkey ? { passkey: { ...event.passkey, requestId: event.id, hub } } : {}),
+    verify: RECEIPT_VERIFY,
+  };
+}
 
 /**
  * The engine's side of the ledger: every change to a request or to the rules appended while the journal writes it (the
@@ -254,20 +275,7 @@ export class DecisionLedger implements EngineLedger {
     const found = this.decided.get(id);
     if (!found) return null;
     const { entry, event, segment, offset } = found;
-    const checkpoint = this.store.checkpoint;
-    return {
-      ledgerIndex: entry.index,
-      at: { segment, offset },
-      entryHash: entry.hash,
-      requestHash: event.requestHash,
-      decisionHash: event.decisionHash,
-      decidedVia: event.decidedVia,
-      ...(event.decidedBy !== undefined ? { decidedBy: event.decidedBy } : {}),
-      decidedAt: event.decidedAt,
-      checkpoint: checkpoint && checkpoint.index > entry.index ? { index: checkpoint.index, hash: checkpoint.hash } : null,
-      ...(event.passkey ? { passkey: { ...event.passkey, requestId: event.id, hub: this.keyId } } : {}),
-      verify: RECEIPT_VERIFY,
-    };
+    return receiptOf(entry, event, this.store.checkpoint, this.keyId, { segment, offset });
   }
 
   close(): Promise<void> {

@@ -12,7 +12,7 @@ import type { ApprovalRecord } from '../approvals/approval-record.js';
 import { log } from '../log.js';
 import { passkeyChanges, type PasskeyEntry } from '../passkeys/passkey-registry.js';
 import { describeDatabase, migrate, session, toError, within, type LedgerRow } from '../store/pg-schema.js';
-import { RECEIPT_VERIFY, describeKey, hashable, keyChanges, type EngineLedger, type KeyDescriptor } from './decision-ledger.js';
+import { describeKey, hashable, keyChanges, receiptOf, type EngineLedger, type KeyDescriptor } from './decision-ledger.js';
 import { canonical, entryLine, keyIdOf, readEntry, signCheckpoint, type KeyRole, type LedgerEvent } from './ledger-format.js';
 import type { LedgerKey } from './ledger-store.js';
 import type { LedgerSource } from './ledger-verify.js';
@@ -183,21 +183,8 @@ export class PgLedger implements EngineLedger {
     if (!row) return null;
     const read = readEntry(row.line);
     if (!read.ok || read.entry.event.type !== 'request.decided') return null;
-    const { entry } = read;
-    const event = read.entry.event;
-    const checkpointIndex = head?.checkpoint_idx === null || head?.checkpoint_idx === undefined ? null : Number(head.checkpoint_idx);
-    return {
-      ledgerIndex: entry.index,
-      entryHash: entry.hash,
-      requestHash: event.requestHash,
-      decisionHash: event.decisionHash,
-      decidedVia: event.decidedVia,
-      ...(event.decidedBy !== undefined ? { decidedBy: event.decidedBy } : {}),
-      decidedAt: event.decidedAt,
-      checkpoint: checkpointIndex !== null && checkpointIndex > entry.index && head?.checkpoint_hash ? { index: checkpointIndex, hash: head.checkpoint_hash } : null,
-      ...(event.passkey ? { passkey: { ...event.passkey, requestId: event.id, hub: this.keyId } } : {}),
-      verify: RECEIPT_VERIFY,
-    };
+    const checkpoint = head?.checkpoint_idx === null || head?.checkpoint_idx === undefined || head.checkpoint_hash === null ? null : { index: Number(head.checkpoint_idx), hash: head.checkpoint_hash };
+    return receiptOf(read.entry, read.entry.event, checkpoint, this.keyId);
   }
 
   /**

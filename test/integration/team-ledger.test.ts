@@ -147,6 +147,36 @@ describe.skipIf(postgresBin() === null && !required)('the team\'s ledger in its 
     expect(await withTeamLedger(url, (source) => verifyLedger(source, key.publicKey))).toMatchObject({ ok: true, unsigned: 0 });
   }, 60_000);
 
+  it('the hub that runs the timers signs checkpoints; when it is gone the next to lead signs what comes after', async () => {
+    const url = await database();
+    const hubs = await Promise.all([0, 1].map(() => openHub(url, { every: 1000, ms: 300 })));
+    const key = await hubs[0]?.directory.ledgerKey();
+    if (!key) throw new Error('key');
+    const head = async () => {
+      const admin = postgres(url, { max: 1, onnotice: () => undefined });
+      const [row] = await admin<{ idx: string; checkpoint_idx: string | null }[]>`select idx, checkpoint_idx from elicitly_ledger_head`;
+      await admin.end();
+      return { size: Number(row?.idx), signed: row?.checkpoint_idx === null ? -1 : Number(row?.checkpoint_idx) };
+    };
+    const create = (hub: Hub, id: string) => hub.engine.call('create', { id, request: approval, renderedTemplate: null, timeoutMs: 60_000, requester: { client: 'test', pid: 1 } }, null);
+    try {
+      const leader = await eventually(() => hubs.some((h) => h.engine.leads()), 5000) ? hubs.find((h) => h.engine.leads()) : undefined;
+      const other = hubs.find((h) => h !== leader);
+      if (!leader || !other) throw new Error('a leader and another hub');
+      expect((await create(other, 'el_one')).ok).toBe(true);
+      // Signed by the leader within its cadence, though the entry is another hub's.
+      expect(await eventually(async () => { const h = await head(); return h.signed === h.size - 1; }, 5000)).toBe(true);
+      await closeHub(leader);
+      hubs.splice(hubs.indexOf(leader), 1);
+      expect(await eventually(() => other.engine.leads(), 5000)).toBe(true);
+      expect((await create(other, 'el_two')).ok).toBe(true);
+      expect(await eventually(async () => { const h = await head(); return h.signed === h.size - 1; }, 5000)).toBe(true);
+      expect(await withTeamLedger(url, (source) => verifyLedger(source, key.publicKey))).toMatchObject({ ok: true, unsigned: 0 });
+    } finally {
+      await Promise.all(hubs.map(closeHub));
+    }
+  }, 30_000);
+
   it('a change and its entries commit together or not at all: a ledger that refuses the append leaves the request unwritten', async () => {
     const url = await database();
     const hub = await openHub(url);
