@@ -7,6 +7,7 @@ import { entryLine, keyIdOf, signCheckpoint, type LedgerEvent } from '../../serv
 import type { Receipt } from '../../shared/receipt.js';
 import { LEDGER_DIR, LedgerStore, segmentName, type LedgerKey } from '../../server/ledger/ledger-store.js';
 import { checkReceipt, verifyLedger } from '../../server/ledger/ledger-verify.js';
+import { describeKey, keyChanges, type KeyDescriptor } from '../../server/ledger/decision-ledger.js';
 
 // The ledger on disk, and `audit verify`'s walk over it: a clean ledger verifies; each way of tampering with it is
 // named, at the first entry it breaks.
@@ -221,5 +222,25 @@ describe('what was shown is one hash, the same on every surface and in the hub',
     expect(await shownHash(view)).toBe(requestHashOf(view));
     expect(await shownHash({ ...view, renderedTemplate: '<p>€12,000</p>' })).not.toBe(requestHashOf(view));
     expect(await shownHash({ ...view, request: { ...view.request, message: 'Pay €1,200 to ACME!' } })).not.toBe(requestHashOf(view));
+  });
+});
+
+describe('what the ledger says of one role\'s keys (keyChanges)', () => {
+  const k = (keyId: string, extra: Partial<KeyDescriptor> = {}): KeyDescriptor => ({ keyId, fingerprint: 'a'.repeat(64), ...extra });
+  const said = (...keys: KeyDescriptor[]) => new Map(keys.map((key) => [key.keyId, describeKey(key)]));
+  it.each([
+    { case: 'nothing said, nothing there', known: said(), now: [], events: [] },
+    { case: 'a key appeared', known: said(), now: [k('k_1', { origin: 'chrome-extension://x', name: 'laptop' })], events: [{ type: 'key.added', role: 'extension', keyId: 'k_1', fingerprint: 'a'.repeat(64), origin: 'chrome-extension://x', name: 'laptop' }] },
+    { case: 'the same keys', known: said(k('k_1')), now: [k('k_1')], events: [] },
+    { case: 'a key went', known: said(k('k_1'), k('k_2')), now: [k('k_2')], events: [{ type: 'key.removed', role: 'extension', keyId: 'k_1' }] },
+    {
+      case: 'a key replaced under its id (another fingerprint): removed, then added',
+      known: said(k('k_1')),
+      now: [k('k_1', { fingerprint: 'b'.repeat(64) })],
+      events: [{ type: 'key.removed', role: 'extension', keyId: 'k_1' }, { type: 'key.added', role: 'extension', keyId: 'k_1', fingerprint: 'b'.repeat(64) }],
+    },
+    { case: 'grants are part of a key', known: said(k('k_1')), now: [k('k_1', { grants: ['create'] })], events: [{ type: 'key.removed', role: 'extension', keyId: 'k_1' }, { type: 'key.added', role: 'extension', keyId: 'k_1', fingerprint: 'a'.repeat(64), grants: ['create'] }] },
+  ])('$case', ({ known, now, events }) => {
+    expect(keyChanges(known, 'extension', now)).toEqual(events);
   });
 });
