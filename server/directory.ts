@@ -304,12 +304,13 @@ export const edits = {
       const next: PairedDevice = subscription ? { ...rest, push: { subscription, at: options.now ?? Date.now() } } : rest;
       return { next: { version: 1, devices: file.devices.map((d) => (d === device ? next : d)) }, result: true };
     },
-  /** The hub's VAPID key pair for Web Push, made on first use and kept (a new one would void every subscription). */
+  /** The team's ledger signing key, made on first use and kept (a new one is another key to pin). */
   ledgerKey: (): Edit<z.infer<typeof LedgerKeyDocSchema> | null, string> => (current) => {
     if (current) return { result: current.pem };
     const pem = newLedgerKeyPem();
     return { next: { version: 1, pem }, result: pem };
   },
+  /** The hub's VAPID key pair for Web Push, made on first use and kept (a new one would void every subscription). */
   vapidKeys: (): Edit<VapidKeys | null, VapidKeys> => (current) => {
     if (current) return { result: current };
     const keys = newVapidKeys();
