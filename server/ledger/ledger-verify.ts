@@ -57,10 +57,8 @@ export async function verifyLedger(place: LedgerPlace, publicKey: KeyObject, onE
   if (!existsSync(dir)) return { ...report, ok: true };
   const numbers = (await readdir(dir)).map((n) => SEGMENT_FILE.exec(n)).filter((m) => m !== null).map((m) => Number(m[1])).sort((a, b) => a - b);
   const keyId = keyIdOf(publicKey);
-  let head = GENESIS;
-  let next = 0;
+  const walk: Walk = { head: GENESIS, next: 0, report, lastCheckpoint: null };
   let previousLast: string | null = null;
-  let lastCheckpoint: LedgerEntry | null = null;
   const fail = (file: string, line: number, problem: string, index?: number): VerifyReport => ({ ...report, ok: false, first: { file, line, problem, ...(index === undefined ? {} : { index }) } });
   for (const [s, n] of numbers.entries()) {
     const file = segmentName(n);
@@ -80,10 +78,10 @@ export async function verifyLedger(place: LedgerPlace, publicKey: KeyObject, onE
         if (anchor.event.type !== 'checkpoint' || anchor.event.size !== anchor.index || anchor.event.head !== anchor.prev) return fail(file, 1, 'the first segment kept does not open with a checkpoint (segments before it were removed, or it was replaced)', anchor.index);
         if (anchor.event.keyId !== keyId || !checkpointSigned(publicKey, anchor)) return fail(file, 1, `the checkpoint the kept ledger starts from is not signed by the key ${keyId}`, anchor.index);
         report.pruned = n - 1;
-        head = anchor.hash;
-        next = anchor.index + 1;
-        report.entries = next;
-        lastCheckpoint = anchor;
+        walk.head = anchor.hash;
+        walk.next = anchor.index + 1;
+        report.entries = walk.next;
+        walk.lastCheckpoint = anchor;
         last = line;
         continue;
       }
@@ -93,10 +91,8 @@ export async function verifyLedger(place: LedgerPlace, publicKey: KeyObject, onE
         last = line;
         continue;
       }
-      const walk = { head, next, report, lastCheckpoint };
       const wrong = step(walk, line, publicKey, keyId, onEntry);
       if (wrong) return fail(file, lineNo, wrong.problem, wrong.index);
-      ({ head, next, lastCheckpoint } = walk);
       last = line;
     }
     const closing = readEntry(last);
@@ -107,8 +103,8 @@ export async function verifyLedger(place: LedgerPlace, publicKey: KeyObject, onE
   if (latest !== null) {
     const read = readEntry(latest.trimEnd());
     if (!read.ok) return fail(CHECKPOINT_FILE, 1, read.problem);
-    if (read.entry.index >= next) return fail(segmentName(numbers.at(-1) ?? 1), report.entries + 1, `the ledger ends at entry ${next - 1}, but its latest checkpoint (${CHECKPOINT_FILE}) is entry ${read.entry.index}: entries were cut from the end`);
-    if (lastCheckpoint !== null && read.entry.index > lastCheckpoint.index) return fail(CHECKPOINT_FILE, 1, `entry ${read.entry.index} in ${CHECKPOINT_FILE} is not a checkpoint of this ledger`);
+    if (read.entry.index >= walk.next) return fail(segmentName(numbers.at(-1) ?? 1), report.entries + 1, `the ledger ends at entry ${walk.next - 1}, but its latest checkpoint (${CHECKPOINT_FILE}) is entry ${read.entry.index}: entries were cut from the end`);
+    if (walk.lastCheckpoint !== null && read.entry.index > walk.lastCheckpoint.index) return fail(CHECKPOINT_FILE, 1, `entry ${read.entry.index} in ${CHECKPOINT_FILE} is not a checkpoint of this ledger`);
   }
   return { ...report, ok: true };
 }

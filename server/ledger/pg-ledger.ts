@@ -11,7 +11,7 @@ import type { Rule } from '../../shared/rules.js';
 import type { ApprovalRecord } from '../approvals/approval-record.js';
 import { log } from '../log.js';
 import { passkeyChanges, type PasskeyEntry } from '../passkeys/passkey-registry.js';
-import { describeDatabase, migrate, session, toError, within, type LedgerRow } from '../store/pg-schema.js';
+import { appendLedger, describeDatabase, migrate, session, toError, within, type LedgerRow } from '../store/pg-schema.js';
 import { describeKey, hashable, keyChanges, receiptOf, type EngineLedger, type KeyDescriptor } from './decision-ledger.js';
 import { canonical, entryLine, keyIdOf, readEntry, signCheckpoint, type KeyRole, type LedgerEvent } from './ledger-format.js';
 import type { LedgerKey } from './ledger-store.js';
@@ -134,9 +134,8 @@ export class PgLedger implements EngineLedger {
   purged = async (): Promise<void> => undefined;
   recordPasskey = async (): Promise<void> => undefined;
 
-  private async append(tx: postgres.Sql | postgres.TransactionSql, events: readonly LedgerEvent[]): Promise<void> {
-    const rows = events.map(rowOf);
-    await tx`select elicitly_ledger_append(${this.now()}::bigint, ${rows.map((r) => r.type)}::text[], ${rows.map((r) => r.id)}::text[], ${rows.map((r) => r.body)}::text[])`;
+  private append(tx: postgres.Sql | postgres.TransactionSql, events: readonly LedgerEvent[]): Promise<void> {
+    return appendLedger(tx, this.now(), events.map(rowOf));
   }
 
   private now(): number {

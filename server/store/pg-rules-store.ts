@@ -7,7 +7,7 @@ import { randomBytes } from 'node:crypto';
 import type postgres from 'postgres';
 import { z } from 'zod';
 import { log } from '../log.js';
-import { describeDatabase, migrate, session, toError, within, type LedgerRow } from './pg-schema.js';
+import { appendLedger, describeDatabase, migrate, session, toError, within, type LedgerRow } from './pg-schema.js';
 import { StaleRecord } from './record-store.js';
 import { RULES_KEY, RuleList, type RulesChange, type RulesStore } from './rules-file.js';
 
@@ -142,9 +142,7 @@ export class PgRulesStore<T extends { id: string }> extends RuleList<T> implemen
             : await tx<{ rev: string | number }[]>`update ${this.sql(this.table)} set body = ${body}, rev = rev + 1 where id = 1 and rev = ${this.rev} returning rev`;
         if (!row) return null;
         const entries = this.options.ledger?.(this.entries, next) ?? [];
-        if (entries.length > 0) {
-          await tx`select elicitly_ledger_append(${(this.options.now ?? Date.now)()}::bigint, ${entries.map((e) => e.type)}::text[], ${entries.map((e) => e.id)}::text[], ${entries.map((e) => e.body)}::text[])`;
-        }
+        if (entries.length > 0) await appendLedger(tx, (this.options.now ?? Date.now)(), entries);
         await tx`select pg_notify(${this.table}, ${JSON.stringify({ hub: this.hub, rev: Number(row.rev) })})`;
         return Number(row.rev);
       }), this.timeout(), `${this.where} did not commit within ${this.timeout()} ms`);

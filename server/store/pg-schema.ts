@@ -66,6 +66,11 @@ export interface LedgerRow {
   body: string;
 }
 
+/** Appends `rows` to the team's ledger within `sql`'s transaction (or as its own statement), stamped `at`. */
+export async function appendLedger(sql: postgres.Sql | postgres.TransactionSql, at: number, rows: readonly LedgerRow[]): Promise<void> {
+  await sql`select elicitly_ledger_append(${at}::bigint, ${rows.map((r) => r.type)}::text[], ${rows.map((r) => r.id)}::text[], ${rows.map((r) => r.body)}::text[])`;
+}
+
 /** One session (one connection) to the database. */
 export function session(url: string): postgres.Sql {
   return postgres(url, { max: 1, idle_timeout: 0, connect_timeout: 10, onnotice: () => undefined, prepare: true });
