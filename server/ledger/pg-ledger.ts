@@ -55,14 +55,15 @@ interface Head {
 
 const PAGE = 5000;
 
-/** The team's ledger's lines, for `audit` (`ledger-verify.ts`): read in pages, by index. */
-export function ledgerSource(sql: postgres.Sql): LedgerSource {
+/** The team's ledger's lines, for `audit` (`ledger-verify.ts`): read in pages, by index, each read bounded by `ms`. */
+export function ledgerSource(sql: postgres.Sql, ms = 10_000): LedgerSource {
+  const bounded = <V>(promise: Promise<V>) => within(promise, ms, `the database did not answer within ${ms} ms`);
   return {
     name: 'table elicitly_ledger',
     async *lines(from: number) {
       let next = from;
       for (;;) {
-        const rows = await sql<{ idx: string | number; line: string }[]>`select idx, line from elicitly_ledger where idx >= ${next} order by idx limit ${PAGE}`;
+        const rows = await bounded(sql<{ idx: string | number; line: string }[]>`select idx, line from elicitly_ledger where idx >= ${next} order by idx limit ${PAGE}`);
         for (const row of rows) yield row.line;
         const last = rows.at(-1);
         if (rows.length < PAGE || last === undefined) return;
@@ -70,7 +71,7 @@ export function ledgerSource(sql: postgres.Sql): LedgerSource {
       }
     },
     async size() {
-      const [head] = await sql<{ idx: string | number }[]>`select idx from elicitly_ledger_head where id = 1`;
+      const [head] = await bounded(sql<{ idx: string | number }[]>`select idx from elicitly_ledger_head where id = 1`);
       return Number(head?.idx ?? 0);
     },
   };

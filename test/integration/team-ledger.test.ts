@@ -9,7 +9,7 @@ import { afterAll, describe, expect, it } from 'vitest';
 import { ApprovalEngine } from '../../server/approvals/approval-engine.js';
 import { keyIdOf, readEntry } from '../../server/ledger/ledger-format.js';
 import { verifyLedger, verifyReceipt } from '../../server/ledger/ledger-verify.js';
-import { withTeamLedger } from '../../server/ledger/pg-ledger.js';
+import { ledgerSource, withTeamLedger } from '../../server/ledger/pg-ledger.js';
 import { requestHashOf } from '../../server/ledger/request-events.js';
 import { teamStores } from '../../server/serve-mcp.js';
 import { PgDirectory } from '../../server/store/pg-directory.js';
@@ -216,6 +216,31 @@ describe.skipIf(postgresBin() === null && !required)('the team\'s ledger in its 
       expect(await withTeamLedger(url, (source) => verifyLedger(source, key.publicKey))).toMatchObject({ ok: false, first: { problem: expect.stringMatching(/cut from the end/) } });
     } finally {
       await admin.end();
+    }
+  }, 30_000);
+
+  it('audit\'s reads of the team\'s ledger are bounded: a table held by a lock is refused in time, not waited on for ever', async () => {
+    const url = await database();
+    const hub = await openHub(url);
+    const key = await hub.directory.ledgerKey();
+    await closeHub(hub);
+    const admin = postgres(url, { max: 1, onnotice: () => undefined });
+    const reader = postgres(url, { max: 1, onnotice: () => undefined });
+    let release: () => void = () => undefined;
+    const held = new Promise<void>((resolve) => (release = resolve));
+    const locking = admin.begin(async (tx) => {
+      await tx`lock table elicitly_ledger in access exclusive mode`;
+      await held;
+    });
+    try {
+      await eventually(async () => (await reader<{ n: string }[]>`select count(*) as n from pg_locks where relation = 'elicitly_ledger'::regclass and mode = 'AccessExclusiveLock' and granted`)[0]?.n === '1', 5000);
+      const began = Date.now();
+      await expect(verifyLedger(ledgerSource(reader, 300), key.publicKey)).rejects.toThrow(/did not answer within 300 ms/);
+      expect(Date.now() - began).toBeLessThan(5000);
+    } finally {
+      release();
+      await locking;
+      await Promise.all([admin.end(), reader.end({ timeout: 1 })]);
     }
   }, 30_000);
 
