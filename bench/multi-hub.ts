@@ -18,10 +18,12 @@ import { record } from './metrics.mjs';
 const SERVER = fileURLToPath(new URL('../dist/server/main.js', import.meta.url));
 const HUBS = 3;
 const CREATES = 6000;
+/** Creates right after the hubs start, measured apart and withdrawn before the measured burst. */
+const WARM_UP = 4000;
 /**
  * Agents per hub, each its own relay socket with calls in flight: a team's agents each have their own connection, and
  * each connection's rate limit (a burst of 500, then 200 a second) bounds one agent, not the hub. 6,000 creates over
- * 30 sockets stay within each one's burst.
+ * 30 sockets, with the 4,000 creates and cancels before them, stay within each one's burst.
  */
 const RELAYS_PER_HUB = 10;
 const IN_FLIGHT = 10;
@@ -57,6 +59,58 @@ const request = (n: number) => {
   if (!checked.ok) throw new Error('the bench request does not validate');
   return { id: newElicitationId(), request: checked.request, renderedTemplate: null, timeoutMs: 3_600_000, requester: { client: 'bench', pid: process.pid } };
 };
+
+interface Burst {
+  perSecond: number;
+  /** Where the CPU went, per create. */
+  cpu: string;
+  /** Each create's request id, with the relay (the agent) that made it. */
+  created: [RelayClient, string][];
+}
+
+/** `count` creates spread over every relay, IN_FLIGHT calls at a time on each; the agents' requests are made before the clock starts (on a team they are other machines' work). */
+async function burst(relays: RelayClient[], hubs: { process: ChildProcess }[], count: number, from: number): Promise<Burst> {
+  const requests = Array.from({ length: count }, (_, n) => request(from + n));
+  const created: [RelayClient, string][] = [];
+  let next = 0;
+  const pgBefore = postgresCpuMs();
+  const cpuBefore = hubs.map((h) => cpuMs(h.process.pid ?? null));
+  const clientBefore = process.cpuUsage();
+  const began = performance.now();
+  await Promise.all(
+    relays.flatMap((relay) =>
+      Array.from({ length: IN_FLIGHT }, async () => {
+        while (next < count) {
+          const n = next++;
+          const answer = await relay.call('create', requests[n] ?? request(from + n));
+          if (!answer.ok) throw new Error(`create refused: ${JSON.stringify(answer.error)}`);
+          created.push([relay, answer.value.elicitationId]);
+        }
+      }),
+    ),
+  );
+  const perSecond = count / ((performance.now() - began) / 1000);
+  const hubCpu = hubs.map((h, i) => cpuMs(h.process.pid ?? null) - (cpuBefore[i] ?? 0));
+  const client = process.cpuUsage(clientBefore);
+  const pgCpu = postgresCpuMs() - pgBefore;
+  const cpu = `CPU per create: hubs ${hubCpu.map((ms) => ((ms * 1000) / count).toFixed(0)).join(' + ')} µs, PostgreSQL ${((pgCpu * 1000) / count).toFixed(0)} µs, the agents (this process) ${((client.user + client.system) / count).toFixed(0)} µs`;
+  return { perSecond, cpu, created };
+}
+
+/** Each request canceled by the agent that made it, 100 at a time. */
+async function withdraw(created: [RelayClient, string][]): Promise<void> {
+  let next = 0;
+  await Promise.all(
+    Array.from({ length: 100 }, async () => {
+      while (next < created.length) {
+        const [relay, id] = created[next++] ?? [];
+        if (!relay || !id) continue;
+        const answer = await relay.call('cancel', { id });
+        if (!answer.ok) throw new Error(`cancel refused: ${JSON.stringify(answer.error)}`);
+      }
+    }),
+  );
+}
 
 async function connectWhenUp(port: number, options: Parameters<typeof ScriptedExtension.connect>[1]): Promise<ScriptedExtension> {
   const until = Date.now() + 20_000;
@@ -99,33 +153,20 @@ export async function multiHub(): Promise<void> {
     }
     sockets.push(...reviewers);
 
-    // Warm each hub (its first create loads the engine's lazy parts), then the burst.
+    // Each hub's first create loads the engine's lazy parts.
     for (const hub of relays.filter((_, i) => i % RELAYS_PER_HUB === 0)) await hub.call('create', request(-1));
-    // The agents' requests are made before the clock starts: on a team they are other machines' work.
-    const requests = Array.from({ length: CREATES }, (_, n) => request(n));
-    let next = 0;
-    const pgBefore = postgresCpuMs();
-    const cpuBefore = hubs.map((h) => cpuMs(h.process.pid ?? null));
-    const clientBefore = process.cpuUsage();
-    const began = performance.now();
-    await Promise.all(
-      relays.flatMap((relay) =>
-        Array.from({ length: IN_FLIGHT }, async () => {
-          while (next < CREATES) {
-            const n = next++;
-            const answer = await relay.call('create', requests[n] ?? request(n));
-            if (!answer.ok) throw new Error(`create refused: ${JSON.stringify(answer.error)}`);
-          }
-        }),
-      ),
-    );
-    const perSecond = CREATES / ((performance.now() - began) / 1000);
-    const hubCpu = hubs.map((h, i) => cpuMs(h.process.pid ?? null) - (cpuBefore[i] ?? 0));
-    const client = process.cpuUsage(clientBefore);
-    const pgCpu = postgresCpuMs() - pgBefore;
-    console.log(`  CPU per create: hubs ${hubCpu.map((ms) => ((ms * 1000) / CREATES).toFixed(0)).join(' + ')} µs, PostgreSQL ${((pgCpu * 1000) / CREATES).toFixed(0)} µs, the agents (this process) ${((client.user + client.system) / CREATES).toFixed(0)} µs`);
-    console.log(`three hubs on one database: ${perSecond.toFixed(0)} creates/s over ${CREATES} (${relays.length} relay sockets, ${IN_FLIGHT} calls in flight each; hubs, PostgreSQL and clients on this machine's cores)`);
-    record('multi_hub_creates_per_s', 'creates through three hubs on one PostgreSQL database', perSecond, '/s', 5000, 'higher');
+    // A hub is a server that runs for weeks, but right after start V8 is still compiling its hot paths: `perf` over a
+    // first burst of 6,000 creates put about 40 % of each hub's CPU in the optimizing compiler (`--trace-opt`: 1.6 s of
+    // compiling a hub over the whole bench). So the first burst is shown as start-up, then withdrawn (the engine caps
+    // pending requests at 10,000), and the goal is judged on the burst after it.
+    const first = await burst(relays, hubs, WARM_UP, 0);
+    console.log(`  the first ${WARM_UP.toLocaleString('en')} creates after start (code still being compiled): ${first.perSecond.toFixed(0)} creates/s; ${first.cpu}`);
+    await withdraw(first.created);
+    const steady = await burst(relays, hubs, CREATES, WARM_UP);
+    console.log(`  ${steady.cpu}`);
+    console.log(`three hubs on one database: ${steady.perSecond.toFixed(0)} creates/s over ${CREATES} after the first ${WARM_UP} (${relays.length} relay sockets, ${IN_FLIGHT} calls in flight each; hubs, PostgreSQL and clients on this machine's cores)`);
+    record('multi_hub_creates_per_s', 'creates through three hubs on one PostgreSQL database', steady.perSecond, '/s', 5000, 'higher');
+    record('multi_hub_first_creates_per_s', `  the first ${WARM_UP.toLocaleString('en')} after the hubs start`, first.perSecond, '/s', undefined, 'higher');
     for (const reviewer of reviewers) reviewer.received.length = 0;
 
     // A decision on hub 0 → the reviewers of hubs 1 and 2 told (request.removed), one decision at a time.
