@@ -53,6 +53,12 @@ interface Head {
   checkpoint_at: string | number | null;
 }
 
+/** The chain's end and its newest checkpoint; `lock`: held for the rest of the transaction. */
+async function readHead(sql: postgres.Sql | postgres.TransactionSql, lock = false): Promise<Head | undefined> {
+  const [head] = await sql<Head[]>`select idx, hash, checkpoint_idx, checkpoint_hash, checkpoint_at from elicitly_ledger_head where id = 1 ${lock ? sql`for update` : sql``}`;
+  return head;
+}
+
 const PAGE = 5000;
 
 /** The team's ledger's lines, for `audit` (`ledger-verify.ts`): read in pages, by index, each read bounded by `ms`. */
@@ -176,9 +182,9 @@ export class PgLedger implements EngineLedger {
 
   /** The decision's entry and the newest checkpoint, read from the database: any hub gives any decision's receipt. */
   async receipt(id: string): Promise<Receipt | null> {
-    const [[row], [head]] = await this.bounded(Promise.all([
+    const [[row], head] = await this.bounded(Promise.all([
       this.sql<{ line: string }[]>`select line from elicitly_ledger where request_id = ${id} and type = 'request.decided' order by idx limit 1`,
-      this.sql<Head[]>`select idx, hash, checkpoint_idx, checkpoint_hash, checkpoint_at from elicitly_ledger_head where id = 1`,
+      readHead(this.sql),
     ]));
     if (!row) return null;
     const read = readEntry(row.line);
@@ -201,10 +207,10 @@ export class PgLedger implements EngineLedger {
       return force || unsigned >= (this.options.checkpointEvery ?? 1000) || this.now() - Number(head.checkpoint_at ?? 0) >= (this.options.checkpointMs ?? 60_000);
     };
     this.signing = (async () => {
-      const [seen] = await this.bounded(this.sql<Head[]>`select idx, hash, checkpoint_idx, checkpoint_hash, checkpoint_at from elicitly_ledger_head where id = 1`);
+      const seen = await this.bounded(readHead(this.sql));
       if (!due(seen)) return;
       await this.bounded(this.sql.begin(async (tx) => {
-        const [head] = await tx<Head[]>`select idx, hash, checkpoint_idx, checkpoint_hash, checkpoint_at from elicitly_ledger_head where id = 1 for update`;
+        const head = await readHead(tx, true);
         if (!head || !due(head)) return;
         const size = Number(head.idx);
         const at = this.now();

@@ -1,8 +1,9 @@
 // The person's (the team's) rules in a team's PostgreSQL database, and their passkeys (`list: 'passkeys'`, a table of
-// the same shape): one row holding the whole list, as the file holds it, shared by every hub of the database. A hub replaces the list only over the version it read (compare-and-set, in
-// the transaction that also NOTIFYs the others), so a rule saved on one hub is in force on every hub once the others
-// have read the row, and two hubs changing the rules at once never lose each other's change: the later one is told
-// `StaleRecord` and the engine makes it again from the newer list.
+// the same shape): one row holding the whole list, as the file holds it, shared by every hub of the database. A hub
+// replaces the list only over the version it read (compare-and-set, in the transaction that also NOTIFYs the others),
+// so a rule saved on one hub is in force on every hub once the others have read the row, and two hubs changing the
+// rules at once never lose each other's change: the later one is told `StaleRecord` and the engine makes it again from
+// the newer list.
 import { randomBytes } from 'node:crypto';
 import type postgres from 'postgres';
 import { z } from 'zod';
@@ -64,7 +65,7 @@ export class PgRulesStore<T extends { id: string }> extends RuleList<T> implemen
       return await within((async () => {
         await migrate(sql);
         store = new PgRulesStore<T>(sql, options, where, [], 0);
-        const listening = await sql.listen(LISTS[options.list ?? 'rules'], (payload) => store?.notified(payload), () => store?.listened());
+        const listening = await sql.listen(store.table, (payload) => store?.notified(payload), () => store?.listened());
         store.unlisten = listening.unlisten;
         await store.load();
         return store;
